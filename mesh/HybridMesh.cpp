@@ -1,0 +1,61 @@
+//===- HybridMesh.cpp - Meshes spanning several processes -----------------===//
+
+#include "mesh/HybridMesh.h"
+#include "mesh/MeshConfig.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace spmd;
+
+llvm::Expected<HybridMesh> HybridMesh::create(std::vector<std::string> names,
+                                              std::vector<int64_t> ici,
+                                              std::vector<int64_t> dcn) {
+  if (dcn.empty())
+    dcn.assign(ici.size(), 1);
+  if (ici.size() != names.size() || dcn.size() != names.size())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("axis_names has {0} entries but ici_mesh_shape has {1} "
+                      "and dcn_mesh_shape has {2}",
+                      names.size(), ici.size(), dcn.size()));
+  for (size_t i = 0; i < names.size(); ++i)
+    if (ici[i] < 1 || dcn[i] < 1)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("axis \"{0}\" has size {1} x {2}; sizes must be >= 1",
+                        names[i], dcn[i], ici[i]));
+
+  // Logical coordinate c_i = dcn_i * ici_i_size + ici_i; the device at c is
+  // process(dcn coords) * L + position(ici coords).
+  std::vector<int64_t> shape(names.size());
+  for (size_t i = 0; i < names.size(); ++i)
+    shape[i] = dcn[i] * ici[i];
+  int64_t perProcess = product(ici);
+  std::vector<int64_t> deviceIds(product(shape));
+  llvm::SmallVector<int64_t> dcnCoords(names.size()), iciCoords(names.size());
+  for (int64_t pos = 0, e = deviceIds.size(); pos < e; ++pos) {
+    llvm::SmallVector<int64_t> coords = delinearize(pos, shape);
+    for (size_t i = 0; i < names.size(); ++i) {
+      dcnCoords[i] = coords[i] / ici[i];
+      iciCoords[i] = coords[i] % ici[i];
+    }
+    deviceIds[pos] = linearize(dcnCoords, dcn) * perProcess +
+                     linearize(iciCoords, ici);
+  }
+  llvm::Expected<Mesh> mesh =
+      Mesh::create(std::move(names), std::move(shape), std::move(deviceIds));
+  if (!mesh)
+    return mesh.takeError();
+  return HybridMesh(std::move(*mesh), std::move(ici), std::move(dcn));
+}
+
+llvm::Expected<HybridMesh> HybridMesh::fromFile(llvm::StringRef path) {
+  return loadMeshConfigFile(path);
+}
+
+llvm::SmallVector<int64_t> HybridMesh::devicesOf(int64_t process) const {
+  llvm::SmallVector<int64_t> devices;
+  for (int64_t i = 0, l = devicesPerProcess(); i < l; ++i)
+    devices.push_back(process * l + i);
+  return devices;
+}

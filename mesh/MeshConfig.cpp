@@ -1,0 +1,244 @@
+//===- MeshConfig.cpp - HybridMesh configuration files --------------------===//
+
+#include "mesh/MeshConfig.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+
+using namespace spmd;
+namespace yaml = llvm::yaml;
+
+char ConfigError::ID = 0;
+
+void ConfigError::log(llvm::raw_ostream &os) const {
+  os << file;
+  if (line)
+    os << ':' << line << ':' << column;
+  os << ": error: " << message;
+}
+
+namespace {
+/// Walks the YAML node tree (LLVM's parser handles JSON too) and reports
+/// the first error with its position.
+class ConfigReader {
+public:
+  ConfigReader(llvm::StringRef text, llvm::StringRef name) : name(name) {
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
+    // The YAML parser reports syntax errors through the source manager;
+    // keep the first one as our error.
+    sourceMgr.setDiagHandler(
+        [](const llvm::SMDiagnostic &diag, void *context) {
+          auto *self = static_cast<ConfigReader *>(context);
+          if (!self->error)
+            self->error = std::make_unique<ConfigError>(
+                self->name.str(), diag.getLineNo(), diag.getColumnNo() + 1,
+                "invalid YAML/JSON: " + diag.getMessage().str());
+        },
+        this);
+  }
+
+  llvm::Expected<HybridMesh> read(std::optional<int64_t> expectedProcesses);
+
+private:
+  void fail(llvm::SMLoc loc, const llvm::Twine &message) {
+    if (error)
+      return;
+    auto [line, column] = sourceMgr.getLineAndColumn(loc);
+    error = std::make_unique<ConfigError>(name.str(), line, column,
+                                          message.str());
+  }
+  std::optional<std::vector<std::string>> readNames(yaml::Node *node,
+                                                     llvm::StringRef key);
+  std::optional<std::vector<int64_t>> readSizes(yaml::Node *node,
+                                                llvm::StringRef key);
+  llvm::Error takeError() {
+    return llvm::Error(std::unique_ptr<llvm::ErrorInfoBase>(error.release()));
+  }
+
+  llvm::StringRef name;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<ConfigError> error;
+};
+} // namespace
+
+std::optional<std::vector<std::string>>
+ConfigReader::readNames(yaml::Node *node, llvm::StringRef key) {
+  auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
+  if (!seq) {
+    fail(node->getSourceRange().Start,
+         "'" + key + "' must be a list of axis names");
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  for (yaml::Node &entry : *seq) {
+    auto *scalar = llvm::dyn_cast<yaml::ScalarNode>(&entry);
+    if (!scalar) {
+      fail(entry.getSourceRange().Start,
+           "'" + key + "' entries must be axis names");
+      return std::nullopt;
+    }
+    llvm::SmallString<32> storage;
+    names.push_back(scalar->getValue(storage).str());
+    if (names.back().empty()) {
+      fail(entry.getSourceRange().Start,
+           "'" + key + "' has an empty axis name");
+      return std::nullopt;
+    }
+  }
+  return names;
+}
+
+std::optional<std::vector<int64_t>>
+ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
+  auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
+  if (!seq) {
+    fail(node->getSourceRange().Start, "'" + key + "' must be a list of sizes");
+    return std::nullopt;
+  }
+  std::vector<int64_t> sizes;
+  for (yaml::Node &entry : *seq) {
+    auto *scalar = llvm::dyn_cast<yaml::ScalarNode>(&entry);
+    llvm::SmallString<16> storage;
+    int64_t value;
+    if (!scalar || scalar->getValue(storage).getAsInteger(10, value)) {
+      fail(entry.getSourceRange().Start,
+           "'" + key + "' entries must be integers");
+      return std::nullopt;
+    }
+    if (value < 1) {
+      fail(entry.getSourceRange().Start,
+           llvm::formatv("'{0}' has size {1}; sizes must be >= 1", key, value));
+      return std::nullopt;
+    }
+    sizes.push_back(value);
+  }
+  return sizes;
+}
+
+llvm::Expected<HybridMesh>
+ConfigReader::read(std::optional<int64_t> expectedProcesses) {
+  yaml::Stream stream(sourceMgr.getMemoryBuffer(1)->getBuffer(), sourceMgr,
+                      /*ShowColors=*/false);
+  yaml::document_iterator doc = stream.begin();
+  yaml::Node *root = doc == stream.end() ? nullptr : doc->getRoot();
+  auto *map = llvm::dyn_cast_or_null<yaml::MappingNode>(root);
+  if (!map) {
+    if (!error)
+      fail(root ? root->getSourceRange().Start
+                : llvm::SMLoc::getFromPointer(
+                      sourceMgr.getMemoryBuffer(1)->getBufferStart()),
+           "expected a mapping with keys axis_names, ici_mesh_shape and "
+           "optionally dcn_mesh_shape");
+    return takeError();
+  }
+
+  std::optional<std::vector<std::string>> names;
+  std::optional<std::vector<int64_t>> ici, dcn;
+  llvm::StringMap<llvm::SMLoc> keyLocs;
+  for (yaml::KeyValueNode &kv : *map) {
+    auto *keyNode = llvm::dyn_cast_or_null<yaml::ScalarNode>(kv.getKey());
+    if (!keyNode)
+      break; // A syntax error already reported by the parser.
+    llvm::SmallString<32> storage;
+    llvm::StringRef key = keyNode->getValue(storage);
+    llvm::SMLoc loc = keyNode->getSourceRange().Start;
+    if (!keyLocs.try_emplace(key, loc).second) {
+      fail(loc, "key '" + key + "' appears twice");
+      break;
+    }
+    yaml::Node *value = kv.getValue();
+    if (key == "axis_names")
+      names = readNames(value, key);
+    else if (key == "ici_mesh_shape")
+      ici = readSizes(value, key);
+    else if (key == "dcn_mesh_shape")
+      dcn = readSizes(value, key);
+    else
+      fail(loc, "unknown key '" + key +
+                    "' (expected axis_names, ici_mesh_shape, dcn_mesh_shape)");
+    if (error)
+      break;
+  }
+  if (error)
+    return takeError();
+
+  llvm::SMLoc mapLoc = map->getSourceRange().Start;
+  if (!names || !ici) {
+    fail(mapLoc, llvm::Twine("missing required key '") +
+                     (!names ? "axis_names" : "ici_mesh_shape") + "'");
+    return takeError();
+  }
+  if (ici->size() != names->size()) {
+    fail(keyLocs["ici_mesh_shape"],
+         llvm::formatv("'ici_mesh_shape' has {0} entries but 'axis_names' "
+                       "has {1}",
+                       ici->size(), names->size()));
+    return takeError();
+  }
+  if (dcn && dcn->size() != names->size()) {
+    fail(keyLocs["dcn_mesh_shape"],
+         llvm::formatv("'dcn_mesh_shape' has {0} entries but 'axis_names' "
+                       "has {1}",
+                       dcn->size(), names->size()));
+    return takeError();
+  }
+  for (size_t i = 0; i < names->size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if ((*names)[i] == (*names)[j]) {
+        fail(keyLocs["axis_names"],
+             "'axis_names' lists \"" + (*names)[i] + "\" twice");
+        return takeError();
+      }
+  if (expectedProcesses) {
+    int64_t processes = dcn ? product(*dcn) : 1;
+    if (processes != *expectedProcesses) {
+      fail(dcn ? keyLocs["dcn_mesh_shape"] : mapLoc,
+           llvm::formatv("'dcn_mesh_shape' describes {0} processes but {1} "
+                         "were started",
+                         processes, *expectedProcesses));
+      return takeError();
+    }
+  }
+  // All invariants were checked above with positions; creation cannot fail.
+  return HybridMesh::create(std::move(*names), std::move(*ici),
+                            dcn ? std::move(*dcn) : std::vector<int64_t>{});
+}
+
+llvm::Expected<HybridMesh>
+spmd::parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
+                      std::optional<int64_t> expectedProcesses) {
+  // JSON is read as YAML below, but YAML's flow syntax is laxer than JSON
+  // (it accepts a missing comma), so JSON text is checked strictly first.
+  if (text.ltrim().starts_with("{")) {
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+    if (!json) {
+      // json::ParseError prints "[line:column, byte=N]: message".
+      std::string message = llvm::toString(json.takeError());
+      unsigned line = 0, column = 0;
+      llvm::StringRef rest(message);
+      if (rest.consume_front("[") && !rest.consumeInteger(10, line) &&
+          rest.consume_front(":") && !rest.consumeInteger(10, column))
+        rest = rest.split("]: ").second;
+      return llvm::make_error<ConfigError>(bufferName.str(), line, column,
+                                           "invalid JSON: " + rest.str());
+    }
+  }
+  ConfigReader reader(text, bufferName);
+  return reader.read(expectedProcesses);
+}
+
+llvm::Expected<HybridMesh>
+spmd::loadMeshConfigFile(llvm::StringRef path,
+                         std::optional<int64_t> expectedProcesses) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::make_error<ConfigError>(
+        path.str(), 0, 0, "cannot read mesh config: " + buffer.getError().message());
+  return parseMeshConfig((*buffer)->getBuffer(), path, expectedProcesses);
+}

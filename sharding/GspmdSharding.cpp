@@ -1,0 +1,255 @@
+//===- GspmdSharding.cpp - GSPMD / XLA sharding strings -------------------===//
+
+#include "sharding/GspmdSharding.h"
+#include "sharding/ShardLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <numeric>
+
+using namespace spmd;
+using llvm::StringRef;
+
+namespace {
+/// A cursor over the string; every failure names what was expected.
+class Lexer {
+public:
+  explicit Lexer(StringRef text) : full(text), rest(text) {}
+
+  bool consume(StringRef token) {
+    rest = rest.ltrim();
+    return rest.consume_front(token);
+  }
+  bool consumeInt(int64_t &value) {
+    rest = rest.ltrim();
+    return !rest.consumeInteger(10, value);
+  }
+  bool atEnd() { return rest.ltrim().empty(); }
+
+  llvm::Error error(const llvm::Twine &expected) const {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("invalid GSPMD sharding '{0}': expected {1} at column "
+                      "{2}",
+                      full, expected.str(), full.size() - rest.size() + 1));
+  }
+
+  /// `[a,b,...]`
+  llvm::Error intList(std::vector<int64_t> &values) {
+    if (!consume("["))
+      return error("'['");
+    if (consume("]"))
+      return llvm::Error::success();
+    do {
+      int64_t v;
+      if (!consumeInt(v))
+        return error("an integer");
+      values.push_back(v);
+    } while (consume(","));
+    return consume("]") ? llvm::Error::success() : error("']'");
+  }
+
+private:
+  StringRef full, rest;
+};
+} // namespace
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Devices of `<=[reshape]T(perm)`: iota over prod(reshape), viewed with
+/// shape `reshape`, transposed by `perm`, read row-major.
+static std::vector<int64_t> expandIota(llvm::ArrayRef<int64_t> reshape,
+                                       llvm::ArrayRef<int64_t> perm) {
+  std::vector<int64_t> outShape;
+  for (int64_t p : perm)
+    outShape.push_back(reshape[p]);
+  std::vector<int64_t> devices(product(reshape));
+  llvm::SmallVector<int64_t> source(reshape.size());
+  for (int64_t i = 0, e = devices.size(); i < e; ++i) {
+    llvm::SmallVector<int64_t> index = delinearize(i, outShape);
+    for (size_t k = 0; k < perm.size(); ++k)
+      source[perm[k]] = index[k];
+    devices[i] = linearize(source, reshape);
+  }
+  return devices;
+}
+
+llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
+  Lexer lex(text);
+  GspmdSharding result;
+  if (!lex.consume("{"))
+    return lex.error("'{'");
+  if (lex.consume("replicated")) {
+    result.kind = Kind::Replicated;
+  } else if (lex.consume("maximal")) {
+    result.kind = Kind::Maximal;
+    if (!lex.consume("device") || !lex.consume("="))
+      return lex.error("'device='");
+    if (!lex.consumeInt(result.maximalDevice) || result.maximalDevice < 0)
+      return lex.error("a device number");
+  } else if (lex.consume("devices")) {
+    result.kind = Kind::Tiled;
+    if (!lex.consume("="))
+      return lex.error("'='");
+    if (llvm::Error err = lex.intList(result.tileShape))
+      return std::move(err);
+    if (result.tileShape.empty() ||
+        llvm::any_of(result.tileShape, [](int64_t s) { return s < 1; }))
+      return lex.error("a non-empty tile shape of sizes >= 1");
+    if (lex.consume("<=")) {
+      std::vector<int64_t> reshape, perm;
+      if (llvm::Error err = lex.intList(reshape))
+        return std::move(err);
+      if (lex.consume("T(")) {
+        do {
+          int64_t p;
+          if (!lex.consumeInt(p))
+            return lex.error("a transpose dimension");
+          perm.push_back(p);
+        } while (lex.consume(","));
+        if (!lex.consume(")"))
+          return lex.error("')'");
+      } else {
+        perm.resize(reshape.size());
+        std::iota(perm.begin(), perm.end(), 0);
+      }
+      std::vector<int64_t> sorted = perm;
+      llvm::sort(sorted);
+      for (size_t i = 0; i < sorted.size(); ++i)
+        if (sorted[i] != static_cast<int64_t>(i) || perm.size() != reshape.size())
+          return makeError("invalid GSPMD sharding '" + text +
+                           "': T(...) must permute the iota dimensions");
+      if (llvm::any_of(reshape, [](int64_t s) { return s < 1; }))
+        return makeError("invalid GSPMD sharding '" + text +
+                         "': iota sizes must be >= 1");
+      result.devices = expandIota(reshape, perm);
+    } else {
+      do {
+        int64_t d;
+        if (!lex.consumeInt(d))
+          return lex.error("a device number");
+        result.devices.push_back(d);
+      } while (lex.consume(","));
+    }
+    result.lastTileDimReplicate = lex.consume("last_tile_dim_replicate");
+    int64_t tiles = product(result.tileShape);
+    if (static_cast<int64_t>(result.devices.size()) != tiles)
+      return makeError(llvm::formatv(
+          "invalid GSPMD sharding '{0}': the tile shape has {1} tiles but {2} "
+          "devices are listed",
+          text, tiles, result.devices.size()));
+    if (llvm::Error err = Mesh::verify({"tiles"}, {tiles}, result.devices))
+      return makeError("invalid GSPMD sharding '" + text +
+                       "': " + llvm::toString(std::move(err)));
+  } else {
+    return lex.error("'replicated', 'maximal' or 'devices'");
+  }
+  if (!lex.consume("}"))
+    return lex.error("'}'");
+  if (!lex.atEnd())
+    return lex.error("the end of the string");
+  return result;
+}
+
+std::string GspmdSharding::str() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  switch (kind) {
+  case Kind::Replicated:
+    return "{replicated}";
+  case Kind::Maximal:
+    os << "{maximal device=" << maximalDevice << "}";
+    return text;
+  case Kind::Tiled:
+    break;
+  }
+  os << "{devices=[";
+  llvm::interleave(tileShape, os, ",");
+  os << "]";
+  bool iota = llvm::all_of(llvm::enumerate(devices), [](auto it) {
+    return it.value() == static_cast<int64_t>(it.index());
+  });
+  if (iota)
+    os << "<=[" << devices.size() << "]";
+  else
+    llvm::interleave(devices, os, ",");
+  if (lastTileDimReplicate)
+    os << " last_tile_dim_replicate";
+  os << "}";
+  return text;
+}
+
+llvm::Expected<std::pair<Mesh, TensorSharding>>
+GspmdSharding::toSpmd(unsigned rank, StringRef meshName) const {
+  if (kind != Kind::Tiled) {
+    // Every device holds the whole value (for maximal: the value its owner
+    // holds), so any mesh serves; return the one-device mesh.
+    Mesh mesh = llvm::cantFail(Mesh::create({}, {}));
+    return std::make_pair(std::move(mesh),
+                          TensorSharding::replicatedOf(meshName.str(), rank));
+  }
+  unsigned tileRank = tileShape.size() - (lastTileDimReplicate ? 1 : 0);
+  if (tileRank != rank)
+    return makeError(llvm::formatv(
+        "GSPMD sharding '{0}' tiles {1} dimensions but the tensor has rank {2}",
+        str(), tileRank, rank));
+  std::vector<std::string> names;
+  std::vector<int64_t> shape;
+  std::vector<DimSharding> dims(rank);
+  for (unsigned d = 0; d < tileShape.size(); ++d) {
+    if (tileShape[d] == 1)
+      continue;
+    names.push_back(d < rank ? "t" + std::to_string(d) : "r");
+    shape.push_back(tileShape[d]);
+    if (d < rank)
+      dims[d].axes.push_back(names.back());
+  }
+  llvm::Expected<Mesh> mesh = Mesh::create(names, shape, devices);
+  if (!mesh)
+    return makeError("GSPMD sharding '" + str() +
+                     "': " + llvm::toString(mesh.takeError()));
+  return std::make_pair(std::move(*mesh),
+                        TensorSharding(meshName.str(), std::move(dims)));
+}
+
+llvm::Expected<GspmdSharding>
+GspmdSharding::fromSpmd(const TensorSharding &sharding, const Mesh &mesh) {
+  if (sharding.isPartial())
+    return makeError("partial sharding " + sharding.str() +
+                     " has no GSPMD string");
+  std::vector<int64_t> shape(sharding.rank(), 1);
+  llvm::Expected<ShardLayout> layout = ShardLayout::get(sharding, mesh, shape);
+  if (!layout)
+    return layout.takeError();
+  GspmdSharding result;
+  if (sharding.isFullyReplicated())
+    return result;
+  result.kind = Kind::Tiled;
+  // Axes not used by any dimension enumerate the replicas of a tile.
+  llvm::SmallVector<AxisIndex> replicaAxes;
+  for (AxisIndex a = 0; a < mesh.rank(); ++a)
+    if (llvm::none_of(llvm::seq<unsigned>(0, sharding.rank()), [&](unsigned d) {
+          return llvm::is_contained(layout->dimAxes(d), a);
+        }))
+      replicaAxes.push_back(a);
+  for (unsigned d = 0; d < sharding.rank(); ++d)
+    result.tileShape.push_back(layout->numShards(d));
+  int64_t replicas = mesh.groupSize(replicaAxes);
+  if (replicas > 1) {
+    result.tileShape.push_back(replicas);
+    result.lastTileDimReplicate = true;
+  }
+  result.devices.resize(mesh.numDevices());
+  for (int64_t device : mesh.deviceIds()) {
+    llvm::SmallVector<int64_t> tile = layout->shardIndex(device);
+    if (replicas > 1)
+      tile.push_back(mesh.indexInGroup(device, replicaAxes));
+    result.devices[linearize(tile, result.tileShape)] = device;
+  }
+  return result;
+}

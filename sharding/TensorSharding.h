@@ -1,0 +1,102 @@
+//===- TensorSharding.h - Shardings as plain values -------------*- C++ -*-===//
+//
+// How one tensor is laid out over a mesh, independent of MLIR so the math
+// can be unit tested: per dimension the mesh axes it is split over (major
+// to minor), whether propagation may add axes (open) and its priority;
+// axes explicitly replicated; axes over which the value is an unreduced
+// partial result.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_SHARDING_TENSORSHARDING_H
+#define SPMD_SHARDING_TENSORSHARDING_H
+
+#include "mesh/Mesh.h"
+
+#include <string>
+#include <variant>
+
+namespace spmd {
+
+enum class ReductionKind { Sum, Max, Min };
+llvm::StringRef stringifyReduction(ReductionKind kind);
+std::optional<ReductionKind> symbolizeReduction(llvm::StringRef name);
+
+struct DimSharding {
+  std::vector<std::string> axes;   // major to minor
+  bool open = false;               // propagation may append axes
+  std::optional<int64_t> priority; // lower is propagated first
+
+  bool operator==(const DimSharding &o) const {
+    return axes == o.axes && open == o.open && priority == o.priority;
+  }
+};
+
+/// One entry of a partition spec, as in `mark_sharding(t, mesh, spec)`:
+/// none, an axis name, an axis index, or a tuple of those.
+class SpecEntry {
+public:
+  using Axis = std::variant<std::string, int64_t>;
+  SpecEntry() = default;                       // none
+  SpecEntry(std::nullopt_t) {}                 // none
+  SpecEntry(const char *name) : axes{std::string(name)} {}
+  SpecEntry(std::string name) : axes{std::move(name)} {}
+  SpecEntry(int index) : axes{int64_t(index)} {}
+  SpecEntry(int64_t index) : axes{index} {}
+  SpecEntry(std::initializer_list<Axis> tuple) : axes(tuple) {}
+
+  std::vector<Axis> axes; // empty: not sharded
+};
+using PartitionSpec = std::vector<SpecEntry>;
+
+class TensorSharding {
+public:
+  TensorSharding() = default;
+  TensorSharding(std::string meshName, std::vector<DimSharding> dims,
+                 std::vector<std::string> replicated = {},
+                 std::vector<std::string> partial = {},
+                 ReductionKind partialKind = ReductionKind::Sum)
+      : meshName(std::move(meshName)), dims(std::move(dims)),
+        replicated(std::move(replicated)), partial(std::move(partial)),
+        partialKind(partialKind) {}
+
+  /// Fully replicated sharding of a rank-`rank` tensor (all dims closed).
+  static TensorSharding replicatedOf(std::string meshName, unsigned rank);
+
+  /// From a partition spec; one entry per dimension (missing trailing
+  /// entries are none). Fails on unknown axes, bad indices, too many
+  /// entries, or an axis used twice.
+  static llvm::Expected<TensorSharding>
+  fromPartitionSpec(const Mesh &mesh, std::string meshName,
+                    const PartitionSpec &spec, unsigned rank);
+
+  /// Checks the sharding alone: an axis appears at most once overall, and
+  /// priorities are non-negative.
+  llvm::Error verify() const;
+  /// Checks the sharding against a mesh and a tensor rank.
+  llvm::Error verify(const Mesh &mesh, unsigned rank) const;
+
+  unsigned rank() const { return dims.size(); }
+  bool isFullyReplicated() const;
+  bool isPartial() const { return !partial.empty(); }
+
+  bool operator==(const TensorSharding &o) const {
+    return meshName == o.meshName && dims == o.dims &&
+           replicated == o.replicated && partial == o.partial &&
+           (partial.empty() || partialKind == o.partialKind);
+  }
+  bool operator!=(const TensorSharding &o) const { return !(*this == o); }
+
+  /// `<@mesh, [{"data"}, {?}], replicated={"x"}, partial={"y"}>`.
+  std::string str() const;
+
+  std::string meshName;
+  std::vector<DimSharding> dims;
+  std::vector<std::string> replicated;
+  std::vector<std::string> partial;
+  ReductionKind partialKind = ReductionKind::Sum;
+};
+
+} // namespace spmd
+
+#endif // SPMD_SHARDING_TENSORSHARDING_H

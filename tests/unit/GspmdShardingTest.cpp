@@ -1,0 +1,118 @@
+//===- GspmdShardingTest.cpp - GSPMD sharding strings ---------------------===//
+
+#include "ShardingEnumeration.h"
+#include "sharding/GspmdSharding.h"
+#include "sharding/ShardLayout.h"
+
+#include "gtest/gtest.h"
+
+using namespace spmd;
+
+static GspmdSharding parse(llvm::StringRef text) {
+  auto s = GspmdSharding::parse(text);
+  if (!s) {
+    ADD_FAILURE() << llvm::toString(s.takeError());
+    return {};
+  }
+  return *s;
+}
+
+static std::string parseError(llvm::StringRef text) {
+  auto s = GspmdSharding::parse(text);
+  return s ? "<no error>" : llvm::toString(s.takeError());
+}
+
+TEST(GspmdSharding, ParsesEveryForm) {
+  EXPECT_EQ(parse("{replicated}").kind, GspmdSharding::Kind::Replicated);
+  GspmdSharding maximal = parse("{maximal device=3}");
+  EXPECT_EQ(maximal.kind, GspmdSharding::Kind::Maximal);
+  EXPECT_EQ(maximal.maximalDevice, 3);
+
+  GspmdSharding explicitList = parse("{devices=[2,1]1,0}");
+  EXPECT_EQ(explicitList.tileShape, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(explicitList.devices, (std::vector<int64_t>{1, 0}));
+  EXPECT_FALSE(explicitList.lastTileDimReplicate);
+
+  GspmdSharding iota = parse("{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
+  EXPECT_TRUE(iota.lastTileDimReplicate);
+  EXPECT_EQ(iota.devices, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+
+  // iota([2,4]) transposed: [[0,4],[1,5],[2,6],[3,7]] read row-major.
+  GspmdSharding transposed = parse("{devices=[4,2]<=[2,4]T(1,0)}");
+  EXPECT_EQ(transposed.devices, (std::vector<int64_t>{0, 4, 1, 5, 2, 6, 3, 7}));
+  GspmdSharding threeD = parse("{devices=[2,2,2]<=[2,2,2]T(2,0,1)}");
+  EXPECT_EQ(threeD.devices, (std::vector<int64_t>{0, 2, 4, 6, 1, 3, 5, 7}));
+}
+
+TEST(GspmdSharding, PrintsCanonically) {
+  EXPECT_EQ(parse("{ devices=[2,1]0,1 }").str(), "{devices=[2,1]<=[2]}");
+  EXPECT_EQ(parse("{devices=[2,1]1,0}").str(), "{devices=[2,1]1,0}");
+  EXPECT_EQ(parse("{devices=[1,2,4]<=[8] last_tile_dim_replicate}").str(),
+            "{devices=[1,2,4]<=[8] last_tile_dim_replicate}");
+  EXPECT_EQ(parse("{devices=[4,2]<=[2,4]T(1,0)}").str(),
+            "{devices=[4,2]0,4,1,5,2,6,3,7}");
+  EXPECT_EQ(parse("{maximal device=1}").str(), "{maximal device=1}");
+}
+
+TEST(GspmdSharding, Errors) {
+  EXPECT_NE(parseError("replicated").find("expected '{'"), std::string::npos);
+  EXPECT_NE(parseError("{devices=[2,2]0,1,2}").find("4 tiles but 3"),
+            std::string::npos);
+  EXPECT_NE(parseError("{devices=[2]0,0}").find("appears twice"),
+            std::string::npos);
+  EXPECT_NE(parseError("{devices=[2,2]<=[4]T(0,0)}").find("permute"),
+            std::string::npos);
+  EXPECT_NE(parseError("{devices=[0]}").find("sizes >= 1"), std::string::npos);
+  EXPECT_NE(parseError("{tiles=[2]0,1}").find("'replicated', 'maximal'"),
+            std::string::npos);
+  EXPECT_NE(parseError("{replicated} x").find("end of the string"),
+            std::string::npos);
+  EXPECT_NE(parseError("{maximal device=x}").find("device number"),
+            std::string::npos);
+}
+
+TEST(GspmdSharding, ToSpmd) {
+  auto [mesh, sharding] = llvm::cantFail(
+      parse("{devices=[2,1,4]<=[8] last_tile_dim_replicate}").toSpmd(2, "m"));
+  EXPECT_EQ(mesh.str(), "<[\"t0\"=2, \"r\"=4]>");
+  EXPECT_EQ(sharding.str(), "<@m, [{\"t0\"}, {}]>");
+
+  auto rankError = parse("{devices=[2,1]0,1}").toSpmd(3, "m");
+  ASSERT_FALSE(bool(rankError));
+  EXPECT_NE(llvm::toString(rankError.takeError()).find("rank 3"),
+            std::string::npos);
+
+  auto [mesh1, replicated] =
+      llvm::cantFail(parse("{maximal device=2}").toSpmd(2, "m"));
+  EXPECT_TRUE(replicated.isFullyReplicated());
+}
+
+TEST(GspmdSharding, PartialHasNoString) {
+  Mesh mesh = llvm::cantFail(Mesh::create({"x"}, {2}));
+  TensorSharding s("mesh", {{}}, {}, {"x"});
+  EXPECT_FALSE(bool(GspmdSharding::fromSpmd(s, mesh)) );
+  llvm::consumeError(GspmdSharding::fromSpmd(s, mesh).takeError());
+}
+
+/// Every sharding of a 2-D tensor on a (permuted) 2x2x2 mesh survives
+/// spmd -> GSPMD string -> spmd: every device holds the same elements.
+TEST(GspmdSharding, RoundTripKeepsEveryDevicesShard) {
+  Mesh mesh = llvm::cantFail(
+      Mesh::create({"a", "b", "c"}, {2, 2, 2}, {3, 1, 7, 5, 0, 2, 4, 6}));
+  std::vector<int64_t> shape = {8, 6};
+  for (const TensorSharding &s : spmd::testing::allShardings(mesh, 2)) {
+    SCOPED_TRACE(s.str());
+    GspmdSharding gspmd = llvm::cantFail(GspmdSharding::fromSpmd(s, mesh));
+    GspmdSharding reparsed = parse(gspmd.str());
+    EXPECT_EQ(reparsed, gspmd) << gspmd.str();
+    auto [newMesh, newSharding] = llvm::cantFail(reparsed.toSpmd(2, "mesh"));
+    ShardLayout before = llvm::cantFail(ShardLayout::get(s, mesh, shape));
+    ShardLayout after =
+        llvm::cantFail(ShardLayout::get(newSharding, newMesh, shape));
+    ASSERT_EQ(newMesh.numDevices(), s.isFullyReplicated() ? 1 : 8);
+    if (s.isFullyReplicated())
+      continue;
+    for (int64_t device = 0; device < 8; ++device)
+      EXPECT_EQ(before.sliceOf(device), after.sliceOf(device));
+  }
+}
