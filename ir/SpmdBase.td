@@ -1,0 +1,50 @@
+//===- SpmdBase.td - The spmd dialect ----------------------*- tablegen -*-===//
+
+#ifndef SPMD_IR_SPMDBASE_TD
+#define SPMD_IR_SPMDBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Spmd_Dialect : Dialect {
+  let name = "spmd";
+  let cppNamespace = "::mlir::spmd";
+  let summary = "Meshes, shardings and collectives for SPMD partitioning";
+  let description = [{
+    The `spmd` dialect describes how the tensors of a global program are laid
+    out over a named mesh of devices (`#spmd.sharding`), and, after
+    partitioning, the communication between devices as explicit collectives.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    /// Name of the discardable attribute holding shardings: a
+    /// `#spmd.sharding` on function arguments and results, a
+    /// `#spmd.sharding_per_value` on op results.
+    static constexpr ::llvm::StringLiteral kShardingAttrName = "spmd.sharding";
+  }];
+}
+
+def Spmd_ReductionKind : I32EnumAttr<"ReductionKind",
+    "reduction applied by a collective or pending on a partial value", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Max", 1, "max">,
+  I32EnumAttrCase<"Min", 2, "min">
+]> {
+  let cppNamespace = "::mlir::spmd";
+}
+
+class Spmd_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Spmd_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+class Spmd_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Spmd_Dialect, mnemonic, traits>;
+
+#endif // SPMD_IR_SPMDBASE_TD

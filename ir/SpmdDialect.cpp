@@ -1,0 +1,89 @@
+//===- SpmdDialect.cpp - The spmd dialect ---------------------------------===//
+
+#include "ir/SpmdOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+#include "ir/SpmdDialect.cpp.inc"
+#include "ir/SpmdEnums.cpp.inc"
+#include "ir/SpmdInterfaces.cpp.inc"
+
+void SpmdDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "ir/SpmdOps.cpp.inc"
+      >();
+}
+
+/// `spmd.sharding` on a function argument or result: a #spmd.sharding that
+/// fits the value's type.
+static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr,
+                                         Type type, Location loc,
+                                         StringRef what) {
+  auto emitError = [&] { return mlir::emitError(loc); };
+  if (attr.getName() != SpmdDialect::kShardingAttrName)
+    return emitError() << "unknown attribute '" << attr.getName() << "' on "
+                       << what;
+  auto sharding = llvm::dyn_cast<ShardingAttr>(attr.getValue());
+  if (!sharding)
+    return emitError() << "'" << attr.getName() << "' on " << what
+                       << " must be a #spmd.sharding, got " << attr.getValue();
+  return verifyShardingFor(sharding, type, op, emitError);
+}
+
+LogicalResult SpmdDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  auto function = llvm::dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << attr.getName()
+                           << "' is only allowed on function arguments";
+  Location loc = op->getLoc();
+  if (!function.isExternal())
+    loc = function.getArgument(argIndex).getLoc();
+  return verifyValueSharding(op, attr, function.getArgumentTypes()[argIndex],
+                             loc, "argument #" + std::to_string(argIndex));
+}
+
+LogicalResult SpmdDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  auto function = llvm::dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << attr.getName()
+                           << "' is only allowed on function results";
+  return verifyValueSharding(op, attr, function.getResultTypes()[resultIndex],
+                             op->getLoc(),
+                             "result #" + std::to_string(resultIndex));
+}
+
+/// `spmd.sharding` on an op: one #spmd.sharding per result.
+LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kShardingAttrName)
+    return op->emitError() << "unknown attribute '" << attr.getName() << "'";
+  auto perValue = llvm::dyn_cast<ShardingPerValueAttr>(attr.getValue());
+  if (!perValue)
+    return op->emitError() << "'" << attr.getName()
+                           << "' on an op must be a #spmd.sharding_per_value";
+  if (perValue.getShardings().size() != op->getNumResults())
+    return op->emitError() << "'" << attr.getName() << "' has "
+                           << perValue.getShardings().size()
+                           << " shardings but the op has "
+                           << op->getNumResults() << " results";
+  for (auto [index, sharding] : llvm::enumerate(perValue.getShardings())) {
+    auto emitError = [&, index = index] {
+      return op->emitError() << "result #" << index << ": ";
+    };
+    if (failed(verifyShardingFor(sharding, op->getResult(index).getType(), op,
+                                 emitError)))
+      return failure();
+  }
+  return success();
+}

@@ -1,0 +1,49 @@
+//===- SpmdDialect.h - The spmd dialect, its enums and attributes -*- C++ -*-===//
+
+#ifndef SPMD_IR_SPMDDIALECT_H
+#define SPMD_IR_SPMDDIALECT_H
+
+#include "mesh/Mesh.h"
+#include "sharding/TensorSharding.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "ir/SpmdDialect.h.inc"
+#include "ir/SpmdEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ir/SpmdAttrs.h.inc"
+
+#include "ir/SpmdInterfaces.h.inc"
+
+namespace mlir::spmd {
+
+/// Conversions between the IR enum and the sharding library's enum.
+::spmd::ReductionKind toLibrary(ReductionKind kind);
+ReductionKind fromLibrary(::spmd::ReductionKind kind);
+
+/// The mesh that `meshRef` names as seen from `from`, or an error through
+/// `emitError`. `tables` caches symbol tables when given.
+FailureOr<MeshAttr> lookupMesh(Operation *from, FlatSymbolRefAttr meshRef,
+                               function_ref<InFlightDiagnostic()> emitError,
+                               SymbolTableCollection *tables = nullptr);
+
+/// Checks that `sharding` fits a value of `type`: a ranked tensor whose rank
+/// matches, on an existing mesh that has every axis named. Errors go through
+/// `emitError`; `from` is where symbol lookup starts.
+LogicalResult verifyShardingFor(ShardingAttr sharding, Type type,
+                                Operation *from,
+                                function_ref<InFlightDiagnostic()> emitError,
+                                SymbolTableCollection *tables = nullptr);
+
+/// Shared verification of collectives: mesh and axes exist, no axis is
+/// listed twice, shapes match the group size.
+LogicalResult verifyCollective(CollectiveOpInterface op,
+                               SymbolTableCollection &tables);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_IR_SPMDDIALECT_H

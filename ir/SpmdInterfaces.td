@@ -1,0 +1,27 @@
+//===- SpmdInterfaces.td - Interfaces of spmd ops ----------*- tablegen -*-===//
+
+#ifndef SPMD_IR_SPMDINTERFACES_TD
+#define SPMD_IR_SPMDINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Spmd_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
+  let cppNamespace = "::mlir::spmd";
+  let description = [{
+    A collective over a group of devices: those that differ only in their
+    coordinates along `axes` of `mesh`. Shared verification resolves the
+    mesh and axes once; each op checks its shapes against the group size.
+  }];
+  let methods = [
+    InterfaceMethod<"The mesh the collective runs on.",
+      "::mlir::FlatSymbolRefAttr", "getMeshAttr">,
+    InterfaceMethod<"The mesh axes spanning the group, major to minor.",
+      "::mlir::ArrayAttr", "getAxesAttr">,
+    InterfaceMethod<[{
+        Checks operand and result types for a group of `groupSize` devices.
+      }], "::mlir::LogicalResult", "verifyGroupShapes",
+      (ins "int64_t":$groupSize)>,
+  ];
+}
+
+#endif // SPMD_IR_SPMDINTERFACES_TD

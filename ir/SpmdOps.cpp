@@ -1,0 +1,192 @@
+//===- SpmdOps.cpp - Ops of the spmd dialect ------------------------------===//
+
+#include "ir/SpmdOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+//===----------------------------------------------------------------------===//
+// Annotations
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyShardingFor(
+      getSharding(), getInput().getType(), *this,
+      [&] { return emitOpError(); }, &tables);
+}
+
+LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto emitError = [&] { return emitOpError(); };
+  FailureOr<MeshAttr> mesh = lookupMesh(*this, getMeshAttr(), emitError, &tables);
+  if (failed(mesh))
+    return failure();
+  if (!mesh->toMesh().axisIndex(getAxis()))
+    return emitError() << "mesh " << getMeshAttr() << " has no axis named \""
+                       << getAxis() << "\"";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collective shapes
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What a collective expects of one dimension of its result.
+struct DimRule {
+  int64_t dim;
+  int64_t expected;
+  const char *why; // e.g. "gathered over 4 devices"
+};
+} // namespace
+
+/// Checks that `dim` is a dimension of the operand.
+static LogicalResult checkDimIndex(Operation *op, RankedTensorType type,
+                                   int64_t dim, StringRef name) {
+  if (dim < 0 || dim >= type.getRank())
+    return op->emitOpError() << name << " " << dim << " is out of range for "
+                             << type;
+  return success();
+}
+
+/// The result equals the operand in rank, element type and every dimension
+/// but those in `rules`, which must have their expected sizes.
+static LogicalResult checkResultShape(Operation *op, ArrayRef<DimRule> rules) {
+  auto input = llvm::cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+  if (input.getRank() != result.getRank() ||
+      input.getElementType() != result.getElementType())
+    return op->emitOpError() << "result " << result
+                             << " must have the rank and element type of "
+                             << input;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    const DimRule *rule = llvm::find_if(rules, [&](const DimRule &r) {
+      return r.dim == d;
+    });
+    int64_t expected = rule != rules.end() ? rule->expected : input.getDimSize(d);
+    if (result.getDimSize(d) != expected) {
+      InFlightDiagnostic diag = op->emitOpError()
+                                << "result dimension " << d << " is "
+                                << result.getDimSize(d) << " but "
+                                << expected << " is expected";
+      if (rule != rules.end())
+        diag << " (operand dimension " << input.getDimSize(d) << " "
+             << rule->why << ")";
+      return diag;
+    }
+  }
+  return success();
+}
+
+static std::string overDevices(StringRef what, int64_t groupSize) {
+  return (what + " over " + std::to_string(groupSize) + " devices").str();
+}
+
+LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {
+  int64_t dim = getGatherDim();
+  if (failed(checkDimIndex(*this, getInput().getType(), dim, "gather_dim")))
+    return failure();
+  std::string why = overDevices("gathered", groupSize);
+  return checkResultShape(
+      *this, {{dim, getInput().getType().getDimSize(dim) * groupSize,
+               why.c_str()}});
+}
+
+LogicalResult AllReduceOp::verifyGroupShapes(int64_t) { return success(); }
+
+LogicalResult ReduceScatterOp::verifyGroupShapes(int64_t groupSize) {
+  int64_t dim = getScatterDim();
+  if (failed(checkDimIndex(*this, getInput().getType(), dim, "scatter_dim")))
+    return failure();
+  std::string why = overDevices("scattered", groupSize);
+  return checkResultShape(
+      *this, {{dim,
+               llvm::divideCeil(getInput().getType().getDimSize(dim), groupSize),
+               why.c_str()}});
+}
+
+LogicalResult AllSliceOp::verifyGroupShapes(int64_t groupSize) {
+  int64_t dim = getSliceDim();
+  if (failed(checkDimIndex(*this, getInput().getType(), dim, "slice_dim")))
+    return failure();
+  std::string why = overDevices("sliced", groupSize);
+  return checkResultShape(
+      *this, {{dim,
+               llvm::divideCeil(getInput().getType().getDimSize(dim), groupSize),
+               why.c_str()}});
+}
+
+LogicalResult AllToAllOp::verifyGroupShapes(int64_t groupSize) {
+  RankedTensorType input = getInput().getType();
+  int64_t split = getSplitDim(), concat = getConcatDim();
+  if (failed(checkDimIndex(*this, input, split, "split_dim")) ||
+      failed(checkDimIndex(*this, input, concat, "concat_dim")))
+    return failure();
+  // Every device sends equal pieces, so the split must be exact.
+  if (input.getDimSize(split) % groupSize != 0)
+    return emitOpError() << "split dimension " << split << " of size "
+                         << input.getDimSize(split)
+                         << " is not divisible by the group size "
+                         << groupSize;
+  if (split == concat)
+    return checkResultShape(*this, {});
+  std::string splitWhy = overDevices("split", groupSize);
+  std::string concatWhy = overDevices("concatenated", groupSize);
+  return checkResultShape(
+      *this, {{split, input.getDimSize(split) / groupSize, splitWhy.c_str()},
+              {concat, input.getDimSize(concat) * groupSize,
+               concatWhy.c_str()}});
+}
+
+LogicalResult CollectivePermuteOp::verifyGroupShapes(int64_t groupSize) {
+  ArrayRef<int64_t> pairs = getSourceTargetPairs();
+  llvm::SmallSet<int64_t, 8> sources, targets;
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    for (int64_t position : {pairs[i], pairs[i + 1]})
+      if (position < 0 || position >= groupSize)
+        return emitOpError() << "pair " << pairs[i] << " -> " << pairs[i + 1]
+                             << " names a device outside the group of "
+                             << groupSize;
+    if (!sources.insert(pairs[i]).second)
+      return emitOpError() << "device " << pairs[i] << " sends twice";
+    if (!targets.insert(pairs[i + 1]).second)
+      return emitOpError() << "device " << pairs[i + 1] << " receives twice";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// custom<Pairs>: `[0 -> 1, 1 -> 0]`, stored flattened.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parsePairs(OpAsmParser &parser, DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> values;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        int64_t source, target;
+        if (parser.parseInteger(source) || parser.parseArrow() ||
+            parser.parseInteger(target))
+          return failure();
+        values.append({source, target});
+        return success();
+      }))
+    return failure();
+  pairs = parser.getBuilder().getDenseI64ArrayAttr(values);
+  return success();
+}
+
+static void printPairs(OpAsmPrinter &printer, Operation *,
+                       DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> values = pairs.asArrayRef();
+  printer << '[';
+  for (size_t i = 0; i + 1 < values.size(); i += 2)
+    printer << (i ? ", " : "") << values[i] << " -> " << values[i + 1];
+  printer << ']';
+}
+
+#define GET_OP_CLASSES
+#include "ir/SpmdOps.cpp.inc"

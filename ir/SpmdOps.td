@@ -1,0 +1,197 @@
+//===- SpmdOps.td - Ops of the spmd dialect ----------------*- tablegen -*-===//
+
+#ifndef SPMD_IR_SPMDOPS_TD
+#define SPMD_IR_SPMDOPS_TD
+
+include "ir/SpmdAttrs.td"
+include "ir/SpmdInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Mesh and annotations
+//===----------------------------------------------------------------------===//
+
+def Spmd_MeshOp : Spmd_Op<"mesh", [Symbol]> {
+  let summary = "Declares a named mesh of devices";
+  let description = [{
+    ```mlir
+    spmd.mesh @mesh = <["data"=2, "model"=4]>
+    spmd.mesh @perm = <["x"=2, "y"=2], device_ids=[0, 2, 1, 3]>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Spmd_MeshAttr:$mesh);
+  let assemblyFormat = "$sym_name `=` $mesh attr-dict";
+}
+
+def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint", [
+    Pure, AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Requires a value to have a sharding (mark_sharding)";
+  let description = [{
+    ```mlir
+    %y = spmd.sharding_constraint %x <@mesh, [{"data"}, {} ]> : tensor<8x16xf32>
+    ```
+    The result equals the input; propagation treats the sharding as written
+    by the user.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Spmd_ShardingAttr:$sharding);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input $sharding attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Spmd_Op<mnemonic, !listconcat(traits, [
+        Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        DeclareOpInterfaceMethods<Spmd_CollectiveOpInterface,
+                                  ["verifyGroupShapes"]>])> {
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &tables) {
+      return ::mlir::spmd::verifyCollective(*this, tables);
+    }
+  }];
+}
+
+def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather"> {
+  let summary = "Concatenates the group's shards along a dimension";
+  let description = [{
+    Every device receives the concatenation, in group order, of the
+    operands of its group along `gather_dim`:
+    ```mlir
+    %1 = spmd.all_gather %0 on @mesh axes = ["model"] gather_dim = 1
+        : tensor<4x2xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$gather_dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `gather_dim` `=` $gather_dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce",
+                                         [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Reduces the group's operands elementwise";
+  let description = [{
+    ```mlir
+    %1 = spmd.all_reduce %0 on @mesh axes = ["model"] : tensor<4x8xf32>
+    %2 = spmd.all_reduce %0 on @mesh axes = ["data"] reduction = max
+        : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       DefaultValuedAttr<Spmd_ReductionKind,
+                                         "ReductionKind::Sum">:$reduction);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes (`reduction` `=` $reduction^)?
+    attr-dict `:` type($result)
+  }];
+}
+
+def Spmd_ReduceScatterOp : Spmd_CollectiveOp<"reduce_scatter"> {
+  let summary = "Reduces the group's operands and keeps one shard each";
+  let description = [{
+    Device i of the group receives shard i (of ceil(d / n) elements, the
+    last padded) of the elementwise reduction along `scatter_dim`:
+    ```mlir
+    %1 = spmd.reduce_scatter %0 on @mesh axes = ["model"] scatter_dim = 0
+        : tensor<8x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$scatter_dim,
+                       DefaultValuedAttr<Spmd_ReductionKind,
+                                         "ReductionKind::Sum">:$reduction);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `scatter_dim` `=` $scatter_dim
+    (`reduction` `=` $reduction^)? attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all"> {
+  let summary = "Splits along one dimension and concatenates along another";
+  let description = [{
+    Device i sends shard j of its operand (split along `split_dim`) to
+    device j, and concatenates what it receives along `concat_dim`:
+    ```mlir
+    %1 = spmd.all_to_all %0 on @mesh axes = ["model"] split_dim = 1
+        concat_dim = 0 : tensor<2x8xf32> -> tensor<8x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$split_dim,
+                       I64Attr:$concat_dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `split_dim` `=` $split_dim
+    `concat_dim` `=` $concat_dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Spmd_CollectivePermuteOp : Spmd_CollectiveOp<"collective_permute",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Sends each operand to another device of the group";
+  let description = [{
+    `pairs` lists `source -> target` positions inside the group; a device
+    that is no target receives zeros.
+    ```mlir
+    %1 = spmd.collective_permute %0 on @mesh axes = ["x"]
+        pairs = [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       DenseI64ArrayAttr:$source_target_pairs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes
+    `pairs` `=` custom<Pairs>($source_target_pairs) attr-dict
+    `:` type($result)
+  }];
+}
+
+def Spmd_AllSliceOp : Spmd_CollectiveOp<"all_slice"> {
+  let summary = "Keeps this device's shard of a replicated value (no comm)";
+  let description = [{
+    Device i of the group keeps shard i (ceil(d / n) elements, the last
+    padded) along `slice_dim`. It moves no data.
+    ```mlir
+    %1 = spmd.all_slice %0 on @mesh axes = ["model"] slice_dim = 1
+        : tensor<4x8xf32> -> tensor<4x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$slice_dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `slice_dim` `=` $slice_dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Spmd_AxisIndexOp : Spmd_Op<"axis_index", [
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "This device's coordinate along a mesh axis";
+  let description = [{
+    ```mlir
+    %i = spmd.axis_index "model" on @mesh : index
+    ```
+  }];
+  let arguments = (ins StrAttr:$axis, FlatSymbolRefAttr:$mesh);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$axis `on` $mesh attr-dict `:` type($result)";
+}
+
+#endif // SPMD_IR_SPMDOPS_TD

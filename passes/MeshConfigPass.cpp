@@ -1,0 +1,74 @@
+//===- MeshConfigPass.cpp - Mesh @mesh from a HybridMesh file -------------===//
+
+#include "mesh/MeshConfig.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::spmd {
+#define GEN_PASS_DEF_SPMDMESHCONFIG
+#include "passes/Passes.h.inc"
+} // namespace mlir::spmd
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+namespace {
+struct MeshConfigPass
+    : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
+  using SpmdMeshConfigBase::SpmdMeshConfigBase;
+
+  /// Also accepts a bare path, so `--spmd-mesh-config=FILE` reads FILE.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    StringRef trimmed = options.trim();
+    if (!trimmed.empty() && !trimmed.contains('=')) {
+      file = trimmed.str();
+      return success();
+    }
+    return Pass::initializeOptions(options, errorHandler);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    if (file.empty()) {
+      module.emitError("spmd-mesh-config needs a file: "
+                       "--spmd-mesh-config=FILE");
+      return signalPassFailure();
+    }
+    llvm::Expected<::spmd::HybridMesh> hybrid =
+        ::spmd::loadMeshConfigFile(file);
+    if (!hybrid) {
+      llvm::handleAllErrors(
+          hybrid.takeError(),
+          [&](const ::spmd::ConfigError &err) {
+            mlir::emitError(FileLineColLoc::get(context, err.file, err.line,
+                                                err.column))
+                << err.message;
+          },
+          [&](const llvm::ErrorInfoBase &err) {
+            mlir::emitError(FileLineColLoc::get(context, file, 0, 0))
+                << err.message();
+          });
+      return signalPassFailure();
+    }
+
+    MeshAttr mesh = MeshAttr::get(context, hybrid->mesh());
+    Operation *existing = SymbolTable::lookupSymbolIn(module, "mesh");
+    if (auto meshOp = llvm::dyn_cast_or_null<MeshOp>(existing)) {
+      meshOp.setMeshAttr(mesh);
+      return;
+    }
+    if (existing) {
+      existing->emitError("symbol @mesh is not a spmd.mesh; cannot apply ")
+          << "the mesh configuration from " << file;
+      return signalPassFailure();
+    }
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    MeshOp::create(builder, FileLineColLoc::get(context, file, 1, 1), "mesh",
+                   mesh);
+  }
+};
+} // namespace
