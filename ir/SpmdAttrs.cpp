@@ -83,6 +83,7 @@ static void printAxisList(AsmPrinter &printer, ArrayRef<StringAttr> axes,
 //===----------------------------------------------------------------------===//
 
 Attribute MeshAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
   SmallVector<StringAttr> names;
   SmallVector<int64_t> shape, deviceIds;
   auto parseAxis = [&]() -> ParseResult {
@@ -107,7 +108,13 @@ Attribute MeshAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<MeshAttr>(parser.getContext(), names, shape,
+  // Iota ids are the default; drop them so equal meshes are equal attributes.
+  if (static_cast<int64_t>(deviceIds.size()) == ::spmd::product(shape) &&
+      llvm::all_of(llvm::enumerate(deviceIds), [](auto it) {
+        return it.value() == static_cast<int64_t>(it.index());
+      }))
+    deviceIds.clear();
+  return parser.getChecked<MeshAttr>(loc, parser.getContext(), names, shape,
                                      deviceIds);
 }
 
@@ -200,6 +207,7 @@ void DimShardingAttr::print(AsmPrinter &printer) const {
 //===----------------------------------------------------------------------===//
 
 Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
   FlatSymbolRefAttr mesh;
   SmallVector<DimShardingAttr> dims;
   SmallVector<StringAttr> replicated, partial;
@@ -250,7 +258,7 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<ShardingAttr>(parser.getContext(), mesh, dims,
+  return parser.getChecked<ShardingAttr>(loc, parser.getContext(), mesh, dims,
                                          replicated, partial, kind);
 }
 

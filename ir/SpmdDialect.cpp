@@ -26,11 +26,11 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr,
                                          StringRef what) {
   auto emitError = [&] { return mlir::emitError(loc); };
   if (attr.getName() != SpmdDialect::kShardingAttrName)
-    return emitError() << "unknown attribute '" << attr.getName() << "' on "
+    return emitError() << "unknown attribute '" << attr.getName().getValue() << "' on "
                        << what;
   auto sharding = llvm::dyn_cast<ShardingAttr>(attr.getValue());
   if (!sharding)
-    return emitError() << "'" << attr.getName() << "' on " << what
+    return emitError() << "'" << attr.getName().getValue() << "' on " << what
                        << " must be a #spmd.sharding, got " << attr.getValue();
   return verifyShardingFor(sharding, type, op, emitError);
 }
@@ -41,7 +41,7 @@ LogicalResult SpmdDialect::verifyRegionArgAttribute(Operation *op,
                                                     NamedAttribute attr) {
   auto function = llvm::dyn_cast<FunctionOpInterface>(op);
   if (!function)
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' is only allowed on function arguments";
   Location loc = op->getLoc();
   if (!function.isExternal())
@@ -56,7 +56,7 @@ LogicalResult SpmdDialect::verifyRegionResultAttribute(Operation *op,
                                                        NamedAttribute attr) {
   auto function = llvm::dyn_cast<FunctionOpInterface>(op);
   if (!function)
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' is only allowed on function results";
   return verifyValueSharding(op, attr, function.getResultTypes()[resultIndex],
                              op->getLoc(),
@@ -67,13 +67,13 @@ LogicalResult SpmdDialect::verifyRegionResultAttribute(Operation *op,
 LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() != kShardingAttrName)
-    return op->emitError() << "unknown attribute '" << attr.getName() << "'";
+    return op->emitError() << "unknown attribute '" << attr.getName().getValue() << "'";
   auto perValue = llvm::dyn_cast<ShardingPerValueAttr>(attr.getValue());
   if (!perValue)
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' on an op must be a #spmd.sharding_per_value";
   if (perValue.getShardings().size() != op->getNumResults())
-    return op->emitError() << "'" << attr.getName() << "' has "
+    return op->emitError() << "'" << attr.getName().getValue() << "' has "
                            << perValue.getShardings().size()
                            << " shardings but the op has "
                            << op->getNumResults() << " results";

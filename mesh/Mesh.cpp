@@ -55,6 +55,9 @@ llvm::Error Mesh::verify(ArrayRef<std::string> axisNames,
     if (size < 1)
       return makeError(llvm::formatv(
           "mesh axis \"{0}\" has size {1}; sizes must be >= 1", name, size));
+    if (size > kMaxDevices / numDevices)
+      return makeError(llvm::formatv("mesh has more than {0} devices",
+                                     kMaxDevices));
     numDevices *= size;
   }
   if (deviceIds.empty())

@@ -26,6 +26,10 @@ using AxisIndex = unsigned;
 
 class Mesh {
 public:
+  /// Larger meshes are rejected: their device tables would not fit memory,
+  /// and no real system is that large.
+  static constexpr int64_t kMaxDevices = int64_t(1) << 24;
+
   /// Checks the mesh invariants: unique non-empty names, sizes >= 1, and
   /// `deviceIds` (empty means iota) a permutation of 0..N-1.
   static llvm::Error verify(llvm::ArrayRef<std::string> axisNames,

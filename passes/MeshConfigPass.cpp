@@ -34,8 +34,8 @@ struct MeshConfigPass
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
     if (file.empty()) {
-      module.emitError("spmd-mesh-config needs a file: "
-                       "--spmd-mesh-config=FILE");
+      mlir::emitError(module.getLoc(), "spmd-mesh-config needs a file: "
+                                       "--spmd-mesh-config=FILE");
       return signalPassFailure();
     }
     llvm::Expected<::spmd::HybridMesh> hybrid =
@@ -44,13 +44,19 @@ struct MeshConfigPass
       llvm::handleAllErrors(
           hybrid.takeError(),
           [&](const ::spmd::ConfigError &err) {
-            mlir::emitError(FileLineColLoc::get(context, err.file, err.line,
-                                                err.column))
-                << err.message;
+            // Errors inside the file point into it; others (an unreadable
+            // file) are about the module being processed.
+            if (err.line)
+              mlir::emitError(FileLineColLoc::get(context, err.file, err.line,
+                                                  err.column))
+                  << err.message;
+            else
+              mlir::emitError(module.getLoc()) << "mesh config '" << err.file
+                                 << "': " << err.message;
           },
           [&](const llvm::ErrorInfoBase &err) {
-            mlir::emitError(FileLineColLoc::get(context, file, 0, 0))
-                << err.message();
+            mlir::emitError(module.getLoc()) << "mesh config '" << file
+                               << "': " << err.message();
           });
       return signalPassFailure();
     }

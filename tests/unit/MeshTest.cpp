@@ -57,6 +57,18 @@ TEST(Mesh, RejectsInvalid) {
             std::string::npos);
 }
 
+TEST(Mesh, RejectsHugeMeshes) {
+  EXPECT_NE(errorOf(Mesh::create({"a", "b"}, {1 << 20, 1 << 20}))
+                .find("more than 16777216 devices"),
+            std::string::npos);
+  // Products that overflow int64 are caught too.
+  EXPECT_NE(errorOf(Mesh::create({"a", "b", "c"},
+                                 {int64_t(1) << 40, int64_t(1) << 40, 2}))
+                .find("more than"),
+            std::string::npos);
+  EXPECT_EQ(errorOf(Mesh::create({"a"}, {Mesh::kMaxDevices})), "");
+}
+
 TEST(Mesh, GroupsOverOneAxis) {
   Mesh mesh = mustCreate({"data", "model"}, {2, 4});
   auto groups = mesh.groups({1});

@@ -1,7 +1,8 @@
 //===- spmd-opt.cpp - The spmd pass driver --------------------------------===//
 //
 // mlir-opt with the spmd dialect and passes, the input dialects of
-// linalg-on-tensors programs, and the upstream shard dialect for import.
+// linalg-on-tensors programs, and what upstream shard-dialect programs use
+// (shard, tosa, dlti) so they can be imported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
@@ -25,7 +27,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::cf::ControlFlowDialect, mlir::DLTIDialect,
+                  mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect,
                   mlir::ml_program::MLProgramDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::shard::ShardDialect,

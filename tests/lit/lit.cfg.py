@@ -1,0 +1,23 @@
+# lit configuration for the spmd tests. Loaded through lit.site.cfg.py in the
+# build tree, which says where the tools are.
+import os
+
+import lit.formats
+
+config.name = "spmd"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.spmd_obj_root, "tests", "lit")
+
+# spmd-opt from the build, FileCheck and not from LLVM.
+path = os.pathsep.join([config.spmd_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+
+# The shared folder beside the checkout holds third-party inputs; tests that
+# read it say `REQUIRES: shared` and are reported unsupported without it.
+config.substitutions.append(("%shared", config.spmd_shared_dir))
+if os.path.isdir(os.path.join(config.spmd_shared_dir, "corpus")):
+    config.available_features.add("shared")

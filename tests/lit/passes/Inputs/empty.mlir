@@ -1,0 +1,3 @@
+func.func @empty() {
+  return
+}
