@@ -138,8 +138,8 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<StringAttr> axisNames,
                                ArrayRef<int64_t> shape,
                                ArrayRef<int64_t> deviceIds) {
-  if (llvm::Error err = ::spmd::Mesh::verify(toStrings(axisNames), shape,
-                                             deviceIds))
+  if (llvm::Error err =
+          ::spmd::Mesh::verify(toStrings(axisNames), shape, deviceIds))
     return emitError() << "invalid mesh: " << llvm::toString(std::move(err));
   return success();
 }
@@ -212,7 +212,8 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   SmallVector<DimShardingAttr> dims;
   SmallVector<StringAttr> replicated, partial;
   ReductionKind kind = ReductionKind::Sum;
-  if (parser.parseLess() || parser.parseAttribute(mesh) || parser.parseComma() ||
+  if (parser.parseLess() || parser.parseAttribute(mesh) ||
+      parser.parseComma() ||
       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
         dims.push_back(parseDimSharding(parser));
         return success(bool(dims.back()));
@@ -286,8 +287,8 @@ void ShardingAttr::print(AsmPrinter &printer) const {
 
 static ::spmd::TensorSharding
 makeTensorSharding(FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
-                   ArrayRef<StringAttr> replicated, ArrayRef<StringAttr> partial,
-                   ReductionKind kind) {
+                   ArrayRef<StringAttr> replicated,
+                   ArrayRef<StringAttr> partial, ReductionKind kind) {
   std::vector<::spmd::DimSharding> libDims;
   for (DimShardingAttr dim : dims)
     libDims.push_back(
@@ -297,11 +298,12 @@ makeTensorSharding(FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
                                 toLibrary(kind));
 }
 
-LogicalResult
-ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
-                     ArrayRef<StringAttr> replicated,
-                     ArrayRef<StringAttr> partial, ReductionKind kind) {
+LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   FlatSymbolRefAttr mesh,
+                                   ArrayRef<DimShardingAttr> dims,
+                                   ArrayRef<StringAttr> replicated,
+                                   ArrayRef<StringAttr> partial,
+                                   ReductionKind kind) {
   if (!mesh)
     return emitError() << "sharding needs a mesh symbol";
   ::spmd::TensorSharding sharding =
@@ -336,12 +338,14 @@ ShardingAttr ShardingAttr::get(MLIRContext *context,
 Attribute ShardingPerValueAttr::parse(AsmParser &parser, Type) {
   SmallVector<ShardingAttr> shardings;
   if (parser.parseLess() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        auto sharding = llvm::dyn_cast_or_null<ShardingAttr>(
-            ShardingAttr::parse(parser, Type()));
-        shardings.push_back(sharding);
-        return success(bool(sharding));
-      }) ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square,
+          [&] {
+            auto sharding = llvm::dyn_cast_or_null<ShardingAttr>(
+                ShardingAttr::parse(parser, Type()));
+            shardings.push_back(sharding);
+            return success(bool(sharding));
+          }) ||
       parser.parseGreater())
     return {};
   return ShardingPerValueAttr::get(parser.getContext(), shardings);

@@ -26,8 +26,8 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr,
                                          StringRef what) {
   auto emitError = [&] { return mlir::emitError(loc); };
   if (attr.getName() != SpmdDialect::kShardingAttrName)
-    return emitError() << "unknown attribute '" << attr.getName().getValue() << "' on "
-                       << what;
+    return emitError() << "unknown attribute '" << attr.getName().getValue()
+                       << "' on " << what;
   auto sharding = llvm::dyn_cast<ShardingAttr>(attr.getValue());
   if (!sharding)
     return emitError() << "'" << attr.getName().getValue() << "' on " << what
@@ -35,39 +35,42 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr,
   return verifyShardingFor(sharding, type, op, emitError);
 }
 
-LogicalResult SpmdDialect::verifyRegionArgAttribute(Operation *op,
-                                                    unsigned regionIndex,
-                                                    unsigned argIndex,
-                                                    NamedAttribute attr) {
+/// `spmd.sharding` on argument or result `index` of a function.
+static LogicalResult verifyFunctionAttribute(Operation *op, NamedAttribute attr,
+                                             bool isResult, unsigned index) {
   auto function = llvm::dyn_cast<FunctionOpInterface>(op);
+  StringRef what = isResult ? "result" : "argument";
   if (!function)
     return op->emitError() << "'" << attr.getName().getValue()
-                           << "' is only allowed on function arguments";
+                           << "' is only allowed on function " << what << "s";
+  // Arguments of a function with a body have their own locations.
   Location loc = op->getLoc();
-  if (!function.isExternal())
-    loc = function.getArgument(argIndex).getLoc();
-  return verifyValueSharding(op, attr, function.getArgumentTypes()[argIndex],
-                             loc, "argument #" + std::to_string(argIndex));
+  if (!isResult && !function.isExternal())
+    loc = function.getArgument(index).getLoc();
+  Type type = isResult ? function.getResultTypes()[index]
+                       : function.getArgumentTypes()[index];
+  return verifyValueSharding(op, attr, type, loc,
+                             (what + " #" + Twine(index)).str());
 }
 
-LogicalResult SpmdDialect::verifyRegionResultAttribute(Operation *op,
-                                                       unsigned regionIndex,
+LogicalResult SpmdDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  return verifyFunctionAttribute(op, attr, /*isResult=*/false, argIndex);
+}
+
+LogicalResult SpmdDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                        unsigned resultIndex,
                                                        NamedAttribute attr) {
-  auto function = llvm::dyn_cast<FunctionOpInterface>(op);
-  if (!function)
-    return op->emitError() << "'" << attr.getName().getValue()
-                           << "' is only allowed on function results";
-  return verifyValueSharding(op, attr, function.getResultTypes()[resultIndex],
-                             op->getLoc(),
-                             "result #" + std::to_string(resultIndex));
+  return verifyFunctionAttribute(op, attr, /*isResult=*/true, resultIndex);
 }
 
 /// `spmd.sharding` on an op: one #spmd.sharding per result.
 LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() != kShardingAttrName)
-    return op->emitError() << "unknown attribute '" << attr.getName().getValue() << "'";
+    return op->emitError() << "unknown attribute '" << attr.getName().getValue()
+                           << "'";
   auto perValue = llvm::dyn_cast<ShardingPerValueAttr>(attr.getValue());
   if (!perValue)
     return op->emitError() << "'" << attr.getName().getValue()

@@ -1,4 +1,5 @@
-//===- SpmdDialect.h - The spmd dialect, its enums and attributes -*- C++ -*-===//
+//===- SpmdDialect.h - The spmd dialect, its enums and attributes -*- C++
+//-*-===//
 
 #ifndef SPMD_IR_SPMDDIALECT_H
 #define SPMD_IR_SPMDDIALECT_H

@@ -17,13 +17,14 @@ using namespace mlir::spmd;
 LogicalResult
 ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyShardingFor(
-      getSharding(), getInput().getType(), *this,
-      [&] { return emitOpError(); }, &tables);
+      getSharding(), getInput().getType(), *this, [&] { return emitOpError(); },
+      &tables);
 }
 
 LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto emitError = [&] { return emitOpError(); };
-  FailureOr<MeshAttr> mesh = lookupMesh(*this, getMeshAttr(), emitError, &tables);
+  FailureOr<MeshAttr> mesh =
+      lookupMesh(*this, getMeshAttr(), emitError, &tables);
   if (failed(mesh))
     return failure();
   if (!mesh->toMesh().axisIndex(getAxis()))
@@ -49,8 +50,8 @@ struct DimRule {
 static LogicalResult checkDimIndex(Operation *op, RankedTensorType type,
                                    int64_t dim, StringRef name) {
   if (dim < 0 || dim >= type.getRank())
-    return op->emitOpError() << name << " " << dim << " is out of range for "
-                             << type;
+    return op->emitOpError()
+           << name << " " << dim << " is out of range for " << type;
   return success();
 }
 
@@ -61,19 +62,19 @@ static LogicalResult checkResultShape(Operation *op, ArrayRef<DimRule> rules) {
   auto result = llvm::cast<RankedTensorType>(op->getResult(0).getType());
   if (input.getRank() != result.getRank() ||
       input.getElementType() != result.getElementType())
-    return op->emitOpError() << "result " << result
-                             << " must have the rank and element type of "
-                             << input;
+    return op->emitOpError()
+           << "result " << result << " must have the rank and element type of "
+           << input;
   for (int64_t d = 0; d < input.getRank(); ++d) {
-    const DimRule *rule = llvm::find_if(rules, [&](const DimRule &r) {
-      return r.dim == d;
-    });
-    int64_t expected = rule != rules.end() ? rule->expected : input.getDimSize(d);
+    const DimRule *rule =
+        llvm::find_if(rules, [&](const DimRule &r) { return r.dim == d; });
+    int64_t expected =
+        rule != rules.end() ? rule->expected : input.getDimSize(d);
     if (result.getDimSize(d) != expected) {
       InFlightDiagnostic diag = op->emitOpError()
                                 << "result dimension " << d << " is "
-                                << result.getDimSize(d) << " but "
-                                << expected << " is expected";
+                                << result.getDimSize(d) << " but " << expected
+                                << " is expected";
       if (rule != rules.end())
         diag << " (operand dimension " << input.getDimSize(d) << " "
              << rule->why << ")";
@@ -87,38 +88,36 @@ static std::string overDevices(StringRef what, int64_t groupSize) {
   return (what + " over " + std::to_string(groupSize) + " devices").str();
 }
 
-LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {
-  int64_t dim = getGatherDim();
-  if (failed(checkDimIndex(*this, getInput().getType(), dim, "gather_dim")))
+/// Collectives that resize one dimension: gathers multiply it by the group
+/// size, scatters and slices keep ceil(d / n) of it.
+static LogicalResult verifyResizedDim(Operation *op, int64_t dim,
+                                      StringRef dimName, StringRef verb,
+                                      int64_t groupSize, bool gathers) {
+  auto input = llvm::cast<RankedTensorType>(op->getOperand(0).getType());
+  if (failed(checkDimIndex(op, input, dim, dimName)))
     return failure();
-  std::string why = overDevices("gathered", groupSize);
-  return checkResultShape(
-      *this, {{dim, getInput().getType().getDimSize(dim) * groupSize,
-               why.c_str()}});
+  int64_t size = input.getDimSize(dim);
+  int64_t expected =
+      gathers ? size * groupSize : llvm::divideCeil(size, groupSize);
+  std::string why = overDevices(verb, groupSize);
+  return checkResultShape(op, {{dim, expected, why.c_str()}});
+}
+
+LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {
+  return verifyResizedDim(*this, getGatherDim(), "gather_dim", "gathered",
+                          groupSize, /*gathers=*/true);
 }
 
 LogicalResult AllReduceOp::verifyGroupShapes(int64_t) { return success(); }
 
 LogicalResult ReduceScatterOp::verifyGroupShapes(int64_t groupSize) {
-  int64_t dim = getScatterDim();
-  if (failed(checkDimIndex(*this, getInput().getType(), dim, "scatter_dim")))
-    return failure();
-  std::string why = overDevices("scattered", groupSize);
-  return checkResultShape(
-      *this, {{dim,
-               llvm::divideCeil(getInput().getType().getDimSize(dim), groupSize),
-               why.c_str()}});
+  return verifyResizedDim(*this, getScatterDim(), "scatter_dim", "scattered",
+                          groupSize, /*gathers=*/false);
 }
 
 LogicalResult AllSliceOp::verifyGroupShapes(int64_t groupSize) {
-  int64_t dim = getSliceDim();
-  if (failed(checkDimIndex(*this, getInput().getType(), dim, "slice_dim")))
-    return failure();
-  std::string why = overDevices("sliced", groupSize);
-  return checkResultShape(
-      *this, {{dim,
-               llvm::divideCeil(getInput().getType().getDimSize(dim), groupSize),
-               why.c_str()}});
+  return verifyResizedDim(*this, getSliceDim(), "slice_dim", "sliced",
+                          groupSize, /*gathers=*/false);
 }
 
 LogicalResult AllToAllOp::verifyGroupShapes(int64_t groupSize) {
@@ -131,16 +130,15 @@ LogicalResult AllToAllOp::verifyGroupShapes(int64_t groupSize) {
   if (input.getDimSize(split) % groupSize != 0)
     return emitOpError() << "split dimension " << split << " of size "
                          << input.getDimSize(split)
-                         << " is not divisible by the group size "
-                         << groupSize;
+                         << " is not divisible by the group size " << groupSize;
   if (split == concat)
     return checkResultShape(*this, {});
   std::string splitWhy = overDevices("split", groupSize);
   std::string concatWhy = overDevices("concatenated", groupSize);
   return checkResultShape(
-      *this, {{split, input.getDimSize(split) / groupSize, splitWhy.c_str()},
-              {concat, input.getDimSize(concat) * groupSize,
-               concatWhy.c_str()}});
+      *this,
+      {{split, input.getDimSize(split) / groupSize, splitWhy.c_str()},
+       {concat, input.getDimSize(concat) * groupSize, concatWhy.c_str()}});
 }
 
 LogicalResult CollectivePermuteOp::verifyGroupShapes(int64_t groupSize) {
@@ -149,9 +147,9 @@ LogicalResult CollectivePermuteOp::verifyGroupShapes(int64_t groupSize) {
   for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
     for (int64_t position : {pairs[i], pairs[i + 1]})
       if (position < 0 || position >= groupSize)
-        return emitOpError() << "pair " << pairs[i] << " -> " << pairs[i + 1]
-                             << " names a device outside the group of "
-                             << groupSize;
+        return emitOpError()
+               << "pair " << pairs[i] << " -> " << pairs[i + 1]
+               << " names a device outside the group of " << groupSize;
     if (!sources.insert(pairs[i]).second)
       return emitOpError() << "device " << pairs[i] << " sends twice";
     if (!targets.insert(pairs[i + 1]).second)

@@ -17,9 +17,9 @@ FailureOr<MeshAttr>
 mlir::spmd::lookupMesh(Operation *from, FlatSymbolRefAttr meshRef,
                        function_ref<InFlightDiagnostic()> emitError,
                        SymbolTableCollection *tables) {
-  Operation *symbol =
-      tables ? tables->lookupNearestSymbolFrom(from, meshRef)
-             : SymbolTable::lookupNearestSymbolFrom(from, meshRef);
+  Operation *symbol = tables
+                          ? tables->lookupNearestSymbolFrom(from, meshRef)
+                          : SymbolTable::lookupNearestSymbolFrom(from, meshRef);
   if (auto meshOp = llvm::dyn_cast_or_null<MeshOp>(symbol))
     return meshOp.getMesh();
   return emitError() << meshRef << " does not name a spmd.mesh";
@@ -38,8 +38,8 @@ mlir::spmd::verifyShardingFor(ShardingAttr sharding, Type type, Operation *from,
     return failure();
   ::spmd::TensorSharding value = sharding.toTensorSharding();
   if (llvm::Error err = value.verify(mesh->toMesh(), tensorType.getRank()))
-    return emitError() << "sharding " << value.str() << " does not fit "
-                       << type << ": " << llvm::toString(std::move(err));
+    return emitError() << "sharding " << value.str() << " does not fit " << type
+                       << ": " << llvm::toString(std::move(err));
   return success();
 }
 
@@ -56,8 +56,8 @@ LogicalResult mlir::spmd::verifyCollective(CollectiveOpInterface op,
   for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
     std::optional<::spmd::AxisIndex> index = meshValue.axisIndex(axis);
     if (!index)
-      return emitError() << "mesh " << op.getMeshAttr()
-                         << " has no axis named " << axis;
+      return emitError() << "mesh " << op.getMeshAttr() << " has no axis named "
+                         << axis;
     if (!seen.insert(axis).second)
       return emitError() << "lists axis " << axis << " twice";
     groupSize *= meshValue.axisSize(*index);

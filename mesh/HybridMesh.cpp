@@ -39,8 +39,8 @@ llvm::Expected<HybridMesh> HybridMesh::create(std::vector<std::string> names,
       dcnCoords[i] = coords[i] / ici[i];
       iciCoords[i] = coords[i] % ici[i];
     }
-    deviceIds[pos] = linearize(dcnCoords, dcn) * perProcess +
-                     linearize(iciCoords, ici);
+    deviceIds[pos] =
+        linearize(dcnCoords, dcn) * perProcess + linearize(iciCoords, ici);
   }
   llvm::Expected<Mesh> mesh =
       Mesh::create(std::move(names), std::move(shape), std::move(deviceIds));

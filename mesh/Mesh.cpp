@@ -40,8 +40,7 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 llvm::Error Mesh::verify(ArrayRef<std::string> axisNames,
-                         ArrayRef<int64_t> shape,
-                         ArrayRef<int64_t> deviceIds) {
+                         ArrayRef<int64_t> shape, ArrayRef<int64_t> deviceIds) {
   if (axisNames.size() != shape.size())
     return makeError(llvm::formatv("mesh has {0} axis names but {1} sizes",
                                    axisNames.size(), shape.size()));
@@ -56,16 +55,16 @@ llvm::Error Mesh::verify(ArrayRef<std::string> axisNames,
       return makeError(llvm::formatv(
           "mesh axis \"{0}\" has size {1}; sizes must be >= 1", name, size));
     if (size > kMaxDevices / numDevices)
-      return makeError(llvm::formatv("mesh has more than {0} devices",
-                                     kMaxDevices));
+      return makeError(
+          llvm::formatv("mesh has more than {0} devices", kMaxDevices));
     numDevices *= size;
   }
   if (deviceIds.empty())
     return llvm::Error::success();
   if (static_cast<int64_t>(deviceIds.size()) != numDevices)
-    return makeError(llvm::formatv(
-        "device_ids has {0} entries but the mesh has {1} devices",
-        deviceIds.size(), numDevices));
+    return makeError(
+        llvm::formatv("device_ids has {0} entries but the mesh has {1} devices",
+                      deviceIds.size(), numDevices));
   std::vector<bool> used(numDevices, false);
   for (int64_t id : deviceIds) {
     if (id < 0 || id >= numDevices)

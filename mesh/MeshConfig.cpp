@@ -49,11 +49,11 @@ private:
     if (error)
       return;
     auto [line, column] = sourceMgr.getLineAndColumn(loc);
-    error = std::make_unique<ConfigError>(name.str(), line, column,
-                                          message.str());
+    error =
+        std::make_unique<ConfigError>(name.str(), line, column, message.str());
   }
   std::optional<std::vector<std::string>> readNames(yaml::Node *node,
-                                                     llvm::StringRef key);
+                                                    llvm::StringRef key);
   std::optional<std::vector<int64_t>> readSizes(yaml::Node *node,
                                                 llvm::StringRef key);
   llvm::Error takeError() {
@@ -238,7 +238,8 @@ spmd::loadMeshConfigFile(llvm::StringRef path,
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
-    return llvm::make_error<ConfigError>(
-        path.str(), 0, 0, "cannot read mesh config: " + buffer.getError().message());
+    return llvm::make_error<ConfigError>(path.str(), 0, 0,
+                                         "cannot read mesh config: " +
+                                             buffer.getError().message());
   return parseMeshConfig((*buffer)->getBuffer(), path, expectedProcesses);
 }

@@ -14,8 +14,7 @@ using namespace mlir;
 using namespace mlir::spmd;
 
 namespace {
-struct MeshConfigPass
-    : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
+struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
   using SpmdMeshConfigBase::SpmdMeshConfigBase;
 
   /// Also accepts a bare path, so `--spmd-mesh-config=FILE` reads FILE.
@@ -47,16 +46,16 @@ struct MeshConfigPass
             // Errors inside the file point into it; others (an unreadable
             // file) are about the module being processed.
             if (err.line)
-              mlir::emitError(FileLineColLoc::get(context, err.file, err.line,
-                                                  err.column))
+              mlir::emitError(
+                  FileLineColLoc::get(context, err.file, err.line, err.column))
                   << err.message;
             else
-              mlir::emitError(module.getLoc()) << "mesh config '" << err.file
-                                 << "': " << err.message;
+              mlir::emitError(module.getLoc())
+                  << "mesh config '" << err.file << "': " << err.message;
           },
           [&](const llvm::ErrorInfoBase &err) {
-            mlir::emitError(module.getLoc()) << "mesh config '" << file
-                               << "': " << err.message();
+            mlir::emitError(module.getLoc())
+                << "mesh config '" << file << "': " << err.message();
           });
       return signalPassFailure();
     }

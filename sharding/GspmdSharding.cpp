@@ -121,7 +121,8 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
       std::vector<int64_t> sorted = perm;
       llvm::sort(sorted);
       for (size_t i = 0; i < sorted.size(); ++i)
-        if (sorted[i] != static_cast<int64_t>(i) || perm.size() != reshape.size())
+        if (sorted[i] != static_cast<int64_t>(i) ||
+            perm.size() != reshape.size())
           return makeError("invalid GSPMD sharding '" + text +
                            "': T(...) must permute the iota dimensions");
       if (llvm::any_of(reshape, [](int64_t s) { return s < 1; }))

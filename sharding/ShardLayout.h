@@ -1,4 +1,5 @@
-//===- ShardLayout.h - Which device holds which part of a tensor -*- C++ -*-===//
+//===- ShardLayout.h - Which device holds which part of a tensor -*- C++
+//-*-===//
 //
 // A TensorSharding resolved against a mesh and a global shape. A dimension
 // of size d split over axes of total size n gives every device a shard of
@@ -34,7 +35,9 @@ public:
   const Mesh &mesh() const { return mesh_; }
   llvm::ArrayRef<int64_t> globalShape() const { return globalShape_; }
   /// Mesh axes splitting `dim`, major to minor.
-  llvm::ArrayRef<AxisIndex> dimAxes(unsigned dim) const { return dimAxes_[dim]; }
+  llvm::ArrayRef<AxisIndex> dimAxes(unsigned dim) const {
+    return dimAxes_[dim];
+  }
   llvm::ArrayRef<AxisIndex> partialAxes() const { return partialAxes_; }
 
   int64_t numShards(unsigned dim) const;
@@ -46,7 +49,8 @@ public:
   llvm::SmallVector<DimSlice> sliceOf(int64_t device) const;
   /// Devices holding shard `index` (replicas, and partial summands when
   /// the sharding is partial), in increasing order.
-  llvm::SmallVector<int64_t> devicesHolding(llvm::ArrayRef<int64_t> index) const;
+  llvm::SmallVector<int64_t>
+  devicesHolding(llvm::ArrayRef<int64_t> index) const;
   /// How many devices hold each shard.
   int64_t replication() const;
 

@@ -81,8 +81,8 @@ llvm::Error TensorSharding::verify() const {
       if (llvm::Error err = use(axis, "dimension " + llvm::Twine(i)))
         return err;
     if (dim.priority && *dim.priority < 0)
-      return makeError(llvm::formatv(
-          "dimension {0} has negative priority {1}", i, *dim.priority));
+      return makeError(llvm::formatv("dimension {0} has negative priority {1}",
+                                     i, *dim.priority));
   }
   for (const std::string &axis : replicated)
     if (llvm::Error err = use(axis, "replicated"))
@@ -95,9 +95,9 @@ llvm::Error TensorSharding::verify() const {
 
 llvm::Error TensorSharding::verify(const Mesh &mesh, unsigned rank) const {
   if (dims.size() != rank)
-    return makeError(llvm::formatv(
-        "sharding has {0} dimensions but the tensor has rank {1}", dims.size(),
-        rank));
+    return makeError(
+        llvm::formatv("sharding has {0} dimensions but the tensor has rank {1}",
+                      dims.size(), rank));
   if (llvm::Error err = verify())
     return err;
   auto check = [&](const std::vector<std::string> &axes) -> llvm::Error {
@@ -116,16 +116,16 @@ llvm::Error TensorSharding::verify(const Mesh &mesh, unsigned rank) const {
 }
 
 bool TensorSharding::isFullyReplicated() const {
-  return partial.empty() &&
-         llvm::all_of(dims, [](const DimSharding &d) { return d.axes.empty(); });
+  return partial.empty() && llvm::all_of(dims, [](const DimSharding &d) {
+           return d.axes.empty();
+         });
 }
 
 static void printAxes(llvm::raw_ostream &os,
                       const std::vector<std::string> &axes, bool open) {
   os << '{';
-  llvm::interleaveComma(axes, os, [&](const std::string &a) {
-    os << '"' << a << '"';
-  });
+  llvm::interleaveComma(axes, os,
+                        [&](const std::string &a) { os << '"' << a << '"'; });
   if (open)
     os << (axes.empty() ? "?" : ", ?");
   os << '}';

@@ -37,8 +37,8 @@ struct DimSharding {
 class SpecEntry {
 public:
   using Axis = std::variant<std::string, int64_t>;
-  SpecEntry() = default;                       // none
-  SpecEntry(std::nullopt_t) {}                 // none
+  SpecEntry() = default;       // none
+  SpecEntry(std::nullopt_t) {} // none
   SpecEntry(const char *name) : axes{std::string(name)} {}
   SpecEntry(std::string name) : axes{std::move(name)} {}
   SpecEntry(int index) : axes{int64_t(index)} {}

@@ -3,8 +3,8 @@
 #include "ShardingEnumeration.h"
 #include "ir/SpmdDialect.h"
 
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "gtest/gtest.h"
 
@@ -47,7 +47,8 @@ TEST_F(AttrConversion, EveryShardingRoundTripsThroughTheAttribute) {
 TEST_F(AttrConversion, MeshRoundTrip) {
   for (std::vector<int64_t> ids :
        {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 0, 2}}) {
-    spmd::Mesh mesh = llvm::cantFail(spmd::Mesh::create({"x", "y"}, {2, 2}, ids));
+    spmd::Mesh mesh =
+        llvm::cantFail(spmd::Mesh::create({"x", "y"}, {2, 2}, ids));
     MeshAttr attr = MeshAttr::get(&context, mesh);
     EXPECT_EQ(attr.toMesh(), mesh);
     EXPECT_EQ(print(attr), "#spmd.mesh" + mesh.str());

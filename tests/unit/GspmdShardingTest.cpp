@@ -1,7 +1,7 @@
 //===- GspmdShardingTest.cpp - GSPMD sharding strings ---------------------===//
 
-#include "ShardingEnumeration.h"
 #include "sharding/GspmdSharding.h"
+#include "ShardingEnumeration.h"
 #include "sharding/ShardLayout.h"
 
 #include "gtest/gtest.h"
@@ -90,7 +90,7 @@ TEST(GspmdSharding, ToSpmd) {
 TEST(GspmdSharding, PartialHasNoString) {
   Mesh mesh = llvm::cantFail(Mesh::create({"x"}, {2}));
   TensorSharding s("mesh", {{}}, {}, {"x"});
-  EXPECT_FALSE(bool(GspmdSharding::fromSpmd(s, mesh)) );
+  EXPECT_FALSE(bool(GspmdSharding::fromSpmd(s, mesh)));
   llvm::consumeError(GspmdSharding::fromSpmd(s, mesh).takeError());
 }
 

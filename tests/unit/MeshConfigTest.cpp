@@ -15,7 +15,8 @@ struct Failure {
 
 static Failure failureOf(llvm::StringRef text,
                          std::optional<int64_t> processes = std::nullopt) {
-  llvm::Expected<HybridMesh> mesh = parseMeshConfig(text, "cfg.yaml", processes);
+  llvm::Expected<HybridMesh> mesh =
+      parseMeshConfig(text, "cfg.yaml", processes);
   Failure failure;
   if (mesh) {
     failure.message = "<no error>";
@@ -57,7 +58,8 @@ TEST(MeshConfig, Json) {
 }
 
 TEST(MeshConfig, UnknownKeyHasLine) {
-  Failure f = failureOf("axis_names: [a]\nici_mesh_shape: [2]\ndcn_shape: [1]\n");
+  Failure f =
+      failureOf("axis_names: [a]\nici_mesh_shape: [2]\ndcn_shape: [1]\n");
   EXPECT_EQ(f.line, 3u);
   EXPECT_EQ(f.column, 1u);
   EXPECT_NE(f.message.find("unknown key 'dcn_shape'"), std::string::npos);
@@ -66,8 +68,10 @@ TEST(MeshConfig, UnknownKeyHasLine) {
 TEST(MeshConfig, RankMismatch) {
   Failure f = failureOf("axis_names: [a, b]\nici_mesh_shape: [2]\n");
   EXPECT_EQ(f.line, 2u);
-  EXPECT_NE(f.message.find("'ici_mesh_shape' has 1 entries"), std::string::npos);
-  f = failureOf("axis_names: [a]\nici_mesh_shape: [2]\ndcn_mesh_shape: [1, 2]\n");
+  EXPECT_NE(f.message.find("'ici_mesh_shape' has 1 entries"),
+            std::string::npos);
+  f = failureOf(
+      "axis_names: [a]\nici_mesh_shape: [2]\ndcn_mesh_shape: [1, 2]\n");
   EXPECT_EQ(f.line, 3u);
   EXPECT_NE(f.message.find("'dcn_mesh_shape' has 2"), std::string::npos);
 }
@@ -112,7 +116,8 @@ TEST(MeshConfig, MissingKeysDuplicatesAndTypes) {
 TEST(MeshConfig, SyntaxErrorHasPosition) {
   Failure f = failureOf("axis_names: [a, b\n");
   EXPECT_EQ(f.line, 1u);
-  EXPECT_NE(f.message.find("invalid YAML/JSON"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("invalid YAML/JSON"), std::string::npos)
+      << f.message;
   f = failureOf("{\"axis_names\": [\"a\"]\n \"ici_mesh_shape\": [1]}");
   EXPECT_EQ(f.line, 2u);
   EXPECT_NE(f.message.find("invalid JSON"), std::string::npos) << f.message;
@@ -121,6 +126,7 @@ TEST(MeshConfig, SyntaxErrorHasPosition) {
 TEST(MeshConfig, MissingFile) {
   auto mesh = loadMeshConfigFile("/nonexistent/mesh.yaml");
   ASSERT_FALSE(bool(mesh));
-  EXPECT_NE(llvm::toString(mesh.takeError()).find("/nonexistent/mesh.yaml: error"),
-            std::string::npos);
+  EXPECT_NE(
+      llvm::toString(mesh.takeError()).find("/nonexistent/mesh.yaml: error"),
+      std::string::npos);
 }

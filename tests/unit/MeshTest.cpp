@@ -139,8 +139,8 @@ TEST(HybridMesh, DcnMajorOrdering) {
 
 TEST(HybridMesh, InterleavedAxes) {
   // data = dcn 2 x ici 2; model = ici 2. coord_data = dcn * 2 + ici.
-  HybridMesh hybrid = llvm::cantFail(
-      HybridMesh::create({"data", "model"}, {2, 2}, {2, 1}));
+  HybridMesh hybrid =
+      llvm::cantFail(HybridMesh::create({"data", "model"}, {2, 2}, {2, 1}));
   const Mesh &mesh = hybrid.mesh();
   EXPECT_EQ(mesh.shape(), (llvm::ArrayRef<int64_t>{4, 2}));
   // Every process owns a contiguous block and a contiguous range of
@@ -152,8 +152,8 @@ TEST(HybridMesh, InterleavedAxes) {
 }
 
 TEST(HybridMesh, ProcessOwnsDcnBlockAlongEveryAxis) {
-  HybridMesh hybrid = llvm::cantFail(
-      HybridMesh::create({"a", "b"}, {2, 3}, {2, 2}));
+  HybridMesh hybrid =
+      llvm::cantFail(HybridMesh::create({"a", "b"}, {2, 3}, {2, 2}));
   const Mesh &mesh = hybrid.mesh();
   EXPECT_EQ(mesh.numDevices(), 24);
   for (int64_t d = 0; d < mesh.numDevices(); ++d) {

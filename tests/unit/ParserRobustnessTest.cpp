@@ -42,10 +42,17 @@ func.func @f(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data
 
 static std::string mutate(std::string text, std::mt19937 &rng) {
   static const std::string kChars = "{}[]<>(),=?@\"0123456789-pxq \n";
-  static const char *const kNumbers[] = {"0",  "-1", "1",   "3",
-                                         "7",  "65536", "9223372036854775807",
+  static const char *const kNumbers[] = {"0",
+                                         "-1",
+                                         "1",
+                                         "3",
+                                         "7",
+                                         "65536",
+                                         "9223372036854775807",
                                          "-9223372036854775808"};
-  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  auto pick = [&](size_t n) {
+    return std::uniform_int_distribution<size_t>(0, n - 1)(rng);
+  };
   for (int edits = 1 + pick(3); edits > 0 && !text.empty(); --edits) {
     size_t at = pick(text.size());
     switch (pick(4)) {
@@ -84,21 +91,24 @@ TEST(ParserRobustness, MutantsNeverCrashAndAcceptedOnesRoundTrip) {
   MLIRContext context;
   context.loadDialect<mlir::spmd::SpmdDialect, func::FuncDialect,
                       arith::ArithDialect>();
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
 
   ASSERT_TRUE(parseSourceString<ModuleOp>(kSeed, &context));
   std::mt19937 rng(12345);
   int accepted = 0, rejected = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string mutant = mutate(kSeed, rng);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(mutant, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(mutant, &context);
     if (!module) {
       ++rejected;
       continue;
     }
     ++accepted;
     std::string printed = print(*module);
-    OwningOpRef<ModuleOp> reparsed = parseSourceString<ModuleOp>(printed, &context);
+    OwningOpRef<ModuleOp> reparsed =
+        parseSourceString<ModuleOp>(printed, &context);
     ASSERT_TRUE(reparsed) << "printed form does not parse:\n" << printed;
     EXPECT_EQ(print(*reparsed), printed);
   }

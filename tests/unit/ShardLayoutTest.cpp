@@ -1,7 +1,7 @@
 //===- ShardLayoutTest.cpp - Shard shapes, offsets and owners -------------===//
 
-#include "ShardingEnumeration.h"
 #include "sharding/ShardLayout.h"
+#include "ShardingEnumeration.h"
 
 #include "llvm/Support/MathExtras.h"
 #include "gtest/gtest.h"
@@ -102,7 +102,8 @@ TEST_P(ShardTiling, EveryShardingTilesTheTensor) {
           ++held[(slice[0].offset + i) * shape[1] + slice[1].offset + j];
       for (unsigned d = 0; d < 2; ++d) {
         EXPECT_LE(slice[d].valid, slice[d].size);
-        EXPECT_EQ(slice[d].size, llvm::divideCeil(shape[d], layout.numShards(d)));
+        EXPECT_EQ(slice[d].size,
+                  llvm::divideCeil(shape[d], layout.numShards(d)));
       }
     }
     for (int count : held)

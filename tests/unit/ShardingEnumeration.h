@@ -25,8 +25,7 @@ inline std::vector<TensorSharding> allShardings(const Mesh &mesh, unsigned rank,
         if (used[a])
           continue;
         used[a] = true;
-        std::vector<std::string> &target =
-            d < rank ? dims[d].axes : partial;
+        std::vector<std::string> &target = d < rank ? dims[d].axes : partial;
         target.push_back(mesh.axisName(a).str());
         place(d);
         target.pop_back();

@@ -28,8 +28,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::cf::ControlFlowDialect, mlir::DLTIDialect,
-                  mlir::func::FuncDialect,
-                  mlir::linalg::LinalgDialect,
+                  mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::ml_program::MLProgramDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::shard::ShardDialect,
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
