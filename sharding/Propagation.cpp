@@ -1,0 +1,375 @@
+//===- Propagation.cpp - Sharding propagation over a factor graph ---------===//
+
+#include "sharding/Propagation.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <deque>
+
+using namespace spmd;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::SmallVectorImpl;
+using AxisList = SmallVector<AxisIndex, 2>;
+
+/// Splits a dimension's axes among the factors it is made of, major to
+/// minor. A dimension of one factor gives it every axis (uneven shards are
+/// fine). In a compound dimension a factor takes axes while their product
+/// divides its size, and the next factor only starts once the previous one
+/// is fully sharded; axes past that point are not projected.
+static void projectDim(ArrayRef<AxisIndex> axes, ArrayRef<unsigned> factors,
+                       ArrayRef<int64_t> factorSizes, const Mesh &mesh,
+                       SmallVectorImpl<AxisList> &factorAxes) {
+  if (factors.size() == 1) {
+    factorAxes[factors[0]].append(axes.begin(), axes.end());
+    return;
+  }
+  size_t i = 0;
+  int64_t product = 1;
+  for (AxisIndex axis : axes) {
+    while (i < factors.size() && product == factorSizes[factors[i]]) {
+      ++i;
+      product = 1;
+    }
+    if (i == factors.size())
+      return;
+    int64_t size = mesh.axisSize(axis);
+    if (factorSizes[factors[i]] % (product * size) != 0)
+      return;
+    factorAxes[factors[i]].push_back(axis);
+    product *= size;
+  }
+}
+
+/// The inverse of projectDim: the axes of a dimension made of `factors`.
+static AxisList composeDim(ArrayRef<unsigned> factors,
+                           ArrayRef<AxisList> factorAxes,
+                           ArrayRef<int64_t> factorSizes, const Mesh &mesh) {
+  if (factors.size() == 1)
+    return factorAxes[factors[0]];
+  AxisList axes;
+  for (unsigned f : factors) {
+    int64_t product = 1;
+    for (AxisIndex axis : factorAxes[f]) {
+      int64_t size = mesh.axisSize(axis);
+      if (factorSizes[f] % (product * size) != 0)
+        return axes;
+      axes.push_back(axis);
+      product *= size;
+    }
+    if (product != factorSizes[f])
+      return axes; // Minor factors cannot be sharded past a partial one.
+  }
+  return axes;
+}
+
+/// What one tensor dimension says about one factor.
+struct PropagationGraph::Candidate {
+  AxisList axes;
+  int64_t priority;
+  int64_t numElements;
+  unsigned order; // tensor position in the edge
+  int origin;
+
+  /// Stronger sources win conflicts: lower priority, larger tensor, first.
+  bool strongerThan(const Candidate &other) const {
+    if (priority != other.priority)
+      return priority < other.priority;
+    if (numElements != other.numElements)
+      return numElements > other.numElements;
+    return order < other.order;
+  }
+};
+
+PropagationGraph::PropagationGraph(
+    std::vector<std::pair<std::string, Mesh>> meshes)
+    : meshes(std::move(meshes)) {}
+
+PropagationGraph::NodeId PropagationGraph::addNode(ArrayRef<int64_t> shape) {
+  Node node;
+  node.shape.assign(shape.begin(), shape.end());
+  node.numElements = product(shape);
+  nodes.push_back(std::move(node));
+  return nodes.size() - 1;
+}
+
+llvm::Error PropagationGraph::setUserSharding(NodeId id,
+                                              const TensorSharding &sharding,
+                                              int origin) {
+  auto meshIt = llvm::find_if(
+      meshes, [&](const auto &m) { return m.first == sharding.meshName; });
+  if (meshIt == meshes.end())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown mesh @" + sharding.meshName);
+  const Mesh &mesh = meshIt->second;
+  Node &node = nodes[id];
+  if (llvm::Error err = sharding.verify(mesh, node.shape.size()))
+    return err;
+  node.mesh = meshIt - meshes.begin();
+  node.user = true;
+  node.dims.clear();
+  for (const DimSharding &dimSharding : sharding.dims) {
+    Dim dim;
+    for (AxisIndex axis : llvm::cantFail(mesh.resolveAxes(dimSharding.axes)))
+      dim.axes.push_back(axis);
+    dim.closed = !dimSharding.open;
+    dim.explicitPriority = dimSharding.priority.has_value();
+    dim.priority = dimSharding.priority.value_or(0);
+    dim.origin = origin;
+    node.dims.push_back(std::move(dim));
+  }
+  auto resolve = [&](const std::vector<std::string> &names) {
+    AxisList axes;
+    for (AxisIndex axis : llvm::cantFail(mesh.resolveAxes(names)))
+      axes.push_back(axis);
+    return axes;
+  };
+  node.replicated = resolve(sharding.replicated);
+  node.partial = resolve(sharding.partial);
+  node.partialKind = sharding.partialKind;
+  return llvm::Error::success();
+}
+
+void PropagationGraph::setReplicated(NodeId id, unsigned meshIndex) {
+  Node &node = nodes[id];
+  if (node.user)
+    return;
+  node.mesh = meshIndex;
+  node.dims.assign(node.shape.size(), Dim());
+  for (Dim &dim : node.dims)
+    dim.closed = true;
+}
+
+void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids) {
+  unsigned index = edges.size();
+  for (NodeId id : ids)
+    if (!llvm::is_contained(nodes[id].edges, index))
+      nodes[id].edges.push_back(index);
+  edges.push_back({std::move(rule), std::move(ids)});
+}
+
+bool PropagationGraph::usesAxis(const Node &node, AxisIndex axis,
+                                unsigned exceptDim) const {
+  for (auto [d, dim] : llvm::enumerate(node.dims))
+    if (d != exceptDim && llvm::is_contained(dim.axes, axis))
+      return true;
+  return llvm::is_contained(node.replicated, axis) ||
+         llvm::is_contained(node.partial, axis);
+}
+
+bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
+                                PropagationStrategy strategy,
+                                SmallVectorImpl<NodeId> &changed) {
+  const Edge &edge = edges[edgeIndex];
+  const ShardingRule &rule = edge.rule;
+
+  // All tensors of an op must live on one mesh.
+  int meshIndex = -1;
+  for (NodeId id : edge.nodes) {
+    int m = nodes[id].mesh;
+    if (m < 0)
+      continue;
+    if (meshIndex >= 0 && m != meshIndex) {
+      if (!llvm::is_contained(meshConflictEdges, edgeIndex))
+        meshConflictEdges.push_back(edgeIndex);
+      return false;
+    }
+    meshIndex = m;
+  }
+  if (meshIndex < 0)
+    return false;
+  const Mesh &mesh = meshes[meshIndex].second;
+
+  // Project every visible dimension sharding onto the factors.
+  unsigned numFactors = rule.numFactors();
+  std::vector<SmallVector<Candidate, 2>> candidates(numFactors);
+  SmallVector<AxisList, 4> projected(numFactors);
+  for (auto [t, id] : llvm::enumerate(edge.nodes)) {
+    const Node &node = nodes[id];
+    if (node.mesh < 0 || node.dims.size() != rule.tensors[t].size())
+      continue;
+    for (auto [d, dim] : llvm::enumerate(node.dims)) {
+      if (dim.axes.empty() || dim.priority > threshold)
+        continue;
+      const DimFactors &factors = rule.tensors[t][d];
+      for (unsigned f : factors)
+        projected[f].clear();
+      projectDim(dim.axes, factors, rule.factorSizes, mesh, projected);
+      for (unsigned f : factors)
+        if (!projected[f].empty())
+          candidates[f].push_back({projected[f], dim.priority,
+                                   node.numElements, static_cast<unsigned>(t),
+                                   dim.origin});
+    }
+  }
+
+  // Merge per factor.
+  SmallVector<AxisList, 4> factorAxes(numFactors);
+  SmallVector<const Candidate *, 4> winner(numFactors, nullptr);
+  for (unsigned f = 0; f < numFactors; ++f) {
+    FactorKind kind = rule.factorKinds[f];
+    if (candidates[f].empty() || kind == FactorKind::NeedReplication ||
+        (kind == FactorKind::Permutation &&
+         strategy == PropagationStrategy::Basic))
+      continue;
+    const Candidate *strongest = &candidates[f].front();
+    const Candidate *longest = strongest;
+    for (const Candidate &c : candidates[f]) {
+      if (c.strongerThan(*strongest))
+        strongest = &c;
+      if (c.axes.size() > longest->axes.size())
+        longest = &c;
+    }
+    if (strategy == PropagationStrategy::Aggressive) {
+      factorAxes[f] = strongest->axes;
+      winner[f] = strongest;
+      continue;
+    }
+    // Basic: agree on the longest when all are its prefixes, else on the
+    // common prefix.
+    size_t common = longest->axes.size();
+    for (const Candidate &c : candidates[f]) {
+      size_t k = 0;
+      while (k < c.axes.size() && k < common && c.axes[k] == longest->axes[k])
+        ++k;
+      if (k < c.axes.size())
+        common = std::min(common, k);
+    }
+    factorAxes[f].assign(longest->axes.begin(), longest->axes.begin() + common);
+    winner[f] = common == longest->axes.size() ? longest : strongest;
+  }
+
+  // An axis shards at most one factor: the stronger factor keeps it.
+  SmallVector<unsigned, 4> order;
+  for (unsigned f = 0; f < numFactors; ++f)
+    if (!factorAxes[f].empty())
+      order.push_back(f);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return winner[a]->strongerThan(*winner[b]);
+  });
+  SmallVector<bool, 8> used(mesh.rank(), false);
+  for (unsigned f : order) {
+    AxisList &axes = factorAxes[f];
+    auto clash = llvm::find_if(axes, [&](AxisIndex a) { return used[a]; });
+    axes.erase(clash, axes.end());
+    for (AxisIndex a : axes)
+      used[a] = true;
+  }
+
+  // Project back onto every tensor; only open dimensions grow.
+  bool any = false;
+  for (auto [t, id] : llvm::enumerate(edge.nodes)) {
+    Node &node = nodes[id];
+    if (node.shape.size() != rule.tensors[t].size())
+      continue;
+    if (node.mesh < 0) {
+      node.mesh = meshIndex;
+      node.dims.assign(node.shape.size(), Dim());
+    }
+    bool nodeChanged = false;
+    for (auto [d, dim] : llvm::enumerate(node.dims)) {
+      if (dim.closed)
+        continue;
+      const DimFactors &factors = rule.tensors[t][d];
+      AxisList proposed =
+          composeDim(factors, factorAxes, rule.factorSizes, mesh);
+      size_t old = dim.axes.size();
+      if (proposed.size() <= old ||
+          !std::equal(dim.axes.begin(), dim.axes.end(), proposed.begin()))
+        continue;
+      size_t k = old;
+      while (k < proposed.size() && !usesAxis(node, proposed[k], d))
+        ++k;
+      if (k == old)
+        continue;
+      // The factor that gave the first new axis names the source.
+      const Candidate *source = nullptr;
+      for (unsigned f : factors)
+        if (llvm::is_contained(factorAxes[f], proposed[old]))
+          source = winner[f];
+      dim.axes.assign(proposed.begin(), proposed.begin() + k);
+      dim.priority = old ? std::min(dim.priority, source->priority)
+                         : source->priority;
+      if (!old)
+        dim.origin = source->origin;
+      nodeChanged = true;
+    }
+    if (nodeChanged) {
+      changed.push_back(id);
+      any = true;
+    }
+  }
+  return any;
+}
+
+int64_t PropagationGraph::propagate(PropagationStrategy strategy) {
+  SmallVector<int64_t> thresholds;
+  for (const Node &node : nodes)
+    for (const Dim &dim : node.dims)
+      if (!dim.axes.empty())
+        thresholds.push_back(dim.priority);
+  llvm::sort(thresholds);
+  thresholds.erase(llvm::unique(thresholds), thresholds.end());
+
+  int64_t evaluations = 0;
+  SmallVector<NodeId> changed;
+  for (int64_t threshold : thresholds) {
+    std::deque<unsigned> queue;
+    std::vector<bool> queued(edges.size(), true);
+    for (unsigned e = 0; e < edges.size(); ++e)
+      queue.push_back(e);
+    while (!queue.empty()) {
+      unsigned e = queue.front();
+      queue.pop_front();
+      queued[e] = false;
+      changed.clear();
+      ++evaluations;
+      if (!evaluate(e, threshold, strategy, changed))
+        continue;
+      for (NodeId id : changed)
+        for (unsigned next : nodes[id].edges)
+          if (!queued[next]) {
+            queued[next] = true;
+            queue.push_back(next);
+          }
+    }
+  }
+  return evaluations;
+}
+
+TensorSharding PropagationGraph::sharding(NodeId id,
+                                          unsigned defaultMesh) const {
+  const Node &node = nodes[id];
+  if (node.mesh < 0)
+    return TensorSharding::replicatedOf(meshes[defaultMesh].first,
+                                        node.shape.size());
+  const Mesh &mesh = meshes[node.mesh].second;
+  auto names = [&](ArrayRef<AxisIndex> axes) {
+    std::vector<std::string> result;
+    for (AxisIndex a : axes)
+      result.push_back(mesh.axisName(a).str());
+    return result;
+  };
+  std::vector<DimSharding> dims;
+  for (const Dim &dim : node.dims) {
+    DimSharding out;
+    out.axes = names(dim.axes);
+    // Propagated dimensions are written closed; the user's keep their form.
+    out.open = node.user && !dim.closed;
+    if (dim.explicitPriority)
+      out.priority = dim.priority;
+    dims.push_back(std::move(out));
+  }
+  return TensorSharding(meshes[node.mesh].first, std::move(dims),
+                        names(node.replicated), names(node.partial),
+                        node.partialKind);
+}
+
+SmallVector<int> PropagationGraph::origins(NodeId id) const {
+  SmallVector<int> result;
+  for (const Dim &dim : nodes[id].dims)
+    result.push_back(dim.axes.empty() ? kNoOrigin : dim.origin);
+  if (result.empty())
+    result.assign(nodes[id].shape.size(), kNoOrigin);
+  return result;
+}

@@ -1,0 +1,103 @@
+//===- Propagation.h - Sharding propagation over a factor graph -*- C++ -*-===//
+//
+// The propagation engine, free of MLIR: tensors are nodes, ops are edges
+// carrying a ShardingRule over their tensors. Shardings flow through edges
+// by projecting each tensor's dimension shardings onto the rule's factors,
+// merging per factor, and projecting back, on a worklist until nothing
+// changes. Rules (see docs/sharding-semantics.md, "Propagation"):
+//
+// - User shardings are never overridden: closed dimensions never change,
+//   open ones (`{"a", ?}`) are only extended.
+// - Priorities: a round per distinct user priority, lowest first; in round
+//   p only dimension shardings of priority <= p are sources.
+// - Conflicts: `basic` keeps only what all sources agree on (the longest
+//   sharding when each is a prefix of the next, else their common prefix);
+//   `aggressive` takes the strongest source: lowest priority, then largest
+//   tensor, then first in edge order.
+// - An axis shards at most one factor of an op; the stronger factor keeps
+//   it. Need-replication factors are never sharded; permutation factors
+//   propagate only with `aggressive`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_SHARDING_PROPAGATION_H
+#define SPMD_SHARDING_PROPAGATION_H
+
+#include "sharding/ShardingRule.h"
+#include "sharding/TensorSharding.h"
+
+namespace spmd {
+
+enum class PropagationStrategy { Basic, Aggressive };
+
+class PropagationGraph {
+public:
+  using NodeId = unsigned;
+  static constexpr int kNoOrigin = -1;
+
+  /// The meshes shardings may name; nodes refer to them by index.
+  explicit PropagationGraph(std::vector<std::pair<std::string, Mesh>> meshes);
+
+  NodeId addNode(llvm::ArrayRef<int64_t> shape);
+  /// A sharding written by the user; `origin` names it for debugging (see
+  /// `origin()`). Fails when the mesh or an axis is unknown or the rank is
+  /// wrong.
+  llvm::Error setUserSharding(NodeId node, const TensorSharding &sharding,
+                              int origin = kNoOrigin);
+  /// Marks every dimension of `node` closed and unsharded unless the user
+  /// sharded it (for values of ops without a rule).
+  void setReplicated(NodeId node, unsigned meshIndex);
+  /// An op: `nodes[t]` is the rule's tensor t.
+  void addEdge(ShardingRule rule, llvm::SmallVector<NodeId> nodes);
+
+  /// Runs to a fixpoint. Returns the number of edge evaluations.
+  int64_t propagate(PropagationStrategy strategy);
+
+  bool hasSharding(NodeId node) const { return nodes[node].mesh >= 0; }
+  /// The node's sharding (propagated dimensions are closed). Nodes no
+  /// sharding reached get a replicated sharding on `defaultMesh`.
+  TensorSharding sharding(NodeId node, unsigned defaultMesh) const;
+  /// Per dimension, the origin of its sharding (kNoOrigin if unsharded).
+  llvm::SmallVector<int> origins(NodeId node) const;
+
+  unsigned numNodes() const { return nodes.size(); }
+  /// Edges whose tensors are on different meshes, left alone.
+  llvm::ArrayRef<unsigned> meshConflicts() const { return meshConflictEdges; }
+
+private:
+  struct Dim {
+    llvm::SmallVector<AxisIndex, 2> axes;
+    bool closed = false;
+    bool explicitPriority = false; // written as p<N> by the user
+    int64_t priority = 0;
+    int origin = kNoOrigin;
+  };
+  struct Node {
+    std::vector<int64_t> shape;
+    int64_t numElements = 1;
+    int mesh = -1;
+    bool user = false;
+    llvm::SmallVector<Dim, 4> dims;
+    llvm::SmallVector<AxisIndex, 2> replicated, partial;
+    ReductionKind partialKind = ReductionKind::Sum;
+    llvm::SmallVector<unsigned, 4> edges;
+  };
+  struct Edge {
+    ShardingRule rule;
+    llvm::SmallVector<NodeId> nodes;
+  };
+  struct Candidate;
+
+  bool evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
+                llvm::SmallVectorImpl<NodeId> &changed);
+  bool usesAxis(const Node &node, AxisIndex axis, unsigned exceptDim) const;
+
+  std::vector<std::pair<std::string, Mesh>> meshes;
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  std::vector<unsigned> meshConflictEdges;
+};
+
+} // namespace spmd
+
+#endif // SPMD_SHARDING_PROPAGATION_H

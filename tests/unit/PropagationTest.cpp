@@ -1,0 +1,285 @@
+//===- PropagationTest.cpp - The propagation engine -----------------------===//
+
+#include "sharding/Propagation.h"
+
+#include "gtest/gtest.h"
+
+using namespace spmd;
+using NodeId = PropagationGraph::NodeId;
+
+namespace {
+/// A graph on the mesh @mesh = <["x"=2, "y"=4]> (and @other), with helpers
+/// that speak in sharding strings.
+class Propagation : public ::testing::Test {
+protected:
+  Propagation()
+      : graph({{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"},
+                                                    {2, 4, 2}))},
+               {"other", llvm::cantFail(Mesh::create({"x"}, {2}))}}) {}
+
+  void user(NodeId node, std::vector<DimSharding> dims,
+            std::string mesh = "mesh", std::vector<std::string> partial = {}) {
+    llvm::cantFail(graph.setUserSharding(
+        node, TensorSharding(mesh, std::move(dims), {}, std::move(partial)),
+        /*origin=*/static_cast<int>(node)));
+  }
+  std::string result(NodeId node) { return graph.sharding(node, 0).str(); }
+
+  /// C[i,k] = A[i,j] * B[j,k]
+  void matmul(NodeId a, NodeId b, NodeId c, int64_t i, int64_t j,
+              int64_t k) {
+    ShardingRule rule;
+    unsigned fi = rule.addFactor(i, FactorKind::Parallel);
+    unsigned fj = rule.addFactor(j, FactorKind::Reduction);
+    unsigned fk = rule.addFactor(k, FactorKind::Parallel);
+    rule.addTensor({{fi}, {fj}});
+    rule.addTensor({{fj}, {fk}});
+    rule.addTensor({{fi}, {fk}});
+    graph.addEdge(std::move(rule), {a, b, c});
+  }
+  void elementwise(llvm::ArrayRef<int64_t> shape,
+                   llvm::SmallVector<NodeId> nodes) {
+    graph.addEdge(ShardingRule::identity(shape, nodes.size()), nodes);
+  }
+
+  static DimSharding closed(std::vector<std::string> axes) {
+    return {std::move(axes), false, std::nullopt};
+  }
+  static DimSharding open(std::vector<std::string> axes,
+                          std::optional<int64_t> priority = std::nullopt) {
+    return {std::move(axes), true, priority};
+  }
+
+  PropagationGraph graph;
+};
+} // namespace
+
+TEST_F(Propagation, ForwardAndBackwardThroughElementwise) {
+  NodeId a = graph.addNode({8, 16}), b = graph.addNode({8, 16}),
+         c = graph.addNode({8, 16});
+  elementwise({8, 16}, {a, b});
+  elementwise({8, 16}, {b, c});
+  user(b, {closed({"x"}), closed({})});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(a), "<@mesh, [{\"x\"}, {}]>");
+  EXPECT_EQ(result(c), "<@mesh, [{\"x\"}, {}]>");
+  EXPECT_EQ(graph.origins(c), (llvm::SmallVector<int>{static_cast<int>(b),
+                                                      PropagationGraph::kNoOrigin}));
+}
+
+TEST_F(Propagation, MegatronMlp) {
+  // x[B,H] data-parallel, w1[H,F] column-split, w2[F,H] row-split.
+  NodeId x = graph.addNode({64, 1024}), w1 = graph.addNode({1024, 4096}),
+         h = graph.addNode({64, 4096}), r = graph.addNode({64, 4096}),
+         w2 = graph.addNode({4096, 1024}), y = graph.addNode({64, 1024});
+  user(x, {closed({"x"}), closed({})});
+  user(w1, {closed({}), closed({"y"})});
+  user(w2, {closed({"y"}), closed({})});
+  matmul(x, w1, h, 64, 1024, 4096);
+  elementwise({64, 4096}, {h, r});
+  matmul(r, w2, y, 64, 4096, 1024);
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(h), "<@mesh, [{\"x\"}, {\"y\"}]>");
+  EXPECT_EQ(result(r), "<@mesh, [{\"x\"}, {\"y\"}]>");
+  // The contraction over F (sharded on y) does not shard the output's H.
+  EXPECT_EQ(result(y), "<@mesh, [{\"x\"}, {}]>");
+}
+
+TEST_F(Propagation, ClosedDimsNeverChangeOpenOnesGrow) {
+  NodeId a = graph.addNode({8, 16}), b = graph.addNode({8, 16});
+  user(a, {closed({"x", "y"}), closed({"z"})});
+  user(b, {open({"x"}), closed({})});
+  elementwise({8, 16}, {a, b});
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(b), "<@mesh, [{\"x\", \"y\", ?}, {}]>");
+  EXPECT_EQ(result(a), "<@mesh, [{\"x\", \"y\"}, {\"z\"}]>");
+}
+
+TEST_F(Propagation, OpenDimIsNotRewrittenOnConflict) {
+  NodeId a = graph.addNode({8}), b = graph.addNode({8});
+  user(a, {closed({"y"})});
+  user(b, {open({"x"})});
+  elementwise({8}, {a, b});
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(b), "<@mesh, [{\"x\", ?}]>");
+}
+
+TEST_F(Propagation, LowerPriorityNumberWins) {
+  // Both want dim 0 of c; p0 is propagated first, p1 cannot override it.
+  NodeId a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
+  user(a, {open({"y"}, 1)});
+  user(b, {open({"x"}, 0)});
+  elementwise({8}, {a, c});
+  elementwise({8}, {b, c});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{\"x\"}]>");
+  // And the reverse priorities give the reverse answer.
+  PropagationGraph second = std::move(graph);
+  graph = PropagationGraph({{"mesh", llvm::cantFail(Mesh::create(
+                                         {"x", "y", "z"}, {2, 4, 2}))}});
+  a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
+  user(a, {open({"y"}, 0)});
+  user(b, {open({"x"}, 1)});
+  elementwise({8}, {a, c});
+  elementwise({8}, {b, c});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{\"y\"}]>");
+}
+
+TEST_F(Propagation, BasicKeepsAgreementAggressiveResolves) {
+  auto build = [&](PropagationStrategy strategy) {
+    graph = PropagationGraph({{"mesh", llvm::cantFail(Mesh::create(
+                                           {"x", "y", "z"}, {2, 4, 2}))}});
+    // a (small) says x, b (large) says y, for the shared dim of c.
+    NodeId a = graph.addNode({8, 1}), b = graph.addNode({8, 4}),
+           c = graph.addNode({8});
+    user(a, {closed({"x"}), closed({})});
+    user(b, {closed({"y"}), closed({})});
+    ShardingRule rule;
+    unsigned i = rule.addFactor(8, FactorKind::Parallel);
+    unsigned j = rule.addFactor(1, FactorKind::Reduction);
+    unsigned k = rule.addFactor(4, FactorKind::Reduction);
+    rule.addTensor({{i}, {j}});
+    rule.addTensor({{i}, {k}});
+    rule.addTensor({{i}});
+    graph.addEdge(std::move(rule), {a, b, c});
+    graph.propagate(strategy);
+    return result(c);
+  };
+  EXPECT_EQ(build(PropagationStrategy::Basic), "<@mesh, [{}]>");
+  EXPECT_EQ(build(PropagationStrategy::Aggressive), "<@mesh, [{\"y\"}]>");
+}
+
+TEST_F(Propagation, BasicTakesTheLongestCompatible) {
+  NodeId a = graph.addNode({16}), b = graph.addNode({16}),
+         c = graph.addNode({16});
+  user(a, {closed({"x"})});
+  user(b, {closed({"x", "y"})});
+  graph.addEdge(ShardingRule::identity({16}, 3), {a, b, c});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{\"x\", \"y\"}]>");
+}
+
+TEST_F(Propagation, AnAxisShardsOneFactor) {
+  // a's rows and b's columns both want x; the larger tensor keeps it.
+  NodeId a = graph.addNode({8, 4}), b = graph.addNode({4, 64}),
+         c = graph.addNode({8, 64});
+  user(a, {closed({"x"}), closed({})});
+  user(b, {closed({}), closed({"x"})});
+  matmul(a, b, c, 8, 4, 64);
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{}, {\"x\"}]>");
+}
+
+TEST_F(Propagation, PartialAxesAreTaken) {
+  NodeId a = graph.addNode({8}), b = graph.addNode({8});
+  user(a, {closed({"x"})});
+  user(b, {open({})}, "mesh", {"x"});
+  elementwise({8}, {a, b});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(b), "<@mesh, [{?}], partial={\"x\"}>");
+}
+
+TEST_F(Propagation, CompoundDimsThroughReshape) {
+  // [8,16] -> [128]: sharding the major dim keeps its sharding.
+  NodeId a = graph.addNode({8, 16}), b = graph.addNode({128});
+  user(a, {closed({"x"}), closed({})});
+  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {a, b});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(b), "<@mesh, [{\"x\"}]>");
+}
+
+TEST_F(Propagation, CompoundMinorDimNeedsAFullMajor) {
+  NodeId a = graph.addNode({8, 16}), b = graph.addNode({128});
+  user(a, {closed({}), closed({"x"})});
+  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {a, b});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(b), "<@mesh, [{}]>");
+
+  // With the major factor fully sharded (x*y = 8), the minor one follows.
+  NodeId c = graph.addNode({8, 16}), d = graph.addNode({128});
+  user(c, {closed({"x", "y"}), closed({"z"})});
+  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {c, d});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(d), "<@mesh, [{\"x\", \"y\", \"z\"}]>");
+}
+
+TEST_F(Propagation, SplittingADimension) {
+  // [128] -> [8, 16]: x (2) divides 8; y after it makes 8 = x*y.
+  NodeId a = graph.addNode({128}), b = graph.addNode({8, 16});
+  user(a, {closed({"x", "y", "z"})});
+  graph.addEdge(ShardingRule::reshape({128}, {8, 16}), {a, b});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(b), "<@mesh, [{\"x\", \"y\"}, {\"z\"}]>");
+
+  // An axis larger than the major factor cannot be split (no sub-axes):
+  // nothing is propagated.
+  NodeId c = graph.addNode({128}), d = graph.addNode({2, 64});
+  user(c, {closed({"y"})});
+  graph.addEdge(ShardingRule::reshape({128}, {2, 64}), {c, d});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(d), "<@mesh, [{}, {}]>");
+}
+
+TEST_F(Propagation, NeedReplicationAndPermutationFactors) {
+  ShardingRule rule;
+  unsigned f = rule.addFactor(8, FactorKind::NeedReplication);
+  unsigned g = rule.addFactor(8, FactorKind::Permutation);
+  NodeId a = graph.addNode({8, 8}), b = graph.addNode({8, 8});
+  user(a, {closed({"x"}), closed({"y"})});
+  rule.addTensor({{f}, {g}});
+  rule.addTensor({{f}, {g}});
+  graph.addEdge(rule, {a, b});
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(b), "<@mesh, [{}, {}]>");
+  NodeId c = graph.addNode({8, 8}), d = graph.addNode({8, 8});
+  user(c, {closed({"x"}), closed({"y"})});
+  graph.addEdge(rule, {c, d});
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(d), "<@mesh, [{}, {\"y\"}]>");
+}
+
+TEST_F(Propagation, MeshesDoNotMix) {
+  NodeId a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
+  user(a, {closed({"x"})});
+  user(b, {closed({"x"})}, "other");
+  graph.addEdge(ShardingRule::identity({8}, 3), {a, b, c});
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(graph.meshConflicts().size(), 1u);
+  EXPECT_FALSE(graph.hasSharding(c));
+  EXPECT_EQ(result(c), "<@mesh, [{}]>");
+}
+
+TEST_F(Propagation, ReplicatedNodesStayReplicated) {
+  NodeId a = graph.addNode({8}), b = graph.addNode({8});
+  user(a, {closed({"x"})});
+  graph.setReplicated(b, 0);
+  elementwise({8}, {a, b});
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(b), "<@mesh, [{}]>");
+}
+
+TEST_F(Propagation, UnknownMeshOrAxisIsAnError) {
+  NodeId a = graph.addNode({8});
+  auto err = graph.setUserSharding(a, TensorSharding("nope", {closed({})}));
+  EXPECT_NE(llvm::toString(std::move(err)).find("unknown mesh @nope"),
+            std::string::npos);
+  err = graph.setUserSharding(a, TensorSharding("mesh", {closed({"w"})}));
+  EXPECT_NE(llvm::toString(std::move(err)).find("no axis named \"w\""),
+            std::string::npos);
+}
+
+TEST_F(Propagation, LongChainIsLinear) {
+  // Each edge is evaluated a bounded number of times.
+  NodeId prev = graph.addNode({64, 64});
+  user(prev, {closed({"x"}), closed({})});
+  const int kLayers = 2000;
+  for (int i = 0; i < kLayers; ++i) {
+    NodeId next = graph.addNode({64, 64});
+    elementwise({64, 64}, {prev, next});
+    prev = next;
+  }
+  int64_t evaluations = graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(prev), "<@mesh, [{\"x\"}, {}]>");
+  EXPECT_LE(evaluations, 3 * kLayers);
+}
