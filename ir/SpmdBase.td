@@ -27,6 +27,12 @@ def Spmd_Dialect : Dialect {
     /// `#spmd.sharding` on function arguments and results, a
     /// `#spmd.sharding_per_value` on op results.
     static constexpr ::llvm::StringLiteral kShardingAttrName = "spmd.sharding";
+    /// Written by `spmd-propagate{debug-origins=true}`: per dimension, the
+    /// annotation its sharding came from ("" when unsharded). An array of
+    /// strings on function arguments and results, an array of such arrays
+    /// (one per result) on ops.
+    static constexpr ::llvm::StringLiteral kOriginsAttrName =
+        "spmd.sharding_origins";
   }];
 }
 

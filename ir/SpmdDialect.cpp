@@ -19,12 +19,32 @@ void SpmdDialect::initialize() {
       >();
 }
 
+/// `spmd.sharding_origins`: strings, or (on ops) arrays of strings.
+static LogicalResult
+verifyOrigins(NamedAttribute attr, function_ref<InFlightDiagnostic()> emitError,
+              bool nested = false) {
+  auto array = llvm::dyn_cast<ArrayAttr>(attr.getValue());
+  bool ok = array && llvm::all_of(array, [&](Attribute element) {
+              if (!nested)
+                return llvm::isa<StringAttr>(element);
+              auto inner = llvm::dyn_cast<ArrayAttr>(element);
+              return inner && llvm::all_of(inner, llvm::IsaPred<StringAttr>);
+            });
+  if (!ok)
+    return emitError() << "'" << attr.getName().getValue() << "' must be "
+                       << (nested ? "an array of arrays of strings"
+                                  : "an array of strings");
+  return success();
+}
+
 /// `spmd.sharding` on a function argument or result: a #spmd.sharding that
 /// fits the value's type.
 static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr,
                                          Type type, Location loc,
                                          StringRef what) {
   auto emitError = [&] { return mlir::emitError(loc); };
+  if (attr.getName() == SpmdDialect::kOriginsAttrName)
+    return verifyOrigins(attr, emitError);
   if (attr.getName() != SpmdDialect::kShardingAttrName)
     return emitError() << "unknown attribute '" << attr.getName().getValue()
                        << "' on " << what;
@@ -68,6 +88,9 @@ LogicalResult SpmdDialect::verifyRegionResultAttribute(Operation *op, unsigned,
 /// `spmd.sharding` on an op: one #spmd.sharding per result.
 LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kOriginsAttrName)
+    return verifyOrigins(
+        attr, [&] { return op->emitError(); }, /*nested=*/true);
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown attribute '" << attr.getName().getValue()
                            << "'";

@@ -29,15 +29,19 @@ LogicalResult
 mlir::spmd::verifyShardingFor(ShardingAttr sharding, Type type, Operation *from,
                               function_ref<InFlightDiagnostic()> emitError,
                               SymbolTableCollection *tables) {
-  auto tensorType = llvm::dyn_cast<RankedTensorType>(type);
-  if (!tensorType)
-    return emitError() << "sharding applies to ranked tensors, not " << type;
+  // Scalars are rank 0: their only sharding is `[]`, possibly partial.
+  int64_t rank = 0;
+  if (auto tensorType = llvm::dyn_cast<RankedTensorType>(type))
+    rank = tensorType.getRank();
+  else if (llvm::isa<ShapedType>(type))
+    return emitError() << "sharding applies to ranked tensors and scalars, not "
+                       << type;
   FailureOr<MeshAttr> mesh =
       lookupMesh(from, sharding.getMesh(), emitError, tables);
   if (failed(mesh))
     return failure();
   ::spmd::TensorSharding value = sharding.toTensorSharding();
-  if (llvm::Error err = value.verify(mesh->toMesh(), tensorType.getRank()))
+  if (llvm::Error err = value.verify(mesh->toMesh(), rank))
     return emitError() << "sharding " << value.str() << " does not fit " << type
                        << ": " << llvm::toString(std::move(err));
   return success();

@@ -4,6 +4,7 @@
 #define SPMD_PASSES_PASSES_H
 
 #include "ir/SpmdOps.h"
+#include "sharding/Propagation.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

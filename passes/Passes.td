@@ -21,4 +21,32 @@ def SpmdMeshConfig : Pass<"spmd-mesh-config", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
 }
 
+def SpmdPropagate : Pass<"spmd-propagate", "mlir::ModuleOp"> {
+  let summary = "Completes the shardings of every value";
+  let description = [{
+    Gives every tensor value (function arguments and results, op results) a
+    sharding, starting from the user's: function argument and result
+    annotations, `spmd.sharding_constraint`, and shardings already on op
+    results. Shardings flow through each op's factor rule
+    (ir/ShardingRules.h) forwards and backwards until nothing changes; see
+    docs/sharding-semantics.md for priorities, open and closed dimensions
+    and conflicts. Ops without a rule get replicated results and a remark.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "::spmd::PropagationStrategy",
+           "::spmd::PropagationStrategy::Aggressive",
+           "How to resolve conflicting shardings",
+           [{::llvm::cl::values(
+             clEnumValN(::spmd::PropagationStrategy::Basic, "basic",
+                        "propagate only axes all sources agree on"),
+             clEnumValN(::spmd::PropagationStrategy::Aggressive, "aggressive",
+                        "also resolve conflicts: lower priority, then the "
+                        "larger tensor, wins"))}]>,
+    Option<"debugOrigins", "debug-origins", "bool", "false",
+           "Record in spmd.sharding_origins which annotation each dimension's "
+           "sharding came from">
+  ];
+  let dependentDialects = ["mlir::spmd::SpmdDialect"];
+}
+
 #endif // SPMD_PASSES_PASSES_TD

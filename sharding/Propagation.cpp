@@ -143,7 +143,7 @@ void PropagationGraph::setReplicated(NodeId id, unsigned meshIndex) {
 void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids) {
   unsigned index = edges.size();
   for (NodeId id : ids)
-    if (!llvm::is_contained(nodes[id].edges, index))
+    if (id != kScalar && !llvm::is_contained(nodes[id].edges, index))
       nodes[id].edges.push_back(index);
   edges.push_back({std::move(rule), std::move(ids)});
 }
@@ -166,6 +166,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   // All tensors of an op must live on one mesh.
   int meshIndex = -1;
   for (NodeId id : edge.nodes) {
+    if (id == kScalar)
+      continue;
     int m = nodes[id].mesh;
     if (m < 0)
       continue;
@@ -185,6 +187,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   std::vector<SmallVector<Candidate, 2>> candidates(numFactors);
   SmallVector<AxisList, 4> projected(numFactors);
   for (auto [t, id] : llvm::enumerate(edge.nodes)) {
+    if (id == kScalar)
+      continue;
     const Node &node = nodes[id];
     if (node.mesh < 0 || node.dims.size() != rule.tensors[t].size())
       continue;
@@ -259,6 +263,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   // Project back onto every tensor; only open dimensions grow.
   bool any = false;
   for (auto [t, id] : llvm::enumerate(edge.nodes)) {
+    if (id == kScalar)
+      continue;
     Node &node = nodes[id];
     if (node.shape.size() != rule.tensors[t].size())
       continue;

@@ -34,6 +34,8 @@ class PropagationGraph {
 public:
   using NodeId = unsigned;
   static constexpr int kNoOrigin = -1;
+  /// Stands for an operand that is not a tensor (a rank-0 rule tensor).
+  static constexpr NodeId kScalar = ~0u;
 
   /// The meshes shardings may name; nodes refer to them by index.
   explicit PropagationGraph(std::vector<std::pair<std::string, Mesh>> meshes);
@@ -47,7 +49,7 @@ public:
   /// Marks every dimension of `node` closed and unsharded unless the user
   /// sharded it (for values of ops without a rule).
   void setReplicated(NodeId node, unsigned meshIndex);
-  /// An op: `nodes[t]` is the rule's tensor t.
+  /// An op: `nodes[t]` is the rule's tensor t (kScalar for non-tensors).
   void addEdge(ShardingRule rule, llvm::SmallVector<NodeId> nodes);
 
   /// Runs to a fixpoint. Returns the number of edge evaluations.

@@ -105,8 +105,16 @@ func.func @op_needs_per_value(%x: tensor<8xf32>) {
 // -----
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
-// expected-error @+1 {{sharding applies to ranked tensors, not 'f32'}}
-func.func @scalar(%x: f32 {spmd.sharding = #spmd.sharding<@mesh, []>}) {
+// expected-error @+1 {{sharding <@mesh, [{"data"}]> does not fit 'f32': sharding has 1 dimensions but the tensor has rank 0}}
+func.func @scalar(%x: f32 {spmd.sharding = #spmd.sharding<@mesh, [{"data"}]>}) {
+  return
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+// expected-error @+1 {{sharding applies to ranked tensors and scalars, not 'tensor<*xf32>'}}
+func.func @unranked(%x: tensor<*xf32> {spmd.sharding = #spmd.sharding<@mesh, []>}) {
   return
 }
 

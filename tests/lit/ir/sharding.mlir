@@ -44,6 +44,15 @@ func.func @standalone() attributes {attr = #spmd.dim<{"data", ?}p2>} {
   return
 }
 
+// Scalars have rank 0: replicated, or a pending reduction.
+// CHECK-LABEL: func.func @scalars
+// CHECK-SAME: f32 {spmd.sharding = #spmd.sharding<@mesh, []>}
+// CHECK-SAME: -> (f32 {spmd.sharding = #spmd.sharding<@mesh, [], partial={"data"}>})
+func.func @scalars(%x: f32 {spmd.sharding = #spmd.sharding<@mesh, []>})
+    -> (f32 {spmd.sharding = #spmd.sharding<@mesh, [], partial={"data"}>}) {
+  return %x : f32
+}
+
 // Several results, and a declaration.
 // CHECK-LABEL: func.func private @decl
 // CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{"model"}]>}

@@ -1,0 +1,67 @@
+//===- ElementwiseRules.cpp - Rules of elementwise ops --------------------===//
+//
+// arith and math ops on tensors (the Elementwise trait) and broadcasting
+// elementwise ops (ResultsBroadcastableShape, as in tosa): one parallel
+// factor per result dimension. Operands are aligned to the result's
+// trailing dimensions; a unit dimension broadcast to a larger one has no
+// factor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/ShardingRules.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Dialect/Traits.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+static std::optional<::spmd::ShardingRule> elementwiseRule(Operation *op) {
+  if (!op->hasTrait<OpTrait::Elementwise>() &&
+      !op->hasTrait<OpTrait::ResultsBroadcastableShape>() &&
+      !op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>())
+    return std::nullopt;
+  if (op->getNumResults() == 0)
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> shape =
+      rules::staticShape(op->getResult(0));
+  if (!shape)
+    return std::nullopt;
+
+  ::spmd::ShardingRule rule;
+  ::spmd::TensorFactors resultDims;
+  for (int64_t size : *shape)
+    resultDims.push_back({rule.addFactor(size, ::spmd::FactorKind::Parallel)});
+  for (Value operand : op->getOperands()) {
+    std::optional<SmallVector<int64_t>> operandShape =
+        rules::staticShape(operand);
+    if (!operandShape) {
+      rule.addTensor({});
+      continue;
+    }
+    if (operandShape->size() > shape->size())
+      return std::nullopt;
+    size_t offset = shape->size() - operandShape->size();
+    ::spmd::TensorFactors dims;
+    for (auto [d, size] : llvm::enumerate(*operandShape)) {
+      if (size == (*shape)[offset + d])
+        dims.push_back(resultDims[offset + d]);
+      else if (size == 1)
+        dims.push_back({});
+      else
+        return std::nullopt;
+    }
+    rule.addTensor(std::move(dims));
+  }
+  for (Value result : op->getResults()) {
+    if (rules::staticShape(result) != shape)
+      return std::nullopt;
+    rule.addTensor(resultDims);
+  }
+  return rule;
+}
+
+void mlir::spmd::registerElementwiseRules(ShardingRuleRegistry &registry) {
+  registry.addFallback(elementwiseRule);
+}
