@@ -23,9 +23,9 @@ public:
 
   LogicalResult build();
   void write(bool debugOrigins);
-  int64_t run(::spmd::PropagationStrategy strategy) {
-    return graph.propagate(strategy);
-  }
+  /// Propagates; fails (with errors on the ops) where an op's tensors are
+  /// sharded on different meshes, which no partitioning can implement.
+  LogicalResult run(::spmd::PropagationStrategy strategy);
 
 private:
   std::vector<std::pair<std::string, ::spmd::Mesh>> meshList() {
@@ -36,22 +36,34 @@ private:
   }
 
   NodeId nodeFor(Value value);
+  /// The node of one use: a value that is cheap to remake (tensor.empty, a
+  /// constant, a fill of those) and has several uses gets a node per use,
+  /// so unrelated users (say, matmuls sharing one zero-filled init) are not
+  /// forced to one sharding.
+  NodeId useNode(OpOperand &use);
   /// Identity edge: the tensors among `values` share their sharding.
   void tie(ArrayRef<Value> values);
   void tieNodes(ArrayRef<NodeId> ids, ArrayRef<int64_t> shape);
+  void addEdge(::spmd::ShardingRule rule, SmallVector<NodeId> ids);
   LogicalResult setUser(NodeId node, ShardingAttr sharding, Operation *op,
                         std::string origin);
   LogicalResult visit(Operation *op);
   int meshIndex(FlatSymbolRefAttr mesh);
   ArrayAttr originsAttr(NodeId node);
-  ShardingAttr shardingAttr(NodeId node);
+  /// The sharding to write for a value of `type` with `node`; values
+  /// outside the graph (scalars, dynamic shapes) are replicated.
+  ShardingAttr shardingAttr(NodeId node, Type type);
 
   ModuleOp module;
   std::vector<MeshOp> meshOps;
   PropagationGraph graph;
   SymbolTable symbols;
   llvm::DenseMap<Value, NodeId> nodes;
+  llvm::DenseMap<OpOperand *, NodeId> useNodes;
   llvm::DenseMap<Operation *, SmallVector<NodeId>> resultSlots;
+  /// The op each edge stands for, for diagnostics.
+  std::vector<Operation *> edgeOps;
+  Operation *currentOp = nullptr;
   std::vector<std::string> originNames;
   unsigned defaultMesh = 0;
   bool defaultMeshChosen = false;
@@ -86,6 +98,34 @@ NodeId ModulePropagation::nodeFor(Value value) {
   return it->second;
 }
 
+/// Whether `value` is made from nothing but scalars: tensor.empty, constants,
+/// and ops filling such tensors (linalg.fill).
+static bool isRematerializable(Value value, int depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumRegions() > 1 || depth > 2)
+    return false;
+  if (def->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  if (def->getName().getStringRef() != "tensor.empty" &&
+      def->getName().getStringRef() != "linalg.fill")
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return !llvm::isa<TensorType>(operand.getType()) ||
+           isRematerializable(operand, depth + 1);
+  });
+}
+
+NodeId ModulePropagation::useNode(OpOperand &use) {
+  Value value = use.get();
+  if (value.hasOneUse() || !isRematerializable(value))
+    return nodeFor(value);
+  auto [it, inserted] = useNodes.try_emplace(&use, 0);
+  if (inserted)
+    it->second =
+        graph.addNode(llvm::cast<RankedTensorType>(value.getType()).getShape());
+  return it->second;
+}
+
 void ModulePropagation::tieNodes(ArrayRef<NodeId> ids,
                                  ArrayRef<int64_t> shape) {
   SmallVector<NodeId> distinct;
@@ -93,8 +133,31 @@ void ModulePropagation::tieNodes(ArrayRef<NodeId> ids,
     if (id != PropagationGraph::kScalar && !llvm::is_contained(distinct, id))
       distinct.push_back(id);
   if (distinct.size() >= 2)
-    graph.addEdge(::spmd::ShardingRule::identity(shape, distinct.size()),
-                  distinct);
+    addEdge(::spmd::ShardingRule::identity(shape, distinct.size()), distinct);
+}
+
+void ModulePropagation::addEdge(::spmd::ShardingRule rule,
+                                SmallVector<NodeId> ids) {
+  graph.addEdge(std::move(rule), std::move(ids));
+  edgeOps.push_back(currentOp);
+}
+
+LogicalResult ModulePropagation::run(::spmd::PropagationStrategy strategy) {
+  graph.propagate(strategy);
+  for (unsigned edge : graph.meshConflicts()) {
+    SmallVector<std::string> names;
+    for (NodeId id : graph.edgeNodes(edge))
+      if (id != PropagationGraph::kScalar && graph.hasSharding(id)) {
+        std::string name = "@" + graph.sharding(id, defaultMesh).meshName;
+        if (!llvm::is_contained(names, name))
+          names.push_back(name);
+      }
+    edgeOps[edge]->emitError()
+        << "'" << edgeOps[edge]->getName()
+        << "' relates tensors sharded on different meshes ("
+        << llvm::join(names, ", ") << "); reshard them onto one mesh first";
+  }
+  return success(graph.meshConflicts().empty());
 }
 
 void ModulePropagation::tie(ArrayRef<Value> values) {
@@ -160,6 +223,7 @@ LogicalResult ModulePropagation::build() {
                            name + " result " + std::to_string(i))))
           return failure();
     WalkResult walk = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      currentOp = op;
       return failed(visit(op)) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (walk.wasInterrupted())
@@ -223,7 +287,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
     return setUser(nodeFor(constraint.getResult()), constraint.getSharding(),
                    op, "constraint at " + describe(op->getLoc()));
   }
-  if (op->getDialect() && llvm::isa<SpmdDialect>(op->getDialect()))
+  if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()))
     return success();
   if (!touchesTensors(op))
     return success();
@@ -241,11 +305,13 @@ LogicalResult ModulePropagation::visit(Operation *op) {
   if (std::optional<::spmd::ShardingRule> rule =
           ShardingRuleRegistry::get().ruleFor(op)) {
     SmallVector<NodeId> ids;
-    for (Value operand : op->getOperands())
-      ids.push_back(nodeFor(operand));
+    for (OpOperand &operand : op->getOpOperands())
+      ids.push_back(nodeFor(operand.get()) == PropagationGraph::kScalar
+                        ? PropagationGraph::kScalar
+                        : useNode(operand));
     for (Value result : op->getResults())
       ids.push_back(nodeFor(result));
-    graph.addEdge(std::move(*rule), std::move(ids));
+    addEdge(std::move(*rule), std::move(ids));
     return success();
   }
   op->emitRemark() << "no sharding rule for '" << op->getName()
@@ -256,12 +322,15 @@ LogicalResult ModulePropagation::visit(Operation *op) {
   return success();
 }
 
-ShardingAttr ModulePropagation::shardingAttr(NodeId node) {
+ShardingAttr ModulePropagation::shardingAttr(NodeId node, Type type) {
   MLIRContext *context = module.getContext();
-  if (node == PropagationGraph::kScalar)
-    return ShardingAttr::get(context, ::spmd::TensorSharding::replicatedOf(
-                                          meshOps[defaultMesh].getSymName().str(), 0));
-  return ShardingAttr::get(context, graph.sharding(node, defaultMesh));
+  if (node != PropagationGraph::kScalar)
+    return ShardingAttr::get(context, graph.sharding(node, defaultMesh));
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  return ShardingAttr::get(context,
+                           ::spmd::TensorSharding::replicatedOf(
+                               meshOps[defaultMesh].getSymName().str(),
+                               tensor ? tensor.getRank() : 0));
 }
 
 ArrayAttr ModulePropagation::originsAttr(NodeId node) {
@@ -283,29 +352,31 @@ void ModulePropagation::write(bool debugOrigins) {
     if (function.isExternal())
       continue;
     for (BlockArgument arg : function.getArguments()) {
-      NodeId node = nodeFor(arg);
-      if (node == PropagationGraph::kScalar)
+      if (!llvm::isa<RankedTensorType>(arg.getType()))
         continue;
-      function.setArgAttr(arg.getArgNumber(), shardingName, shardingAttr(node));
+      NodeId node = nodeFor(arg);
+      function.setArgAttr(arg.getArgNumber(), shardingName,
+                          shardingAttr(node, arg.getType()));
       if (debugOrigins)
         function.setArgAttr(arg.getArgNumber(), originsName, originsAttr(node));
     }
     for (auto [i, slot] : llvm::enumerate(resultSlots[function])) {
-      if (slot == PropagationGraph::kScalar)
+      Type type = function.getResultTypes()[i];
+      if (!llvm::isa<RankedTensorType>(type))
         continue;
-      function.setResultAttr(i, shardingName, shardingAttr(slot));
+      function.setResultAttr(i, shardingName, shardingAttr(slot, type));
       if (debugOrigins)
         function.setResultAttr(i, originsName, originsAttr(slot));
     }
     function.walk([&](Operation *op) {
-      if (llvm::isa<SpmdDialect>(op->getDialect()) ||
+      if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()) ||
           llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
         return;
       SmallVector<ShardingAttr> shardings;
       SmallVector<Attribute> origins;
       for (Value result : op->getResults()) {
         NodeId node = nodeFor(result);
-        shardings.push_back(shardingAttr(node));
+        shardings.push_back(shardingAttr(node, result.getType()));
         origins.push_back(originsAttr(node));
       }
       op->setAttr(shardingName, ShardingPerValueAttr::get(context, shardings));
@@ -322,9 +393,8 @@ LogicalResult mlir::spmd::propagateShardings(ModuleOp module,
   if (meshes.empty())
     return success(); // Nothing names a mesh: nothing to propagate.
   ModulePropagation propagation(module, std::move(meshes));
-  if (failed(propagation.build()))
+  if (failed(propagation.build()) || failed(propagation.run(options.strategy)))
     return failure();
-  propagation.run(options.strategy);
   propagation.write(options.debugOrigins);
   return success();
 }

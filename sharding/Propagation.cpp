@@ -243,12 +243,19 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     winner[f] = common == longest->axes.size() ? longest : strongest;
   }
 
-  // An axis shards at most one factor: the stronger factor keeps it.
+  // An axis shards at most one factor. Parallel factors keep it over
+  // reduction and permutation ones (an FSDP weight sharded like the batch
+  // is gathered; the activations stay sharded); among equals the stronger
+  // source wins.
   SmallVector<unsigned, 4> order;
   for (unsigned f = 0; f < numFactors; ++f)
     if (!factorAxes[f].empty())
       order.push_back(f);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    bool aParallel = rule.factorKinds[a] == FactorKind::Parallel;
+    bool bParallel = rule.factorKinds[b] == FactorKind::Parallel;
+    if (aParallel != bParallel)
+      return aParallel;
     return winner[a]->strongerThan(*winner[b]);
   });
   SmallVector<bool, 8> used(mesh.rank(), false);

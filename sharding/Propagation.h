@@ -14,8 +14,9 @@
 //   sharding when each is a prefix of the next, else their common prefix);
 //   `aggressive` takes the strongest source: lowest priority, then largest
 //   tensor, then first in edge order.
-// - An axis shards at most one factor of an op; the stronger factor keeps
-//   it. Need-replication factors are never sharded; permutation factors
+// - An axis shards at most one factor of an op: a parallel factor keeps it
+//   over a reduction or permutation factor, else the stronger source wins.
+//   Need-replication factors are never sharded; permutation factors
 //   propagate only with `aggressive`.
 //
 //===----------------------------------------------------------------------===//
@@ -63,6 +64,9 @@ public:
   llvm::SmallVector<int> origins(NodeId node) const;
 
   unsigned numNodes() const { return nodes.size(); }
+  llvm::ArrayRef<NodeId> edgeNodes(unsigned edge) const {
+    return edges[edge].nodes;
+  }
   /// Edges whose tensors are on different meshes, left alone.
   llvm::ArrayRef<unsigned> meshConflicts() const { return meshConflictEdges; }
 
