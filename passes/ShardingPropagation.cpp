@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -144,9 +145,17 @@ void ModulePropagation::addEdge(::spmd::ShardingRule rule,
 
 LogicalResult ModulePropagation::run(::spmd::PropagationStrategy strategy) {
   graph.propagate(strategy);
-  for (unsigned edge : graph.meshConflicts()) {
+  // One error per contradiction: skip conflicts touching a reported one.
+  SmallVector<unsigned> conflicts(graph.meshConflicts());
+  llvm::sort(conflicts);
+  llvm::DenseSet<NodeId> reported;
+  for (unsigned edge : conflicts) {
+    ArrayRef<NodeId> ids = graph.edgeNodes(edge);
+    if (llvm::any_of(ids, [&](NodeId id) { return reported.contains(id); }))
+      continue;
+    reported.insert(ids.begin(), ids.end());
     SmallVector<std::string> names;
-    for (NodeId id : graph.edgeNodes(edge))
+    for (NodeId id : ids)
       if (id != PropagationGraph::kScalar && graph.hasSharding(id)) {
         std::string name = "@" + graph.sharding(id, defaultMesh).meshName;
         if (!llvm::is_contained(names, name))

@@ -129,6 +129,8 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
         return makeError("invalid GSPMD sharding '" + text +
                          "': iota sizes must be >= 1");
       result.devices = expandIota(reshape, perm);
+      result.iotaReshape = reshape;
+      result.iotaPerm = perm;
     } else {
       do {
         int64_t d;
@@ -253,4 +255,132 @@ GspmdSharding::fromSpmd(const TensorSharding &sharding, const Mesh &mesh) {
     result.devices[linearize(tile, result.tileShape)] = device;
   }
   return result;
+}
+
+namespace {
+/// A tile dimension's share of the iota order: a range of strides
+/// [stride, stride * size) of the linear device index.
+struct StrideRange {
+  int64_t stride, size;
+};
+} // namespace
+
+/// The iota order of `s` as (reshape, perm), when it has one.
+static bool iotaForm(const GspmdSharding &s, std::vector<int64_t> &reshape,
+                     std::vector<int64_t> &perm) {
+  if (!s.iotaReshape.empty()) {
+    reshape = s.iotaReshape;
+    perm = s.iotaPerm;
+    return true;
+  }
+  for (int64_t i = 0, e = s.devices.size(); i < e; ++i)
+    if (s.devices[i] != i)
+      return false;
+  reshape = {static_cast<int64_t>(s.devices.size())};
+  perm = {0};
+  return true;
+}
+
+/// For each tile dimension of `s`, the stride ranges (major to minor) of
+/// the linear device index it covers; nullopt if a tile dimension cuts an
+/// iota dimension in a way no stride range describes.
+static std::optional<std::vector<std::vector<StrideRange>>>
+tileStrideRanges(const GspmdSharding &s) {
+  std::vector<int64_t> reshape, perm;
+  if (!iotaForm(s, reshape, perm))
+    return std::nullopt;
+  // Stride of each iota dimension in the linear index.
+  std::vector<int64_t> strides(reshape.size(), 1);
+  for (int64_t d = reshape.size() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * reshape[d + 1];
+  // Walk the permuted iota dimensions and the tile dimensions together, as
+  // a reshape does: pieces of permuted dimensions fill tile dimensions.
+  std::vector<std::vector<StrideRange>> ranges(s.tileShape.size());
+  size_t j = 0;
+  int64_t restIota = perm.empty() ? 1 : reshape[perm[0]];
+  for (size_t t = 0; t < s.tileShape.size(); ++t) {
+    int64_t restTile = s.tileShape[t];
+    while (restTile > 1) {
+      while (restIota == 1 && ++j < perm.size())
+        restIota = reshape[perm[j]];
+      if (j >= perm.size())
+        return std::nullopt;
+      int64_t piece = std::min(restTile, restIota);
+      if (restTile % piece || restIota % piece)
+        return std::nullopt;
+      // The major `piece` of what is left of iota dimension perm[j].
+      restIota /= piece;
+      ranges[t].push_back({strides[perm[j]] * restIota, piece});
+      restTile /= piece;
+    }
+  }
+  return ranges;
+}
+
+llvm::Expected<std::pair<Mesh, std::vector<TensorSharding>>>
+GspmdSharding::toSpmdCommon(llvm::ArrayRef<GspmdSharding> shardings,
+                            llvm::ArrayRef<unsigned> ranks,
+                            StringRef meshName) {
+  auto fail = [](const llvm::Twine &why) {
+    return makeError("no common mesh: " + why);
+  };
+  int64_t numDevices = 0;
+  std::vector<std::vector<std::vector<StrideRange>>> all;
+  std::vector<int64_t> cuts;
+  for (auto [s, rank] : llvm::zip_equal(shardings, ranks)) {
+    all.emplace_back();
+    if (s.kind != Kind::Tiled)
+      continue;
+    unsigned tileRank = s.tileShape.size() - (s.lastTileDimReplicate ? 1 : 0);
+    if (tileRank != rank)
+      return makeError(llvm::formatv(
+          "GSPMD sharding '{0}' tiles {1} dimensions but the tensor has rank "
+          "{2}",
+          s.str(), tileRank, rank));
+    if (numDevices && numDevices != static_cast<int64_t>(s.devices.size()))
+      return fail("the shardings use different device counts");
+    numDevices = s.devices.size();
+    std::optional<std::vector<std::vector<StrideRange>>> ranges =
+        tileStrideRanges(s);
+    if (!ranges)
+      return fail("'" + s.str() + "' is not an iota order");
+    for (const auto &dim : *ranges)
+      for (StrideRange r : dim) {
+        cuts.push_back(r.stride);
+        cuts.push_back(r.stride * r.size);
+      }
+    all.back() = std::move(*ranges);
+  }
+  if (!numDevices)
+    numDevices = 1;
+  cuts.push_back(1);
+  cuts.push_back(numDevices);
+  llvm::sort(cuts);
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  for (size_t i = 1; i < cuts.size(); ++i)
+    if (cuts[i] % cuts[i - 1])
+      return fail("the device orders have no common refinement");
+
+  // Mesh axes, major first: the stride intervals between cuts.
+  std::vector<std::string> names;
+  std::vector<int64_t> shape, axisStride;
+  for (size_t i = cuts.size() - 1; i > 0; --i) {
+    names.push_back("axis" + std::to_string(names.size()));
+    shape.push_back(cuts[i] / cuts[i - 1]);
+    axisStride.push_back(cuts[i - 1]);
+  }
+  Mesh mesh = llvm::cantFail(Mesh::create(names, shape));
+
+  std::vector<TensorSharding> result;
+  for (auto [s, rank, ranges] : llvm::zip_equal(shardings, ranks, all)) {
+    std::vector<DimSharding> dims(rank);
+    for (unsigned d = 0; d < rank && d < ranges.size(); ++d)
+      for (StrideRange r : ranges[d])
+        // The mesh axes inside [stride, stride * size), major first.
+        for (size_t a = 0; a < names.size(); ++a)
+          if (axisStride[a] >= r.stride && axisStride[a] < r.stride * r.size)
+            dims[d].axes.push_back(names[a]);
+    result.emplace_back(meshName.str(), std::move(dims));
+  }
+  return std::make_pair(std::move(mesh), std::move(result));
 }

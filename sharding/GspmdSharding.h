@@ -35,6 +35,17 @@ struct GspmdSharding {
   llvm::Expected<std::pair<Mesh, TensorSharding>>
   toSpmd(unsigned rank, llvm::StringRef meshName) const;
 
+  /// One mesh for several shardings of the same devices, so propagation can
+  /// relate them: its axes are the common refinement of the shardings'
+  /// iota orders (`<=[2,4]` and `<=[4,2]` share `["axis0"=2, "axis1"=2,
+  /// "axis2"=2]`). Fails when a device list is not an (optionally
+  /// transposed) iota, when device counts differ, or when the orders have
+  /// no common refinement; callers then fall back to `toSpmd` per sharding.
+  /// `ranks[i]` is the rank of the tensor of `shardings[i]`.
+  static llvm::Expected<std::pair<Mesh, std::vector<TensorSharding>>>
+  toSpmdCommon(llvm::ArrayRef<GspmdSharding> shardings,
+               llvm::ArrayRef<unsigned> ranks, llvm::StringRef meshName);
+
   /// The GSPMD string of `sharding` on `mesh`. Partial shardings have none.
   static llvm::Expected<GspmdSharding> fromSpmd(const TensorSharding &sharding,
                                                 const Mesh &mesh);
@@ -52,6 +63,9 @@ struct GspmdSharding {
   /// Tile assignment, row-major over tileShape (iota forms are expanded).
   std::vector<int64_t> devices;
   bool lastTileDimReplicate = false;
+  /// The iota form the devices were written in (`<=[reshape]T(perm)`), or
+  /// empty for an explicit list.
+  std::vector<int64_t> iotaReshape, iotaPerm;
 };
 
 } // namespace spmd

@@ -116,3 +116,61 @@ TEST(GspmdSharding, RoundTripKeepsEveryDevicesShard) {
       EXPECT_EQ(before.sliceOf(device), after.sliceOf(device));
   }
 }
+
+/// Each device holds the same elements under `a` on `meshA` as under `b`
+/// on `meshB`.
+static void expectSameLayout(const TensorSharding &a, const Mesh &meshA,
+                             const TensorSharding &b, const Mesh &meshB,
+                             std::vector<int64_t> shape) {
+  ShardLayout la = llvm::cantFail(ShardLayout::get(a, meshA, shape));
+  ShardLayout lb = llvm::cantFail(ShardLayout::get(b, meshB, shape));
+  ASSERT_EQ(meshA.numDevices(), meshB.numDevices());
+  for (int64_t device = 0; device < meshA.numDevices(); ++device)
+    EXPECT_EQ(la.sliceOf(device), lb.sliceOf(device))
+        << a.str() << " vs " << b.str() << " on device " << device;
+}
+
+TEST(GspmdSharding, CommonMeshRefinesIotaOrders) {
+  std::vector<GspmdSharding> shardings = {
+      parse("{devices=[2,4]<=[8]}"), parse("{devices=[4,2]<=[8]}"),
+      parse("{devices=[4,2]<=[2,4]T(1,0)}"),
+      parse("{devices=[2,1,4]<=[8] last_tile_dim_replicate}"),
+      parse("{devices=[1,8]0,1,2,3,4,5,6,7}"), parse("{replicated}")};
+  std::vector<unsigned> ranks(shardings.size(), 2);
+  auto [mesh, common] = llvm::cantFail(
+      GspmdSharding::toSpmdCommon(shardings, ranks, "mesh"));
+  EXPECT_EQ(mesh.str(), "<[\"axis0\"=2, \"axis1\"=2, \"axis2\"=2]>");
+  EXPECT_EQ(common[0].str(), "<@mesh, [{\"axis0\"}, {\"axis1\", \"axis2\"}]>");
+  EXPECT_EQ(common[1].str(), "<@mesh, [{\"axis0\", \"axis1\"}, {\"axis2\"}]>");
+  EXPECT_EQ(common[2].str(), "<@mesh, [{\"axis1\", \"axis2\"}, {\"axis0\"}]>");
+  EXPECT_EQ(common[3].str(), "<@mesh, [{\"axis0\"}, {}]>");
+  EXPECT_EQ(common[5].str(), "<@mesh, [{}, {}]>");
+  // Every device holds what the string alone says it holds.
+  for (size_t i = 0; i + 1 < shardings.size(); ++i) {
+    auto [own, ownSharding] =
+        llvm::cantFail(shardings[i].toSpmd(2, "mesh"));
+    expectSameLayout(common[i], mesh, ownSharding, own, {16, 24});
+  }
+}
+
+TEST(GspmdSharding, CommonMeshFailures) {
+  std::vector<unsigned> ranks = {2, 2};
+  auto explicitList = GspmdSharding::toSpmdCommon(
+      {parse("{devices=[2,2]0,2,1,3}"), parse("{devices=[2,2]<=[4]}")}, ranks,
+      "mesh");
+  ASSERT_FALSE(bool(explicitList));
+  EXPECT_NE(llvm::toString(explicitList.takeError()).find("not an iota order"),
+            std::string::npos);
+  auto counts = GspmdSharding::toSpmdCommon(
+      {parse("{devices=[2,1]<=[2]}"), parse("{devices=[2,2]<=[4]}")}, ranks,
+      "mesh");
+  ASSERT_FALSE(bool(counts));
+  EXPECT_NE(llvm::toString(counts.takeError()).find("different device counts"),
+            std::string::npos);
+  auto noChain = GspmdSharding::toSpmdCommon(
+      {parse("{devices=[2,3]<=[6]}"), parse("{devices=[3,2]<=[6]}")}, ranks,
+      "mesh");
+  ASSERT_FALSE(bool(noChain));
+  EXPECT_NE(llvm::toString(noChain.takeError()).find("no common refinement"),
+            std::string::npos);
+}
