@@ -21,6 +21,19 @@ def SpmdMeshConfig : Pass<"spmd-mesh-config", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
 }
 
+def SpmdImport : Pass<"spmd-import", "mlir::ModuleOp"> {
+  let summary = "Brings annotations of other stacks into spmd form";
+  let description = [{
+    Converts upstream MLIR `shard` dialect annotations (`shard.grid`,
+    `shard.sharding`, `shard.shard`) into `spmd.mesh` and
+    `spmd.sharding_constraint`, and GSPMD strings in `mhlo.sharding`
+    attributes of function arguments and results into `spmd.sharding`
+    attributes on a common mesh. `spmd.sharding_constraint` and `spmd`
+    annotations already present are kept as they are.
+  }];
+  let dependentDialects = ["mlir::spmd::SpmdDialect"];
+}
+
 def SpmdPropagate : Pass<"spmd-propagate", "mlir::ModuleOp"> {
   let summary = "Completes the shardings of every value";
   let description = [{

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -37,15 +38,16 @@ private:
   }
 
   NodeId nodeFor(Value value);
-  /// The node of one use: a value that is cheap to remake (tensor.empty, a
-  /// constant, a fill of those) and has several uses gets a node per use,
-  /// so unrelated users (say, matmuls sharing one zero-filled init) are not
+  /// The node of one use: an init (destination) operand that is cheap to
+  /// remake (tensor.empty, a constant, a fill of those) and has several
+  /// uses gets a node per use, so ops sharing one zero-filled init are not
   /// forced to one sharding.
   NodeId useNode(OpOperand &use);
   /// Identity edge: the tensors among `values` share their sharding.
   void tie(ArrayRef<Value> values);
   void tieNodes(ArrayRef<NodeId> ids, ArrayRef<int64_t> shape);
-  void addEdge(::spmd::ShardingRule rule, SmallVector<NodeId> ids);
+  void addEdge(::spmd::ShardingRule rule, SmallVector<NodeId> ids,
+               unsigned numOperands);
   LogicalResult setUser(NodeId node, ShardingAttr sharding, Operation *op,
                         std::string origin);
   LogicalResult visit(Operation *op);
@@ -118,7 +120,9 @@ static bool isRematerializable(Value value, int depth = 0) {
 
 NodeId ModulePropagation::useNode(OpOperand &use) {
   Value value = use.get();
-  if (value.hasOneUse() || !isRematerializable(value))
+  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+  if (!dps || !dps.isDpsInit(&use) || value.hasOneUse() ||
+      !isRematerializable(value))
     return nodeFor(value);
   auto [it, inserted] = useNodes.try_emplace(&use, 0);
   if (inserted)
@@ -134,12 +138,13 @@ void ModulePropagation::tieNodes(ArrayRef<NodeId> ids,
     if (id != PropagationGraph::kScalar && !llvm::is_contained(distinct, id))
       distinct.push_back(id);
   if (distinct.size() >= 2)
-    addEdge(::spmd::ShardingRule::identity(shape, distinct.size()), distinct);
+    addEdge(::spmd::ShardingRule::identity(shape, distinct.size()), distinct,
+            distinct.size());
 }
 
 void ModulePropagation::addEdge(::spmd::ShardingRule rule,
-                                SmallVector<NodeId> ids) {
-  graph.addEdge(std::move(rule), std::move(ids));
+                                SmallVector<NodeId> ids, unsigned numOperands) {
+  graph.addEdge(std::move(rule), std::move(ids), numOperands);
   edgeOps.push_back(currentOp);
 }
 
@@ -320,7 +325,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
                         : useNode(operand));
     for (Value result : op->getResults())
       ids.push_back(nodeFor(result));
-    addEdge(std::move(*rule), std::move(ids));
+    addEdge(std::move(*rule), std::move(ids), op->getNumOperands());
     return success();
   }
   op->emitRemark() << "no sharding rule for '" << op->getName()

@@ -68,16 +68,24 @@ struct PropagationGraph::Candidate {
   AxisList axes;
   int64_t priority;
   int64_t numElements;
-  unsigned order; // tensor position in the edge
+  unsigned position; // results first, then operands left to right
   int origin;
 
-  /// Stronger sources win conflicts: lower priority, larger tensor, first.
+  /// Stronger sources win conflicts on a factor: lower priority, larger
+  /// tensor, earlier position.
   bool strongerThan(const Candidate &other) const {
     if (priority != other.priority)
       return priority < other.priority;
     if (numElements != other.numElements)
       return numElements > other.numElements;
-    return order < other.order;
+    return position < other.position;
+  }
+  /// Which factor keeps an axis two factors want: lower priority, earlier
+  /// position.
+  bool comesBefore(const Candidate &other) const {
+    if (priority != other.priority)
+      return priority < other.priority;
+    return position < other.position;
   }
 };
 
@@ -140,12 +148,13 @@ void PropagationGraph::setReplicated(NodeId id, unsigned meshIndex) {
     dim.closed = true;
 }
 
-void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids) {
+void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids,
+                               unsigned numOperands) {
   unsigned index = edges.size();
   for (NodeId id : ids)
     if (id != kScalar && !llvm::is_contained(nodes[id].edges, index))
       nodes[id].edges.push_back(index);
-  edges.push_back({std::move(rule), std::move(ids)});
+  edges.push_back({std::move(rule), std::move(ids), numOperands});
 }
 
 bool PropagationGraph::usesAxis(const Node &node, AxisIndex axis,
@@ -199,11 +208,13 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       for (unsigned f : factors)
         projected[f].clear();
       projectDim(dim.axes, factors, rule.factorSizes, mesh, projected);
+      unsigned numResults = edge.nodes.size() - edge.numOperands;
+      unsigned position =
+          t >= edge.numOperands ? t - edge.numOperands : numResults + t;
       for (unsigned f : factors)
         if (!projected[f].empty())
           candidates[f].push_back({projected[f], dim.priority,
-                                   node.numElements, static_cast<unsigned>(t),
-                                   dim.origin});
+                                   node.numElements, position, dim.origin});
     }
   }
 
@@ -224,13 +235,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       if (c.axes.size() > longest->axes.size())
         longest = &c;
     }
-    if (strategy == PropagationStrategy::Aggressive) {
-      factorAxes[f] = strongest->axes;
-      winner[f] = strongest;
-      continue;
-    }
-    // Basic: agree on the longest when all are its prefixes, else on the
-    // common prefix.
+    // Agree on the longest when all are its prefixes. On a real conflict,
+    // basic keeps the common prefix, aggressive the strongest source.
     size_t common = longest->axes.size();
     for (const Candidate &c : candidates[f]) {
       size_t k = 0;
@@ -239,24 +245,26 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       if (k < c.axes.size())
         common = std::min(common, k);
     }
-    factorAxes[f].assign(longest->axes.begin(), longest->axes.begin() + common);
-    winner[f] = common == longest->axes.size() ? longest : strongest;
+    if (common == longest->axes.size()) {
+      factorAxes[f] = longest->axes;
+      winner[f] = longest;
+    } else if (strategy == PropagationStrategy::Aggressive) {
+      factorAxes[f] = strongest->axes;
+      winner[f] = strongest;
+    } else {
+      factorAxes[f].assign(longest->axes.begin(),
+                           longest->axes.begin() + common);
+      winner[f] = strongest;
+    }
   }
 
-  // An axis shards at most one factor. Parallel factors keep it over
-  // reduction and permutation ones (an FSDP weight sharded like the batch
-  // is gathered; the activations stay sharded); among equals the stronger
-  // source wins.
+  // An axis shards at most one factor (see the header for who keeps it).
   SmallVector<unsigned, 4> order;
   for (unsigned f = 0; f < numFactors; ++f)
     if (!factorAxes[f].empty())
       order.push_back(f);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    bool aParallel = rule.factorKinds[a] == FactorKind::Parallel;
-    bool bParallel = rule.factorKinds[b] == FactorKind::Parallel;
-    if (aParallel != bParallel)
-      return aParallel;
-    return winner[a]->strongerThan(*winner[b]);
+    return winner[a]->comesBefore(*winner[b]);
   });
   SmallVector<bool, 8> used(mesh.rank(), false);
   for (unsigned f : order) {

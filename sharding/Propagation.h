@@ -10,14 +10,17 @@
 //   open ones (`{"a", ?}`) are only extended.
 // - Priorities: a round per distinct user priority, lowest first; in round
 //   p only dimension shardings of priority <= p are sources.
-// - Conflicts: `basic` keeps only what all sources agree on (the longest
-//   sharding when each is a prefix of the next, else their common prefix);
+// - Sources of a factor agree when each is a prefix of the longest, which
+//   is then taken. On a conflict, `basic` keeps their common prefix;
 //   `aggressive` takes the strongest source: lowest priority, then largest
-//   tensor, then first in edge order.
-// - An axis shards at most one factor of an op: a parallel factor keeps it
-//   over a reduction or permutation factor, else the stronger source wins.
-//   Need-replication factors are never sharded; permutation factors
-//   propagate only with `aggressive`.
+//   tensor, then results before operands, then operands left to right.
+// - An axis shards at most one factor of an op. When two factors want it,
+//   the one whose source has the lower priority keeps it, then the one
+//   whose source comes first (results, then operands left to right): the
+//   op's own result sharding, then its first input, decide how it is
+//   split (an FSDP weight sharded like the batch is gathered; the
+//   activations stay sharded). Need-replication factors are never sharded;
+//   permutation factors propagate only with `aggressive`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,8 +53,10 @@ public:
   /// Marks every dimension of `node` closed and unsharded unless the user
   /// sharded it (for values of ops without a rule).
   void setReplicated(NodeId node, unsigned meshIndex);
-  /// An op: `nodes[t]` is the rule's tensor t (kScalar for non-tensors).
-  void addEdge(ShardingRule rule, llvm::SmallVector<NodeId> nodes);
+  /// An op: `nodes[t]` is the rule's tensor t (kScalar for non-tensors);
+  /// the first `numOperands` are its operands, the rest its results.
+  void addEdge(ShardingRule rule, llvm::SmallVector<NodeId> nodes,
+               unsigned numOperands);
 
   /// Runs to a fixpoint. Returns the number of edge evaluations.
   int64_t propagate(PropagationStrategy strategy);
@@ -91,6 +96,7 @@ private:
   struct Edge {
     ShardingRule rule;
     llvm::SmallVector<NodeId> nodes;
+    unsigned numOperands;
   };
   struct Candidate;
 

@@ -35,11 +35,12 @@ protected:
     rule.addTensor({{fi}, {fj}});
     rule.addTensor({{fj}, {fk}});
     rule.addTensor({{fi}, {fk}});
-    graph.addEdge(std::move(rule), {a, b, c});
+    graph.addEdge(std::move(rule), {a, b, c}, 2);
   }
   void elementwise(llvm::ArrayRef<int64_t> shape,
                    llvm::SmallVector<NodeId> nodes) {
-    graph.addEdge(ShardingRule::identity(shape, nodes.size()), nodes);
+    graph.addEdge(ShardingRule::identity(shape, nodes.size()), nodes,
+                  nodes.size() - 1);
   }
 
   static DimSharding closed(std::vector<std::string> axes) {
@@ -142,7 +143,7 @@ TEST_F(Propagation, BasicKeepsAgreementAggressiveResolves) {
     rule.addTensor({{i}, {j}});
     rule.addTensor({{i}, {k}});
     rule.addTensor({{i}});
-    graph.addEdge(std::move(rule), {a, b, c});
+    graph.addEdge(std::move(rule), {a, b, c}, 2);
     graph.propagate(strategy);
     return result(c);
   };
@@ -155,17 +156,38 @@ TEST_F(Propagation, BasicTakesTheLongestCompatible) {
          c = graph.addNode({16});
   user(a, {closed({"x"})});
   user(b, {closed({"x", "y"})});
-  graph.addEdge(ShardingRule::identity({16}, 3), {a, b, c});
+  graph.addEdge(ShardingRule::identity({16}, 3), {a, b, c}, 2);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(c), "<@mesh, [{\"x\", \"y\"}]>");
 }
 
 TEST_F(Propagation, AnAxisShardsOneFactor) {
-  // a's rows and b's columns both want x; the larger tensor keeps it.
+  // a's rows and b's columns both want x: the first operand keeps it,
+  // whatever the sizes.
   NodeId a = graph.addNode({8, 4}), b = graph.addNode({4, 64}),
          c = graph.addNode({8, 64});
   user(a, {closed({"x"}), closed({})});
   user(b, {closed({}), closed({"x"})});
+  matmul(a, b, c, 8, 4, 64);
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{\"x\"}, {}]>");
+}
+
+TEST_F(Propagation, TheOpsOwnResultShardingDecides) {
+  // The result says y, the operand x, same size: the result wins.
+  NodeId a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
+  user(a, {closed({"x"})});
+  user(c, {closed({"y"})});
+  graph.addEdge(ShardingRule::identity({8}, 3), {a, b, c}, 2);
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(b), "<@mesh, [{\"y\"}]>");
+}
+
+TEST_F(Propagation, PriorityBeatsPositionForAnAxis) {
+  NodeId a = graph.addNode({8, 4}), b = graph.addNode({4, 64}),
+         c = graph.addNode({8, 64});
+  user(a, {open({"x"}, 1), closed({})});
+  user(b, {closed({}), open({"x"}, 0)});
   matmul(a, b, c, 8, 4, 64);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(c), "<@mesh, [{}, {\"x\"}]>");
@@ -184,7 +206,7 @@ TEST_F(Propagation, CompoundDimsThroughReshape) {
   // [8,16] -> [128]: sharding the major dim keeps its sharding.
   NodeId a = graph.addNode({8, 16}), b = graph.addNode({128});
   user(a, {closed({"x"}), closed({})});
-  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {a, b});
+  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {a, b}, 1);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(b), "<@mesh, [{\"x\"}]>");
 }
@@ -192,14 +214,14 @@ TEST_F(Propagation, CompoundDimsThroughReshape) {
 TEST_F(Propagation, CompoundMinorDimNeedsAFullMajor) {
   NodeId a = graph.addNode({8, 16}), b = graph.addNode({128});
   user(a, {closed({}), closed({"x"})});
-  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {a, b});
+  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {a, b}, 1);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(b), "<@mesh, [{}]>");
 
   // With the major factor fully sharded (x*y = 8), the minor one follows.
   NodeId c = graph.addNode({8, 16}), d = graph.addNode({128});
   user(c, {closed({"x", "y"}), closed({"z"})});
-  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {c, d});
+  graph.addEdge(ShardingRule::reshape({8, 16}, {128}), {c, d}, 1);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(d), "<@mesh, [{\"x\", \"y\", \"z\"}]>");
 }
@@ -208,7 +230,7 @@ TEST_F(Propagation, SplittingADimension) {
   // [128] -> [8, 16]: x (2) divides 8; y after it makes 8 = x*y.
   NodeId a = graph.addNode({128}), b = graph.addNode({8, 16});
   user(a, {closed({"x", "y", "z"})});
-  graph.addEdge(ShardingRule::reshape({128}, {8, 16}), {a, b});
+  graph.addEdge(ShardingRule::reshape({128}, {8, 16}), {a, b}, 1);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(b), "<@mesh, [{\"x\", \"y\"}, {\"z\"}]>");
 
@@ -216,7 +238,7 @@ TEST_F(Propagation, SplittingADimension) {
   // nothing is propagated.
   NodeId c = graph.addNode({128}), d = graph.addNode({2, 64});
   user(c, {closed({"y"})});
-  graph.addEdge(ShardingRule::reshape({128}, {2, 64}), {c, d});
+  graph.addEdge(ShardingRule::reshape({128}, {2, 64}), {c, d}, 1);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(d), "<@mesh, [{}, {}]>");
 }
@@ -229,12 +251,12 @@ TEST_F(Propagation, NeedReplicationAndPermutationFactors) {
   user(a, {closed({"x"}), closed({"y"})});
   rule.addTensor({{f}, {g}});
   rule.addTensor({{f}, {g}});
-  graph.addEdge(rule, {a, b});
+  graph.addEdge(rule, {a, b}, 1);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(b), "<@mesh, [{}, {}]>");
   NodeId c = graph.addNode({8, 8}), d = graph.addNode({8, 8});
   user(c, {closed({"x"}), closed({"y"})});
-  graph.addEdge(rule, {c, d});
+  graph.addEdge(rule, {c, d}, 1);
   graph.propagate(PropagationStrategy::Aggressive);
   EXPECT_EQ(result(d), "<@mesh, [{}, {\"y\"}]>");
 }
@@ -243,7 +265,7 @@ TEST_F(Propagation, MeshesDoNotMix) {
   NodeId a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
   user(a, {closed({"x"})});
   user(b, {closed({"x"})}, "other");
-  graph.addEdge(ShardingRule::identity({8}, 3), {a, b, c});
+  graph.addEdge(ShardingRule::identity({8}, 3), {a, b, c}, 2);
   graph.propagate(PropagationStrategy::Aggressive);
   EXPECT_EQ(graph.meshConflicts().size(), 1u);
   EXPECT_FALSE(graph.hasSharding(c));

@@ -1,0 +1,22 @@
+//===- Import.h - Annotations from other stacks to spmd form ----*- C++ -*-===//
+
+#ifndef SPMD_PASSES_IMPORT_H
+#define SPMD_PASSES_IMPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::spmd {
+
+/// Upstream `shard` dialect: every `shard.grid` becomes a `spmd.mesh` of the
+/// same name (axes "axis0", "axis1", ...), every `shard.shard` a
+/// `spmd.sharding_constraint`; the `shard.sharding` ops are removed.
+LogicalResult importShardDialect(ModuleOp module);
+
+/// GSPMD strings in `mhlo.sharding` attributes of function arguments and
+/// results become `spmd.sharding` attributes on one common mesh (or, when
+/// the device orders admit none, one mesh per distinct tiling).
+LogicalResult importGspmdShardings(ModuleOp module);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_PASSES_IMPORT_H
