@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Propagation speed: spmd-opt --spmd-propagate against upstream MLIR.
+
+Usage: propagation_speed.py SPMD_OPT [MLIR_OPT] [--layers 500,1000,2000,5000]
+                            [--repeat 3]
+
+For each size, generates the Megatron chain (gen_megatron_chain.py) in both
+forms and times whole processes, side by side in this one run:
+  ours:     spmd-opt --spmd-propagate chain.spmd.mlir -o /dev/null
+  upstream: mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation))'
+            chain.shard.mlir -o /dev/null
+Prints the median wall time of each, the ratio ours/upstream (must be <= 1),
+and microseconds per layer (flat when time grows linearly). Exits 1 if ours
+is slower than upstream at any size or grows super-linearly (per-layer time
+at the largest size more than 1.5x that at the smallest).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def timed(cmd, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("spmd_opt")
+    p.add_argument("mlir_opt", nargs="?", default="/usr/lib/llvm-22/bin/mlir-opt")
+    p.add_argument("--layers", default="500,1000,2000,5000")
+    p.add_argument("--repeat", type=int, default=3)
+    a = p.parse_args()
+    sizes = [int(s) for s in a.layers.split(",")]
+    rows, ok = [], True
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            files = {}
+            for dialect in ("spmd", "shard"):
+                path = os.path.join(tmp, "chain%d.%s.mlir" % (n, dialect))
+                with open(path, "w") as f:
+                    subprocess.run([sys.executable, os.path.join(HERE, "gen_megatron_chain.py"),
+                                    str(n), dialect], check=True, stdout=f)
+                files[dialect] = path
+            ours = timed([a.spmd_opt, "--spmd-propagate", files["spmd"], "-o", os.devnull],
+                         a.repeat)
+            theirs = timed([a.mlir_opt,
+                            "--pass-pipeline=builtin.module(func.func(sharding-propagation))",
+                            files["shard"], "-o", os.devnull], a.repeat)
+            rows.append((n, ours, theirs))
+    print("%8s %12s %14s %8s %16s %16s" % ("layers", "spmd-opt s", "upstream s", "ratio",
+                                             "ours us/layer", "upstream us/layer"))
+    for n, ours, theirs in rows:
+        print("%8d %12.3f %14.3f %8.3f %16.1f %16.1f"
+              % (n, ours, theirs, ours / theirs, 1e6 * ours / n, 1e6 * theirs / n))
+        if ours > theirs:
+            ok = False
+            print("  slower than upstream at %d layers" % n)
+    growth = (rows[-1][1] / rows[-1][0]) / (rows[0][1] / rows[0][0])
+    print("per-layer time, largest / smallest size: %.2f (1.0 = linear)" % growth)
+    if growth > 1.5:
+        ok = False
+        print("  time grows faster than linearly")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
