@@ -1,10 +1,11 @@
 // A two-layer MLP, Megatron style: the batch is split over "data", the
 // first weight by columns and the second by rows over "model".
 //
-//   spmd-opt examples/megatron_mlp.mlir --spmd-mesh-config=examples/two_hosts.yaml
+//   spmd-opt examples/megatron_mlp.mlir --spmd-mesh-config=examples/two_hosts.yaml \
+//            --spmd-propagate
 //
-// replaces @mesh with the two-host mesh of the config file and checks every
-// annotation against it.
+// replaces @mesh with the two-host mesh of the config file, checks every
+// annotation against it, and gives every value a sharding.
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 

@@ -44,8 +44,8 @@ std::optional<SmallVector<int64_t>> rules::staticShape(Value value) {
 bool rules::allStatic(Operation *op) {
   auto ok = [](Type type) {
     auto shaped = llvm::dyn_cast<ShapedType>(type);
-    return !shaped || (llvm::isa<RankedTensorType>(shaped) &&
-                       shaped.hasStaticShape());
+    return !shaped ||
+           (llvm::isa<RankedTensorType>(shaped) && shaped.hasStaticShape());
   };
   return llvm::all_of(op->getOperandTypes(), ok) &&
          llvm::all_of(op->getResultTypes(), ok);

@@ -20,9 +20,9 @@ void SpmdDialect::initialize() {
 }
 
 /// `spmd.sharding_origins`: strings, or (on ops) arrays of strings.
-static LogicalResult
-verifyOrigins(NamedAttribute attr, function_ref<InFlightDiagnostic()> emitError,
-              bool nested = false) {
+static LogicalResult verifyOrigins(NamedAttribute attr,
+                                   function_ref<InFlightDiagnostic()> emitError,
+                                   bool nested = false) {
   auto array = llvm::dyn_cast<ArrayAttr>(attr.getValue());
   bool ok = array && llvm::all_of(array, [&](Attribute element) {
               if (!nested)

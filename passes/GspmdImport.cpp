@@ -46,9 +46,9 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
                << (isResult ? "result #" : "argument #") << index << ": "
                << llvm::toString(parsed.takeError());
       auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-      annotations.push_back({function, isResult, index, *parsed,
-                             tensor ? static_cast<unsigned>(tensor.getRank())
-                                    : 0u});
+      annotations.push_back(
+          {function, isResult, index, *parsed,
+           tensor ? static_cast<unsigned>(tensor.getRank()) : 0u});
       return success();
     };
     for (unsigned i = 0; i < function.getNumArguments(); ++i)
@@ -113,8 +113,8 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
              << llvm::toString(own.takeError());
     auto found = llvm::find_if(
         meshes, [&](const auto &m) { return m.first == own->first; });
-    std::string name = found != meshes.end() ? found->second
-                                             : addMesh(own->first);
+    std::string name =
+        found != meshes.end() ? found->second : addMesh(own->first);
     if (found == meshes.end())
       meshes.emplace_back(own->first, name);
     own->second.meshName = name;

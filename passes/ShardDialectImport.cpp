@@ -47,9 +47,9 @@ static FailureOr<ShardingAttr> convert(shard::ShardingOp sharding,
   // Upstream needs at least one (possibly empty) entry, even for scalars.
   for (auto dimAxes : axes.drop_front(std::min<size_t>(rank, axes.size())))
     if (!dimAxes.empty())
-      return sharding.emitError() << "sharding splits " << axes.size()
-                                  << " dimensions of a rank-" << rank
-                                  << " tensor";
+      return sharding.emitError()
+             << "sharding splits " << axes.size() << " dimensions of a rank-"
+             << rank << " tensor";
   std::vector<::spmd::DimSharding> dims(rank);
   for (auto [d, dimAxes] : llvm::enumerate(axes.take_front(rank)))
     for (int16_t axis : dimAxes.asArrayRef())
@@ -73,8 +73,7 @@ static ShardingAttr openSharding(FlatSymbolRefAttr mesh, Type type) {
 /// where there is no place for it (a block argument inside a region).
 static bool annotateDefinition(Value value, ShardingAttr sharding) {
   if (auto arg = llvm::dyn_cast<BlockArgument>(value)) {
-    auto function =
-        llvm::dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    auto function = llvm::dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     if (!function || arg.getOwner() != &function.getBody().front())
       return false;
     function.setArgAttr(arg.getArgNumber(), SpmdDialect::kShardingAttrName,
@@ -83,14 +82,13 @@ static bool annotateDefinition(Value value, ShardingAttr sharding) {
   }
   Operation *def = value.getDefiningOp();
   SmallVector<ShardingAttr> shardings;
-  auto existing = def->getAttrOfType<ShardingPerValueAttr>(
-      SpmdDialect::kShardingAttrName);
+  auto existing =
+      def->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult result : def->getResults())
-    shardings.push_back(result == value ? sharding
-                        : existing
-                            ? existing.getShardings()[result.getResultNumber()]
-                            : openSharding(sharding.getMesh(),
-                                           result.getType()));
+    shardings.push_back(
+        result == value ? sharding
+        : existing      ? existing.getShardings()[result.getResultNumber()]
+                        : openSharding(sharding.getMesh(), result.getType()));
   def->setAttr(SpmdDialect::kShardingAttrName,
                ShardingPerValueAttr::get(def->getContext(), shardings));
   return true;
@@ -119,11 +117,10 @@ LogicalResult mlir::spmd::importShardDialect(ModuleOp module) {
       for (int16_t axis : dimAxes.asArrayRef())
         used = std::max<int64_t>(used, axis + 1);
   });
-  for (auto grid :
-       llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
+  for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
     ArrayRef<int64_t> gridShape = grid.getShape();
-    int64_t rank = std::max<int64_t>(gridShape.size(),
-                                     axesUsed.lookup(grid.getSymName()));
+    int64_t rank =
+        std::max<int64_t>(gridShape.size(), axesUsed.lookup(grid.getSymName()));
     std::vector<std::string> names;
     std::vector<int64_t> shape;
     for (int64_t i = 0; i < rank; ++i) {
@@ -173,8 +170,8 @@ LogicalResult mlir::spmd::importShardDialect(ModuleOp module) {
       continue;
     }
     OpBuilder builder(op);
-    auto constraint = ShardingConstraintOp::create(builder, op.getLoc(),
-                                                   source, *converted);
+    auto constraint =
+        ShardingConstraintOp::create(builder, op.getLoc(), source, *converted);
     op.getResult().replaceAllUsesWith(constraint.getResult());
     op.erase();
   }

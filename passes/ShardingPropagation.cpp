@@ -200,8 +200,8 @@ LogicalResult ModulePropagation::setUser(NodeId node, ShardingAttr sharding,
     defaultMeshChosen = true;
   }
   originNames.push_back(std::move(origin));
-  if (llvm::Error err = graph.setUserSharding(
-          node, sharding.toTensorSharding(), originNames.size() - 1))
+  if (llvm::Error err = graph.setUserSharding(node, sharding.toTensorSharding(),
+                                              originNames.size() - 1))
     return op->emitError() << llvm::toString(std::move(err));
   return success();
 }
@@ -226,8 +226,9 @@ LogicalResult ModulePropagation::build() {
       NodeId node = nodeFor(arg);
       if (auto sharding = function.getArgAttrOfType<ShardingAttr>(
               arg.getArgNumber(), SpmdDialect::kShardingAttrName))
-        if (failed(setUser(node, sharding, function,
-                           name + " arg " + std::to_string(arg.getArgNumber()))))
+        if (failed(
+                setUser(node, sharding, function,
+                        name + " arg " + std::to_string(arg.getArgNumber()))))
           return failure();
     }
     for (auto [i, slot] : llvm::enumerate(resultSlots[function]))
@@ -238,7 +239,8 @@ LogicalResult ModulePropagation::build() {
           return failure();
     WalkResult walk = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
       currentOp = op;
-      return failed(visit(op)) ? WalkResult::interrupt() : WalkResult::advance();
+      return failed(visit(op)) ? WalkResult::interrupt()
+                               : WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();
@@ -341,10 +343,9 @@ ShardingAttr ModulePropagation::shardingAttr(NodeId node, Type type) {
   if (node != PropagationGraph::kScalar)
     return ShardingAttr::get(context, graph.sharding(node, defaultMesh));
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-  return ShardingAttr::get(context,
-                           ::spmd::TensorSharding::replicatedOf(
-                               meshOps[defaultMesh].getSymName().str(),
-                               tensor ? tensor.getRank() : 0));
+  return ShardingAttr::get(context, ::spmd::TensorSharding::replicatedOf(
+                                        meshOps[defaultMesh].getSymName().str(),
+                                        tensor ? tensor.getRank() : 0));
 }
 
 ArrayAttr ModulePropagation::originsAttr(NodeId node) {
@@ -400,8 +401,9 @@ void ModulePropagation::write(bool debugOrigins) {
   }
 }
 
-LogicalResult mlir::spmd::propagateShardings(ModuleOp module,
-                                             const PropagationOptions &options) {
+LogicalResult
+mlir::spmd::propagateShardings(ModuleOp module,
+                               const PropagationOptions &options) {
   std::vector<MeshOp> meshes(module.getOps<MeshOp>().begin(),
                              module.getOps<MeshOp>().end());
   if (meshes.empty())

@@ -18,7 +18,8 @@
 namespace mlir::spmd {
 
 struct PropagationOptions {
-  ::spmd::PropagationStrategy strategy = ::spmd::PropagationStrategy::Aggressive;
+  ::spmd::PropagationStrategy strategy =
+      ::spmd::PropagationStrategy::Aggressive;
   /// Record in `spmd.sharding_origins` where each dimension's sharding came
   /// from.
   bool debugOrigins = false;

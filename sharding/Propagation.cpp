@@ -213,8 +213,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
           t >= edge.numOperands ? t - edge.numOperands : numResults + t;
       for (unsigned f : factors)
         if (!projected[f].empty())
-          candidates[f].push_back({projected[f], dim.priority,
-                                   node.numElements, position, dim.origin});
+          candidates[f].push_back({projected[f], dim.priority, node.numElements,
+                                   position, dim.origin});
     }
   }
 
@@ -309,8 +309,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
         if (llvm::is_contained(factorAxes[f], proposed[old]))
           source = winner[f];
       dim.axes.assign(proposed.begin(), proposed.begin() + k);
-      dim.priority = old ? std::min(dim.priority, source->priority)
-                         : source->priority;
+      dim.priority =
+          old ? std::min(dim.priority, source->priority) : source->priority;
       if (!old)
         dim.origin = source->origin;
       nodeChanged = true;

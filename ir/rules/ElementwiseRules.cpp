@@ -11,8 +11,8 @@
 #include "ir/ShardingRules.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
-#include "mlir/IR/OpDefinition.h"
 #include "mlir/Dialect/Traits.h"
+#include "mlir/IR/OpDefinition.h"
 
 using namespace mlir;
 using namespace mlir::spmd;

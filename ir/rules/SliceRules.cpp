@@ -34,9 +34,9 @@ static std::optional<ShardingRule> extractSliceRule(Operation *op) {
     int64_t sliceSize = slice.getStaticSizes()[d];
     bool whole = coversWhole(slice.getStaticOffsets()[d], sliceSize,
                              slice.getStaticStrides()[d], size);
-    unsigned f = rule.addFactor(
-        ShapedType::isDynamic(sliceSize) ? size : sliceSize,
-        whole ? FactorKind::Parallel : FactorKind::Permutation);
+    unsigned f =
+        rule.addFactor(ShapedType::isDynamic(sliceSize) ? size : sliceSize,
+                       whole ? FactorKind::Parallel : FactorKind::Permutation);
     sourceDims.push_back({f});
     if (!dropped.test(d))
       resultDims.push_back({f});
@@ -62,10 +62,9 @@ static std::optional<ShardingRule> insertSliceRule(Operation *op) {
       continue;
     bool whole = coversWhole(insert.getStaticOffsets()[d], source[s],
                              insert.getStaticStrides()[d], dest[d]);
-    sourceDims.push_back(
-        whole ? destDims[d]
-              : ::spmd::DimFactors{
-                    rule.addFactor(source[s], FactorKind::Permutation)});
+    sourceDims.push_back(whole ? destDims[d]
+                               : ::spmd::DimFactors{rule.addFactor(
+                                     source[s], FactorKind::Permutation)});
     ++s;
   }
   rule.addTensor(std::move(sourceDims));
@@ -82,8 +81,8 @@ static std::optional<ShardingRule> padRule(Operation *op) {
   TensorFactors dims;
   for (auto [d, size] : llvm::enumerate(result)) {
     bool unpadded = pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0;
-    dims.push_back({rule.addFactor(
-        size, unpadded ? FactorKind::Parallel : FactorKind::Permutation)});
+    dims.push_back({rule.addFactor(size, unpadded ? FactorKind::Parallel
+                                                  : FactorKind::Permutation)});
   }
   rule.addTensor(dims);
   rules::addScalars(rule, op->getNumOperands() - 1);
@@ -97,9 +96,9 @@ static std::optional<ShardingRule> concatRule(Operation *op) {
   ShardingRule rule;
   TensorFactors dims;
   for (auto [d, size] : llvm::enumerate(result))
-    dims.push_back({rule.addFactor(size, d == concat.getDim()
-                                             ? FactorKind::Permutation
-                                             : FactorKind::Parallel)});
+    dims.push_back(
+        {rule.addFactor(size, d == concat.getDim() ? FactorKind::Permutation
+                                                   : FactorKind::Parallel)});
   for (unsigned i = 0; i <= op->getNumOperands(); ++i)
     rule.addTensor(dims);
   return rule;

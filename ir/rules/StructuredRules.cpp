@@ -77,10 +77,10 @@ static std::optional<::spmd::ShardingRule> structuredRule(Operation *op) {
         continue;
       }
       std::optional<SmallVector<unsigned>> loops = sumOfScaledLoops(e);
-      auto spatial = loops ? llvm::find_if(*loops, [&](unsigned l) {
-        return outputLoops.test(l);
-      })
-                           : nullptr;
+      auto spatial =
+          loops ? llvm::find_if(*loops,
+                                [&](unsigned l) { return outputLoops.test(l); })
+                : nullptr;
       if (!loops || spatial == loops->end()) {
         for (unsigned l : loops ? *loops : SmallVector<unsigned>())
           rule.factorKinds[l] = FactorKind::NeedReplication;

@@ -50,10 +50,10 @@ public:
   PropagationRun() {
     DialectRegistry registry;
     registry.insert<mlir::spmd::SpmdDialect, arith::ArithDialect,
-                    bufferization::BufferizationDialect,
-                    cf::ControlFlowDialect, func::FuncDialect,
-                    linalg::LinalgDialect, ml_program::MLProgramDialect,
-                    math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
+                    bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                    func::FuncDialect, linalg::LinalgDialect,
+                    ml_program::MLProgramDialect, math::MathDialect,
+                    scf::SCFDialect, tensor::TensorDialect>();
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }
@@ -82,15 +82,16 @@ public:
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     mlir::spmd::MeshOp::create(
         builder, module.getLoc(), "mesh",
-        mlir::spmd::MeshAttr::get(&context,
-                            llvm::cantFail(::spmd::Mesh::create({"x"}, {4}))));
+        mlir::spmd::MeshAttr::get(
+            &context, llvm::cantFail(::spmd::Mesh::create({"x"}, {4}))));
     llvm::StringSet<> called;
     module.walk([&](func::CallOp call) { called.insert(call.getCallee()); });
     for (auto function : module.getOps<func::FuncOp>()) {
       if (function.isExternal() || called.contains(function.getSymName()) ||
           function.getNumArguments() == 0)
         continue;
-      auto type = llvm::dyn_cast<RankedTensorType>(function.getArgumentTypes()[0]);
+      auto type =
+          llvm::dyn_cast<RankedTensorType>(function.getArgumentTypes()[0]);
       if (!type || type.getRank() == 0)
         continue;
       std::vector<::spmd::DimSharding> dims(type.getRank());
@@ -144,8 +145,8 @@ TEST_P(CorpusPropagation, EveryValueShardedAndDeterministic) {
       values += op->getNumResults();
       auto shardings = op->getAttrOfType<mlir::spmd::ShardingPerValueAttr>(
           mlir::spmd::SpmdDialect::kShardingAttrName);
-      EXPECT_TRUE(shardings && shardings.getShardings().size() ==
-                                   op->getNumResults())
+      EXPECT_TRUE(shardings &&
+                  shardings.getShardings().size() == op->getNumResults())
           << "no sharding on " << op->getName().getStringRef().str();
     });
   }

@@ -132,13 +132,15 @@ static void expectSameLayout(const TensorSharding &a, const Mesh &meshA,
 
 TEST(GspmdSharding, CommonMeshRefinesIotaOrders) {
   std::vector<GspmdSharding> shardings = {
-      parse("{devices=[2,4]<=[8]}"), parse("{devices=[4,2]<=[8]}"),
+      parse("{devices=[2,4]<=[8]}"),
+      parse("{devices=[4,2]<=[8]}"),
       parse("{devices=[4,2]<=[2,4]T(1,0)}"),
       parse("{devices=[2,1,4]<=[8] last_tile_dim_replicate}"),
-      parse("{devices=[1,8]0,1,2,3,4,5,6,7}"), parse("{replicated}")};
+      parse("{devices=[1,8]0,1,2,3,4,5,6,7}"),
+      parse("{replicated}")};
   std::vector<unsigned> ranks(shardings.size(), 2);
-  auto [mesh, common] = llvm::cantFail(
-      GspmdSharding::toSpmdCommon(shardings, ranks, "mesh"));
+  auto [mesh, common] =
+      llvm::cantFail(GspmdSharding::toSpmdCommon(shardings, ranks, "mesh"));
   EXPECT_EQ(mesh.str(), "<[\"axis0\"=2, \"axis1\"=2, \"axis2\"=2]>");
   EXPECT_EQ(common[0].str(), "<@mesh, [{\"axis0\"}, {\"axis1\", \"axis2\"}]>");
   EXPECT_EQ(common[1].str(), "<@mesh, [{\"axis0\", \"axis1\"}, {\"axis2\"}]>");
@@ -147,8 +149,7 @@ TEST(GspmdSharding, CommonMeshRefinesIotaOrders) {
   EXPECT_EQ(common[5].str(), "<@mesh, [{}, {}]>");
   // Every device holds what the string alone says it holds.
   for (size_t i = 0; i + 1 < shardings.size(); ++i) {
-    auto [own, ownSharding] =
-        llvm::cantFail(shardings[i].toSpmd(2, "mesh"));
+    auto [own, ownSharding] = llvm::cantFail(shardings[i].toSpmd(2, "mesh"));
     expectSameLayout(common[i], mesh, ownSharding, own, {16, 24});
   }
 }

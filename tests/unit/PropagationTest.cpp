@@ -13,9 +13,9 @@ namespace {
 class Propagation : public ::testing::Test {
 protected:
   Propagation()
-      : graph({{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"},
-                                                    {2, 4, 2}))},
-               {"other", llvm::cantFail(Mesh::create({"x"}, {2}))}}) {}
+      : graph(
+            {{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"}, {2, 4, 2}))},
+             {"other", llvm::cantFail(Mesh::create({"x"}, {2}))}}) {}
 
   void user(NodeId node, std::vector<DimSharding> dims,
             std::string mesh = "mesh", std::vector<std::string> partial = {}) {
@@ -26,8 +26,7 @@ protected:
   std::string result(NodeId node) { return graph.sharding(node, 0).str(); }
 
   /// C[i,k] = A[i,j] * B[j,k]
-  void matmul(NodeId a, NodeId b, NodeId c, int64_t i, int64_t j,
-              int64_t k) {
+  void matmul(NodeId a, NodeId b, NodeId c, int64_t i, int64_t j, int64_t k) {
     ShardingRule rule;
     unsigned fi = rule.addFactor(i, FactorKind::Parallel);
     unsigned fj = rule.addFactor(j, FactorKind::Reduction);
@@ -64,8 +63,9 @@ TEST_F(Propagation, ForwardAndBackwardThroughElementwise) {
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(a), "<@mesh, [{\"x\"}, {}]>");
   EXPECT_EQ(result(c), "<@mesh, [{\"x\"}, {}]>");
-  EXPECT_EQ(graph.origins(c), (llvm::SmallVector<int>{static_cast<int>(b),
-                                                      PropagationGraph::kNoOrigin}));
+  EXPECT_EQ(graph.origins(c),
+            (llvm::SmallVector<int>{static_cast<int>(b),
+                                    PropagationGraph::kNoOrigin}));
 }
 
 TEST_F(Propagation, MegatronMlp) {
@@ -116,8 +116,8 @@ TEST_F(Propagation, LowerPriorityNumberWins) {
   EXPECT_EQ(result(c), "<@mesh, [{\"x\"}]>");
   // And the reverse priorities give the reverse answer.
   PropagationGraph second = std::move(graph);
-  graph = PropagationGraph({{"mesh", llvm::cantFail(Mesh::create(
-                                         {"x", "y", "z"}, {2, 4, 2}))}});
+  graph = PropagationGraph(
+      {{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"}, {2, 4, 2}))}});
   a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
   user(a, {open({"y"}, 0)});
   user(b, {open({"x"}, 1)});
@@ -129,8 +129,8 @@ TEST_F(Propagation, LowerPriorityNumberWins) {
 
 TEST_F(Propagation, BasicKeepsAgreementAggressiveResolves) {
   auto build = [&](PropagationStrategy strategy) {
-    graph = PropagationGraph({{"mesh", llvm::cantFail(Mesh::create(
-                                           {"x", "y", "z"}, {2, 4, 2}))}});
+    graph = PropagationGraph(
+        {{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"}, {2, 4, 2}))}});
     // a (small) says x, b (large) says y, for the shared dim of c.
     NodeId a = graph.addNode({8, 1}), b = graph.addNode({8, 4}),
            c = graph.addNode({8});
