@@ -1,0 +1,370 @@
+//===- ReshardPlanner.cpp - Cheapest collectives between shardings -------===//
+
+#include "partitioner/ReshardPlanner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <queue>
+
+using namespace spmd;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using AxisList = SmallVector<AxisIndex, 2>;
+
+llvm::StringRef spmd::stringifyCollectiveKind(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::AllSlice:
+    return "all_slice";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::CollectivePermute:
+    return "collective_permute";
+  }
+  llvm_unreachable("unknown collective");
+}
+
+double spmd::commBytes(CollectiveKind kind, int64_t n, int64_t inBytes,
+                       int64_t outBytes) {
+  double share = n > 0 ? double(n - 1) / double(n) : 0;
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return 2 * share * inBytes;
+  case CollectiveKind::AllGather:
+    return share * outBytes;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllToAll:
+    return share * inBytes;
+  case CollectiveKind::CollectivePermute:
+    return n > 1 ? inBytes : 0;
+  case CollectiveKind::AllSlice:
+    return 0;
+  }
+  llvm_unreachable("unknown collective");
+}
+
+std::string ShardState::key() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const AxisList &dim : dims) {
+    os << '[';
+    llvm::interleaveComma(dim, os);
+    os << ']';
+  }
+  os << 'p';
+  llvm::interleaveComma(partial, os);
+  return text;
+}
+
+static int64_t groupSize(const Mesh &mesh, ArrayRef<AxisIndex> axes) {
+  return mesh.groupSize(axes);
+}
+
+std::vector<int64_t> spmd::localShape(const Mesh &mesh,
+                                      ArrayRef<int64_t> globalShape,
+                                      const ShardState &state) {
+  std::vector<int64_t> shape;
+  for (auto [size, axes] : llvm::zip_equal(globalShape, state.dims))
+    shape.push_back(llvm::divideCeil(size, groupSize(mesh, axes)));
+  return shape;
+}
+
+llvm::Expected<ShardState> spmd::toState(const Mesh &mesh,
+                                         const TensorSharding &sharding) {
+  if (llvm::Error err = sharding.verify(mesh, sharding.rank()))
+    return std::move(err);
+  ShardState state;
+  for (const DimSharding &dim : sharding.dims) {
+    AxisList axes;
+    for (AxisIndex a : llvm::cantFail(mesh.resolveAxes(dim.axes)))
+      axes.push_back(a);
+    state.dims.push_back(std::move(axes));
+  }
+  for (AxisIndex a : llvm::cantFail(mesh.resolveAxes(sharding.partial)))
+    state.partial.push_back(a);
+  state.reduction = sharding.partialKind;
+  return state;
+}
+
+/// Regrouping shards of a dimension of `size` split `m` ways into groups of
+/// `k` is exact when the shards line up: ceil(size/m) == k*ceil(size/(mk)).
+static bool aligned(int64_t size, int64_t m, int64_t k) {
+  return llvm::divideCeil(size, m) == k * llvm::divideCeil(size, m * k);
+}
+
+/// Calls `fn` with every non-empty ordered sequence of distinct elements of
+/// `items`.
+static void forEachSequence(ArrayRef<AxisIndex> items,
+                            llvm::function_ref<void(const AxisList &)> fn) {
+  AxisList current;
+  std::vector<bool> taken(items.size(), false);
+  std::function<void()> extend = [&] {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (taken[i])
+        continue;
+      taken[i] = true;
+      current.push_back(items[i]);
+      fn(current);
+      extend();
+      current.pop_back();
+      taken[i] = false;
+    }
+  };
+  extend();
+}
+
+namespace {
+/// Generates the steps leaving one state.
+class StepGenerator {
+public:
+  StepGenerator(const Mesh &mesh, ArrayRef<int64_t> shape, int64_t elementBytes,
+                ArrayRef<AxisIndex> relevant)
+      : mesh(mesh), shape(shape), elementBytes(elementBytes),
+        relevant(relevant) {}
+
+  std::vector<ReshardStep> from(const ShardState &state) const;
+
+private:
+  int64_t bytes(ArrayRef<int64_t> local) const {
+    return product(local) * elementBytes;
+  }
+  void finish(ReshardStep &step, int64_t inBytes, int64_t outBytes) const {
+    step.localShape = localShape(mesh, shape, step.after);
+    step.cost = commBytes(step.kind, groupSize(mesh, step.axes), inBytes,
+                          outBytes);
+  }
+  bool used(const ShardState &state, AxisIndex axis) const {
+    return llvm::is_contained(state.partial, axis) ||
+           llvm::any_of(state.dims, [&](const AxisList &d) {
+             return llvm::is_contained(d, axis);
+           });
+  }
+
+  const Mesh &mesh;
+  ArrayRef<int64_t> shape;
+  int64_t elementBytes;
+  ArrayRef<AxisIndex> relevant;
+};
+} // namespace
+
+std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
+  std::vector<ReshardStep> steps;
+  std::vector<int64_t> local = localShape(mesh, shape, state);
+  int64_t inBytes = bytes(local);
+  unsigned rank = shape.size();
+
+  for (unsigned d = 0; d < rank; ++d) {
+    const AxisList &axes = state.dims[d];
+    // all_gather of a minor suffix of the dimension's axes.
+    for (size_t k = 1; k <= axes.size(); ++k) {
+      AxisList prefix(axes.begin(), axes.end() - k);
+      AxisList suffix(axes.end() - k, axes.end());
+      int64_t n = groupSize(mesh, suffix), m = groupSize(mesh, prefix);
+      ReshardStep step{CollectiveKind::AllGather, suffix, d};
+      if (prefix.empty()) {
+        if (n * local[d] > shape[d])
+          step.truncate = shape[d];
+      } else if (!aligned(shape[d], m, n)) {
+        continue;
+      }
+      step.after = state;
+      step.after.dims[d] = prefix;
+      finish(step, inBytes, inBytes * n);
+      steps.push_back(std::move(step));
+    }
+    // all_slice by one or more unused axes, in any order (several at once
+    // stay exact from a whole dimension even where one at a time would
+    // not line up).
+    AxisList unused;
+    for (AxisIndex axis : relevant)
+      if (!used(state, axis))
+        unused.push_back(axis);
+    forEachSequence(unused, [&](const AxisList &added) {
+      int64_t m = groupSize(mesh, axes), n = groupSize(mesh, added);
+      if (m > 1 && !aligned(shape[d], m, n))
+        return;
+      ReshardStep step{CollectiveKind::AllSlice, added, d};
+      step.after = state;
+      step.after.dims[d].append(added.begin(), added.end());
+      finish(step, inBytes, inBytes);
+      steps.push_back(std::move(step));
+    });
+    // all_to_all moving a minor suffix of this dimension's axes to another
+    // dimension (gathered here, split there).
+    for (size_t k = 1; k <= axes.size(); ++k) {
+      AxisList prefix(axes.begin(), axes.end() - k);
+      AxisList suffix(axes.end() - k, axes.end());
+      int64_t n = groupSize(mesh, suffix), m = groupSize(mesh, prefix);
+      bool completes = prefix.empty() && n * local[d] > shape[d];
+      if (!prefix.empty() && !aligned(shape[d], m, n))
+        continue;
+      for (unsigned t = 0; t < rank; ++t) {
+        if (t == d || local[t] % n != 0)
+          continue;
+        int64_t mt = groupSize(mesh, state.dims[t]);
+        if (mt > 1 && !aligned(shape[t], mt, n))
+          continue;
+        if (mt == 1 && llvm::divideCeil(shape[t], n) * n != local[t])
+          continue;
+        ReshardStep step{CollectiveKind::AllToAll, suffix, t};
+        step.concatDim = d;
+        if (completes)
+          step.truncate = shape[d];
+        step.after = state;
+        step.after.dims[d] = prefix;
+        step.after.dims[t].append(suffix.begin(), suffix.end());
+        finish(step, inBytes, inBytes);
+        steps.push_back(std::move(step));
+      }
+    }
+    // collective_permute reordering the dimension's axes.
+    if (axes.size() >= 2) {
+      AxisList order = axes;
+      llvm::sort(order);
+      do {
+        if (order == axes)
+          continue;
+        ReshardStep step{CollectiveKind::CollectivePermute, order, d};
+        // A device sends its shard to the device whose new index is the
+        // shard's old index (positions are over `order`).
+        SmallVector<int64_t> sizes;
+        for (AxisIndex a : order)
+          sizes.push_back(mesh.axisSize(a));
+        for (int64_t pos = 0, e = product(sizes); pos < e; ++pos) {
+          SmallVector<int64_t> coords = delinearize(pos, sizes);
+          int64_t oldIndex = 0;
+          for (AxisIndex a : axes)
+            oldIndex = oldIndex * mesh.axisSize(a) +
+                       coords[llvm::find(order, a) - order.begin()];
+          step.pairs.push_back({pos, oldIndex});
+        }
+        step.after = state;
+        step.after.dims[d] = order;
+        finish(step, inBytes, inBytes);
+        steps.push_back(std::move(step));
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+  }
+
+  // Reductions of pending partial axes: all of a subset, or scattered onto
+  // a dimension.
+  const AxisList &partial = state.partial;
+  for (unsigned mask = 1; mask < (1u << partial.size()); ++mask) {
+    AxisList chosen, rest;
+    for (size_t i = 0; i < partial.size(); ++i)
+      (mask & (1u << i) ? chosen : rest).push_back(partial[i]);
+    int64_t n = groupSize(mesh, chosen);
+    ReshardStep reduce{CollectiveKind::AllReduce, chosen};
+    reduce.reduction = state.reduction;
+    reduce.after = state;
+    reduce.after.partial = rest;
+    finish(reduce, inBytes, inBytes);
+    steps.push_back(std::move(reduce));
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t m = groupSize(mesh, state.dims[d]);
+      if (m > 1 && !aligned(shape[d], m, n))
+        continue;
+      ReshardStep scatter{CollectiveKind::ReduceScatter, chosen, d};
+      scatter.reduction = state.reduction;
+      scatter.after = state;
+      scatter.after.partial = rest;
+      scatter.after.dims[d].append(chosen.begin(), chosen.end());
+      finish(scatter, inBytes, inBytes);
+      steps.push_back(std::move(scatter));
+    }
+  }
+  return steps;
+}
+
+llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
+                                              ArrayRef<int64_t> shape,
+                                              int64_t elementBytes,
+                                              const ShardState &from,
+                                              const ShardState &to) {
+  if (from.dims.size() != shape.size() || to.dims.size() != shape.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "reshard between shardings of other ranks");
+  if (!to.partial.empty() && !(from.partial == to.partial))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a reshard cannot make a value partial over new axes");
+  // Only axes of either layout can help; others would only be undone.
+  SmallVector<AxisIndex> relevant;
+  for (const ShardState *s : {&from, &to}) {
+    for (const AxisList &dim : s->dims)
+      relevant.append(dim.begin(), dim.end());
+    relevant.append(s->partial.begin(), s->partial.end());
+  }
+  llvm::sort(relevant);
+  relevant.erase(std::unique(relevant.begin(), relevant.end()),
+                 relevant.end());
+  StepGenerator generator(mesh, shape, elementBytes, relevant);
+
+  // Dijkstra over layouts; ties broken by fewer steps, then by key, so the
+  // plan is deterministic.
+  struct Entry {
+    double cost;
+    size_t steps;
+    std::string key;
+    bool operator>(const Entry &o) const {
+      return std::tie(cost, steps, key) > std::tie(o.cost, o.steps, o.key);
+    }
+  };
+  struct Best {
+    double cost;
+    size_t steps;
+    ShardState state;
+    std::string parent;
+    ReshardStep step;
+    bool done = false;
+  };
+  std::map<std::string, Best> best;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  best[from.key()] = {0, 0, from, "", ReshardStep{}};
+  queue.push({0, 0, from.key()});
+  std::string target = to.key();
+  while (!queue.empty()) {
+    Entry top = queue.top();
+    queue.pop();
+    Best &node = best[top.key];
+    if (node.done)
+      continue;
+    node.done = true;
+    if (top.key == target)
+      break;
+    ShardState state = node.state;
+    for (ReshardStep &step : generator.from(state)) {
+      step.after.reduction = state.reduction;
+      std::string key = step.after.key();
+      double cost = top.cost + step.cost;
+      size_t steps = top.steps + 1;
+      auto it = best.find(key);
+      if (it != best.end() &&
+          std::tie(it->second.cost, it->second.steps) <= std::tie(cost, steps))
+        continue;
+      best[key] = {cost, steps, step.after, top.key, step};
+      queue.push({cost, steps, key});
+    }
+  }
+  auto found = best.find(target);
+  if (found == best.end() || !found->second.done)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no reshard plan exists");
+  ReshardPlan plan;
+  plan.cost = found->second.cost;
+  for (std::string key = target; key != from.key();) {
+    const Best &node = best[key];
+    plan.steps.push_back(node.step);
+    key = node.parent;
+  }
+  std::reverse(plan.steps.begin(), plan.steps.end());
+  return plan;
+}

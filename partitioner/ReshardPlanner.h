@@ -1,0 +1,105 @@
+//===- ReshardPlanner.h - Cheapest collectives from one sharding to another -*- C++ -*-===//
+//
+// Plans a reshard of one tensor between two shardings of the same mesh as a
+// shortest path over intermediate shardings: each step is one collective
+// (all_gather, all_slice, all_to_all, all_reduce, reduce_scatter,
+// collective_permute), weighted by the bytes each device moves (the ring
+// volumes of the communication report). MLIR-free, so it is unit tested by
+// simulating the data movement.
+//
+// Shards of uneven dimensions are ceil(d / n) long, padded at the end. A
+// step that regroups shards along a dimension is exact only where the
+// shards line up (ceil(d / m) == k * ceil(d / (m * k))); gathering a
+// dimension completely is always exact (the padding is then at the end
+// and is cut off, see ReshardStep::truncate).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_PARTITIONER_RESHARDPLANNER_H
+#define SPMD_PARTITIONER_RESHARDPLANNER_H
+
+#include "sharding/TensorSharding.h"
+
+namespace spmd {
+
+enum class CollectiveKind {
+  AllGather,
+  AllSlice,
+  AllToAll,
+  AllReduce,
+  ReduceScatter,
+  CollectivePermute,
+};
+llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
+
+/// Bytes one device sends and receives in a ring implementation of a
+/// collective over `groupSize` devices (the communication report's
+/// `comm_bytes`): all_reduce 2(n-1)/n*in, all_gather (n-1)/n*out,
+/// reduce_scatter and all_to_all (n-1)/n*in, collective_permute in,
+/// all_slice 0.
+double commBytes(CollectiveKind kind, int64_t groupSize, int64_t inBytes,
+                 int64_t outBytes);
+
+/// The layout of a tensor during planning: axes per dimension (major to
+/// minor) and the axes it is a pending reduction over.
+struct ShardState {
+  std::vector<llvm::SmallVector<AxisIndex, 2>> dims;
+  llvm::SmallVector<AxisIndex, 2> partial;
+  ReductionKind reduction = ReductionKind::Sum;
+
+  bool operator==(const ShardState &o) const {
+    return dims == o.dims && partial == o.partial;
+  }
+  std::string key() const;
+};
+
+struct ReshardStep {
+  CollectiveKind kind;
+  /// The axes spanning the collective's groups, major to minor.
+  llvm::SmallVector<AxisIndex, 2> axes;
+  /// all_gather / all_slice / reduce_scatter: the dimension; all_to_all:
+  /// the dimension split and sent (`dim`) and the one received and
+  /// concatenated (`concatDim`).
+  int64_t dim = -1;
+  int64_t concatDim = -1;
+  ReductionKind reduction = ReductionKind::Sum;
+  /// collective_permute: (source, target) positions within the group.
+  llvm::SmallVector<std::pair<int64_t, int64_t>> pairs;
+  /// After an all_gather (or all_to_all) that completes dimension `dim`
+  /// (or `concatDim`): keep only the first `truncate` elements (> 0).
+  int64_t truncate = 0;
+  /// The layout after this step and the local shape it has.
+  ShardState after;
+  std::vector<int64_t> localShape;
+  double cost = 0;
+};
+
+struct ReshardPlan {
+  std::vector<ReshardStep> steps;
+  double cost = 0;
+};
+
+/// The local (per-device, padded) shape of a tensor of `globalShape` in
+/// `state`.
+std::vector<int64_t> localShape(const Mesh &mesh,
+                                llvm::ArrayRef<int64_t> globalShape,
+                                const ShardState &state);
+
+/// Resolves a sharding's axis names (open flags and priorities do not
+/// matter to layouts).
+llvm::Expected<ShardState> toState(const Mesh &mesh,
+                                   const TensorSharding &sharding);
+
+/// The cheapest plan from `from` to `to` (an empty plan when they have the
+/// same layout). Fails only when no plan exists, which does not happen for
+/// valid shardings of one mesh (gathering everything, reducing, and
+/// slicing always works).
+llvm::Expected<ReshardPlan> planReshard(const Mesh &mesh,
+                                        llvm::ArrayRef<int64_t> globalShape,
+                                        int64_t elementBytes,
+                                        const ShardState &from,
+                                        const ShardState &to);
+
+} // namespace spmd
+
+#endif // SPMD_PARTITIONER_RESHARDPLANNER_H
