@@ -23,6 +23,8 @@ namespace spmd {
 
 /// Index of an axis inside its mesh.
 using AxisIndex = unsigned;
+/// Axes in order, e.g. the axes sharding one dimension (major to minor).
+using AxisList = llvm::SmallVector<AxisIndex, 2>;
 
 class Mesh {
 public:

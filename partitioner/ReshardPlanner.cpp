@@ -12,7 +12,6 @@
 using namespace spmd;
 using llvm::ArrayRef;
 using llvm::SmallVector;
-using AxisList = SmallVector<AxisIndex, 2>;
 
 llvm::StringRef spmd::stringifyCollectiveKind(CollectiveKind kind) {
   switch (kind) {

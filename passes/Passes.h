@@ -7,7 +7,11 @@
 #include "sharding/Propagation.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::spmd {
 
@@ -16,6 +20,10 @@ namespace mlir::spmd {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// `spmd-pipeline`: import, propagate, partition, optimize collectives.
+void buildSpmdPipeline(OpPassManager &pm);
+void registerSpmdPipeline();
 
 } // namespace mlir::spmd
 

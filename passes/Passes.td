@@ -62,4 +62,46 @@ def SpmdPropagate : Pass<"spmd-propagate", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
 }
 
+def SpmdPartition : Pass<"spmd-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrites the global program into the local SPMD program";
+  let description = [{
+    Needs complete shardings (run --spmd-propagate first). Every tensor gets
+    its local (per-device) shape; data moves only through spmd collectives,
+    planned to move the fewest bytes (partitioner/ReshardPlanner.h). Each op
+    is split through its factor rule, choosing by cost how to split every
+    factor; split reductions leave partial values that are reduced where a
+    user needs them (all_reduce, or reduce_scatter when the user wants a
+    split value). Function signatures keep their spmd.sharding attributes,
+    which now describe how the local arguments and results are laid out.
+  }];
+  let dependentDialects = ["mlir::spmd::SpmdDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def SpmdOptimizeCollectives : Pass<"spmd-optimize-collectives",
+                                   "mlir::ModuleOp"> {
+  let summary = "Removes redundant collectives";
+  let description = [{
+    Drops collectives over groups of one device, cancels an all_gather and
+    the all_slice that undoes it (either order), and merges identical
+    collectives of one value (CSE).
+  }];
+}
+
+def SpmdCommReport : Pass<"spmd-comm-report", "mlir::ModuleOp"> {
+  let summary = "Writes the communication report of a partitioned program";
+  let description = [{
+    JSON, per device and per call of each function: every collective with
+    its axes, group size, local operand bytes and ring-algorithm volume
+    (`comm_bytes`), and the total. Collectives inside loops are counted
+    once.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write the report ('-' for standard output)">
+  ];
+}
+
 #endif // SPMD_PASSES_PASSES_TD

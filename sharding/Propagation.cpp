@@ -10,58 +10,6 @@ using namespace spmd;
 using llvm::ArrayRef;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
-using AxisList = SmallVector<AxisIndex, 2>;
-
-/// Splits a dimension's axes among the factors it is made of, major to
-/// minor. A dimension of one factor gives it every axis (uneven shards are
-/// fine). In a compound dimension a factor takes axes while their product
-/// divides its size, and the next factor only starts once the previous one
-/// is fully sharded; axes past that point are not projected.
-static void projectDim(ArrayRef<AxisIndex> axes, ArrayRef<unsigned> factors,
-                       ArrayRef<int64_t> factorSizes, const Mesh &mesh,
-                       SmallVectorImpl<AxisList> &factorAxes) {
-  if (factors.size() == 1) {
-    factorAxes[factors[0]].append(axes.begin(), axes.end());
-    return;
-  }
-  size_t i = 0;
-  int64_t product = 1;
-  for (AxisIndex axis : axes) {
-    while (i < factors.size() && product == factorSizes[factors[i]]) {
-      ++i;
-      product = 1;
-    }
-    if (i == factors.size())
-      return;
-    int64_t size = mesh.axisSize(axis);
-    if (factorSizes[factors[i]] % (product * size) != 0)
-      return;
-    factorAxes[factors[i]].push_back(axis);
-    product *= size;
-  }
-}
-
-/// The inverse of projectDim: the axes of a dimension made of `factors`.
-static AxisList composeDim(ArrayRef<unsigned> factors,
-                           ArrayRef<AxisList> factorAxes,
-                           ArrayRef<int64_t> factorSizes, const Mesh &mesh) {
-  if (factors.size() == 1)
-    return factorAxes[factors[0]];
-  AxisList axes;
-  for (unsigned f : factors) {
-    int64_t product = 1;
-    for (AxisIndex axis : factorAxes[f]) {
-      int64_t size = mesh.axisSize(axis);
-      if (factorSizes[f] % (product * size) != 0)
-        return axes;
-      axes.push_back(axis);
-      product *= size;
-    }
-    if (product != factorSizes[f])
-      return axes; // Minor factors cannot be sharded past a partial one.
-  }
-  return axes;
-}
 
 /// What one tensor dimension says about one factor.
 struct PropagationGraph::Candidate {

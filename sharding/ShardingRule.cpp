@@ -132,3 +132,50 @@ std::string ShardingRule::str(unsigned numOperands) const {
   }
   return text;
 }
+
+void spmd::projectDim(llvm::ArrayRef<AxisIndex> axes,
+                      llvm::ArrayRef<unsigned> factors,
+                      llvm::ArrayRef<int64_t> factorSizes, const Mesh &mesh,
+                      llvm::SmallVectorImpl<AxisList> &factorAxes) {
+  if (factors.size() == 1) {
+    factorAxes[factors[0]].append(axes.begin(), axes.end());
+    return;
+  }
+  size_t i = 0;
+  int64_t product = 1;
+  for (AxisIndex axis : axes) {
+    while (i < factors.size() && product == factorSizes[factors[i]]) {
+      ++i;
+      product = 1;
+    }
+    if (i == factors.size())
+      return;
+    int64_t size = mesh.axisSize(axis);
+    if (factorSizes[factors[i]] % (product * size) != 0)
+      return;
+    factorAxes[factors[i]].push_back(axis);
+    product *= size;
+  }
+}
+
+AxisList spmd::composeDim(llvm::ArrayRef<unsigned> factors,
+                          llvm::ArrayRef<AxisList> factorAxes,
+                          llvm::ArrayRef<int64_t> factorSizes,
+                          const Mesh &mesh) {
+  if (factors.size() == 1)
+    return factorAxes[factors[0]];
+  AxisList axes;
+  for (unsigned f : factors) {
+    int64_t product = 1;
+    for (AxisIndex axis : factorAxes[f]) {
+      int64_t size = mesh.axisSize(axis);
+      if (factorSizes[f] % (product * size) != 0)
+        return axes;
+      axes.push_back(axis);
+      product *= size;
+    }
+    if (product != factorSizes[f])
+      return axes; // Minor factors cannot be sharded past a partial one.
+  }
+  return axes;
+}

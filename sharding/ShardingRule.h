@@ -14,6 +14,8 @@
 #ifndef SPMD_SHARDING_SHARDINGRULE_H
 #define SPMD_SHARDING_SHARDINGRULE_H
 
+#include "mesh/Mesh.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -70,6 +72,22 @@ public:
   std::vector<FactorKind> factorKinds;
   std::vector<TensorFactors> tensors;
 };
+
+/// Splits a dimension's axes among the factors it is made of, major to
+/// minor, appending to `factorAxes[f]`. A dimension of one factor gives it
+/// every axis (uneven shards are fine). In a compound dimension a factor
+/// takes axes while their product divides its size, and the next factor
+/// only starts once the previous one is fully sharded; axes past that
+/// point are not projected.
+void projectDim(llvm::ArrayRef<AxisIndex> axes,
+                llvm::ArrayRef<unsigned> factors,
+                llvm::ArrayRef<int64_t> factorSizes, const Mesh &mesh,
+                llvm::SmallVectorImpl<AxisList> &factorAxes);
+
+/// The inverse of projectDim: the axes of a dimension made of `factors`.
+AxisList composeDim(llvm::ArrayRef<unsigned> factors,
+                    llvm::ArrayRef<AxisList> factorAxes,
+                    llvm::ArrayRef<int64_t> factorSizes, const Mesh &mesh);
 
 } // namespace spmd
 

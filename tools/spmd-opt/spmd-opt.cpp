@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect, mlir::shard::ShardDialect,
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
   mlir::spmd::registerSpmdPasses();
+  mlir::spmd::registerSpmdPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

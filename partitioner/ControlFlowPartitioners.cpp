@@ -1,0 +1,266 @@
+//===- ControlFlowPartitioners.cpp - Functions, calls, loops, branches ----===//
+//
+// Values crossing a function, loop or branch boundary are brought to the
+// layout propagation gave the boundary (the function's argument and result
+// shardings, the loop's or branch's result shardings), so both sides agree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "partitioner/OpPartitioners.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+/// The local values of `values` in the layouts `boundary` (values of the same
+/// types whose annotations define the layouts) promises.
+static FailureOr<SmallVector<Value>> toBoundary(Operation *user,
+                                                ValueRange values,
+                                                ValueRange boundary,
+                                                Partitioner &p) {
+  SmallVector<Value> locals;
+  for (auto [value, edge] : llvm::zip_equal(values, boundary)) {
+    if (!llvm::isa<RankedTensorType>(value.getType())) {
+      locals.push_back(p.current(value));
+      continue;
+    }
+    auto layout = p.annotatedLayout(edge);
+    if (failed(layout))
+      return failure();
+    FailureOr<Value> local = p.get(user, value, layout->second);
+    if (failed(local))
+      return failure();
+    locals.push_back(*local);
+  }
+  return locals;
+}
+
+/// Records `locals` as the local forms of `globals`, in their annotated
+/// layouts.
+static LogicalResult bindAnnotated(ValueRange globals, ValueRange locals,
+                                   Partitioner &p) {
+  for (auto [global, local] : llvm::zip_equal(globals, locals)) {
+    if (!llvm::isa<RankedTensorType>(global.getType())) {
+      p.scalars().map(global, local);
+      continue;
+    }
+    auto layout = p.annotatedLayout(global);
+    if (failed(layout))
+      return failure();
+    p.set(global, {local, layout->first, layout->second});
+  }
+  return success();
+}
+
+/// The local types of `globals` in their annotated layouts.
+static FailureOr<SmallVector<Type>> annotatedTypes(ValueRange globals,
+                                                   Partitioner &p) {
+  SmallVector<Type> types;
+  for (Value global : globals) {
+    auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
+    if (!type) {
+      types.push_back(global.getType());
+      continue;
+    }
+    auto layout = p.annotatedLayout(global);
+    if (failed(layout))
+      return failure();
+    types.push_back(Partitioner::localType(type, *layout->first, layout->second));
+  }
+  return types;
+}
+
+static LogicalResult partitionReturn(Operation *op, Partitioner &p) {
+  auto function = op->getParentOfType<func::FuncOp>();
+  SmallVector<Value> locals;
+  for (auto [i, value] : llvm::enumerate(op->getOperands())) {
+    auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+    auto sharding = function.getResultAttrOfType<ShardingAttr>(
+        i, SpmdDialect::kShardingAttrName);
+    if (!type || !sharding) {
+      locals.push_back(p.current(value));
+      continue;
+    }
+    FailureOr<const MeshInfo *> mesh = p.meshFor(op, sharding.getMesh());
+    if (failed(mesh))
+      return failure();
+    ::spmd::ShardState state = llvm::cantFail(
+        ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding()));
+    FailureOr<Value> local = p.get(op, value, state);
+    if (failed(local))
+      return failure();
+    locals.push_back(*local);
+  }
+  func::ReturnOp::create(p.builder(), op->getLoc(), locals);
+  return success();
+}
+
+static LogicalResult partitionCall(Operation *op, Partitioner &p) {
+  auto call = llvm::cast<func::CallOp>(op);
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      op, call.getCalleeAttr());
+  if (!callee || callee.isExternal())
+    return partitionReplicated(op, p);
+  FailureOr<SmallVector<Value>> operands =
+      toBoundary(op, call.getOperands(), callee.getArguments(), p);
+  if (failed(operands))
+    return failure();
+  // The callee's result types after partitioning, from its result shardings.
+  SmallVector<Type> resultTypes;
+  SmallVector<std::pair<const MeshInfo *, ::spmd::ShardState>> layouts;
+  for (auto [i, type] : llvm::enumerate(call.getResultTypes())) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    auto sharding = callee.getResultAttrOfType<ShardingAttr>(
+        i, SpmdDialect::kShardingAttrName);
+    if (!tensor || !sharding) {
+      resultTypes.push_back(type);
+      layouts.push_back({nullptr, {}});
+      continue;
+    }
+    FailureOr<const MeshInfo *> mesh = p.meshFor(op, sharding.getMesh());
+    if (failed(mesh))
+      return failure();
+    ::spmd::ShardState state = llvm::cantFail(
+        ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding()));
+    resultTypes.push_back(Partitioner::localType(tensor, **mesh, state));
+    layouts.push_back({*mesh, state});
+  }
+  auto local = func::CallOp::create(p.builder(), op->getLoc(),
+                                    call.getCalleeAttr(), resultTypes,
+                                    *operands);
+  for (auto [result, localResult, layout] :
+       llvm::zip_equal(call.getResults(), local.getResults(), layouts)) {
+    if (layout.first)
+      p.set(result, {localResult, layout.first, layout.second});
+    else
+      p.scalars().map(result, localResult);
+  }
+  return success();
+}
+
+static LogicalResult partitionFor(Operation *op, Partitioner &p) {
+  auto loop = llvm::cast<scf::ForOp>(op);
+  OpBuilder &b = p.builder();
+  FailureOr<SmallVector<Value>> inits =
+      toBoundary(op, loop.getInitArgs(), loop.getResults(), p);
+  if (failed(inits))
+    return failure();
+  auto local = scf::ForOp::create(
+      b, loop.getLoc(), p.current(loop.getLowerBound()),
+      p.current(loop.getUpperBound()), p.current(loop.getStep()), *inits);
+  p.scalars().map(loop.getInductionVar(), local.getInductionVar());
+  if (failed(bindAnnotated(loop.getRegionIterArgs(), local.getRegionIterArgs(),
+                           p)))
+    return failure();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(local.getBody());
+  // The builder made an empty yield when there are no iteration values.
+  if (!local.getBody()->empty())
+    local.getBody()->getTerminator()->erase();
+  if (failed(p.partitionBlock(*loop.getBody())))
+    return failure();
+  auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  FailureOr<SmallVector<Value>> yielded =
+      toBoundary(yield, yield.getOperands(), loop.getResults(), p);
+  if (failed(yielded))
+    return failure();
+  scf::YieldOp::create(b, yield.getLoc(), *yielded);
+  b.setInsertionPointAfter(local);
+  return bindAnnotated(loop.getResults(), local.getResults(), p);
+}
+
+static LogicalResult partitionIf(Operation *op, Partitioner &p) {
+  auto branch = llvm::cast<scf::IfOp>(op);
+  OpBuilder &b = p.builder();
+  FailureOr<SmallVector<Type>> types = annotatedTypes(branch.getResults(), p);
+  if (failed(types))
+    return failure();
+  auto local = scf::IfOp::create(b, branch.getLoc(), *types,
+                                 p.current(branch.getCondition()),
+                                 /*withElseRegion=*/!branch.getElseRegion().empty());
+  for (auto [source, target] : llvm::zip(branch->getRegions(),
+                                         local->getRegions())) {
+    if (source.empty())
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    Block &block = target.front();
+    if (!block.empty())
+      block.getTerminator()->erase();
+    b.setInsertionPointToEnd(&block);
+    if (failed(p.partitionBlock(source.front())))
+      return failure();
+    auto yield = llvm::cast<scf::YieldOp>(source.front().getTerminator());
+    FailureOr<SmallVector<Value>> yielded =
+        toBoundary(yield, yield.getOperands(), branch.getResults(), p);
+    if (failed(yielded))
+      return failure();
+    scf::YieldOp::create(b, yield.getLoc(), *yielded);
+  }
+  return bindAnnotated(branch.getResults(), local.getResults(), p);
+}
+
+static LogicalResult partitionWhile(Operation *op, Partitioner &) {
+  return op->emitError("partitioning scf.while is not supported yet");
+}
+
+static LogicalResult partitionConstraint(Operation *op, Partitioner &p) {
+  auto constraint = llvm::cast<ShardingConstraintOp>(op);
+  FailureOr<const MeshInfo *> mesh =
+      p.meshFor(op, constraint.getSharding().getMesh());
+  if (failed(mesh))
+    return failure();
+  ::spmd::ShardState state = llvm::cantFail(
+      ::spmd::toState((*mesh)->mesh, constraint.getSharding().toTensorSharding()));
+  FailureOr<Value> local = p.get(op, constraint.getInput(), state);
+  if (failed(local))
+    return failure();
+  p.set(constraint.getResult(), {*local, *mesh, state});
+  return success();
+}
+
+/// Splat constants are made locally in their annotated layout; other
+/// constants are the same on every device and sliced on use (no
+/// communication).
+static LogicalResult partitionConstant(Operation *op, Partitioner &p) {
+  auto constant = llvm::cast<arith::ConstantOp>(op);
+  auto type = llvm::dyn_cast<RankedTensorType>(constant.getType());
+  if (!type) {
+    p.builder().clone(*op, p.scalars());
+    return success();
+  }
+  auto layout = p.annotatedLayout(constant.getResult());
+  if (failed(layout))
+    return failure();
+  auto splat = llvm::dyn_cast<SplatElementsAttr>(constant.getValue());
+  if (splat) {
+    RankedTensorType localType =
+        Partitioner::localType(type, *layout->first, layout->second);
+    Value local = arith::ConstantOp::create(
+        p.builder(), op->getLoc(),
+        DenseElementsAttr::get(localType, splat.getSplatValue<Attribute>()));
+    ::spmd::ShardState state = layout->second;
+    state.partial.clear();
+    p.set(constant.getResult(), {local, layout->first, state});
+    return success();
+  }
+  Operation *global = p.builder().clone(*op);
+  global->removeAttr(SpmdDialect::kShardingAttrName);
+  global->removeAttr(SpmdDialect::kOriginsAttrName);
+  ::spmd::ShardState replicated;
+  replicated.dims.resize(type.getRank());
+  p.set(constant.getResult(), {global->getResult(0), layout->first, replicated});
+  return success();
+}
+
+void mlir::spmd::registerControlFlowPartitioners(
+    OpPartitionerRegistry &registry) {
+  registry.add(func::ReturnOp::getOperationName(), partitionReturn);
+  registry.add(func::CallOp::getOperationName(), partitionCall);
+  registry.add(scf::ForOp::getOperationName(), partitionFor);
+  registry.add(scf::IfOp::getOperationName(), partitionIf);
+  registry.add(scf::WhileOp::getOperationName(), partitionWhile);
+  registry.add(ShardingConstraintOp::getOperationName(), partitionConstraint);
+  registry.add(arith::ConstantOp::getOperationName(), partitionConstant);
+}

@@ -1,0 +1,249 @@
+//===- Partitioner.cpp - Global program to local SPMD program -------------===//
+
+#include "partitioner/Partitioner.h"
+#include "partitioner/OpPartitioners.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+Partitioner::Partitioner(ModuleOp module)
+    : module(module), b(module.getContext()) {
+  for (MeshOp op : module.getOps<MeshOp>())
+    meshes.push_back(std::make_unique<MeshInfo>(
+        MeshInfo{FlatSymbolRefAttr::get(op.getSymNameAttr()),
+                 op.getMesh().toMesh()}));
+  if (!meshes.empty())
+    defaultMesh = meshes.front().get();
+}
+
+int64_t mlir::spmd::elementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+RankedTensorType Partitioner::localType(RankedTensorType type,
+                                        const MeshInfo &mesh,
+                                        const ::spmd::ShardState &state) {
+  std::vector<int64_t> shape =
+      ::spmd::localShape(mesh.mesh, type.getShape(), state);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+FailureOr<const MeshInfo *> Partitioner::meshFor(Operation *op,
+                                                 FlatSymbolRefAttr symbol) {
+  for (const auto &mesh : meshes)
+    if (mesh->symbol == symbol)
+      return mesh.get();
+  return op->emitError() << symbol << " does not name a module-level spmd.mesh";
+}
+
+/// The sharding attribute propagation left for `value`, if any.
+static ShardingAttr annotation(Value value) {
+  StringRef name = SpmdDialect::kShardingAttrName;
+  if (auto result = llvm::dyn_cast<OpResult>(value)) {
+    auto perValue =
+        result.getOwner()->getAttrOfType<ShardingPerValueAttr>(name);
+    if (perValue && result.getResultNumber() < perValue.getShardings().size())
+      return perValue.getShardings()[result.getResultNumber()];
+    return {};
+  }
+  auto arg = llvm::cast<BlockArgument>(value);
+  Operation *parent = arg.getOwner()->getParentOp();
+  if (auto function = llvm::dyn_cast<func::FuncOp>(parent))
+    return function.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), name);
+  // Loop-carried values have their loop's result sharding.
+  if (auto loop = llvm::dyn_cast<scf::ForOp>(parent)) {
+    if (arg.getArgNumber() == 0)
+      return {};
+    return annotation(loop.getResult(arg.getArgNumber() - 1));
+  }
+  if (auto loop = llvm::dyn_cast<scf::WhileOp>(parent))
+    return annotation(loop.getResult(arg.getArgNumber()));
+  return {};
+}
+
+FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>>
+Partitioner::annotatedLayout(Value value) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  ShardingAttr sharding = annotation(value);
+  Operation *anchor = value.getParentRegion()->getParentOp();
+  if (!sharding) {
+    if (!defaultMesh)
+      return anchor->emitError("partitioning needs a spmd.mesh");
+    ::spmd::ShardState replicated;
+    replicated.dims.resize(type.getRank());
+    return std::make_pair(defaultMesh, replicated);
+  }
+  FailureOr<const MeshInfo *> mesh = meshFor(anchor, sharding.getMesh());
+  if (failed(mesh))
+    return failure();
+  llvm::Expected<::spmd::ShardState> state =
+      ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding());
+  if (!state)
+    return anchor->emitError() << llvm::toString(state.takeError());
+  return std::make_pair(*mesh, std::move(*state));
+}
+
+void Partitioner::set(Value global, LocalValue value) {
+  values[global] = std::move(value);
+}
+
+Value Partitioner::current(Value global) {
+  auto it = values.find(global);
+  if (it != values.end())
+    return it->second.local;
+  return scalarMap.lookupOrDefault(global);
+}
+
+/// Whether a value defined in `block` can be used at the end of `at`.
+static bool visibleFrom(Block *defined, Block *at) {
+  for (Block *block = at; block;) {
+    if (block == defined)
+      return true;
+    Operation *parent = block->getParentOp();
+    block = parent ? parent->getBlock() : nullptr;
+  }
+  return false;
+}
+
+Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
+                                 const ::spmd::ShardState &state) {
+  Operation *def = global.getDefiningOp();
+  auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
+  if (!def || !type || !state.partial.empty())
+    return {};
+  RankedTensorType local = localType(type, mesh, state);
+  Location loc = def->getLoc();
+  if (llvm::isa<tensor::EmptyOp>(def) && def->getNumOperands() == 0)
+    return tensor::EmptyOp::create(b, loc, local.getShape(),
+                                   local.getElementType());
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(def))
+    if (auto splat = llvm::dyn_cast<SplatElementsAttr>(constant.getValue()))
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
+  if (auto fill = llvm::dyn_cast<linalg::FillOp>(def)) {
+    Value init = rematerialize(fill.getOutputs()[0], mesh, state);
+    Value scalar = scalarMap.lookupOrNull(fill.getInputs()[0]);
+    if (init && scalar)
+      return linalg::FillOp::create(b, loc, ValueRange{scalar},
+                                    ValueRange{init})
+          .getResult(0);
+  }
+  return {};
+}
+
+FailureOr<Value> Partitioner::get(Operation *user, Value global,
+                                  const ::spmd::ShardState &state) {
+  const LocalValue &current = values.at(global);
+  if (current.state == state)
+    return current.local;
+  auto key = std::make_pair(global.getAsOpaquePointer(), state.key());
+  auto cached = reshards.find(key);
+  if (cached != reshards.end() &&
+      visibleFrom(cached->second.getParentBlock(), b.getInsertionBlock()))
+    return cached->second;
+  if (Value remade = rematerialize(global, *current.mesh, state)) {
+    reshards[key] = remade;
+    return remade;
+  }
+  auto type = llvm::cast<RankedTensorType>(global.getType());
+  llvm::Expected<::spmd::ReshardPlan> plan = ::spmd::planReshard(
+      current.mesh->mesh, type.getShape(), elementBytes(type.getElementType()),
+      current.state, state);
+  if (!plan)
+    return user->emitError() << "cannot reshard operand: "
+                             << llvm::toString(plan.takeError());
+  Value local =
+      emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
+  reshards[key] = local;
+  return local;
+}
+
+LogicalResult Partitioner::partitionOp(Operation *op) {
+  return OpPartitionerRegistry::get().handlerFor(op)(op, *this);
+}
+
+LogicalResult Partitioner::partitionBlock(Block &source) {
+  for (Operation &op : source.without_terminator())
+    if (failed(partitionOp(&op)))
+      return failure();
+  Operation *terminator = source.getTerminator();
+  // Loop and branch terminators are handled by their parent's handler.
+  if (llvm::isa<scf::YieldOp, scf::ConditionOp>(terminator))
+    return success();
+  return partitionOp(terminator);
+}
+
+LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<LocalValue> argValues;
+  for (BlockArgument arg : function.getArguments()) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (!tensor) {
+      argTypes.push_back(arg.getType());
+      argValues.push_back({});
+      continue;
+    }
+    auto layout = annotatedLayout(arg);
+    if (failed(layout))
+      return failure();
+    argTypes.push_back(localType(tensor, *layout->first, layout->second));
+    argValues.push_back({Value(), layout->first, layout->second});
+  }
+  for (auto [i, type] : llvm::enumerate(function.getResultTypes())) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    auto sharding = function.getResultAttrOfType<ShardingAttr>(
+        i, SpmdDialect::kShardingAttrName);
+    if (!tensor || !sharding || !tensor.hasStaticShape()) {
+      resultTypes.push_back(type);
+      continue;
+    }
+    FailureOr<const MeshInfo *> mesh = meshFor(function, sharding.getMesh());
+    if (failed(mesh))
+      return failure();
+    ::spmd::ShardState state = llvm::cantFail(
+        ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding()));
+    resultTypes.push_back(localType(tensor, **mesh, state));
+  }
+
+  b.setInsertionPoint(function);
+  auto local = func::FuncOp::create(
+      b, function.getLoc(), function.getSymName(),
+      b.getFunctionType(argTypes, resultTypes));
+  local->setAttrs(function->getAttrs());
+  local.setFunctionType(b.getFunctionType(argTypes, resultTypes));
+  Block *entry = local.addEntryBlock();
+  for (auto [arg, newArg, value] :
+       llvm::zip_equal(function.getArguments(), entry->getArguments(),
+                       argValues)) {
+    newArg.setLoc(arg.getLoc());
+    if (value.mesh)
+      set(arg, {newArg, value.mesh, value.state});
+    else
+      scalarMap.map(arg, newArg);
+  }
+  b.setInsertionPointToStart(entry);
+  if (failed(partitionBlock(function.getBody().front())))
+    return failure();
+  function.erase();
+  return success();
+}
+
+LogicalResult Partitioner::run() {
+  if (meshes.empty())
+    return success();
+  SmallVector<func::FuncOp> functions;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal())
+      functions.push_back(function);
+  for (func::FuncOp function : functions)
+    if (failed(partitionFunction(function)))
+      return failure();
+  return success();
+}

@@ -1,0 +1,85 @@
+//===- ReshardEmitter.cpp - Collectives for a reshard plan ----------------===//
+
+#include "partitioner/Partitioner.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+static ReductionKindAttr reductionAttr(MLIRContext *context,
+                                       ::spmd::ReductionKind kind) {
+  return ReductionKindAttr::get(context, fromLibrary(kind));
+}
+
+/// `value` cut to its first `size` elements along `dim`.
+static Value truncate(OpBuilder &b, Location loc, Value value, int64_t dim,
+                      int64_t size) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(b.getIndexAttr(d == dim ? size : type.getDimSize(d)));
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+}
+
+Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
+                              const MeshInfo &mesh,
+                              const ::spmd::ReshardPlan &plan) {
+  MLIRContext *context = b.getContext();
+  for (const ::spmd::ReshardStep &step : plan.steps) {
+    auto type = llvm::cast<RankedTensorType>(local.getType());
+    SmallVector<StringRef> names;
+    for (::spmd::AxisIndex axis : step.axes)
+      names.push_back(mesh.mesh.axisName(axis));
+    ArrayAttr axes = b.getStrArrayAttr(names);
+    int64_t n = mesh.mesh.groupSize(step.axes);
+    SmallVector<int64_t> shape(type.getShape());
+    auto resultType = [&] {
+      return RankedTensorType::get(shape, type.getElementType());
+    };
+    switch (step.kind) {
+    case ::spmd::CollectiveKind::AllGather:
+      shape[step.dim] *= n;
+      local = AllGatherOp::create(b, loc, resultType(), local, mesh.symbol,
+                                  axes, b.getI64IntegerAttr(step.dim));
+      if (step.truncate)
+        local = truncate(b, loc, local, step.dim, step.truncate);
+      break;
+    case ::spmd::CollectiveKind::AllSlice:
+      shape[step.dim] = llvm::divideCeil(shape[step.dim], n);
+      local = AllSliceOp::create(b, loc, resultType(), local, mesh.symbol, axes,
+                                 b.getI64IntegerAttr(step.dim));
+      break;
+    case ::spmd::CollectiveKind::AllToAll:
+      shape[step.dim] /= n;
+      shape[step.concatDim] *= n;
+      local = AllToAllOp::create(b, loc, resultType(), local, mesh.symbol, axes,
+                                 b.getI64IntegerAttr(step.dim),
+                                 b.getI64IntegerAttr(step.concatDim));
+      if (step.truncate)
+        local = truncate(b, loc, local, step.concatDim, step.truncate);
+      break;
+    case ::spmd::CollectiveKind::AllReduce:
+      local = AllReduceOp::create(b, loc, type, local, mesh.symbol, axes,
+                                  reductionAttr(context, step.reduction));
+      break;
+    case ::spmd::CollectiveKind::ReduceScatter:
+      shape[step.dim] = llvm::divideCeil(shape[step.dim], n);
+      local = ReduceScatterOp::create(b, loc, resultType(), local, mesh.symbol,
+                                      axes, b.getI64IntegerAttr(step.dim),
+                                      reductionAttr(context, step.reduction));
+      break;
+    case ::spmd::CollectiveKind::CollectivePermute: {
+      SmallVector<int64_t> pairs;
+      for (auto [source, target] : step.pairs)
+        pairs.append({source, target});
+      local = CollectivePermuteOp::create(b, loc, type, local, mesh.symbol,
+                                          axes,
+                                          b.getDenseI64ArrayAttr(pairs));
+      break;
+    }
+    }
+  }
+  return local;
+}

@@ -1,0 +1,382 @@
+//===- RulePartitioner.cpp - Partitioning through factor rules ------------===//
+//
+// For an op with a factor rule (ir/ShardingRules.h): every factor is split
+// over some mesh axes (possibly none). The choice is made by cost among the
+// splits the op's tensors suggest (its annotated results, its operands'
+// current layouts): bytes moved to bring operands into the layouts the
+// choice implies, plus bytes to bring results to their annotated layouts,
+// plus local compute at kBytesPerFlop. Split reduction factors leave the
+// results partial (pending reductions), reduced by whoever needs them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/ShardingRules.h"
+#include "partitioner/OpPartitioners.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+using ::spmd::AxisList;
+using ::spmd::FactorKind;
+using Reduction = ::spmd::ReductionKind;
+using ::spmd::ShardState;
+
+/// Local compute is charged as this many bytes of communication per
+/// iteration (one multiply-add): communicating a byte costs about as much as
+/// 16 multiply-adds on the CPUs and interconnects we target. It only decides
+/// between plans that move the same bytes but replicate different work.
+static constexpr double kBytesPerIteration = 1.0 / 16;
+
+/// The reduction an op's reduction factors combine with, if known.
+static std::optional<Reduction> combinerOf(Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return Reduction::Sum; // tosa.matmul and friends sum.
+  std::optional<Reduction> kind;
+  auto yield = llvm::cast<linalg::YieldOp>(linalgOp.getBlock()->getTerminator());
+  for (Value yielded : yield.getOperands()) {
+    Operation *def = yielded.getDefiningOp();
+    std::optional<Reduction> k;
+    if (llvm::isa_and_nonnull<arith::AddFOp, arith::AddIOp>(def))
+      k = Reduction::Sum;
+    else if (llvm::isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp,
+                                   arith::MaxSIOp>(def))
+      k = Reduction::Max;
+    else if (llvm::isa_and_nonnull<arith::MinimumFOp, arith::MinNumFOp,
+                                   arith::MinSIOp>(def))
+      k = Reduction::Min;
+    if (!k || (kind && *kind != *k))
+      return std::nullopt;
+    kind = k;
+  }
+  return kind;
+}
+
+/// The identity of `kind` for elements of `type`.
+static TypedAttr identityOf(OpBuilder &b, Reduction kind, Type type) {
+  if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
+    if (kind == Reduction::Sum)
+      return b.getFloatAttr(type, 0.0);
+    return b.getFloatAttr(type, llvm::APFloat::getInf(floatType.getFloatSemantics(),
+                                                      kind == Reduction::Max));
+  }
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  llvm::APInt value = kind == Reduction::Sum ? llvm::APInt(width, 0)
+                      : kind == Reduction::Max
+                          ? llvm::APInt::getSignedMinValue(width)
+                          : llvm::APInt::getSignedMaxValue(width);
+  return b.getIntegerAttr(type, value);
+}
+
+namespace {
+/// One tensor of the rule: its value, its global type, and where it is.
+struct RuleTensor {
+  Value global;
+  RankedTensorType type;
+  bool isResult;
+  bool isInit; // a DPS init operand
+  ShardState current;   // operands: current layout
+  ShardState annotated; // results: the layout propagation chose
+};
+
+class RuleChoice {
+public:
+  RuleChoice(Operation *op, const ::spmd::ShardingRule &rule,
+             const MeshInfo &mesh, std::vector<RuleTensor> &tensors,
+             std::optional<Reduction> combiner)
+      : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner) {}
+
+  /// The cheapest valid split of every factor.
+  std::optional<std::vector<AxisList>> choose();
+
+  /// The layout of tensor `t` under `split`, or nullopt if some factor's
+  /// axes cannot be expressed on its dimensions.
+  std::optional<ShardState> layout(unsigned t,
+                                   const std::vector<AxisList> &split) const;
+
+private:
+  std::optional<double> cost(const std::vector<AxisList> &split) const;
+  std::vector<std::vector<AxisList>> candidates() const;
+
+  Operation *op;
+  const ::spmd::ShardingRule &rule;
+  const MeshInfo &mesh;
+  std::vector<RuleTensor> &tensors;
+  std::optional<Reduction> combiner;
+};
+} // namespace
+
+std::optional<ShardState>
+RuleChoice::layout(unsigned t, const std::vector<AxisList> &split) const {
+  ShardState state;
+  for (const ::spmd::DimFactors &factors : rule.tensors[t]) {
+    AxisList axes = ::spmd::composeDim(factors, split, rule.factorSizes,
+                                       mesh.mesh);
+    size_t wanted = 0;
+    for (unsigned f : factors)
+      wanted += split[f].size();
+    if (axes.size() != wanted)
+      return std::nullopt;
+    state.dims.push_back(std::move(axes));
+  }
+  if (tensors[t].isResult && combiner) {
+    for (unsigned f = 0; f < rule.numFactors(); ++f)
+      if (rule.factorKinds[f] == FactorKind::Reduction)
+        state.partial.append(split[f].begin(), split[f].end());
+    state.reduction = *combiner;
+  }
+  return state;
+}
+
+std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
+  std::vector<std::vector<AxisList>> options(rule.numFactors(), {AxisList()});
+  auto suggest = [&](unsigned t, const ShardState &state) {
+    SmallVector<AxisList> projected(rule.numFactors());
+    for (auto [d, factors] : llvm::enumerate(rule.tensors[t]))
+      ::spmd::projectDim(state.dims[d], factors, rule.factorSizes, mesh.mesh,
+                         projected);
+    for (unsigned f = 0; f < rule.numFactors(); ++f)
+      if (!projected[f].empty() &&
+          !llvm::is_contained(options[f], projected[f]))
+        options[f].push_back(projected[f]);
+  };
+  for (auto [t, tensor] : llvm::enumerate(tensors))
+    if (tensor.type)
+      suggest(t, tensor.isResult ? tensor.annotated : tensor.current);
+  // Factors that must stay whole.
+  for (unsigned f = 0; f < rule.numFactors(); ++f) {
+    FactorKind kind = rule.factorKinds[f];
+    if (kind == FactorKind::NeedReplication ||
+        kind == FactorKind::Permutation ||
+        (kind == FactorKind::Reduction && !combiner))
+      options[f] = {AxisList()};
+  }
+  return options;
+}
+
+std::optional<double>
+RuleChoice::cost(const std::vector<AxisList> &split) const {
+  double total = 0;
+  for (auto [t, tensor] : llvm::enumerate(tensors)) {
+    if (!tensor.type)
+      continue;
+    std::optional<ShardState> state = layout(t, split);
+    if (!state)
+      return std::nullopt;
+    const ShardState &from = tensor.isResult ? *state : tensor.current;
+    const ShardState &to = tensor.isResult ? tensor.annotated : *state;
+    llvm::Expected<::spmd::ReshardPlan> plan = ::spmd::planReshard(
+        mesh.mesh, tensor.type.getShape(),
+        elementBytes(tensor.type.getElementType()), from, to);
+    if (!plan) {
+      llvm::consumeError(plan.takeError());
+      return std::nullopt;
+    }
+    total += plan->cost;
+  }
+  double iterations = 1;
+  for (unsigned f = 0; f < rule.numFactors(); ++f)
+    iterations *= llvm::divideCeil(rule.factorSizes[f],
+                                   mesh.mesh.groupSize(split[f]));
+  return total + kBytesPerIteration * iterations;
+}
+
+std::optional<std::vector<AxisList>> RuleChoice::choose() {
+  std::vector<std::vector<AxisList>> options = candidates();
+  // Too many combinations: keep the first suggestion of each factor.
+  double combinations = 1;
+  for (const auto &o : options)
+    combinations *= o.size();
+  if (combinations > 4096)
+    for (auto &o : options)
+      o.resize(std::min<size_t>(o.size(), 2));
+
+  std::optional<std::vector<AxisList>> best;
+  double bestCost = 0;
+  std::vector<AxisList> split(rule.numFactors());
+  SmallVector<bool, 8> used(mesh.mesh.rank(), false);
+  std::function<void(unsigned)> search = [&](unsigned f) {
+    if (f == rule.numFactors()) {
+      std::optional<double> c = cost(split);
+      if (c && (!best || *c < bestCost)) {
+        best = split;
+        bestCost = *c;
+      }
+      return;
+    }
+    for (const AxisList &axes : options[f]) {
+      if (llvm::any_of(axes, [&](::spmd::AxisIndex a) { return used[a]; }))
+        continue;
+      for (::spmd::AxisIndex a : axes)
+        used[a] = true;
+      split[f] = axes;
+      search(f + 1);
+      for (::spmd::AxisIndex a : axes)
+        used[a] = false;
+    }
+  };
+  search(0);
+  return best;
+}
+
+/// Whether `init` is filled with `identity` (then every device may add it).
+static bool isFilledWith(Value init, TypedAttr identity) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  Attribute value;
+  return matchPattern(fill.getInputs()[0], m_Constant(&value)) &&
+         value == identity;
+}
+
+LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
+  std::optional<::spmd::ShardingRule> rule =
+      ShardingRuleRegistry::get().ruleFor(op);
+  if (!rule)
+    return partitionReplicated(op, p);
+
+  // The op's mesh: its results' (from propagation), else its operands'.
+  const MeshInfo *mesh = nullptr;
+  std::vector<RuleTensor> tensors;
+  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
+    RuleTensor tensor{operand.get(), type, false,
+                      dps && dps.isDpsInit(&operand)};
+    if (type) {
+      const LocalValue &local = p.lookup(operand.get());
+      tensor.current = local.state;
+      mesh = mesh ? mesh : local.mesh;
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  for (Value result : op->getResults()) {
+    auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
+    RuleTensor tensor{result, type, true, false};
+    if (type) {
+      auto layout = p.annotatedLayout(result);
+      if (failed(layout))
+        return failure();
+      tensor.annotated = layout->second;
+      mesh = layout->first;
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  if (!mesh)
+    return partitionReplicated(op, p);
+  for (const RuleTensor &tensor : tensors)
+    if (tensor.type && !tensor.isResult && p.lookup(tensor.global).mesh != mesh)
+      return op->emitError("operands on different meshes cannot be partitioned "
+                           "together");
+
+  std::optional<Reduction> combiner = combinerOf(op);
+  RuleChoice choice(op, *rule, *mesh, tensors, combiner);
+  std::optional<std::vector<AxisList>> split = choice.choose();
+  if (!split)
+    return partitionReplicated(op, p);
+
+  // Operands in the chosen layouts.
+  OpBuilder &b = p.builder();
+  Location loc = op->getLoc();
+  SmallVector<Value> operands;
+  for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
+    if (!tensors[t].type) {
+      operands.push_back(p.current(operand));
+      continue;
+    }
+    FailureOr<Value> local = p.get(op, operand, *choice.layout(t, *split));
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+
+  // Split reduction factors: padding of uneven shards must not count, and
+  // an init must be added by one device of each partial group only.
+  AxisList partialAxes;
+  for (unsigned f = 0; f < rule->numFactors(); ++f) {
+    if (rule->factorKinds[f] != FactorKind::Reduction || (*split)[f].empty())
+      continue;
+    partialAxes.append((*split)[f].begin(), (*split)[f].end());
+    int64_t n = mesh->mesh.groupSize((*split)[f]);
+    if (rule->factorSizes[f] % n == 0)
+      continue;
+    for (auto [t, tensor] : llvm::enumerate(tensors)) {
+      if (tensor.isResult || tensor.isInit || !tensor.type)
+        continue;
+      auto dim = llvm::find_if(rule->tensors[t], [&](const auto &factors) {
+        return factors.size() == 1 && factors[0] == f;
+      });
+      if (dim == rule->tensors[t].end())
+        continue;
+      operands[t] = maskPadding(
+          b, loc, operands[t], dim - rule->tensors[t].begin(),
+          rule->factorSizes[f], (*split)[f], *mesh,
+          identityOf(b, *combiner, tensor.type.getElementType()));
+      break;
+    }
+  }
+  if (!partialAxes.empty() && dps) {
+    for (OpOperand &init : dps.getDpsInitsMutable()) {
+      unsigned t = init.getOperandNumber();
+      Type element = tensors[t].type.getElementType();
+      TypedAttr identity = identityOf(b, *combiner, element);
+      if (isFilledWith(init.get(), identity))
+        continue;
+      // Devices other than the first of their partial group start from the
+      // identity.
+      Value first = arith::ConstantIndexOp::create(b, loc, 0);
+      Value index = first;
+      for (::spmd::AxisIndex axis : partialAxes) {
+        Value size =
+            arith::ConstantIndexOp::create(b, loc, mesh->mesh.axisSize(axis));
+        Value coordinate = AxisIndexOp::create(
+            b, loc, b.getIndexType(),
+            b.getStringAttr(mesh->mesh.axisName(axis)), mesh->symbol);
+        index = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, index, size), coordinate);
+      }
+      Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            index, first);
+      auto localType = llvm::cast<RankedTensorType>(operands[t].getType());
+      Value empty = tensor::EmptyOp::create(b, loc, localType.getShape(),
+                                            localType.getElementType());
+      Value filled =
+          linalg::FillOp::create(
+              b, loc, ValueRange{arith::ConstantOp::create(b, loc, identity)},
+              ValueRange{empty})
+              .getResult(0);
+      operands[t] =
+          arith::SelectOp::create(b, loc, isFirst, operands[t], filled);
+    }
+  }
+
+  SmallVector<Type> resultTypes;
+  std::vector<ShardState> produced;
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    unsigned t = op->getNumOperands() + i;
+    if (!tensors[t].type) {
+      resultTypes.push_back(result.getType());
+      produced.emplace_back();
+      continue;
+    }
+    produced.push_back(*choice.layout(t, *split));
+    resultTypes.push_back(
+        Partitioner::localType(tensors[t].type, *mesh, produced.back()));
+  }
+  Operation *local = OpPartitionerRegistry::get().materialize(
+      op, p, operands, resultTypes);
+  if (!local)
+    return failure();
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    if (tensors[op->getNumOperands() + i].type)
+      p.set(result, {local->getResult(i), mesh, produced[i]});
+    else
+      p.scalars().map(result, local->getResult(i));
+  }
+  return success();
+}

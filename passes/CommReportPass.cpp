@@ -1,0 +1,93 @@
+//===- CommReportPass.cpp - spmd-comm-report ------------------------------===//
+
+#include "partitioner/Partitioner.h"
+#include "partitioner/ReshardPlanner.h"
+#include "passes/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::spmd {
+#define GEN_PASS_DEF_SPMDCOMMREPORT
+#include "passes/Passes.h.inc"
+} // namespace mlir::spmd
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+static int64_t tensorBytes(Type type) {
+  auto tensor = llvm::cast<RankedTensorType>(type);
+  return tensor.getNumElements() * elementBytes(tensor.getElementType());
+}
+
+static ::spmd::CollectiveKind kindOf(Operation *op) {
+  if (llvm::isa<AllGatherOp>(op))
+    return ::spmd::CollectiveKind::AllGather;
+  if (llvm::isa<AllSliceOp>(op))
+    return ::spmd::CollectiveKind::AllSlice;
+  if (llvm::isa<AllToAllOp>(op))
+    return ::spmd::CollectiveKind::AllToAll;
+  if (llvm::isa<AllReduceOp>(op))
+    return ::spmd::CollectiveKind::AllReduce;
+  if (llvm::isa<ReduceScatterOp>(op))
+    return ::spmd::CollectiveKind::ReduceScatter;
+  return ::spmd::CollectiveKind::CollectivePermute;
+}
+
+namespace {
+struct CommReportPass
+    : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
+  using SpmdCommReportBase::SpmdCommReportBase;
+
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    llvm::json::Array collectives;
+    int64_t total = 0;
+    WalkResult walk = getOperation().walk([&](CollectiveOpInterface op) {
+      auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
+      if (!mesh) {
+        op->emitError("collective on an unknown mesh");
+        return WalkResult::interrupt();
+      }
+      ::spmd::Mesh value = mesh.getMesh().toMesh();
+      int64_t groupSize = 1;
+      llvm::json::Array axes;
+      for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
+        groupSize *= value.axisSize(*value.axisIndex(axis.getValue()));
+        axes.push_back(axis.getValue());
+      }
+      ::spmd::CollectiveKind kind = kindOf(op);
+      int64_t in = tensorBytes(op->getOperand(0).getType());
+      int64_t out = tensorBytes(op->getResult(0).getType());
+      auto comm =
+          static_cast<int64_t>(std::llround(::spmd::commBytes(kind, groupSize, in, out)));
+      total += comm;
+      collectives.push_back(llvm::json::Object{
+          {"op", ::spmd::stringifyCollectiveKind(kind)},
+          {"axes", std::move(axes)},
+          {"group_size", groupSize},
+          {"bytes", in},
+          {"comm_bytes", comm}});
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    llvm::json::Value report = llvm::json::Object{
+        {"collectives", std::move(collectives)}, {"total_comm_bytes", total}};
+    if (output == "-") {
+      llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
+      return;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      mlir::emitError(getOperation().getLoc())
+          << "cannot write the communication report to '" << output
+          << "': " << ec.message();
+      return signalPassFailure();
+    }
+    os << llvm::formatv("{0:2}", report) << "\n";
+  }
+};
+} // namespace

@@ -1,0 +1,24 @@
+//===- PartitionPass.cpp - spmd-partition ---------------------------------===//
+
+#include "partitioner/Partitioner.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::spmd {
+#define GEN_PASS_DEF_SPMDPARTITION
+#include "passes/Passes.h.inc"
+} // namespace mlir::spmd
+
+using namespace mlir;
+
+namespace {
+struct PartitionPass : mlir::spmd::impl::SpmdPartitionBase<PartitionPass> {
+  void runOnOperation() override {
+    if (failed(mlir::spmd::Partitioner(getOperation()).run()))
+      signalPassFailure();
+  }
+};
+} // namespace
