@@ -153,12 +153,12 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     return remade;
   }
   auto type = llvm::cast<RankedTensorType>(global.getType());
-  llvm::Expected<::spmd::ReshardPlan> plan = ::spmd::planReshard(
-      current.mesh->mesh, type.getShape(), elementBytes(type.getElementType()),
-      current.state, state);
+  const ::spmd::ReshardPlan *plan =
+      planCache.plan(current.mesh->mesh, type.getShape(),
+                     elementBytes(type.getElementType()), current.state, state);
   if (!plan)
-    return user->emitError() << "cannot reshard operand: "
-                             << llvm::toString(plan.takeError());
+    return user->emitError() << "cannot reshard operand from "
+                             << current.state.key() << " to " << state.key();
   Value local =
       emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
   reshards[key] = local;

@@ -78,6 +78,9 @@ public:
   static RankedTensorType localType(RankedTensorType type, const MeshInfo &mesh,
                                     const ::spmd::ShardState &state);
 
+  /// Reshard plans, remembered.
+  ::spmd::ReshardPlanCache &plans() { return planCache; }
+
   /// Partitions the ops of `source` into the builder's insertion point.
   LogicalResult partitionBlock(Block &source);
 
@@ -98,6 +101,7 @@ private:
   /// Reshards already emitted: (value, layout key) -> local value.
   std::map<std::pair<void *, std::string>, Value> reshards;
   IRMapping scalarMap;
+  ::spmd::ReshardPlanCache planCache;
 };
 
 /// Emits the collectives of `plan` on `local` (a tensor in `from`).

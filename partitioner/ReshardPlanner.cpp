@@ -367,3 +367,26 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
   std::reverse(plan.steps.begin(), plan.steps.end());
   return plan;
 }
+
+const ReshardPlan *ReshardPlanCache::plan(const Mesh &mesh,
+                                          ArrayRef<int64_t> shape,
+                                          int64_t elementBytes,
+                                          const ShardState &from,
+                                          const ShardState &to) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << static_cast<const void *>(&mesh) << '|';
+  llvm::interleaveComma(shape, os);
+  os << '|' << elementBytes << '|' << from.key() << int(from.reduction) << '|'
+     << to.key() << int(to.reduction);
+  auto [it, inserted] = plans.try_emplace(key);
+  if (inserted) {
+    llvm::Expected<ReshardPlan> planned =
+        planReshard(mesh, shape, elementBytes, from, to);
+    if (planned)
+      it->second = std::move(*planned);
+    else
+      llvm::consumeError(planned.takeError());
+  }
+  return it->second ? &*it->second : nullptr;
+}

@@ -20,6 +20,8 @@
 
 #include "sharding/TensorSharding.h"
 
+#include <unordered_map>
+
 namespace spmd {
 
 enum class CollectiveKind {
@@ -99,6 +101,19 @@ llvm::Expected<ReshardPlan> planReshard(const Mesh &mesh,
                                         int64_t elementBytes,
                                         const ShardState &from,
                                         const ShardState &to);
+
+/// planReshard with memory: programs reshard the same shapes between the
+/// same layouts over and over (every layer of a model).
+class ReshardPlanCache {
+public:
+  /// The plan, or null when none exists.
+  const ReshardPlan *plan(const Mesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+                          int64_t elementBytes, const ShardState &from,
+                          const ShardState &to);
+
+private:
+  std::unordered_map<std::string, std::optional<ReshardPlan>> plans;
+};
 
 } // namespace spmd
 

@@ -88,8 +88,10 @@ class RuleChoice {
 public:
   RuleChoice(Operation *op, const ::spmd::ShardingRule &rule,
              const MeshInfo &mesh, std::vector<RuleTensor> &tensors,
-             std::optional<Reduction> combiner)
-      : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner) {}
+             std::optional<Reduction> combiner,
+             ::spmd::ReshardPlanCache &plans)
+      : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
+        plans(plans) {}
 
   /// The cheapest valid split of every factor.
   std::optional<std::vector<AxisList>> choose();
@@ -108,6 +110,7 @@ private:
   const MeshInfo &mesh;
   std::vector<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
+  ::spmd::ReshardPlanCache &plans;
 };
 } // namespace
 
@@ -170,13 +173,11 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
       return std::nullopt;
     const ShardState &from = tensor.isResult ? *state : tensor.current;
     const ShardState &to = tensor.isResult ? tensor.annotated : *state;
-    llvm::Expected<::spmd::ReshardPlan> plan = ::spmd::planReshard(
-        mesh.mesh, tensor.type.getShape(),
-        elementBytes(tensor.type.getElementType()), from, to);
-    if (!plan) {
-      llvm::consumeError(plan.takeError());
+    const ::spmd::ReshardPlan *plan =
+        plans.plan(mesh.mesh, tensor.type.getShape(),
+                   elementBytes(tensor.type.getElementType()), from, to);
+    if (!plan)
       return std::nullopt;
-    }
     total += plan->cost;
   }
   double iterations = 1;
@@ -275,7 +276,7 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
                            "together");
 
   std::optional<Reduction> combiner = combinerOf(op);
-  RuleChoice choice(op, *rule, *mesh, tensors, combiner);
+  RuleChoice choice(op, *rule, *mesh, tensors, combiner, p.plans());
   std::optional<std::vector<AxisList>> split = choice.choose();
   if (!split)
     return partitionReplicated(op, p);

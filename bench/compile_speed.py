@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""Propagation speed: spmd-opt --spmd-propagate against upstream MLIR.
+"""Compile speed against upstream MLIR, on the Megatron chain.
 
-Usage: propagation_speed.py SPMD_OPT [MLIR_OPT] [--layers 500,1000,2000,5000]
-                            [--repeat 3]
+Usage: compile_speed.py SPMD_OPT [MLIR_OPT] [--phase propagate|partition]
+                        [--layers 500,1000,2000,5000] [--repeat 3]
 
-For each size, generates the Megatron chain (gen_megatron_chain.py) in both
-forms and times whole processes, side by side in this one run:
-  ours:     spmd-opt --spmd-propagate chain.spmd.mlir -o /dev/null
-  upstream: mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation))'
-            chain.shard.mlir -o /dev/null
+For each size, generates the chain (gen_megatron_chain.py) in both forms and
+times whole processes, side by side in this one run:
+  --phase propagate (default)
+    ours:     spmd-opt --spmd-propagate chain.spmd.mlir
+    upstream: mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation))'
+              chain.shard.mlir
+  --phase partition (inputs propagated first, by each tool, untimed)
+    ours:     spmd-opt --spmd-partition --spmd-optimize-collectives chain.spmd.prop.mlir
+    upstream: mlir-opt --pass-pipeline='builtin.module(func.func(shard-partition))'
+              chain.shard.prop.mlir
 Prints the median wall time of each, the ratio ours/upstream (must be <= 1),
 and microseconds per layer (flat when time grows linearly). Exits 1 if ours
 is slower than upstream at any size or grows super-linearly (per-layer time
@@ -38,6 +43,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("spmd_opt")
     p.add_argument("mlir_opt", nargs="?", default="/usr/lib/llvm-22/bin/mlir-opt")
+    p.add_argument("--phase", choices=["propagate", "partition"], default="propagate")
     p.add_argument("--layers", default="500,1000,2000,5000")
     p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args()
@@ -52,11 +58,23 @@ def main():
                     subprocess.run([sys.executable, os.path.join(HERE, "gen_megatron_chain.py"),
                                     str(n), dialect], check=True, stdout=f)
                 files[dialect] = path
-            ours = timed([a.spmd_opt, "--spmd-propagate", files["spmd"], "-o", os.devnull],
-                         a.repeat)
-            theirs = timed([a.mlir_opt,
-                            "--pass-pipeline=builtin.module(func.func(sharding-propagation))",
-                            files["shard"], "-o", os.devnull], a.repeat)
+            upstream_propagate = "--pass-pipeline=builtin.module(func.func(sharding-propagation))"
+            if a.phase == "propagate":
+                ours = timed([a.spmd_opt, "--spmd-propagate", files["spmd"], "-o", os.devnull],
+                             a.repeat)
+                theirs = timed([a.mlir_opt, upstream_propagate, files["shard"], "-o",
+                                os.devnull], a.repeat)
+            else:
+                propagated = {k: v + ".prop.mlir" for k, v in files.items()}
+                subprocess.run([a.spmd_opt, "--spmd-propagate", files["spmd"], "-o",
+                                propagated["spmd"]], check=True)
+                subprocess.run([a.mlir_opt, upstream_propagate, files["shard"], "-o",
+                                propagated["shard"]], check=True)
+                ours = timed([a.spmd_opt, "--spmd-partition", "--spmd-optimize-collectives",
+                              propagated["spmd"], "-o", os.devnull], a.repeat)
+                theirs = timed([a.mlir_opt,
+                                "--pass-pipeline=builtin.module(func.func(shard-partition))",
+                                propagated["shard"], "-o", os.devnull], a.repeat)
             rows.append((n, ours, theirs))
     print("%8s %12s %14s %8s %16s %16s" % ("layers", "spmd-opt s", "upstream s", "ratio",
                                              "ours us/layer", "upstream us/layer"))
