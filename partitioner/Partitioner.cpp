@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -232,6 +233,12 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
   if (failed(partitionBlock(function.getBody().front())))
     return failure();
   function.erase();
+  // Values made for layouts nobody ended up using.
+  SmallVector<Operation *> ops;
+  local.walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
   return success();
 }
 

@@ -13,7 +13,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK-NOT: spmd.all_gather
 // CHECK-NOT: spmd.all_reduce
 // CHECK: spmd.all_reduce %{{.*}} on @mesh axes = ["model"] : tensor<32x1024xf32>
-// CHECK-NOT: spmd.
+// CHECK-NOT: = spmd.
 // CHECK: return
 // REPORT: "total_comm_bytes": 196608
 func.func @megatron_mlp(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
@@ -46,7 +46,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK-LABEL: func.func @megatron_sequence_parallel
 // CHECK-NOT: spmd.all_reduce
 // CHECK: spmd.reduce_scatter %{{.*}} on @mesh axes = ["model"] scatter_dim = 0 : tensor<32x1024xf32> -> tensor<8x1024xf32>
-// CHECK-NOT: spmd.
+// CHECK-NOT: = spmd.
 // CHECK: return
 // REPORT: "total_comm_bytes": 98304
 func.func @megatron_sequence_parallel(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
@@ -71,7 +71,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // dW: one all_reduce over data of H x H: 2 * 1/2 * 1024*1024*4 bytes.
 // CHECK-LABEL: func.func @weight_gradient
 // CHECK: spmd.all_reduce %{{.*}} on @mesh axes = ["data"] : tensor<1024x1024xf32>
-// CHECK-NOT: spmd.
+// CHECK-NOT: = spmd.
 // CHECK: return
 // REPORT: "total_comm_bytes": 4194304
 func.func @weight_gradient(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
@@ -100,7 +100,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // 1/2 * 1024*1024*4 bytes.
 // CHECK-LABEL: func.func @weight_gradient_fsdp
 // CHECK: spmd.reduce_scatter %{{.*}} on @mesh axes = ["data"] scatter_dim = 0 : tensor<1024x1024xf32> -> tensor<512x1024xf32>
-// CHECK-NOT: spmd.
+// CHECK-NOT: = spmd.
 // CHECK: return
 // REPORT: "total_comm_bytes": 2097152
 func.func @weight_gradient_fsdp(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
@@ -129,7 +129,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // 1/2 * 1024*1024*4 bytes, and nothing else.
 // CHECK-LABEL: func.func @fsdp_forward
 // CHECK: spmd.all_gather %{{.*}} on @mesh axes = ["data"] gather_dim = 0 : tensor<512x1024xf32> -> tensor<1024x1024xf32>
-// CHECK-NOT: spmd.
+// CHECK-NOT: = spmd.
 // CHECK: return
 // REPORT: "total_comm_bytes": 2097152
 func.func @fsdp_forward(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
@@ -158,4 +158,89 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @transpose_reshard(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {"model"}]>})
     -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {"data"}]>}) {
   return %x : tensor<64x1024xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+
+// Attention with heads split over model (B=64 tokens as 2 sequences of 32,
+// H=1024 as 8 heads of 128): no communication before the output
+// projection, then one all_reduce of the (B/2) x H output.
+// CHECK-LABEL: func.func @attention
+// CHECK-NOT: = spmd.
+// CHECK: tensor.collapse_shape
+// CHECK-NOT: = spmd.
+// CHECK: linalg.matmul ins(%collapsed
+// CHECK-NEXT: spmd.all_reduce %{{.*}} on @mesh axes = ["model"] : tensor<32x1024xf32>
+// CHECK-NOT: = spmd.
+// CHECK: return
+// REPORT: "total_comm_bytes": 196608
+func.func @attention(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
+                     %wq: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
+                     %wk: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
+                     %wv: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
+                     %wo: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>})
+    -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %v = linalg.matmul ins(%x, %wv : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %q4 = tensor.expand_shape %q [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
+  %k4 = tensor.expand_shape %k [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
+  %v4 = tensor.expand_shape %v [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
+  %es = tensor.empty() : tensor<2x8x32x32xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%es : tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
+  // scores[b, h, s, t] = sum_d q[b, s, h, d] * k[b, t, h, d]
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, s, t, d) -> (b, s, h, d)>,
+                                        affine_map<(b, h, s, t, d) -> (b, t, h, d)>,
+                                        affine_map<(b, h, s, t, d) -> (b, h, s, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q4, %k4 : tensor<2x32x8x128xf32>, tensor<2x32x8x128xf32>) outs(%fs : tensor<2x8x32x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  // Softmax over t: exp, row sums, divide.
+  %p = linalg.generic {indexing_maps = [affine_map<(b, h, s, t) -> (b, h, s, t)>, affine_map<(b, h, s, t) -> (b, h, s, t)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x8x32x32xf32>) outs(%es : tensor<2x8x32x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %ex = math.exp %a : f32
+    linalg.yield %ex : f32
+  } -> tensor<2x8x32x32xf32>
+  %er = tensor.empty() : tensor<2x8x32xf32>
+  %fr = linalg.fill ins(%z : f32) outs(%er : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %sum = linalg.reduce ins(%p : tensor<2x8x32x32xf32>) outs(%fr : tensor<2x8x32xf32>) dimensions = [3]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sm = linalg.generic {indexing_maps = [affine_map<(b, h, s, t) -> (b, h, s, t)>, affine_map<(b, h, s, t) -> (b, h, s)>,
+                                         affine_map<(b, h, s, t) -> (b, h, s, t)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%p, %sum : tensor<2x8x32x32xf32>, tensor<2x8x32xf32>) outs(%es : tensor<2x8x32x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %d = arith.divf %a, %c : f32
+    linalg.yield %d : f32
+  } -> tensor<2x8x32x32xf32>
+  // context[b, s, h, d] = sum_t p[b, h, s, t] * v[b, t, h, d]
+  %ec = tensor.empty() : tensor<2x32x8x128xf32>
+  %fc = linalg.fill ins(%z : f32) outs(%ec : tensor<2x32x8x128xf32>) -> tensor<2x32x8x128xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(b, s, h, d, t) -> (b, h, s, t)>,
+                                        affine_map<(b, s, h, d, t) -> (b, t, h, d)>,
+                                        affine_map<(b, s, h, d, t) -> (b, s, h, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%sm, %v4 : tensor<2x8x32x32xf32>, tensor<2x32x8x128xf32>) outs(%fc : tensor<2x32x8x128xf32>) {
+  ^bb0(%a: f32, %b2: f32, %acc: f32):
+    %m = arith.mulf %a, %b2 : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x32x8x128xf32>
+  %c2 = tensor.collapse_shape %c [[0, 1], [2, 3]] : tensor<2x32x8x128xf32> into tensor<64x1024xf32>
+  %y = linalg.matmul ins(%c2, %wo : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %y : tensor<64x1024xf32>
 }
