@@ -33,6 +33,12 @@ def Spmd_Dialect : Dialect {
     /// (one per result) on ops.
     static constexpr ::llvm::StringLiteral kOriginsAttrName =
         "spmd.sharding_origins";
+    /// Set by spmd-partition on the module: its functions are local.
+    static constexpr ::llvm::StringLiteral kPartitionedAttrName =
+        "spmd.partitioned";
+    /// On arguments and results of partitioned functions: the global type.
+    static constexpr ::llvm::StringLiteral kGlobalTypeAttrName =
+        "spmd.global_type";
   }];
 }
 

@@ -2,6 +2,7 @@
 
 #include "ir/SpmdOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -45,6 +46,12 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr,
   auto emitError = [&] { return mlir::emitError(loc); };
   if (attr.getName() == SpmdDialect::kOriginsAttrName)
     return verifyOrigins(attr, emitError);
+  if (attr.getName() == SpmdDialect::kGlobalTypeAttrName) {
+    if (!llvm::isa<TypeAttr>(attr.getValue()))
+      return emitError() << "'" << attr.getName().getValue()
+                         << "' must be a type";
+    return success();
+  }
   if (attr.getName() != SpmdDialect::kShardingAttrName)
     return emitError() << "unknown attribute '" << attr.getName().getValue()
                        << "' on " << what;
@@ -91,6 +98,12 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kOriginsAttrName)
     return verifyOrigins(
         attr, [&] { return op->emitError(); }, /*nested=*/true);
+  if (attr.getName() == kPartitionedAttrName) {
+    if (!llvm::isa<ModuleOp>(op) || !llvm::isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' is a unit attribute of modules";
+    return success();
+  }
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown attribute '" << attr.getName().getValue()
                            << "'";

@@ -213,6 +213,16 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
     resultTypes.push_back(localType(tensor, **mesh, state));
   }
 
+  // Remember the global types: tools assemble results from local ones.
+  for (auto [i, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (llvm::isa<RankedTensorType>(type))
+      function.setArgAttr(i, SpmdDialect::kGlobalTypeAttrName,
+                          TypeAttr::get(type));
+  for (auto [i, type] : llvm::enumerate(function.getResultTypes()))
+    if (llvm::isa<RankedTensorType>(type))
+      function.setResultAttr(i, SpmdDialect::kGlobalTypeAttrName,
+                             TypeAttr::get(type));
+
   b.setInsertionPoint(function);
   auto local = func::FuncOp::create(
       b, function.getLoc(), function.getSymName(),
@@ -252,5 +262,7 @@ LogicalResult Partitioner::run() {
   for (func::FuncOp function : functions)
     if (failed(partitionFunction(function)))
       return failure();
+  module->setAttr(SpmdDialect::kPartitionedAttrName,
+                  UnitAttr::get(module.getContext()));
   return success();
 }

@@ -35,48 +35,54 @@ static ::spmd::CollectiveKind kindOf(Operation *op) {
   return ::spmd::CollectiveKind::CollectivePermute;
 }
 
+FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
+  SymbolTableCollection tables;
+  llvm::json::Array collectives;
+  int64_t total = 0;
+  WalkResult walk = module.walk([&](CollectiveOpInterface op) {
+    auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
+    if (!mesh) {
+      op->emitError("collective on an unknown mesh");
+      return WalkResult::interrupt();
+    }
+    ::spmd::Mesh value = mesh.getMesh().toMesh();
+    int64_t groupSize = 1;
+    llvm::json::Array axes;
+    for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
+      groupSize *= value.axisSize(*value.axisIndex(axis.getValue()));
+      axes.push_back(axis.getValue());
+    }
+    ::spmd::CollectiveKind kind = kindOf(op);
+    int64_t in = tensorBytes(op->getOperand(0).getType());
+    int64_t out = tensorBytes(op->getResult(0).getType());
+    auto comm = static_cast<int64_t>(
+        std::llround(::spmd::commBytes(kind, groupSize, in, out)));
+    total += comm;
+    collectives.push_back(llvm::json::Object{
+        {"op", ::spmd::stringifyCollectiveKind(kind)},
+        {"axes", std::move(axes)},
+        {"group_size", groupSize},
+        {"bytes", in},
+        {"comm_bytes", comm}});
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return llvm::json::Value(llvm::json::Object{
+      {"collectives", std::move(collectives)}, {"total_comm_bytes", total}});
+}
+
 namespace {
 struct CommReportPass
     : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
   using SpmdCommReportBase::SpmdCommReportBase;
 
   void runOnOperation() override {
-    SymbolTableCollection tables;
-    llvm::json::Array collectives;
-    int64_t total = 0;
-    WalkResult walk = getOperation().walk([&](CollectiveOpInterface op) {
-      auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
-      if (!mesh) {
-        op->emitError("collective on an unknown mesh");
-        return WalkResult::interrupt();
-      }
-      ::spmd::Mesh value = mesh.getMesh().toMesh();
-      int64_t groupSize = 1;
-      llvm::json::Array axes;
-      for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
-        groupSize *= value.axisSize(*value.axisIndex(axis.getValue()));
-        axes.push_back(axis.getValue());
-      }
-      ::spmd::CollectiveKind kind = kindOf(op);
-      int64_t in = tensorBytes(op->getOperand(0).getType());
-      int64_t out = tensorBytes(op->getResult(0).getType());
-      auto comm =
-          static_cast<int64_t>(std::llround(::spmd::commBytes(kind, groupSize, in, out)));
-      total += comm;
-      collectives.push_back(llvm::json::Object{
-          {"op", ::spmd::stringifyCollectiveKind(kind)},
-          {"axes", std::move(axes)},
-          {"group_size", groupSize},
-          {"bytes", in},
-          {"comm_bytes", comm}});
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
+    FailureOr<llvm::json::Value> report = buildCommReport(getOperation());
+    if (failed(report))
       return signalPassFailure();
-    llvm::json::Value report = llvm::json::Object{
-        {"collectives", std::move(collectives)}, {"total_comm_bytes", total}};
     if (output == "-") {
-      llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
+      llvm::outs() << llvm::formatv("{0:2}", *report) << "\n";
       return;
     }
     std::error_code ec;
@@ -87,7 +93,7 @@ struct CommReportPass
           << "': " << ec.message();
       return signalPassFailure();
     }
-    os << llvm::formatv("{0:2}", report) << "\n";
+    os << llvm::formatv("{0:2}", *report) << "\n";
   }
 };
 } // namespace

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/JSON.h"
 
 namespace mlir::spmd {
 
@@ -20,6 +21,9 @@ namespace mlir::spmd {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// The communication report of a partitioned module (see spmd-comm-report).
+FailureOr<llvm::json::Value> buildCommReport(ModuleOp module);
 
 /// `spmd-pipeline`: import, propagate, partition, optimize collectives.
 void buildSpmdPipeline(OpPassManager &pm);

@@ -1,0 +1,60 @@
+//===- Communicator.h - Exchanging buffers between devices -------*- C++ -*-===//
+//
+// Collectives are built on one primitive: every device of a group posts its
+// buffer and receives the buffers of all the group, in group order. Buffers
+// are shared, immutable tensors, so inside one process nothing is copied.
+// A device that does not arrive is reported, with the collective's name and
+// the missing devices, after a timeout; nothing hangs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_COMMUNICATOR_H
+#define SPMD_RUNTIME_COMMUNICATOR_H
+
+#include "runtime/HostTensor.h"
+
+#include "llvm/Support/Error.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
+namespace spmd::runtime {
+
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  /// Called by each device of `group` (device ids, in group order) with
+  /// the same `key` (which collective, which invocation).
+  virtual llvm::Expected<std::vector<TensorRef>>
+  exchange(const std::string &key, const std::string &what, int64_t device,
+           llvm::ArrayRef<int64_t> group, TensorRef local) = 0;
+};
+
+/// Devices that are threads of this process.
+class LocalCommunicator : public Communicator {
+public:
+  explicit LocalCommunicator(
+      std::chrono::milliseconds timeout = std::chrono::seconds(60))
+      : timeout(timeout) {}
+
+  llvm::Expected<std::vector<TensorRef>>
+  exchange(const std::string &key, const std::string &what, int64_t device,
+           llvm::ArrayRef<int64_t> group, TensorRef local) override;
+
+private:
+  struct Meeting {
+    std::vector<TensorRef> posted;
+    std::vector<bool> arrived;
+    size_t count = 0, left = 0;
+  };
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<std::string, Meeting> meetings;
+  std::chrono::milliseconds timeout;
+};
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_COMMUNICATOR_H

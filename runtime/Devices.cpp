@@ -1,0 +1,94 @@
+//===- Devices.cpp - Running on all local devices -------------------------===//
+
+#include "runtime/Devices.h"
+#include "runtime/TensorOps.h"
+
+#include <thread>
+
+using namespace spmd;
+
+namespace spmd::runtime {
+
+TensorRef shardFor(const HostTensor &global,
+                                  const ShardLayout &layout, int64_t device) {
+  llvm::SmallVector<int64_t> local = layout.localShape();
+  auto out = std::make_shared<HostTensor>(
+      global.type(), std::vector<int64_t>(local.begin(), local.end()));
+  std::vector<int64_t> offsets, sizes;
+  for (const DimSlice &slice : layout.sliceOf(device)) {
+    offsets.push_back(slice.offset);
+    sizes.push_back(slice.valid);
+  }
+  copyBox(global, offsets, sizes, *out, std::vector<int64_t>(sizes.size(), 0));
+  return out;
+}
+
+llvm::Expected<HostTensor>
+assemble(llvm::ArrayRef<TensorRef> locals,
+                        const ShardLayout &layout, ReductionKind partialKind) {
+  const Mesh &mesh = layout.mesh();
+  std::vector<int64_t> shape(layout.globalShape());
+  HostTensor global(locals[0]->type(), shape);
+  // One device per shard: the first of each partial group, whose group's
+  // buffers are reduced first.
+  for (int64_t device = 0; device < mesh.numDevices(); ++device) {
+    llvm::SmallVector<int64_t> partialGroup =
+        mesh.groupOf(device, layout.partialAxes());
+    llvm::SmallVector<int64_t> index = layout.shardIndex(device);
+    if (partialGroup.front() != device)
+      continue;
+    // Write each shard once: from the first device holding it.
+    bool first = true;
+    for (int64_t other : layout.devicesHolding(index))
+      if (other < device &&
+          mesh.groupOf(other, layout.partialAxes()).front() == other)
+        first = false;
+    if (!first)
+      continue;
+    std::vector<TensorRef> parts;
+    for (int64_t member : partialGroup)
+      parts.push_back(locals[member]);
+    TensorRef value = parts.size() > 1 ? reduce(parts, partialKind) : parts[0];
+    std::vector<int64_t> offsets, sizes;
+    for (const DimSlice &slice : layout.sliceOf(device)) {
+      offsets.push_back(slice.offset);
+      sizes.push_back(slice.valid);
+    }
+    copyBox(*value, std::vector<int64_t>(sizes.size(), 0), sizes, global,
+            offsets);
+  }
+  return global;
+}
+
+llvm::Expected<std::vector<std::vector<RValue>>>
+runOnDevices(const Executable &executable,
+                            llvm::StringRef function,
+                            std::vector<std::vector<RValue>> args,
+                            int64_t numDevices, Communicator &communicator) {
+  std::vector<std::vector<RValue>> results(numDevices);
+  std::vector<std::string> errors(numDevices);
+  std::vector<std::thread> threads;
+  for (int64_t device = 0; device < numDevices; ++device)
+    threads.emplace_back([&, device] {
+      MemoryStats::setCurrentDevice(device);
+      DeviceContext context;
+      context.device = device;
+      context.communicator = &communicator;
+      llvm::Expected<std::vector<RValue>> out =
+          executable.run(function, std::move(args[device]), context);
+      if (out)
+        results[device] = std::move(*out);
+      else
+        errors[device] = llvm::toString(out.takeError());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int64_t device = 0; device < numDevices; ++device)
+    if (!errors[device].empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "device " + std::to_string(device) +
+                                         ": " + errors[device]);
+  return results;
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,58 @@
+//===- Devices.h - Running on all local devices -----------------*- C++ -*-===//
+//
+// Runs one executable on N virtual devices (one thread each) as one logical
+// device: host tensors are split into per-device shards by their sharding
+// (uneven dimensions padded), and results assembled back.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_DEVICES_H
+#define SPMD_RUNTIME_DEVICES_H
+
+#include "runtime/Executable.h"
+#include "sharding/ShardLayout.h"
+
+namespace spmd::runtime {
+
+/// A tensor split over devices: each device's local buffer, with the
+/// layout saying which global elements it holds.
+class ShardedTensor {
+public:
+  struct Shard {
+    int64_t device;
+    TensorRef data;                      // local, padded
+    std::vector<DimSlice> slices;        // global ranges per dimension
+  };
+
+  ShardedTensor(std::vector<int64_t> globalShape, std::vector<Shard> shards)
+      : globalShape(std::move(globalShape)), shards(std::move(shards)) {}
+
+  llvm::ArrayRef<Shard> localShards() const { return shards; }
+  /// The global tensor (partial values are summed over their groups by the
+  /// caller's layout: see assemble()).
+  llvm::ArrayRef<int64_t> shape() const { return globalShape; }
+
+private:
+  std::vector<int64_t> globalShape;
+  std::vector<Shard> shards;
+};
+
+/// Device `device`'s shard of `global` under `layout` (padding zero).
+TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
+                   int64_t device);
+/// The global tensor from every device's local buffer (`locals[d]` on
+/// device d): each element from a device holding it; partial axes summed.
+llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
+                                    const ShardLayout &layout,
+                                    ReductionKind partialKind);
+
+/// Runs `function` of `executable` on `numDevices` threads; `args[d]` are
+/// device d's arguments. Returns each device's results.
+llvm::Expected<std::vector<std::vector<RValue>>>
+runOnDevices(const Executable &executable, llvm::StringRef function,
+             std::vector<std::vector<RValue>> args, int64_t numDevices,
+             Communicator &communicator);
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_DEVICES_H

@@ -1,0 +1,155 @@
+//===- Executable.cpp - Programs compiled to steps ------------------------===//
+
+#include "runtime/Executable.h"
+
+#include "ir/SpmdOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+llvm::Error opError(Operation *op, const Twine &message) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->getLoc().print(os);
+  os << ": '" << op->getName() << "': " << message;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+}
+
+llvm::Expected<DType> dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isIndex())
+    return DType::Index;
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(16))
+    return DType::I16;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unsupported element type " + name);
+}
+
+const KernelRegistry &KernelRegistry::get() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    registerTensorKernels(r);
+    registerControlFlowKernels(r);
+    registerCollectiveKernels(r);
+    registerLinalgKernels(r);
+    registerElementwiseKernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+std::optional<KernelBuilder> KernelRegistry::builderFor(Operation *op) const {
+  auto it = builders.find(op->getName().getStringRef());
+  if (it != builders.end())
+    return it->second;
+  for (const auto &fallback : fallbacks)
+    if (std::optional<KernelBuilder> builder = fallback(op))
+      return builder;
+  return std::nullopt;
+}
+
+unsigned KernelContext::slot(Value value) {
+  auto [it, inserted] = slots.try_emplace(value, slots.size());
+  return it->second;
+}
+
+llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
+  Steps steps;
+  for (BlockArgument arg : block.getArguments())
+    slot(arg);
+  for (Operation &op : block) {
+    std::optional<KernelBuilder> builder =
+        KernelRegistry::get().builderFor(&op);
+    if (!builder)
+      return opError(&op, "no kernel for this op");
+    llvm::Expected<Step> step = (*builder)(&op, *this);
+    if (!step)
+      return step.takeError();
+    if (*step)
+      steps.push_back(std::move(*step));
+  }
+  return steps;
+}
+
+llvm::Error runSteps(const Steps &steps, Frame &frame,
+                                    DeviceContext &context) {
+  for (const Step &step : steps)
+    if (llvm::Error err = step(frame, context))
+      return err;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Executable>>
+Executable::compile(ModuleOp module) {
+  auto executable = std::make_unique<Executable>();
+  for (auto mesh : module.getOps<mlir::spmd::MeshOp>())
+    executable->meshes.try_emplace(mesh.getSymName(),
+                                   mesh.getMesh().toMesh());
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal())
+      continue;
+    KernelContext context(*executable);
+    Function compiled;
+    for (BlockArgument arg : function.getArguments())
+      compiled.args.push_back(context.slot(arg));
+    llvm::Expected<Steps> body =
+        context.compileBlock(function.getBody().front());
+    if (!body)
+      return body.takeError();
+    compiled.body = std::move(*body);
+    compiled.numSlots = context.numSlots();
+    executable->functions[function.getSymName()] = std::move(compiled);
+  }
+  return executable;
+}
+
+llvm::Expected<std::vector<RValue>>
+Executable::run(llvm::StringRef name, std::vector<RValue> args,
+                DeviceContext &context) const {
+  auto it = functions.find(name);
+  if (it == functions.end())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no function @" + name);
+  const Function &function = it->second;
+  if (args.size() != function.args.size())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "@" + name + " takes " + std::to_string(function.args.size()) +
+            " arguments, " + std::to_string(args.size()) + " given");
+  Frame frame;
+  frame.slots.resize(function.numSlots);
+  for (auto [slot, arg] : llvm::zip_equal(function.args, args))
+    frame.slots[slot] = std::move(arg);
+  if (llvm::Error err = runSteps(function.body, frame, context))
+    return std::move(err);
+  return std::move(frame.results);
+}
+
+const ::spmd::Mesh *Executable::mesh(llvm::StringRef symbol) const {
+  auto it = meshes.find(symbol);
+  return it == meshes.end() ? nullptr : &it->second;
+}
+
+} // namespace spmd::runtime

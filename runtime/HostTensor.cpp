@@ -1,0 +1,280 @@
+//===- HostTensor.cpp - Tensors in memory ---------------------------------===//
+
+#include "runtime/HostTensor.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <array>
+#include <atomic>
+#include <cstring>
+
+namespace spmd::runtime {
+
+namespace {
+constexpr int64_t kTrackedDevices = 4096;
+std::array<std::atomic<int64_t>, kTrackedDevices> liveBytes;
+std::array<std::atomic<int64_t>, kTrackedDevices> peakBytes;
+thread_local int64_t thisDevice = -1;
+} // namespace
+
+void MemoryStats::setCurrentDevice(int64_t device) { thisDevice = device; }
+int64_t MemoryStats::currentDevice() { return thisDevice; }
+
+int64_t MemoryStats::peak(int64_t device) {
+  return device >= 0 && device < kTrackedDevices ? peakBytes[device].load() : 0;
+}
+
+void MemoryStats::reset() {
+  for (int64_t d = 0; d < kTrackedDevices; ++d)
+    peakBytes[d] = liveBytes[d].load();
+}
+
+void MemoryStats::add(int64_t device, int64_t bytes) {
+  if (device < 0 || device >= kTrackedDevices)
+    return;
+  int64_t now = liveBytes[device] += bytes;
+  int64_t peak = peakBytes[device].load();
+  while (now > peak && !peakBytes[device].compare_exchange_weak(peak, now)) {
+  }
+}
+
+
+int64_t dtypeBytes(DType type) {
+  switch (type) {
+  case DType::F64:
+  case DType::I64:
+  case DType::Index:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+  case DType::I16:
+    return 2;
+  case DType::I1:
+  case DType::I8:
+    return 1;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+bool isFloat(DType type) {
+  return type == DType::F32 || type == DType::F64 || type == DType::F16 ||
+         type == DType::BF16;
+}
+
+unsigned intWidth(DType type) {
+  switch (type) {
+  case DType::I1:
+    return 1;
+  case DType::I8:
+    return 8;
+  case DType::I16:
+    return 16;
+  case DType::I32:
+    return 32;
+  default:
+    return 64;
+  }
+}
+
+llvm::StringRef dtypeName(DType type) {
+  switch (type) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I1:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Index:
+    return "index";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+int64_t wrapToWidth(int64_t v, unsigned width) {
+  if (width >= 64)
+    return v;
+  if (width == 1)
+    return v & 1;
+  uint64_t mask = (uint64_t(1) << width) - 1;
+  uint64_t u = uint64_t(v) & mask;
+  uint64_t sign = uint64_t(1) << (width - 1);
+  return int64_t((u ^ sign) - sign);
+}
+
+uint16_t floatToBFloat16(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  if ((bits & 0x7fffffff) > 0x7f800000) // NaN stays NaN
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return uint16_t(bits >> 16);
+}
+
+float bfloat16ToFloat(uint16_t v) {
+  uint32_t bits = uint32_t(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float v) {
+  uint32_t x;
+  std::memcpy(&x, &v, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t exponent = int32_t((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) // inf or NaN
+    return uint16_t(sign | 0x7c00 | (mantissa ? 0x200 : 0));
+  if (exponent >= 31)
+    return uint16_t(sign | 0x7c00);
+  if (exponent <= 0) {
+    if (exponent < -10)
+      return uint16_t(sign);
+    mantissa |= 0x800000;
+    uint32_t shift = uint32_t(14 - exponent);
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1)))
+      ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = sign | (uint32_t(exponent) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half;
+  return uint16_t(half);
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {
+      exponent = 1;
+      while (!(mantissa & 0x400)) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      mantissa &= 0x3ff;
+      bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+    }
+  } else if (exponent == 31) {
+    bits = sign | 0x7f800000 | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+HostTensor::HostTensor(DType type, std::vector<int64_t> shape)
+    : type_(type), shape_(std::move(shape)) {
+  numElements_ = 1;
+  for (int64_t s : shape_)
+    numElements_ *= s;
+  bytes_ = TrackedBytes(numElements_ * dtypeBytes(type_));
+}
+
+std::vector<int64_t> HostTensor::strides() const {
+  std::vector<int64_t> s(shape_.size(), 1);
+  for (int64_t d = int64_t(shape_.size()) - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape_[d + 1];
+  return s;
+}
+
+double HostTensor::getFloat(int64_t i) const {
+  switch (type_) {
+  case DType::F32:
+    return as<float>()[i];
+  case DType::F64:
+    return as<double>()[i];
+  case DType::F16:
+    return halfToFloat(as<uint16_t>()[i]);
+  case DType::BF16:
+    return bfloat16ToFloat(as<uint16_t>()[i]);
+  default:
+    return double(getInt(i));
+  }
+}
+
+void HostTensor::setFloat(int64_t i, double v) {
+  switch (type_) {
+  case DType::F32:
+    as<float>()[i] = float(v);
+    return;
+  case DType::F64:
+    as<double>()[i] = v;
+    return;
+  case DType::F16:
+    as<uint16_t>()[i] = floatToHalf(float(v));
+    return;
+  case DType::BF16:
+    as<uint16_t>()[i] = floatToBFloat16(float(v));
+    return;
+  default:
+    setInt(i, int64_t(v));
+  }
+}
+
+int64_t HostTensor::getInt(int64_t i) const {
+  switch (type_) {
+  case DType::I1:
+  case DType::I8:
+    return type_ == DType::I1 ? (as<uint8_t>()[i] & 1) : as<int8_t>()[i];
+  case DType::I16:
+    return as<int16_t>()[i];
+  case DType::I32:
+    return as<int32_t>()[i];
+  case DType::I64:
+  case DType::Index:
+    return as<int64_t>()[i];
+  default:
+    return int64_t(getFloat(i));
+  }
+}
+
+void HostTensor::setInt(int64_t i, int64_t v) {
+  switch (type_) {
+  case DType::I1:
+    as<uint8_t>()[i] = uint8_t(v & 1);
+    return;
+  case DType::I8:
+    as<int8_t>()[i] = int8_t(v);
+    return;
+  case DType::I16:
+    as<int16_t>()[i] = int16_t(v);
+    return;
+  case DType::I32:
+    as<int32_t>()[i] = int32_t(v);
+    return;
+  case DType::I64:
+  case DType::Index:
+    as<int64_t>()[i] = v;
+    return;
+  default:
+    setFloat(i, double(v));
+  }
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,123 @@
+//===- HostTensor.h - Tensors in memory --------------------------*- C++ -*-===//
+//
+// A dense, row-major tensor of one of the supported element types, owning
+// its bytes. Elements are read and written as double or int64 so kernels
+// can stay type-generic; the storage keeps the exact type (f16 and bf16 are
+// rounded on store).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_HOSTTENSOR_H
+#define SPMD_RUNTIME_HOSTTENSOR_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spmd::runtime {
+
+enum class DType { F32, F64, F16, BF16, I1, I8, I16, I32, I64, Index };
+
+int64_t dtypeBytes(DType type);
+bool isFloat(DType type);
+/// Bit width of integer types (index: 64).
+unsigned intWidth(DType type);
+llvm::StringRef dtypeName(DType type);
+
+/// Bytes of tensor storage live per device, and the peak since the last
+/// reset: the storage a device's thread allocates counts for that device.
+class MemoryStats {
+public:
+  static void setCurrentDevice(int64_t device);
+  static int64_t peak(int64_t device);
+  static void reset();
+  static void add(int64_t device, int64_t bytes);
+  static int64_t currentDevice();
+};
+
+/// Storage bytes that count for the device that allocated them.
+class TrackedBytes {
+public:
+  TrackedBytes() = default;
+  explicit TrackedBytes(size_t size)
+      : device(MemoryStats::currentDevice()), bytes(size) {
+    MemoryStats::add(device, bytes.size());
+  }
+  TrackedBytes(const TrackedBytes &o)
+      : device(MemoryStats::currentDevice()), bytes(o.bytes) {
+    MemoryStats::add(device, bytes.size());
+  }
+  TrackedBytes(TrackedBytes &&o) noexcept
+      : device(o.device), bytes(std::move(o.bytes)) {
+    o.bytes.clear();
+  }
+  TrackedBytes &operator=(TrackedBytes o) {
+    std::swap(device, o.device);
+    std::swap(bytes, o.bytes);
+    return *this;
+  }
+  ~TrackedBytes() { MemoryStats::add(device, -int64_t(bytes.size())); }
+
+  uint8_t *data() { return bytes.data(); }
+  const uint8_t *data() const { return bytes.data(); }
+
+private:
+  int64_t device = -1;
+  std::vector<uint8_t> bytes;
+};
+
+class HostTensor {
+public:
+  HostTensor() = default;
+  HostTensor(DType type, std::vector<int64_t> shape);
+
+  DType type() const { return type_; }
+  llvm::ArrayRef<int64_t> shape() const { return shape_; }
+  int64_t rank() const { return shape_.size(); }
+  int64_t numElements() const { return numElements_; }
+  int64_t sizeInBytes() const { return numElements_ * dtypeBytes(type_); }
+  uint8_t *data() { return bytes_.data(); }
+  const uint8_t *data() const { return bytes_.data(); }
+  template <typename T> T *as() { return reinterpret_cast<T *>(data()); }
+  template <typename T> const T *as() const {
+    return reinterpret_cast<const T *>(data());
+  }
+
+  double getFloat(int64_t i) const;
+  void setFloat(int64_t i, double v);
+  int64_t getInt(int64_t i) const;
+  void setInt(int64_t i, int64_t v);
+  /// As a double whatever the type (integers converted).
+  double getAsDouble(int64_t i) const {
+    return isFloat(type_) ? getFloat(i) : double(getInt(i));
+  }
+
+  /// Row-major strides in elements.
+  std::vector<int64_t> strides() const;
+
+private:
+  DType type_ = DType::F32;
+  std::vector<int64_t> shape_;
+  int64_t numElements_ = 0;
+  TrackedBytes bytes_;
+};
+
+using TensorRef = std::shared_ptr<HostTensor>;
+
+/// Round-to-nearest-even conversions of the 16-bit float formats.
+uint16_t floatToHalf(float v);
+float halfToFloat(uint16_t v);
+uint16_t floatToBFloat16(float v);
+float bfloat16ToFloat(uint16_t v);
+
+/// Sign-extends `v` from `width` bits (wraps integer arithmetic to a type).
+int64_t wrapToWidth(int64_t v, unsigned width);
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_HOSTTENSOR_H

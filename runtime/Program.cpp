@@ -1,0 +1,276 @@
+//===- Program.cpp - A module compiled for all local devices --------------===//
+
+#include "runtime/Program.h"
+
+#include "ir/SpmdOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The function no other function calls (the first, if several).
+static func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
+  if (!name.empty())
+    return module.lookupSymbol<func::FuncOp>(name);
+  llvm::StringSet<> called;
+  module.walk([&](func::CallOp call) { called.insert(call.getCallee()); });
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal() && !called.contains(function.getSymName()))
+      return function;
+  return {};
+}
+
+static llvm::Expected<TensorSpec> specOf(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  Type element = tensor ? tensor.getElementType() : type;
+  llvm::Expected<DType> dtype = dtypeOf(element);
+  if (!dtype)
+    return dtype.takeError();
+  if (tensor && !tensor.hasStaticShape())
+    return fail("dynamic shapes are not supported");
+  return TensorSpec{*dtype, tensor ? std::vector<int64_t>(tensor.getShape())
+                                   : std::vector<int64_t>{}};
+}
+
+/// The layout of a value of a partitioned function with `sharding`.
+static llvm::Expected<std::optional<ShardLayout>>
+layoutOf(ModuleOp module, mlir::spmd::ShardingAttr sharding,
+         llvm::ArrayRef<int64_t> shape) {
+  if (!sharding)
+    return std::optional<ShardLayout>();
+  auto mesh = module.lookupSymbol<mlir::spmd::MeshOp>(sharding.getMesh());
+  if (!mesh)
+    return fail("unknown mesh " + sharding.getMesh().getValue());
+  llvm::Expected<ShardLayout> layout = ShardLayout::get(
+      sharding.toTensorSharding(), mesh.getMesh().toMesh(), shape);
+  if (!layout)
+    return layout.takeError();
+  return std::optional<ShardLayout>(std::move(*layout));
+}
+
+/// Diagnostics of a pass pipeline, as one error.
+static llvm::Error runPasses(ModuleOp module,
+                             llvm::function_ref<void(PassManager &)> build) {
+  std::string messages;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    llvm::raw_string_ostream os(messages);
+    d.getLocation().print(os);
+    os << ": " << d.str() << "\n";
+    return success(d.getSeverity() != DiagnosticSeverity::Error);
+  });
+  PassManager pm(module.getContext());
+  build(pm);
+  if (failed(pm.run(module)))
+    return fail(llvm::StringRef(messages).rtrim());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Program>>
+Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
+  std::unique_ptr<Program> program(new Program());
+  bool partitioned =
+      (*module)->hasAttr(mlir::spmd::SpmdDialect::kPartitionedAttrName);
+  func::FuncOp entry = findEntry(*module, entryName);
+  if (!entry)
+    return fail(entryName.empty() ? "the module has no entry function"
+                                  : "no function @" + entryName);
+  program->entryName = entry.getSymName().str();
+
+  // The global program, kept for checks.
+  if (!partitioned) {
+    llvm::Expected<std::unique_ptr<Executable>> global =
+        Executable::compile(*module);
+    if (!global)
+      return global.takeError();
+    program->global = std::move(*global);
+    module->walk([&](linalg::LinalgOp op) {
+      int64_t length = 1;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      for (auto [range, iterator] :
+           llvm::zip(ranges, op.getIteratorTypesArray()))
+        if (iterator == utils::IteratorType::reduction && range > 0)
+          length *= range;
+      program->reductionLength = std::max(program->reductionLength, length);
+    });
+  }
+
+  // Global types, from the function before partitioning (or as partitioning
+  // recorded them).
+  auto globalType = [&](DictionaryAttr attrs, Type type) {
+    if (attrs)
+      if (auto recorded = attrs.getAs<TypeAttr>(
+              mlir::spmd::SpmdDialect::kGlobalTypeAttrName))
+        return recorded.getValue();
+    return type;
+  };
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    llvm::Expected<TensorSpec> spec = specOf(
+        globalType(entry.getArgAttrDict(i), entry.getArgumentTypes()[i]));
+    if (!spec)
+      return fail("argument #" + llvm::Twine(i) + ": " +
+                  llvm::toString(spec.takeError()));
+    program->inputSpecs.push_back(std::move(*spec));
+  }
+  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
+    llvm::Expected<TensorSpec> spec = specOf(
+        globalType(entry.getResultAttrDict(i), entry.getResultTypes()[i]));
+    if (!spec)
+      return fail("result #" + llvm::Twine(i) + ": " +
+                  llvm::toString(spec.takeError()));
+    program->outputSpecs.push_back(std::move(*spec));
+  }
+
+  bool hasMesh = !module->getOps<mlir::spmd::MeshOp>().empty();
+  if (!partitioned && hasMesh)
+    if (llvm::Error err = runPasses(*module, [](PassManager &pm) {
+          mlir::spmd::buildSpmdPipeline(pm);
+        }))
+      return std::move(err);
+  entry = module->lookupSymbol<func::FuncOp>(program->entryName);
+
+  // Layouts of the entry's arguments and results; the device count is the
+  // mesh's.
+  StringRef shardingName = mlir::spmd::SpmdDialect::kShardingAttrName;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    auto layout = layoutOf(
+        *module,
+        entry.getArgAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName),
+        program->inputSpecs[i].shape);
+    if (!layout)
+      return layout.takeError();
+    if (*layout)
+      program->devices = (*layout)->mesh().numDevices();
+    program->inputLayouts.push_back(std::move(*layout));
+  }
+  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
+    auto sharding =
+        entry.getResultAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName);
+    auto layout = layoutOf(*module, sharding, program->outputSpecs[i].shape);
+    if (!layout)
+      return layout.takeError();
+    if (*layout)
+      program->devices = (*layout)->mesh().numDevices();
+    program->outputLayouts.push_back(std::move(*layout));
+    program->outputPartialKinds.push_back(
+        sharding ? sharding.toTensorSharding().partialKind
+                 : ReductionKind::Sum);
+  }
+  if (program->devices == 1 && hasMesh && (partitioned || hasMesh))
+    for (auto mesh : module->getOps<mlir::spmd::MeshOp>()) {
+      program->devices = mesh.getMesh().toMesh().numDevices();
+      break;
+    }
+
+  FailureOr<llvm::json::Value> report =
+      mlir::spmd::buildCommReport(*module);
+  if (succeeded(report))
+    program->report = std::move(*report);
+  llvm::Expected<std::unique_ptr<Executable>> local =
+      Executable::compile(*module);
+  if (!local)
+    return local.takeError();
+  program->local = std::move(*local);
+  return program;
+}
+
+std::vector<TensorRef> Program::shard(unsigned input,
+                                      const HostTensor &global) const {
+  std::vector<TensorRef> shards;
+  for (int64_t device = 0; device < devices; ++device) {
+    if (inputLayouts[input])
+      shards.push_back(shardFor(global, *inputLayouts[input], device));
+    else
+      shards.push_back(std::make_shared<HostTensor>(global));
+  }
+  return shards;
+}
+
+/// A scalar argument or result as a 0-d tensor and back.
+static RValue toValue(const TensorRef &tensor, bool isScalarType) {
+  if (!isScalarType)
+    return RValue::ofTensor(tensor);
+  return isFloat(tensor->type()) ? RValue::ofFloat(tensor->getFloat(0))
+                                 : RValue::ofInt(tensor->getInt(0));
+}
+
+static TensorRef fromValue(const RValue &value, const TensorSpec &spec) {
+  if (value.tensor)
+    return value.tensor;
+  auto t = std::make_shared<HostTensor>(spec.type, spec.shape);
+  if (isFloat(spec.type))
+    t->setFloat(0, value.f);
+  else
+    t->setInt(0, value.i);
+  return t;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+Program::run(llvm::ArrayRef<HostTensor> args) {
+  if (args.size() != inputSpecs.size())
+    return fail("@" + entryName + " takes " + llvm::Twine(inputSpecs.size()) +
+                " inputs");
+  std::vector<std::vector<RValue>> perDevice(devices);
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    std::vector<TensorRef> shards = shard(i, arg);
+    bool scalar = inputSpecs[i].shape.empty() && !inputLayouts[i];
+    for (int64_t device = 0; device < devices; ++device)
+      perDevice[device].push_back(toValue(shards[device], scalar));
+  }
+  LocalCommunicator communicator;
+  MemoryStats::reset();
+  llvm::Expected<std::vector<std::vector<RValue>>> results = runOnDevices(
+      *local, entryName, std::move(perDevice), devices, communicator);
+  if (!results)
+    return results.takeError();
+  std::vector<HostTensor> outputs;
+  for (unsigned r = 0; r < outputSpecs.size(); ++r) {
+    if (!outputLayouts[r]) {
+      outputs.push_back(*fromValue((*results)[0][r], outputSpecs[r]));
+      continue;
+    }
+    std::vector<TensorRef> locals;
+    for (int64_t device = 0; device < devices; ++device)
+      locals.push_back(fromValue((*results)[device][r], outputSpecs[r]));
+    llvm::Expected<HostTensor> whole =
+        assemble(locals, *outputLayouts[r], outputPartialKinds[r]);
+    if (!whole)
+      return whole.takeError();
+    outputs.push_back(std::move(*whole));
+  }
+  return outputs;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
+  if (!global)
+    return fail("the module is already partitioned: there is no "
+                "unpartitioned program to run");
+  std::vector<RValue> values;
+  for (auto [i, arg] : llvm::enumerate(args))
+    values.push_back(toValue(std::make_shared<HostTensor>(arg),
+                             inputSpecs[i].shape.empty()));
+  LocalCommunicator communicator;
+  DeviceContext context;
+  context.communicator = &communicator;
+  llvm::Expected<std::vector<RValue>> results =
+      global->run(entryName, std::move(values), context);
+  if (!results)
+    return results.takeError();
+  std::vector<HostTensor> outputs;
+  for (auto [r, value] : llvm::enumerate(*results))
+    outputs.push_back(*fromValue(value, outputSpecs[r]));
+  return outputs;
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,68 @@
+//===- Program.h - A module compiled for all local devices -------*- C++ -*-===//
+//
+// What spmd-run and the C++ API run: a module, partitioned (import,
+// propagate, partition, optimize collectives) unless it already is, and
+// compiled into an Executable; host tensors go in and out whole (global),
+// split and assembled by the entry function's argument and result
+// shardings. The unpartitioned program is kept to check results against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_PROGRAM_H
+#define SPMD_RUNTIME_PROGRAM_H
+
+#include "runtime/Devices.h"
+#include "runtime/Executable.h"
+
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/JSON.h"
+
+namespace spmd::runtime {
+
+/// A global tensor's type.
+struct TensorSpec {
+  DType type;
+  std::vector<int64_t> shape;
+};
+
+class Program {
+public:
+  /// Compiles `module` (consumed) for its mesh's devices; `entry` empty
+  /// means the function no other function calls.
+  static llvm::Expected<std::unique_ptr<Program>>
+  compile(mlir::OwningOpRef<mlir::ModuleOp> module, llvm::StringRef entry);
+
+  llvm::StringRef entry() const { return entryName; }
+  llvm::ArrayRef<TensorSpec> inputs() const { return inputSpecs; }
+  llvm::ArrayRef<TensorSpec> outputs() const { return outputSpecs; }
+  int64_t numDevices() const { return devices; }
+  bool hasGlobalProgram() const { return bool(global); }
+  /// The longest reduction of the program (for check tolerances).
+  int64_t longestReduction() const { return reductionLength; }
+  const llvm::json::Value &commReport() const { return report; }
+
+  /// Runs on all devices: global inputs in, global outputs out.
+  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> args);
+  /// Runs the unpartitioned program on one device.
+  llvm::Expected<std::vector<HostTensor>>
+  runGlobal(llvm::ArrayRef<HostTensor> args);
+
+  /// The input split over devices, as `run` splits it.
+  std::vector<TensorRef> shard(unsigned input, const HostTensor &global) const;
+
+private:
+  Program() = default;
+
+  std::string entryName;
+  std::vector<TensorSpec> inputSpecs, outputSpecs;
+  std::vector<std::optional<ShardLayout>> inputLayouts, outputLayouts;
+  std::vector<ReductionKind> outputPartialKinds;
+  int64_t devices = 1;
+  int64_t reductionLength = 1;
+  std::unique_ptr<Executable> local, global;
+  llvm::json::Value report = llvm::json::Object{};
+};
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_PROGRAM_H

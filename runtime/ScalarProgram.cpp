@@ -1,0 +1,498 @@
+//===- ScalarProgram.cpp - Scalar op sequences run over blocks ------------===//
+
+#include "runtime/ScalarProgram.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+enum class Opcode : uint8_t {
+  // float
+  AddF, SubF, MulF, DivF, RemF, NegF, MaximumF, MinimumF, MaxNumF, MinNumF,
+  AbsF, Exp, Exp2, Log, Log2, Log1p, Tanh, Sqrt, Rsqrt, Pow, Erf, Sin, Cos,
+  Floor, Ceil, RoundF, TruncF, CmpF, FPToSI, FPToUI,
+  // int
+  AddI, SubI, MulI, DivSI, DivUI, RemSI, RemUI, AndI, OrI, XOrI, ShLI, ShRSI,
+  ShRUI, MaxSI, MinSI, MaxUI, MinUI, CmpI, Ext, TruncI, SIToFP, UIToFP,
+  AbsI,
+  // either
+  Select, Copy,
+};
+
+std::pair<bool, unsigned> ScalarProgram::kindOf(Type type) {
+  if (type.isBF16())
+    return {true, 17}; // bf16 rounds differently from f16
+  if (llvm::isa<FloatType>(type))
+    return {true, type.getIntOrFloatBitWidth()};
+  if (type.isIndex())
+    return {false, 64};
+  return {false, type.getIntOrFloatBitWidth()};
+}
+
+static uint64_t unsignedOf(int64_t v, unsigned width) {
+  return width >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << width) - 1);
+}
+
+/// Rounds `v` to the precision of a float of `width` bits (16 means f16; bf16
+/// is marked as 17).
+static double roundTo(double v, int64_t width) {
+  if (width == 32)
+    return double(float(v));
+  if (width == 16)
+    return double(halfToFloat(floatToHalf(float(v))));
+  if (width == 17)
+    return double(bfloat16ToFloat(floatToBFloat16(float(v))));
+  return v;
+}
+
+static int64_t floatWidthCode(Type type) {
+  if (type.isBF16())
+    return 17;
+  return type.getIntOrFloatBitWidth();
+}
+
+llvm::Expected<ScalarProgram> ScalarProgram::compile(
+    Block &body, llvm::function_ref<std::optional<unsigned>(Value)> outer,
+    llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters) {
+  ScalarProgram p;
+  p.registerKinds.assign(numRegisters, {true, 64});
+  llvm::DenseMap<Value, unsigned> regOf;
+  for (BlockArgument arg : body.getArguments()) {
+    regOf[arg] = arg.getArgNumber();
+    p.registerKinds[arg.getArgNumber()] = kindOf(arg.getType());
+  }
+  auto fail = [&](Operation *op, const Twine &why) {
+    std::string location;
+    llvm::raw_string_ostream os(location);
+    op->getLoc().print(os);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   location + ": " + why);
+  };
+  auto regFor = [&](Value v) -> std::optional<unsigned> {
+    auto it = regOf.find(v);
+    if (it != regOf.end())
+      return it->second;
+    if (std::optional<unsigned> r = outer(v)) {
+      p.registerKinds[*r] = kindOf(v.getType());
+      regOf[v] = *r;
+      return r;
+    }
+    return std::nullopt;
+  };
+  auto newRegister = [&](Value result) {
+    unsigned r = p.registerKinds.size();
+    p.registerKinds.push_back(kindOf(result.getType()));
+    regOf[result] = r;
+    return r;
+  };
+
+  for (Operation &op : body.without_terminator()) {
+    if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+      unsigned r = newRegister(constant.getResult());
+      if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
+        p.floatConstants.push_back({r, f.getValueAsDouble()});
+      else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
+        p.intConstants.push_back(
+            {r, constant.getType().isInteger(1) ? int64_t(i.getValue().getBoolValue())
+                                                : i.getValue().getSExtValue()});
+      else
+        return fail(&op, "unsupported constant in a kernel body");
+      continue;
+    }
+    if (auto idx = llvm::dyn_cast<linalg::IndexOp>(op)) {
+      unsigned r = index(idx.getDim());
+      p.registerKinds[r] = {false, 64};
+      regOf[idx.getResult()] = r;
+      continue;
+    }
+    SmallVector<unsigned> operands;
+    for (Value operand : op.getOperands()) {
+      std::optional<unsigned> r = regFor(operand);
+      if (!r)
+        return fail(&op, "uses a value the kernel cannot read");
+      operands.push_back(*r);
+    }
+    if (op.getNumResults() != 1)
+      return fail(&op, "'" + op.getName().getStringRef() +
+                           "' is not supported in kernel bodies");
+    std::optional<Opcode> code =
+        llvm::TypeSwitch<Operation *, std::optional<Opcode>>(&op)
+            .Case([](arith::AddFOp) { return Opcode::AddF; })
+            .Case([](arith::SubFOp) { return Opcode::SubF; })
+            .Case([](arith::MulFOp) { return Opcode::MulF; })
+            .Case([](arith::DivFOp) { return Opcode::DivF; })
+            .Case([](arith::RemFOp) { return Opcode::RemF; })
+            .Case([](arith::NegFOp) { return Opcode::NegF; })
+            .Case([](arith::MaximumFOp) { return Opcode::MaximumF; })
+            .Case([](arith::MinimumFOp) { return Opcode::MinimumF; })
+            .Case([](arith::MaxNumFOp) { return Opcode::MaxNumF; })
+            .Case([](arith::MinNumFOp) { return Opcode::MinNumF; })
+            .Case([](math::AbsFOp) { return Opcode::AbsF; })
+            .Case([](math::ExpOp) { return Opcode::Exp; })
+            .Case([](math::Exp2Op) { return Opcode::Exp2; })
+            .Case([](math::LogOp) { return Opcode::Log; })
+            .Case([](math::Log2Op) { return Opcode::Log2; })
+            .Case([](math::Log1pOp) { return Opcode::Log1p; })
+            .Case([](math::TanhOp) { return Opcode::Tanh; })
+            .Case([](math::SqrtOp) { return Opcode::Sqrt; })
+            .Case([](math::RsqrtOp) { return Opcode::Rsqrt; })
+            .Case([](math::PowFOp) { return Opcode::Pow; })
+            .Case([](math::ErfOp) { return Opcode::Erf; })
+            .Case([](math::SinOp) { return Opcode::Sin; })
+            .Case([](math::CosOp) { return Opcode::Cos; })
+            .Case([](math::FloorOp) { return Opcode::Floor; })
+            .Case([](math::CeilOp) { return Opcode::Ceil; })
+            .Case([](math::RoundOp) { return Opcode::RoundF; })
+            .Case([](arith::TruncFOp) { return Opcode::TruncF; })
+            .Case([](arith::ExtFOp) { return Opcode::Copy; })
+            .Case([](arith::CmpFOp) { return Opcode::CmpF; })
+            .Case([](arith::FPToSIOp) { return Opcode::FPToSI; })
+            .Case([](arith::FPToUIOp) { return Opcode::FPToUI; })
+            .Case([](arith::AddIOp) { return Opcode::AddI; })
+            .Case([](arith::SubIOp) { return Opcode::SubI; })
+            .Case([](arith::MulIOp) { return Opcode::MulI; })
+            .Case([](arith::DivSIOp) { return Opcode::DivSI; })
+            .Case([](arith::DivUIOp) { return Opcode::DivUI; })
+            .Case([](arith::RemSIOp) { return Opcode::RemSI; })
+            .Case([](arith::RemUIOp) { return Opcode::RemUI; })
+            .Case([](arith::AndIOp) { return Opcode::AndI; })
+            .Case([](arith::OrIOp) { return Opcode::OrI; })
+            .Case([](arith::XOrIOp) { return Opcode::XOrI; })
+            .Case([](arith::ShLIOp) { return Opcode::ShLI; })
+            .Case([](arith::ShRSIOp) { return Opcode::ShRSI; })
+            .Case([](arith::ShRUIOp) { return Opcode::ShRUI; })
+            .Case([](arith::MaxSIOp) { return Opcode::MaxSI; })
+            .Case([](arith::MinSIOp) { return Opcode::MinSI; })
+            .Case([](arith::MaxUIOp) { return Opcode::MaxUI; })
+            .Case([](arith::MinUIOp) { return Opcode::MinUI; })
+            .Case([](arith::CmpIOp) { return Opcode::CmpI; })
+            .Case([](arith::ExtSIOp) { return Opcode::Ext; })
+            .Case([](arith::ExtUIOp) { return Opcode::Ext; })
+            .Case([](arith::TruncIOp) { return Opcode::TruncI; })
+            .Case([](arith::IndexCastOp) { return Opcode::Ext; })
+            .Case([](arith::IndexCastUIOp) { return Opcode::Ext; })
+            .Case([](arith::SIToFPOp) { return Opcode::SIToFP; })
+            .Case([](arith::UIToFPOp) { return Opcode::UIToFP; })
+            .Case([](math::AbsIOp) { return Opcode::AbsI; })
+            .Case([](arith::SelectOp) { return Opcode::Select; })
+            .Default([](Operation *) { return std::nullopt; });
+    if (!code)
+      return fail(&op, "'" + op.getName().getStringRef() +
+                           "' is not supported in kernel bodies");
+    Instruction inst{*code, newRegister(op.getResult(0))};
+    inst.a = operands.size() > 0 ? operands[0] : 0;
+    inst.b = operands.size() > 1 ? operands[1] : 0;
+    inst.c = operands.size() > 2 ? operands[2] : 0;
+    if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op))
+      inst.attr = int64_t(cmp.getPredicate());
+    else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
+      inst.attr = int64_t(cmp.getPredicate());
+    else if (llvm::isa<arith::TruncFOp>(op))
+      inst.attr = floatWidthCode(op.getResult(0).getType());
+    else if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp,
+                       arith::FPToUIOp>(op))
+      inst.attr = 1; // unsigned source
+    if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp>(op))
+      inst.attr = p.registerKinds[inst.a].second; // source width, unsigned
+    else if (llvm::isa<arith::ExtSIOp, arith::IndexCastOp, arith::SIToFPOp>(op))
+      inst.attr = 0;
+    p.code.push_back(inst);
+  }
+  for (Value yielded : body.getTerminator()->getOperands()) {
+    std::optional<unsigned> r = regFor(yielded);
+    if (!r)
+      return fail(body.getTerminator(), "yields a value the kernel cannot read");
+    p.yields.push_back(*r);
+  }
+  return p;
+}
+
+llvm::Expected<ScalarProgram> ScalarProgram::compileOp(Operation *op) {
+  // Wrap the op in a block whose arguments are its operands' elements.
+  Block block;
+  SmallVector<Value> args;
+  for (Value operand : op->getOperands()) {
+    Type type = getElementTypeOrSelf(operand.getType());
+    args.push_back(block.addArgument(type, op->getLoc()));
+  }
+  OpBuilder b(op->getContext());
+  b.setInsertionPointToStart(&block);
+  OperationState state(op->getLoc(), op->getName());
+  state.addOperands(args);
+  state.addAttributes(op->getAttrs());
+  state.addTypes(getElementTypeOrSelf(op->getResult(0).getType()));
+  Operation *scalar = b.create(state);
+  Operation *yield = linalg::YieldOp::create(b, op->getLoc(), scalar->getResult(0));
+  llvm::Expected<ScalarProgram> program = compile(
+      block, [](Value) { return std::nullopt; },
+      [](int64_t) { return 0u; }, block.getNumArguments());
+  yield->erase();
+  scalar->erase();
+  return program;
+}
+
+void ScalarProgram::prepare(std::vector<Register> &regs) const {
+  if (regs.size() < registerKinds.size())
+    regs.resize(registerKinds.size());
+  for (auto [r, kind] : llvm::enumerate(registerKinds)) {
+    regs[r].isFloat = kind.first;
+    regs[r].width = kind.second;
+  }
+  for (auto [r, v] : floatConstants)
+    std::fill(regs[r].f, regs[r].f + kBlock, v);
+  for (auto [r, v] : intConstants)
+    std::fill(regs[r].i, regs[r].i + kBlock, v);
+}
+
+static bool compareFloat(arith::CmpFPredicate p, double x, double y) {
+  using P = arith::CmpFPredicate;
+  bool unordered = std::isnan(x) || std::isnan(y);
+  switch (p) {
+  case P::AlwaysFalse:
+    return false;
+  case P::OEQ:
+    return !unordered && x == y;
+  case P::OGT:
+    return !unordered && x > y;
+  case P::OGE:
+    return !unordered && x >= y;
+  case P::OLT:
+    return !unordered && x < y;
+  case P::OLE:
+    return !unordered && x <= y;
+  case P::ONE:
+    return !unordered && x != y;
+  case P::ORD:
+    return !unordered;
+  case P::UEQ:
+    return unordered || x == y;
+  case P::UGT:
+    return unordered || x > y;
+  case P::UGE:
+    return unordered || x >= y;
+  case P::ULT:
+    return unordered || x < y;
+  case P::ULE:
+    return unordered || x <= y;
+  case P::UNE:
+    return unordered || x != y;
+  case P::UNO:
+    return unordered;
+  case P::AlwaysTrue:
+    return true;
+  }
+  return false;
+}
+
+static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
+                       unsigned width) {
+  using P = arith::CmpIPredicate;
+  uint64_t ux = unsignedOf(x, width), uy = unsignedOf(y, width);
+  switch (p) {
+  case P::eq:
+    return x == y;
+  case P::ne:
+    return x != y;
+  case P::slt:
+    return x < y;
+  case P::sle:
+    return x <= y;
+  case P::sgt:
+    return x > y;
+  case P::sge:
+    return x >= y;
+  case P::ult:
+    return ux < uy;
+  case P::ule:
+    return ux <= uy;
+  case P::ugt:
+    return ux > uy;
+  case P::uge:
+    return ux >= uy;
+  }
+  return false;
+}
+
+void ScalarProgram::run(std::vector<Register> &regs, int64_t n) const {
+  for (const Instruction &in : code) {
+    Register &d = regs[in.dst];
+    const Register &a = regs[in.a];
+    const Register &b = regs[in.b];
+    const Register &c = regs[in.c];
+    double *df = d.f;
+    int64_t *di = d.i;
+    unsigned w = d.width;
+#define FLOAT1(expr)                                                           \
+  for (int64_t k = 0; k < n; ++k) {                                            \
+    double x = a.f[k];                                                         \
+    (void)x;                                                                   \
+    df[k] = (expr);                                                            \
+  }                                                                            \
+  break;
+#define FLOAT2(expr)                                                           \
+  for (int64_t k = 0; k < n; ++k) {                                            \
+    double x = a.f[k], y = b.f[k];                                             \
+    df[k] = (expr);                                                            \
+  }                                                                            \
+  break;
+#define INT2(expr)                                                             \
+  for (int64_t k = 0; k < n; ++k) {                                            \
+    int64_t x = a.i[k], y = b.i[k];                                            \
+    di[k] = wrapToWidth((expr), w);                                            \
+  }                                                                            \
+  break;
+    switch (in.op) {
+    case Opcode::AddF:
+      FLOAT2(x + y)
+    case Opcode::SubF:
+      FLOAT2(x - y)
+    case Opcode::MulF:
+      FLOAT2(x * y)
+    case Opcode::DivF:
+      FLOAT2(x / y)
+    case Opcode::RemF:
+      FLOAT2(std::fmod(x, y))
+    case Opcode::NegF:
+      FLOAT1(-x)
+    case Opcode::MaximumF:
+      FLOAT2(std::isnan(x) || std::isnan(y) ? NAN : (x > y ? x : y))
+    case Opcode::MinimumF:
+      FLOAT2(std::isnan(x) || std::isnan(y) ? NAN : (x < y ? x : y))
+    case Opcode::MaxNumF:
+      FLOAT2(std::fmax(x, y))
+    case Opcode::MinNumF:
+      FLOAT2(std::fmin(x, y))
+    case Opcode::AbsF:
+      FLOAT1(std::fabs(x))
+    case Opcode::Exp:
+      FLOAT1(std::exp(x))
+    case Opcode::Exp2:
+      FLOAT1(std::exp2(x))
+    case Opcode::Log:
+      FLOAT1(std::log(x))
+    case Opcode::Log2:
+      FLOAT1(std::log2(x))
+    case Opcode::Log1p:
+      FLOAT1(std::log1p(x))
+    case Opcode::Tanh:
+      FLOAT1(std::tanh(x))
+    case Opcode::Sqrt:
+      FLOAT1(std::sqrt(x))
+    case Opcode::Rsqrt:
+      FLOAT1(1.0 / std::sqrt(x))
+    case Opcode::Pow:
+      FLOAT2(std::pow(x, y))
+    case Opcode::Erf:
+      FLOAT1(std::erf(x))
+    case Opcode::Sin:
+      FLOAT1(std::sin(x))
+    case Opcode::Cos:
+      FLOAT1(std::cos(x))
+    case Opcode::Floor:
+      FLOAT1(std::floor(x))
+    case Opcode::Ceil:
+      FLOAT1(std::ceil(x))
+    case Opcode::RoundF:
+      FLOAT1(std::round(x))
+    case Opcode::TruncF:
+      FLOAT1(roundTo(x, in.attr))
+    case Opcode::CmpF:
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = compareFloat(arith::CmpFPredicate(in.attr), a.f[k], b.f[k]);
+      break;
+    case Opcode::FPToSI:
+    case Opcode::FPToUI:
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = wrapToWidth(int64_t(a.f[k]), w);
+      break;
+    case Opcode::AddI:
+      INT2(int64_t(uint64_t(x) + uint64_t(y)))
+    case Opcode::SubI:
+      INT2(int64_t(uint64_t(x) - uint64_t(y)))
+    case Opcode::MulI:
+      INT2(int64_t(uint64_t(x) * uint64_t(y)))
+    case Opcode::DivSI:
+      INT2(y == 0 ? 0 : x / y)
+    case Opcode::DivUI:
+      INT2(y == 0 ? 0 : int64_t(unsignedOf(x, w) / unsignedOf(y, w)))
+    case Opcode::RemSI:
+      INT2(y == 0 ? 0 : x % y)
+    case Opcode::RemUI:
+      INT2(y == 0 ? 0 : int64_t(unsignedOf(x, w) % unsignedOf(y, w)))
+    case Opcode::AndI:
+      INT2(x & y)
+    case Opcode::OrI:
+      INT2(x | y)
+    case Opcode::XOrI:
+      INT2(x ^ y)
+    case Opcode::ShLI:
+      INT2(y >= int64_t(w) ? 0 : int64_t(uint64_t(x) << y))
+    case Opcode::ShRSI:
+      INT2(x >> std::min<int64_t>(y, 63))
+    case Opcode::ShRUI:
+      INT2(y >= int64_t(w) ? 0 : int64_t(unsignedOf(x, w) >> y))
+    case Opcode::MaxSI:
+      INT2(std::max(x, y))
+    case Opcode::MinSI:
+      INT2(std::min(x, y))
+    case Opcode::MaxUI:
+      INT2(unsignedOf(x, w) > unsignedOf(y, w) ? x : y)
+    case Opcode::MinUI:
+      INT2(unsignedOf(x, w) < unsignedOf(y, w) ? x : y)
+    case Opcode::CmpI:
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = compareInt(arith::CmpIPredicate(in.attr), a.i[k], b.i[k],
+                           a.width);
+      break;
+    case Opcode::Ext:
+      // attr: the source width when the source is read unsigned.
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = wrapToWidth(in.attr ? int64_t(unsignedOf(a.i[k], in.attr))
+                                    : a.i[k],
+                            w);
+      break;
+    case Opcode::TruncI:
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = wrapToWidth(a.i[k], w);
+      break;
+    case Opcode::SIToFP:
+      for (int64_t k = 0; k < n; ++k)
+        df[k] = roundTo(double(a.i[k]), w);
+      break;
+    case Opcode::UIToFP:
+      for (int64_t k = 0; k < n; ++k)
+        df[k] = double(unsignedOf(a.i[k], in.attr ? in.attr : 64));
+      break;
+    case Opcode::AbsI:
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = wrapToWidth(a.i[k] < 0 ? -a.i[k] : a.i[k], w);
+      break;
+    case Opcode::Select:
+      if (d.isFloat)
+        for (int64_t k = 0; k < n; ++k)
+          df[k] = a.i[k] ? b.f[k] : c.f[k];
+      else
+        for (int64_t k = 0; k < n; ++k)
+          di[k] = a.i[k] ? b.i[k] : c.i[k];
+      break;
+    case Opcode::Copy:
+      if (d.isFloat)
+        std::copy(a.f, a.f + n, df);
+      else
+        std::copy(a.i, a.i + n, di);
+      break;
+    }
+#undef FLOAT1
+#undef FLOAT2
+#undef INT2
+  }
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,77 @@
+//===- ScalarProgram.h - Scalar op sequences run over blocks ----*- C++ -*-===//
+//
+// The body of a linalg op (or one elementwise arith/math op) compiled once
+// into a list of instructions over registers. Each register holds a block of
+// up to kBlock lanes, so one pass over the instructions computes kBlock
+// elements: the IR is never walked at run time and the inner loops are
+// plain array loops the compiler vectorises. Floats compute in double,
+// integers in int64 wrapped to their width.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_SCALARPROGRAM_H
+#define SPMD_RUNTIME_SCALARPROGRAM_H
+
+#include "runtime/HostTensor.h"
+
+#include "mlir/IR/Block.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
+
+namespace spmd::runtime {
+
+constexpr int64_t kBlock = 256;
+
+/// A register: a block of floats or of integers.
+struct Register {
+  bool isFloat = true;
+  unsigned width = 64; // integers: bit width
+  alignas(64) double f[kBlock];
+  alignas(64) int64_t i[kBlock];
+};
+
+enum class Opcode : uint8_t;
+
+struct Instruction {
+  Opcode op;
+  unsigned dst, a = 0, b = 0, c = 0;
+  int64_t attr = 0; // predicate, target float width, ...
+};
+
+class ScalarProgram {
+public:
+  /// Compiles the ops of `body` (up to its terminator). Block arguments are
+  /// registers 0..n-1. `outer(value)` gives the register index of a value
+  /// defined outside the body (filled by the caller before running);
+  /// `index(d)` that of `linalg.index d`.
+  static llvm::Expected<ScalarProgram>
+  compile(mlir::Block &body,
+          llvm::function_ref<std::optional<unsigned>(mlir::Value)> outer,
+          llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters);
+
+  /// A program of one elementwise op whose operands are registers
+  /// 0..n-1; the result is register n.
+  static llvm::Expected<ScalarProgram> compileOp(mlir::Operation *op);
+
+  unsigned numRegisters() const { return registerKinds.size(); }
+  /// The registers the terminator yields.
+  llvm::ArrayRef<unsigned> results() const { return yields; }
+  /// Sets register kinds (float or int, width) in `regs`.
+  void prepare(std::vector<Register> &regs) const;
+  /// Runs the instructions over `lanes` lanes.
+  void run(std::vector<Register> &regs, int64_t lanes) const;
+
+  /// Register kind for an MLIR scalar type.
+  static std::pair<bool, unsigned> kindOf(mlir::Type type);
+
+private:
+  std::vector<Instruction> code;
+  std::vector<std::pair<bool, unsigned>> registerKinds;
+  std::vector<std::pair<unsigned, double>> floatConstants;
+  std::vector<std::pair<unsigned, int64_t>> intConstants;
+  std::vector<unsigned> yields;
+};
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_SCALARPROGRAM_H

@@ -1,0 +1,199 @@
+//===- ControlFlowKernels.cpp - Loops, branches, calls, returns -----------===//
+
+#include "runtime/Executable.h"
+
+#include "ir/SpmdOps.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+static std::vector<unsigned> slotsOf(ValueRange values, KernelContext &ctx) {
+  std::vector<unsigned> slots;
+  for (Value v : values)
+    slots.push_back(ctx.slot(v));
+  return slots;
+}
+
+/// Terminators pass their operands to whoever runs the region.
+static llvm::Expected<Step> buildYield(Operation *op, KernelContext &ctx) {
+  std::vector<unsigned> operands = slotsOf(op->getOperands(), ctx);
+  bool isReturn = llvm::isa<func::ReturnOp>(op);
+  return Step([=](Frame &frame, DeviceContext &) {
+    std::vector<RValue> &out = isReturn ? frame.results : frame.yielded;
+    out.clear();
+    for (unsigned slot : operands)
+      out.push_back(frame.slots[slot]);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildCondition(Operation *op, KernelContext &ctx) {
+  auto condition = llvm::cast<scf::ConditionOp>(op);
+  unsigned flag = ctx.slot(condition.getCondition());
+  std::vector<unsigned> args = slotsOf(condition.getArgs(), ctx);
+  return Step([=](Frame &frame, DeviceContext &) {
+    frame.condition = frame.slots[flag].i != 0;
+    frame.yielded.clear();
+    for (unsigned slot : args)
+      frame.yielded.push_back(frame.slots[slot]);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildFor(Operation *op, KernelContext &ctx) {
+  auto loop = llvm::cast<scf::ForOp>(op);
+  unsigned lower = ctx.slot(loop.getLowerBound());
+  unsigned upper = ctx.slot(loop.getUpperBound());
+  unsigned step = ctx.slot(loop.getStep());
+  std::vector<unsigned> inits = slotsOf(loop.getInitArgs(), ctx);
+  unsigned induction = ctx.slot(loop.getInductionVar());
+  std::vector<unsigned> carried = slotsOf(loop.getRegionIterArgs(), ctx);
+  std::vector<unsigned> results = slotsOf(loop.getResults(), ctx);
+  llvm::Expected<Steps> body = ctx.compileBlock(*loop.getBody());
+  if (!body)
+    return body.takeError();
+  auto steps = std::make_shared<Steps>(std::move(*body));
+  return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
+    for (auto [slot, init] : llvm::zip_equal(carried, inits))
+      frame.slots[slot] = frame.slots[init];
+    int64_t lo = frame.slots[lower].i, hi = frame.slots[upper].i,
+            st = frame.slots[step].i;
+    if (st <= 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "scf.for with a non-positive step");
+    for (int64_t i = lo; i < hi; i += st) {
+      frame.slots[induction] = RValue::ofInt(i);
+      if (llvm::Error err = runSteps(*steps, frame, context))
+        return err;
+      for (auto [slot, value] : llvm::zip_equal(carried, frame.yielded))
+        frame.slots[slot] = value;
+    }
+    for (auto [slot, value] : llvm::zip_equal(results, carried))
+      frame.slots[slot] = frame.slots[value];
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildIf(Operation *op, KernelContext &ctx) {
+  auto branch = llvm::cast<scf::IfOp>(op);
+  unsigned condition = ctx.slot(branch.getCondition());
+  std::vector<unsigned> results = slotsOf(branch.getResults(), ctx);
+  llvm::Expected<Steps> thenSteps = ctx.compileBlock(*branch.thenBlock());
+  if (!thenSteps)
+    return thenSteps.takeError();
+  Steps elseSteps;
+  if (!branch.getElseRegion().empty()) {
+    llvm::Expected<Steps> compiled = ctx.compileBlock(*branch.elseBlock());
+    if (!compiled)
+      return compiled.takeError();
+    elseSteps = std::move(*compiled);
+  }
+  auto steps = std::make_shared<std::pair<Steps, Steps>>(
+      std::move(*thenSteps), std::move(elseSteps));
+  return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
+    const Steps &taken =
+        frame.slots[condition].i ? steps->first : steps->second;
+    if (llvm::Error err = runSteps(taken, frame, context))
+      return err;
+    for (auto [slot, value] : llvm::zip_equal(results, frame.yielded))
+      frame.slots[slot] = value;
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildWhile(Operation *op, KernelContext &ctx) {
+  auto loop = llvm::cast<scf::WhileOp>(op);
+  std::vector<unsigned> inits = slotsOf(loop.getInits(), ctx);
+  std::vector<unsigned> before = slotsOf(loop.getBeforeArguments(), ctx);
+  std::vector<unsigned> after = slotsOf(loop.getAfterArguments(), ctx);
+  std::vector<unsigned> results = slotsOf(loop.getResults(), ctx);
+  llvm::Expected<Steps> cond = ctx.compileBlock(loop.getBefore().front());
+  if (!cond)
+    return cond.takeError();
+  llvm::Expected<Steps> body = ctx.compileBlock(loop.getAfter().front());
+  if (!body)
+    return body.takeError();
+  auto steps = std::make_shared<std::pair<Steps, Steps>>(std::move(*cond),
+                                                         std::move(*body));
+  return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
+    for (auto [slot, init] : llvm::zip_equal(before, inits))
+      frame.slots[slot] = frame.slots[init];
+    while (true) {
+      if (llvm::Error err = runSteps(steps->first, frame, context))
+        return err;
+      if (!frame.condition) {
+        for (auto [slot, value] : llvm::zip_equal(results, frame.yielded))
+          frame.slots[slot] = value;
+        return llvm::Error::success();
+      }
+      for (auto [slot, value] : llvm::zip_equal(after, frame.yielded))
+        frame.slots[slot] = value;
+      if (llvm::Error err = runSteps(steps->second, frame, context))
+        return err;
+      for (auto [slot, value] : llvm::zip_equal(before, frame.yielded))
+        frame.slots[slot] = value;
+    }
+  });
+}
+
+static llvm::Expected<Step> buildCall(Operation *op, KernelContext &ctx) {
+  auto call = llvm::cast<func::CallOp>(op);
+  std::string callee = call.getCallee().str();
+  std::vector<unsigned> operands = slotsOf(call.getOperands(), ctx);
+  std::vector<unsigned> results = slotsOf(call.getResults(), ctx);
+  const Executable *exec = &ctx.exec();
+  return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
+    std::vector<RValue> args;
+    for (unsigned slot : operands)
+      args.push_back(frame.slots[slot]);
+    llvm::Expected<std::vector<RValue>> out =
+        exec->call(callee, std::move(args), context);
+    if (!out)
+      return out.takeError();
+    for (auto [slot, value] : llvm::zip_equal(results, *out))
+      frame.slots[slot] = value;
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildAssert(Operation *op, KernelContext &ctx) {
+  auto check = llvm::cast<cf::AssertOp>(op);
+  unsigned condition = ctx.slot(check.getArg());
+  std::string message = check.getMsg().str();
+  return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+    if (frame.slots[condition].i)
+      return llvm::Error::success();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "assertion failed: " + message);
+  });
+}
+
+/// Annotations are the identity on the global program.
+static llvm::Expected<Step> buildIdentity(Operation *op, KernelContext &ctx) {
+  unsigned input = ctx.slot(op->getOperand(0));
+  unsigned result = ctx.slot(op->getResult(0));
+  return Step([=](Frame &frame, DeviceContext &) {
+    frame.slots[result] = frame.slots[input];
+    return llvm::Error::success();
+  });
+}
+
+void registerControlFlowKernels(KernelRegistry &registry) {
+  registry.add(scf::YieldOp::getOperationName(), buildYield);
+  registry.add(func::ReturnOp::getOperationName(), buildYield);
+  registry.add(scf::ConditionOp::getOperationName(), buildCondition);
+  registry.add(scf::ForOp::getOperationName(), buildFor);
+  registry.add(scf::IfOp::getOperationName(), buildIf);
+  registry.add(scf::WhileOp::getOperationName(), buildWhile);
+  registry.add(func::CallOp::getOperationName(), buildCall);
+  registry.add(cf::AssertOp::getOperationName(), buildAssert);
+  registry.add(mlir::spmd::ShardingConstraintOp::getOperationName(),
+               buildIdentity);
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,114 @@
+//===- ElementwiseKernels.cpp - arith and math ops ------------------------===//
+//
+// An arith or math op is compiled into a one-instruction ScalarProgram and
+// run over its operands in blocks (on tensors) or on one lane (scalars).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+#include "runtime/ScalarProgram.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/OpDefinition.h"
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+static llvm::Expected<Step> buildElementwise(Operation *op,
+                                             KernelContext &context) {
+  llvm::Expected<ScalarProgram> compiled = ScalarProgram::compileOp(op);
+  if (!compiled)
+    return compiled.takeError();
+  auto program = std::make_shared<ScalarProgram>(std::move(*compiled));
+  std::vector<unsigned> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(context.slot(operand));
+  unsigned result = context.slot(op->getResult(0));
+  auto tensorType = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!tensorType) {
+    return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+      thread_local std::vector<Register> regs;
+      program->prepare(regs);
+      for (auto [r, slot] : llvm::enumerate(operands)) {
+        const RValue &v = frame.slots[slot];
+        regs[r].f[0] = v.f;
+        regs[r].i[0] = v.i;
+      }
+      program->run(regs, 1);
+      const Register &out = regs[program->results()[0]];
+      frame.slots[result] =
+          out.isFloat ? RValue::ofFloat(out.f[0]) : RValue::ofInt(out.i[0]);
+      return llvm::Error::success();
+    });
+  }
+  llvm::Expected<DType> dtype = dtypeOf(tensorType.getElementType());
+  if (!dtype)
+    return opError(op, llvm::toString(dtype.takeError()));
+  DType type = *dtype;
+  std::vector<int64_t> shape(tensorType.getShape());
+  return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+    thread_local std::vector<Register> regs;
+    program->prepare(regs);
+    auto out = std::make_shared<HostTensor>(type, shape);
+    int64_t total = out->numElements();
+    std::vector<const HostTensor *> inputs;
+    for (unsigned slot : operands)
+      inputs.push_back(frame.slots[slot].tensor.get());
+    unsigned resultReg = program->results()[0];
+    for (int64_t start = 0; start < total; start += kBlock) {
+      int64_t lanes = std::min<int64_t>(kBlock, total - start);
+      for (size_t r = 0; r < inputs.size(); ++r) {
+        if (!inputs[r]) { // a scalar operand (a select's condition)
+          const RValue &v = frame.slots[operands[r]];
+          std::fill(regs[r].f, regs[r].f + lanes, v.f);
+          std::fill(regs[r].i, regs[r].i + lanes, v.i);
+          continue;
+        }
+        const HostTensor &in = *inputs[r];
+        if (regs[r].isFloat) {
+          if (in.type() == DType::F32) {
+            const float *p = in.as<float>() + start;
+            for (int64_t k = 0; k < lanes; ++k)
+              regs[r].f[k] = p[k];
+          } else {
+            for (int64_t k = 0; k < lanes; ++k)
+              regs[r].f[k] = in.getFloat(start + k);
+          }
+        } else {
+          for (int64_t k = 0; k < lanes; ++k)
+            regs[r].i[k] = in.getInt(start + k);
+        }
+      }
+      program->run(regs, lanes);
+      const Register &res = regs[resultReg];
+      if (res.isFloat && type == DType::F32) {
+        float *p = out->as<float>() + start;
+        for (int64_t k = 0; k < lanes; ++k)
+          p[k] = float(res.f[k]);
+      } else if (res.isFloat) {
+        for (int64_t k = 0; k < lanes; ++k)
+          out->setFloat(start + k, res.f[k]);
+      } else {
+        for (int64_t k = 0; k < lanes; ++k)
+          out->setInt(start + k, res.i[k]);
+      }
+    }
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+void registerElementwiseKernels(KernelRegistry &registry) {
+  registry.addFallback([](Operation *op) -> std::optional<KernelBuilder> {
+    Dialect *dialect = op->getDialect();
+    if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        !llvm::isa_and_nonnull<arith::ArithDialect, math::MathDialect>(dialect) ||
+        llvm::isa<arith::ConstantOp>(op))
+      return std::nullopt;
+    return KernelBuilder(buildElementwise);
+  });
+}
+
+} // namespace spmd::runtime

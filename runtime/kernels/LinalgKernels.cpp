@@ -1,0 +1,366 @@
+//===- LinalgKernels.cpp - Structured ops -----------------------------------===//
+//
+// One evaluator runs every linalg structured op from its indexing maps and
+// body: the body is a ScalarProgram, and the iteration space is walked with
+// one parallel loop in blocks of kBlock lanes (so lanes write distinct output
+// elements and reductions stay sequential), the others one point at a time.
+// Operand element offsets are affine in the loop indices, so each operand
+// needs only a base offset and one stride per loop. Matmuls of f32 and f64
+// go to Eigen.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+#include "runtime/ScalarProgram.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <Eigen/Core>
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+namespace {
+/// How the evaluator reads or writes one operand.
+struct Access {
+  unsigned slot;
+  bool isTensor;
+  int64_t base = 0;              // element offset at loop indices 0
+  std::vector<int64_t> coef;     // element stride per loop
+  DType type = DType::F32;
+  std::vector<int64_t> shape;
+};
+
+struct StructuredKernel {
+  std::vector<int64_t> ranges;
+  std::vector<Access> operands; // inputs, then inits
+  unsigned numInputs;
+  std::vector<unsigned> results;
+  ScalarProgram program;
+  std::vector<std::pair<unsigned, unsigned>> outerRegisters; // (register, slot)
+  std::vector<std::pair<unsigned, int64_t>> indexRegisters;  // (register, loop)
+  int blockLoop;                                             // -1: none
+};
+} // namespace
+
+/// Coefficients of an affine expression that is linear in the loops.
+static std::optional<std::pair<int64_t, std::vector<int64_t>>>
+linearForm(AffineExpr expr, unsigned numLoops) {
+  bool linear = true;
+  expr.walk([&](AffineExpr e) {
+    if (e.getKind() == AffineExprKind::Mod ||
+        e.getKind() == AffineExprKind::FloorDiv ||
+        e.getKind() == AffineExprKind::CeilDiv)
+      linear = false;
+    if (auto bin = llvm::dyn_cast<AffineBinaryOpExpr>(e))
+      if (e.getKind() == AffineExprKind::Mul &&
+          !llvm::isa<AffineConstantExpr>(bin.getRHS()) &&
+          !llvm::isa<AffineConstantExpr>(bin.getLHS()))
+        linear = false;
+  });
+  if (!linear)
+    return std::nullopt;
+  auto evaluate = [&](std::vector<int64_t> point) {
+    SmallVector<AffineExpr> dims;
+    for (int64_t v : point)
+      dims.push_back(getAffineConstantExpr(v, expr.getContext()));
+    return llvm::cast<AffineConstantExpr>(
+               expr.replaceDims(dims).replaceSymbols({}))
+        .getValue();
+  };
+  std::vector<int64_t> zero(numLoops, 0);
+  int64_t base = evaluate(zero);
+  std::vector<int64_t> coef(numLoops);
+  for (unsigned j = 0; j < numLoops; ++j) {
+    std::vector<int64_t> unit = zero;
+    unit[j] = 1;
+    coef[j] = evaluate(unit) - base;
+  }
+  return std::make_pair(base, coef);
+}
+
+static void load(Register &reg, const HostTensor &t, int64_t offset,
+                 int64_t stride, int64_t lanes) {
+  if (reg.isFloat) {
+    if (t.type() == DType::F32 && stride == 1) {
+      const float *p = t.as<float>() + offset;
+      for (int64_t k = 0; k < lanes; ++k)
+        reg.f[k] = p[k];
+    } else if (t.type() == DType::F32) {
+      const float *p = t.as<float>() + offset;
+      for (int64_t k = 0; k < lanes; ++k)
+        reg.f[k] = p[k * stride];
+    } else {
+      for (int64_t k = 0; k < lanes; ++k)
+        reg.f[k] = t.getFloat(offset + k * stride);
+    }
+  } else {
+    for (int64_t k = 0; k < lanes; ++k)
+      reg.i[k] = t.getInt(offset + k * stride);
+  }
+}
+
+static void store(const Register &reg, HostTensor &t, int64_t offset,
+                  int64_t stride, int64_t lanes) {
+  if (reg.isFloat) {
+    if (t.type() == DType::F32) {
+      float *p = t.as<float>() + offset;
+      for (int64_t k = 0; k < lanes; ++k)
+        p[k * stride] = float(reg.f[k]);
+    } else {
+      for (int64_t k = 0; k < lanes; ++k)
+        t.setFloat(offset + k * stride, reg.f[k]);
+    }
+  } else {
+    for (int64_t k = 0; k < lanes; ++k)
+      t.setInt(offset + k * stride, reg.i[k]);
+  }
+}
+
+static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame) {
+  // Outputs start as copies of the inits.
+  std::vector<TensorRef> outputs;
+  for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o) {
+    const HostTensor &init = *frame.slots[kernel.operands[o].slot].tensor;
+    auto out = std::make_shared<HostTensor>(init.type(),
+                                            std::vector<int64_t>(init.shape()));
+    std::memcpy(out->data(), init.data(), init.sizeInBytes());
+    outputs.push_back(out);
+  }
+  thread_local std::vector<Register> regs;
+  kernel.program.prepare(regs);
+  for (auto [reg, slot] : kernel.outerRegisters) {
+    const RValue &v = frame.slots[slot];
+    if (regs[reg].isFloat)
+      std::fill(regs[reg].f, regs[reg].f + kBlock, v.f);
+    else
+      std::fill(regs[reg].i, regs[reg].i + kBlock, v.i);
+  }
+  size_t numLoops = kernel.ranges.size();
+  int b = kernel.blockLoop;
+  int64_t blockRange = b >= 0 ? kernel.ranges[b] : 1;
+  int64_t blockSize = b >= 0 ? kBlock : 1;
+  std::vector<int64_t> idx(numLoops, 0);
+  std::vector<const HostTensor *> tensors;
+  for (size_t o = 0; o < kernel.operands.size(); ++o)
+    tensors.push_back(o < kernel.numInputs
+                          ? (kernel.operands[o].isTensor
+                                 ? frame.slots[kernel.operands[o].slot].tensor.get()
+                                 : nullptr)
+                          : outputs[o - kernel.numInputs].get());
+  for (int64_t r : kernel.ranges)
+    if (r == 0)
+      goto done;
+  while (true) {
+    for (int64_t t0 = 0; t0 < blockRange; t0 += blockSize) {
+      int64_t lanes = std::min(blockSize, blockRange - t0);
+      if (b >= 0)
+        idx[b] = t0;
+      for (size_t o = 0; o < kernel.operands.size(); ++o) {
+        const Access &a = kernel.operands[o];
+        if (!a.isTensor) {
+          const RValue &v = frame.slots[a.slot];
+          if (regs[o].isFloat)
+            std::fill(regs[o].f, regs[o].f + lanes, v.f);
+          else
+            std::fill(regs[o].i, regs[o].i + lanes, v.i);
+          continue;
+        }
+        int64_t offset = a.base;
+        for (size_t j = 0; j < numLoops; ++j)
+          offset += a.coef[j] * idx[j];
+        load(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, lanes);
+      }
+      for (auto [reg, loop] : kernel.indexRegisters)
+        for (int64_t k = 0; k < lanes; ++k)
+          regs[reg].i[k] = idx[loop] + (int(loop) == b ? k : 0);
+      kernel.program.run(regs, lanes);
+      for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o) {
+        const Access &a = kernel.operands[o];
+        int64_t offset = a.base;
+        for (size_t j = 0; j < numLoops; ++j)
+          offset += a.coef[j] * idx[j];
+        store(regs[kernel.program.results()[o - kernel.numInputs]],
+              *outputs[o - kernel.numInputs], offset, b >= 0 ? a.coef[b] : 0,
+              lanes);
+      }
+    }
+    // Next point of the other loops (odometer, last loop fastest).
+    int j = int(numLoops) - 1;
+    for (; j >= 0; --j) {
+      if (j == b)
+        continue;
+      if (++idx[j] < kernel.ranges[j])
+        break;
+      idx[j] = 0;
+    }
+    if (j < 0)
+      break;
+  }
+done:
+  for (auto [slot, out] : llvm::zip_equal(kernel.results, outputs))
+    frame.slots[slot] = RValue::ofTensor(out);
+  return llvm::Error::success();
+}
+
+static llvm::Expected<Step> buildStructured(Operation *op,
+                                            KernelContext &context) {
+  auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
+  auto kernel = std::make_shared<StructuredKernel>();
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  kernel->ranges.assign(ranges.begin(), ranges.end());
+  if (llvm::any_of(kernel->ranges, ShapedType::isDynamic))
+    return opError(op, "dynamic loop ranges are not supported");
+  unsigned numLoops = kernel->ranges.size();
+  kernel->numInputs = linalgOp.getNumDpsInputs();
+  for (OpOperand &operand : op->getOpOperands()) {
+    Access access;
+    access.slot = context.slot(operand.get());
+    auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
+    access.isTensor = bool(type);
+    access.coef.assign(numLoops, 0);
+    if (type) {
+      llvm::Expected<DType> dtype = dtypeOf(type.getElementType());
+      if (!dtype)
+        return opError(op, llvm::toString(dtype.takeError()));
+      access.type = *dtype;
+      access.shape.assign(type.getShape().begin(), type.getShape().end());
+      std::vector<int64_t> strides(access.shape.size(), 1);
+      for (int64_t d = int64_t(strides.size()) - 2; d >= 0; --d)
+        strides[d] = strides[d + 1] * access.shape[d + 1];
+      AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+        auto form = linearForm(expr, numLoops);
+        if (!form)
+          return opError(op, "indexing maps must be linear in the loops");
+        access.base += strides[r] * form->first;
+        for (unsigned j = 0; j < numLoops; ++j)
+          access.coef[j] += strides[r] * form->second[j];
+      }
+    }
+    kernel->operands.push_back(std::move(access));
+  }
+  for (Value result : op->getResults())
+    kernel->results.push_back(context.slot(result));
+
+  // Registers: block arguments, then values from outside, then indices.
+  Block *body = linalgOp.getBlock();
+  unsigned next = body->getNumArguments();
+  llvm::DenseMap<Value, unsigned> outer;
+  llvm::DenseMap<int64_t, unsigned> indices;
+  body->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (operand.getParentBlock() != body && !outer.count(operand)) {
+        outer[operand] = next;
+        kernel->outerRegisters.push_back({next++, context.slot(operand)});
+      }
+    if (auto index = llvm::dyn_cast<linalg::IndexOp>(inner))
+      if (!indices.count(index.getDim())) {
+        indices[index.getDim()] = next;
+        kernel->indexRegisters.push_back({next++, int64_t(index.getDim())});
+      }
+  });
+  llvm::Expected<ScalarProgram> program = ScalarProgram::compile(
+      *body,
+      [&](Value v) -> std::optional<unsigned> {
+        auto it = outer.find(v);
+        return it == outer.end() ? std::nullopt
+                                 : std::optional<unsigned>(it->second);
+      },
+      [&](int64_t dim) { return indices.lookup(dim); }, next);
+  if (!program)
+    return program.takeError();
+  kernel->program = std::move(*program);
+
+  // The block loop: the innermost parallel loop that moves every output.
+  kernel->blockLoop = -1;
+  auto iterators = linalgOp.getIteratorTypesArray();
+  for (int j = int(numLoops) - 1; j >= 0; --j) {
+    if (iterators[j] != utils::IteratorType::parallel)
+      continue;
+    bool movesOutputs = true;
+    for (size_t o = kernel->numInputs; o < kernel->operands.size(); ++o)
+      movesOutputs &= kernel->operands[o].coef[j] != 0;
+    if (movesOutputs) {
+      kernel->blockLoop = j;
+      break;
+    }
+  }
+  return Step([kernel](Frame &frame, DeviceContext &) {
+    return runStructured(*kernel, frame);
+  });
+}
+
+/// C = init + A * B (batched) for f32 and f64, through Eigen.
+template <typename T>
+static void matmul(const HostTensor &a, const HostTensor &b, HostTensor &c,
+                   int64_t batch) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1],
+          n = b.shape()[b.rank() - 1];
+  for (int64_t i = 0; i < batch; ++i) {
+    Eigen::Map<const Matrix> A(a.as<T>() + i * m * k, m, k);
+    Eigen::Map<const Matrix> B(b.as<T>() + i * k * n, k, n);
+    Eigen::Map<Matrix> C(c.as<T>() + i * m * n, m, n);
+    C.noalias() += A * B;
+  }
+}
+
+static std::optional<KernelBuilder> matmulBuilder(Operation *op) {
+  bool batched = llvm::isa<linalg::BatchMatmulOp>(op);
+  if (!llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return std::nullopt;
+  auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
+  // Only the plain forms (no transposes or broadcasts in the maps).
+  SmallVector<AffineMap> defaults =
+      batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(op->getContext())
+              : linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
+  if (linalgOp.getIndexingMapsArray() != defaults)
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!element.isF32() && !element.isF64())
+    return std::nullopt;
+  for (Value operand : op->getOperands())
+    if (getElementTypeOrSelf(operand.getType()) != element)
+      return std::nullopt;
+  return KernelBuilder([batched](Operation *op, KernelContext &context)
+                           -> llvm::Expected<Step> {
+    unsigned a = context.slot(op->getOperand(0)),
+             b = context.slot(op->getOperand(1)),
+             c = context.slot(op->getOperand(2)),
+             r = context.slot(op->getResult(0));
+    bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+    int64_t batch =
+        batched ? llvm::cast<RankedTensorType>(op->getOperand(0).getType())
+                      .getDimSize(0)
+                : 1;
+    return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+      const HostTensor &init = *frame.slots[c].tensor;
+      auto out = std::make_shared<HostTensor>(
+          init.type(), std::vector<int64_t>(init.shape()));
+      std::memcpy(out->data(), init.data(), init.sizeInBytes());
+      if (isF32)
+        matmul<float>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
+                      batch);
+      else
+        matmul<double>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
+                       batch);
+      frame.slots[r] = RValue::ofTensor(out);
+      return llvm::Error::success();
+    });
+  });
+}
+
+void registerLinalgKernels(KernelRegistry &registry) {
+  registry.addFallback(matmulBuilder);
+  registry.addFallback([](Operation *op) -> std::optional<KernelBuilder> {
+    if (llvm::isa<linalg::LinalgOp>(op))
+      return KernelBuilder(buildStructured);
+    return std::nullopt;
+  });
+}
+
+} // namespace spmd::runtime

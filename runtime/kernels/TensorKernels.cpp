@@ -1,0 +1,445 @@
+//===- TensorKernels.cpp - Constants, tensor creation, slices, reshapes ---===//
+
+#include "runtime/Executable.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+namespace {
+/// The dtype and static shape of a tensor type.
+struct TensorInfo {
+  DType type;
+  std::vector<int64_t> shape;
+};
+} // namespace
+
+static llvm::Expected<TensorInfo> infoOf(Operation *op, Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return opError(op, "needs statically shaped tensors");
+  llvm::Expected<DType> dtype = dtypeOf(tensor.getElementType());
+  if (!dtype)
+    return opError(op, llvm::toString(dtype.takeError()));
+  return TensorInfo{*dtype, std::vector<int64_t>(tensor.getShape())};
+}
+
+/// Builds the tensor of a dense (or dense resource) attribute.
+static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
+  auto typed = llvm::dyn_cast<TypedAttr>(value);
+  if (!typed)
+    return opError(op, "unsupported constant");
+  llvm::Expected<TensorInfo> info = infoOf(op, typed.getType());
+  if (!info)
+    return info.takeError();
+  auto tensor = std::make_shared<HostTensor>(info->type, info->shape);
+  if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return opError(op, "the constant's data is elided (" +
+                             resource.getRawHandle().getKey() + ")");
+    ArrayRef<char> data = blob->getData();
+    if (int64_t(data.size()) != tensor->sizeInBytes())
+      return opError(op, "the constant's data has the wrong size");
+    std::memcpy(tensor->data(), data.data(), data.size());
+    return tensor;
+  }
+  auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return opError(op, "unsupported constant");
+  int64_t i = 0;
+  if (isFloat(info->type)) {
+    for (APFloat v : dense.getValues<APFloat>())
+      tensor->setFloat(i++, v.convertToDouble());
+    if (dense.isSplat())
+      for (; i < tensor->numElements(); ++i)
+        tensor->setFloat(i, tensor->getFloat(0));
+  } else {
+    for (APInt v : dense.getValues<APInt>())
+      tensor->setInt(i++, info->type == DType::I1 ? int64_t(v.getBoolValue())
+                                                  : v.getSExtValue());
+    if (dense.isSplat())
+      for (; i < tensor->numElements(); ++i)
+        tensor->setInt(i, tensor->getInt(0));
+  }
+  return tensor;
+}
+
+static llvm::Expected<Step> buildConstant(Operation *op, KernelContext &ctx) {
+  auto constant = llvm::cast<arith::ConstantOp>(op);
+  unsigned result = ctx.slot(constant.getResult());
+  RValue value;
+  if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue())) {
+    value = RValue::ofFloat(f.getValueAsDouble());
+  } else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue())) {
+    value = RValue::ofInt(constant.getType().isInteger(1)
+                              ? int64_t(i.getValue().getBoolValue())
+                              : i.getValue().getSExtValue());
+  } else {
+    llvm::Expected<TensorRef> tensor = tensorOf(op, constant.getValue());
+    if (!tensor)
+      return tensor.takeError();
+    value = RValue::ofTensor(*tensor);
+  }
+  return Step([=](Frame &frame, DeviceContext &) {
+    frame.slots[result] = value;
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildEmpty(Operation *op, KernelContext &ctx) {
+  llvm::Expected<TensorInfo> info = infoOf(op, op->getResult(0).getType());
+  if (!info)
+    return info.takeError();
+  unsigned result = ctx.slot(op->getResult(0));
+  return Step([=, info = *info](Frame &frame, DeviceContext &) {
+    frame.slots[result] =
+        RValue::ofTensor(std::make_shared<HostTensor>(info.type, info.shape));
+    return llvm::Error::success();
+  });
+}
+
+/// Same bytes, another shape (reshapes and casts of static shapes).
+static llvm::Expected<Step> buildReshape(Operation *op, KernelContext &ctx) {
+  llvm::Expected<TensorInfo> info = infoOf(op, op->getResult(0).getType());
+  if (!info)
+    return info.takeError();
+  unsigned source = ctx.slot(op->getOperand(0));
+  unsigned result = ctx.slot(op->getResult(0));
+  return Step([=, info = *info](Frame &frame, DeviceContext &) {
+    const HostTensor &in = *frame.slots[source].tensor;
+    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    std::memcpy(out->data(), in.data(), in.sizeInBytes());
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+namespace {
+/// A strided box inside a tensor: for slicing and inserting.
+struct Box {
+  std::vector<int64_t> offsets, sizes, strides; // per source dimension
+};
+} // namespace
+
+/// Calls `fn(sourceIndex, boxIndex)` for every element of `box` over a
+/// tensor of `shape` (flat row-major indices).
+template <typename Fn>
+static void forEachInBox(llvm::ArrayRef<int64_t> shape, const Box &box, Fn fn) {
+  size_t rank = shape.size();
+  std::vector<int64_t> tensorStrides(rank, 1);
+  for (int64_t d = int64_t(rank) - 2; d >= 0; --d)
+    tensorStrides[d] = tensorStrides[d + 1] * shape[d + 1];
+  int64_t total = 1;
+  for (int64_t s : box.sizes)
+    total *= s;
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t source = 0;
+    for (size_t d = 0; d < rank; ++d)
+      source += (box.offsets[d] + idx[d] * box.strides[d]) * tensorStrides[d];
+    fn(source, flat);
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < box.sizes[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Offsets, sizes and strides of a slicing op, with dynamic ones read from
+/// frame slots at run time.
+struct SliceParams {
+  std::vector<int64_t> staticOffsets, sizes, strides;
+  std::vector<std::pair<unsigned, unsigned>> dynamicOffsets; // (dim, slot)
+
+  Box box(const Frame &frame) const {
+    Box b{staticOffsets, sizes, strides};
+    for (auto [dim, slot] : dynamicOffsets)
+      b.offsets[dim] = frame.slots[slot].i;
+    return b;
+  }
+};
+
+template <typename OpTy>
+static llvm::Expected<SliceParams> sliceParams(OpTy op, KernelContext &ctx) {
+  SliceParams p;
+  auto sizes = op.getStaticSizes();
+  auto strides = op.getStaticStrides();
+  if (llvm::any_of(sizes, ShapedType::isDynamic) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return opError(op, "dynamic sizes or strides are not supported");
+  p.sizes.assign(sizes.begin(), sizes.end());
+  p.strides.assign(strides.begin(), strides.end());
+  unsigned dynamic = 0;
+  for (auto [d, offset] : llvm::enumerate(op.getStaticOffsets())) {
+    p.staticOffsets.push_back(ShapedType::isDynamic(offset) ? 0 : offset);
+    if (ShapedType::isDynamic(offset))
+      p.dynamicOffsets.push_back(
+          {unsigned(d), ctx.slot(op.getOffsets()[dynamic++])});
+  }
+  return p;
+}
+
+static llvm::Expected<Step> buildExtractSlice(Operation *op,
+                                              KernelContext &ctx) {
+  auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
+  llvm::Expected<SliceParams> params = sliceParams(slice, ctx);
+  llvm::Expected<TensorInfo> info = infoOf(op, slice.getType());
+  if (!params || !info)
+    return params ? info.takeError() : params.takeError();
+  unsigned source = ctx.slot(slice.getSource());
+  unsigned result = ctx.slot(slice.getResult());
+  return Step([=, p = *params, info = *info](Frame &frame,
+                                             DeviceContext &) -> llvm::Error {
+    const HostTensor &in = *frame.slots[source].tensor;
+    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    int64_t bytes = dtypeBytes(info.type);
+    Box box = p.box(frame);
+    for (size_t d = 0; d < box.sizes.size(); ++d)
+      if (box.offsets[d] < 0 ||
+          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >= in.shape()[d])
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "tensor.extract_slice out of bounds");
+    forEachInBox(in.shape(), box, [&](int64_t s, int64_t t) {
+      std::memcpy(out->data() + t * bytes, in.data() + s * bytes, bytes);
+    });
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildInsertSlice(Operation *op, KernelContext &ctx) {
+  auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+  llvm::Expected<SliceParams> params = sliceParams(insert, ctx);
+  if (!params)
+    return params.takeError();
+  unsigned source = ctx.slot(insert.getSource());
+  unsigned dest = ctx.slot(insert.getDest());
+  unsigned result = ctx.slot(insert.getResult());
+  return Step([=, p = *params](Frame &frame, DeviceContext &) -> llvm::Error {
+    const HostTensor &in = *frame.slots[source].tensor;
+    const HostTensor &into = *frame.slots[dest].tensor;
+    auto out = std::make_shared<HostTensor>(into.type(),
+                                            std::vector<int64_t>(into.shape()));
+    std::memcpy(out->data(), into.data(), into.sizeInBytes());
+    int64_t bytes = dtypeBytes(into.type());
+    Box box = p.box(frame);
+    for (size_t d = 0; d < box.sizes.size(); ++d)
+      if (box.offsets[d] < 0 ||
+          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >= into.shape()[d])
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "tensor.insert_slice out of bounds");
+    forEachInBox(into.shape(), box, [&](int64_t s, int64_t t) {
+      std::memcpy(out->data() + s * bytes, in.data() + t * bytes, bytes);
+    });
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildPad(Operation *op, KernelContext &ctx) {
+  auto pad = llvm::cast<tensor::PadOp>(op);
+  llvm::Expected<TensorInfo> info = infoOf(op, pad.getResultType());
+  if (!info)
+    return info.takeError();
+  if (!pad.getLow().empty() || !pad.getHigh().empty())
+    return opError(op, "dynamic padding is not supported");
+  // The padding value: a constant in the region or a value from outside.
+  Value padValue = pad.getConstantPaddingValue();
+  if (!padValue)
+    return opError(op, "the padding value must not depend on the position");
+  std::optional<double> constantFloat;
+  std::optional<int64_t> constantInt;
+  std::optional<unsigned> padSlot;
+  if (auto constant = padValue.getDefiningOp<arith::ConstantOp>()) {
+    if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
+      constantFloat = f.getValueAsDouble();
+    else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
+      constantInt = i.getValue().getSExtValue();
+  }
+  if (!constantFloat && !constantInt)
+    padSlot = ctx.slot(padValue);
+  std::vector<int64_t> low(pad.getStaticLow());
+  unsigned source = ctx.slot(pad.getSource());
+  unsigned result = ctx.slot(pad.getResult());
+  return Step([=, info = *info](Frame &frame, DeviceContext &) {
+    const HostTensor &in = *frame.slots[source].tensor;
+    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    double f = constantFloat.value_or(0);
+    int64_t i = constantInt.value_or(0);
+    if (padSlot) {
+      f = frame.slots[*padSlot].f;
+      i = frame.slots[*padSlot].i;
+    }
+    for (int64_t e = 0; e < out->numElements(); ++e) {
+      if (isFloat(info.type))
+        out->setFloat(e, constantInt ? double(i) : f);
+      else
+        out->setInt(e, i);
+    }
+    Box box{low, std::vector<int64_t>(in.shape()),
+            std::vector<int64_t>(in.rank(), 1)};
+    int64_t bytes = dtypeBytes(info.type);
+    forEachInBox(out->shape(), box, [&](int64_t s, int64_t t) {
+      std::memcpy(out->data() + s * bytes, in.data() + t * bytes, bytes);
+    });
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildConcat(Operation *op, KernelContext &ctx) {
+  auto concat = llvm::cast<tensor::ConcatOp>(op);
+  llvm::Expected<TensorInfo> info = infoOf(op, concat.getResultType());
+  if (!info)
+    return info.takeError();
+  std::vector<unsigned> inputs;
+  for (Value v : concat.getInputs())
+    inputs.push_back(ctx.slot(v));
+  int64_t dim = concat.getDim();
+  unsigned result = ctx.slot(concat.getResult());
+  return Step([=, info = *info](Frame &frame, DeviceContext &) {
+    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    int64_t bytes = dtypeBytes(info.type);
+    int64_t offset = 0;
+    for (unsigned slot : inputs) {
+      const HostTensor &in = *frame.slots[slot].tensor;
+      Box box{std::vector<int64_t>(in.rank(), 0),
+              std::vector<int64_t>(in.shape()),
+              std::vector<int64_t>(in.rank(), 1)};
+      box.offsets[dim] = offset;
+      forEachInBox(out->shape(), box, [&](int64_t s, int64_t t) {
+        std::memcpy(out->data() + s * bytes, in.data() + t * bytes, bytes);
+      });
+      offset += in.shape()[dim];
+    }
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+/// Flat index of `indices` (slots) in a tensor of `shape`.
+static int64_t flatIndex(const Frame &frame, llvm::ArrayRef<unsigned> indices,
+                         llvm::ArrayRef<int64_t> shape, bool &inBounds) {
+  int64_t flat = 0;
+  inBounds = true;
+  for (auto [slot, size] : llvm::zip_equal(indices, shape)) {
+    int64_t i = frame.slots[slot].i;
+    inBounds &= i >= 0 && i < size;
+    flat = flat * size + i;
+  }
+  return flat;
+}
+
+static llvm::Expected<Step> buildExtract(Operation *op, KernelContext &ctx) {
+  auto extract = llvm::cast<tensor::ExtractOp>(op);
+  unsigned source = ctx.slot(extract.getTensor());
+  std::vector<unsigned> indices;
+  for (Value v : extract.getIndices())
+    indices.push_back(ctx.slot(v));
+  unsigned result = ctx.slot(extract.getResult());
+  return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+    const HostTensor &in = *frame.slots[source].tensor;
+    bool inBounds;
+    int64_t flat = flatIndex(frame, indices, in.shape(), inBounds);
+    if (!inBounds)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "tensor.extract out of bounds");
+    frame.slots[result] = isFloat(in.type()) ? RValue::ofFloat(in.getFloat(flat))
+                                             : RValue::ofInt(in.getInt(flat));
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildInsert(Operation *op, KernelContext &ctx) {
+  auto insert = llvm::cast<tensor::InsertOp>(op);
+  unsigned scalar = ctx.slot(insert.getScalar());
+  unsigned dest = ctx.slot(insert.getDest());
+  std::vector<unsigned> indices;
+  for (Value v : insert.getIndices())
+    indices.push_back(ctx.slot(v));
+  unsigned result = ctx.slot(insert.getResult());
+  return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+    const HostTensor &into = *frame.slots[dest].tensor;
+    bool inBounds;
+    int64_t flat = flatIndex(frame, indices, into.shape(), inBounds);
+    if (!inBounds)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "tensor.insert out of bounds");
+    auto out = std::make_shared<HostTensor>(into.type(),
+                                            std::vector<int64_t>(into.shape()));
+    std::memcpy(out->data(), into.data(), into.sizeInBytes());
+    const RValue &v = frame.slots[scalar];
+    if (isFloat(into.type()))
+      out->setFloat(flat, v.f);
+    else
+      out->setInt(flat, v.i);
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildSplat(Operation *op, KernelContext &ctx) {
+  llvm::Expected<TensorInfo> info = infoOf(op, op->getResult(0).getType());
+  if (!info)
+    return info.takeError();
+  std::vector<unsigned> elements;
+  for (Value v : op->getOperands())
+    elements.push_back(ctx.slot(v));
+  bool splat = llvm::isa<tensor::SplatOp>(op);
+  unsigned result = ctx.slot(op->getResult(0));
+  return Step([=, info = *info](Frame &frame, DeviceContext &) {
+    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    for (int64_t e = 0; e < out->numElements(); ++e) {
+      const RValue &v = frame.slots[elements[splat ? 0 : e]];
+      if (isFloat(info.type))
+        out->setFloat(e, v.f);
+      else
+        out->setInt(e, v.i);
+    }
+    frame.slots[result] = RValue::ofTensor(out);
+    return llvm::Error::success();
+  });
+}
+
+static llvm::Expected<Step> buildDim(Operation *op, KernelContext &ctx) {
+  auto dim = llvm::cast<tensor::DimOp>(op);
+  std::optional<int64_t> index = dim.getConstantIndex();
+  auto type = llvm::dyn_cast<RankedTensorType>(dim.getSource().getType());
+  if (!index || !type || type.isDynamicDim(*index))
+    return opError(op, "needs a constant index into a static shape");
+  int64_t size = type.getDimSize(*index);
+  unsigned result = ctx.slot(dim.getResult());
+  return Step([=](Frame &frame, DeviceContext &) {
+    frame.slots[result] = RValue::ofInt(size);
+    return llvm::Error::success();
+  });
+}
+
+void registerTensorKernels(KernelRegistry &registry) {
+  registry.add(arith::ConstantOp::getOperationName(), buildConstant);
+  registry.add(tensor::EmptyOp::getOperationName(), buildEmpty);
+  registry.add(tensor::CollapseShapeOp::getOperationName(), buildReshape);
+  registry.add(tensor::ExpandShapeOp::getOperationName(), buildReshape);
+  registry.add(tensor::ReshapeOp::getOperationName(), buildReshape);
+  registry.add(tensor::CastOp::getOperationName(), buildReshape);
+  registry.add(tensor::ExtractSliceOp::getOperationName(), buildExtractSlice);
+  registry.add(tensor::InsertSliceOp::getOperationName(), buildInsertSlice);
+  registry.add(tensor::PadOp::getOperationName(), buildPad);
+  registry.add(tensor::ConcatOp::getOperationName(), buildConcat);
+  registry.add(tensor::ExtractOp::getOperationName(), buildExtract);
+  registry.add(tensor::InsertOp::getOperationName(), buildInsert);
+  registry.add(tensor::SplatOp::getOperationName(), buildSplat);
+  registry.add(tensor::FromElementsOp::getOperationName(), buildSplat);
+  registry.add(tensor::DimOp::getOperationName(), buildDim);
+}
+
+} // namespace spmd::runtime

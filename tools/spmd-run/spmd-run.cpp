@@ -1,0 +1,272 @@
+//===- spmd-run.cpp - Run a module on all local devices -------------------===//
+//
+//   spmd-run FILE.mlir [--entry=NAME] [--devices=N] [--mesh-config=FILE]
+//            [--seed=S] [--inputs=DIR] [--outputs=DIR] [--check]
+//            [--iters=K] [--report=FILE]
+//
+// Exit codes: 0 success, 1 check failure or run error, 2 bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mesh/MeshConfig.h"
+#include "passes/Passes.h"
+#include "runtime/Npy.h"
+#include "runtime/Program.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+
+using namespace spmd::runtime;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
+                                  cl::init(""));
+static cl::opt<int64_t> devicesFlag(
+    "devices", cl::desc("Local devices (default: the mesh's device count)"),
+    cl::init(0));
+static cl::opt<std::string>
+    meshConfig("mesh-config", cl::desc("HybridMesh file replacing @mesh"),
+               cl::init(""));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
+                              cl::init(0));
+static cl::opt<std::string> inputsDir("inputs",
+                                      cl::desc("Directory of argN.npy"),
+                                      cl::init(""));
+static cl::opt<std::string> outputsDir("outputs",
+                                       cl::desc("Where to write resultN.npy"),
+                                       cl::init(""));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare with the unpartitioned program "
+                                    "on one device"),
+                           cl::init(false));
+static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
+                              cl::init(1));
+static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
+                                       cl::init(""));
+
+/// A bad input: one line, exit code 2.
+[[noreturn]] static void badInput(const llvm::Twine &message) {
+  llvm::errs() << "spmd-run: error: " << message << "\n";
+  std::exit(2);
+}
+
+static HostTensor randomTensor(const TensorSpec &spec, std::mt19937_64 &rng) {
+  HostTensor t(spec.type, spec.shape);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> small(0, 1);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (isFloat(spec.type))
+      t.setFloat(i, real(rng));
+    else
+      t.setInt(i, small(rng));
+  }
+  return t;
+}
+
+static std::string shapeText(const TensorSpec &spec) {
+  std::string text = "tensor<";
+  for (int64_t s : spec.shape)
+    text += std::to_string(s) + "x";
+  return text + dtypeName(spec.type).str() + ">";
+}
+
+/// Machine epsilon of each element type, for check tolerances.
+static double epsilonOf(DType type) {
+  switch (type) {
+  case DType::F64:
+    return 2.2e-16;
+  case DType::F16:
+    return 9.8e-4;
+  case DType::BF16:
+    return 7.8e-3;
+  default:
+    return 1.2e-7;
+  }
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "spmd-run: run a module on all local devices\n");
+  auto compileStart = std::chrono::steady_clock::now();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::linalg::LinalgDialect,
+                  mlir::ml_program::MLProgramDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect, mlir::shard::ShardDialect,
+                  mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  std::string parseErrors;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
+                                           llvm::errs());
+  if (!llvm::sys::fs::exists(inputFile))
+    badInput("cannot read '" + inputFile + "'");
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    badInput("cannot parse '" + inputFile + "'");
+
+  if (!meshConfig.empty()) {
+    llvm::Expected<spmd::HybridMesh> hybrid =
+        spmd::loadMeshConfigFile(meshConfig, /*expectedProcesses=*/1);
+    if (!hybrid)
+      badInput(llvm::toString(hybrid.takeError()));
+    mlir::PassManager pm(&context);
+    pm.addPass(mlir::spmd::createSpmdMeshConfig(
+        mlir::spmd::SpmdMeshConfigOptions{meshConfig}));
+    if (mlir::failed(pm.run(*module)))
+      badInput("cannot apply the mesh config '" + meshConfig + "'");
+  }
+
+  llvm::Expected<std::unique_ptr<Program>> compiled =
+      Program::compile(std::move(module), entry);
+  if (!compiled)
+    badInput(llvm::toString(compiled.takeError()));
+  Program &program = **compiled;
+  if (devicesFlag && devicesFlag != program.numDevices())
+    badInput(llvm::formatv("the mesh has {0} devices but --devices={1}; a "
+                           "mesh larger than the local devices needs more "
+                           "processes",
+                           program.numDevices(), int64_t(devicesFlag)));
+  double compileMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - compileStart)
+                         .count();
+
+  // Inputs.
+  std::vector<HostTensor> inputs;
+  std::mt19937_64 rng(seed);
+  for (auto [i, spec] : llvm::enumerate(program.inputs())) {
+    if (inputsDir.empty()) {
+      inputs.push_back(randomTensor(spec, rng));
+      continue;
+    }
+    llvm::SmallString<128> path(inputsDir);
+    llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
+    llvm::Expected<HostTensor> read = readNpy(path, spec.type);
+    if (!read)
+      badInput(llvm::toString(read.takeError()));
+    if (read->shape() != llvm::ArrayRef<int64_t>(spec.shape))
+      badInput(llvm::Twine(path) + ": shape does not match " +
+               shapeText(spec));
+    inputs.push_back(std::move(*read));
+  }
+
+  // Timed runs.
+  std::vector<double> runTimes;
+  std::vector<HostTensor> outputs;
+  for (int64_t k = 0; k < std::max<int64_t>(1, iters); ++k) {
+    auto start = std::chrono::steady_clock::now();
+    llvm::Expected<std::vector<HostTensor>> out = program.run(inputs);
+    runTimes.push_back(std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count());
+    if (!out) {
+      llvm::errs() << "spmd-run: error: " << llvm::toString(out.takeError())
+                   << "\n";
+      return 1;
+    }
+    outputs = std::move(*out);
+  }
+  std::sort(runTimes.begin(), runTimes.end());
+  double runMs = runTimes[runTimes.size() / 2];
+  std::vector<int64_t> peaks;
+  for (int64_t d = 0; d < program.numDevices(); ++d)
+    peaks.push_back(MemoryStats::peak(d));
+  llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3}\n", compileMs,
+                                runMs);
+
+  if (!outputsDir.empty()) {
+    llvm::sys::fs::create_directories(outputsDir);
+    for (auto [i, out] : llvm::enumerate(outputs)) {
+      llvm::SmallString<128> path(outputsDir);
+      llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
+      if (llvm::Error err = writeNpy(path, out))
+        badInput(llvm::toString(std::move(err)));
+    }
+  }
+
+  int exitCode = 0;
+  llvm::json::Object checkReport;
+  if (check) {
+    llvm::Expected<std::vector<HostTensor>> reference =
+        program.runGlobal(inputs);
+    if (!reference)
+      badInput(llvm::toString(reference.takeError()));
+    // Tolerance: relative to the magnitude, growing with the square root of
+    // the longest reduction (floating-point reassociation).
+    double maxAbs = 0, maxRel = 0;
+    bool pass = true;
+    for (auto [out, ref] : llvm::zip_equal(outputs, *reference)) {
+      double tol = 64 * epsilonOf(ref.type()) *
+                   std::sqrt(double(program.longestReduction()));
+      if (!isFloat(ref.type()))
+        tol = 0;
+      for (int64_t e = 0; e < ref.numElements(); ++e) {
+        double a = out.getAsDouble(e), b = ref.getAsDouble(e);
+        double diff = std::fabs(a - b);
+        if (std::isnan(a) != std::isnan(b))
+          diff = INFINITY;
+        else if (std::isnan(a))
+          diff = 0;
+        maxAbs = std::max(maxAbs, diff);
+        maxRel = std::max(maxRel, diff / std::max(1e-30, std::fabs(b)));
+        if (diff > tol * (1 + std::fabs(b)))
+          pass = false;
+      }
+    }
+    llvm::outs() << llvm::formatv("check: {0} max_abs_err={1:e} "
+                                  "max_rel_err={2:e}\n",
+                                  pass ? "PASS" : "FAIL", maxAbs, maxRel);
+    checkReport = llvm::json::Object{
+        {"pass", pass}, {"max_abs_err", maxAbs}, {"max_rel_err", maxRel}};
+    exitCode = pass ? 0 : 1;
+  }
+
+  if (!reportFile.empty()) {
+    llvm::json::Array peakArray;
+    for (int64_t p : peaks)
+      peakArray.push_back(p);
+    llvm::json::Object report{{"compile_ms", compileMs},
+                              {"run_ms", runMs},
+                              {"devices", program.numDevices()},
+                              {"comm", program.commReport()},
+                              {"peak_buffer_bytes", std::move(peakArray)}};
+    if (check)
+      report["check"] = std::move(checkReport);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(reportFile, ec);
+    if (ec)
+      badInput("cannot write '" + reportFile + "': " + ec.message());
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  }
+  return exitCode;
+}
