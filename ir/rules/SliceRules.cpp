@@ -54,17 +54,23 @@ static std::optional<ShardingRule> insertSliceRule(Operation *op) {
   llvm::SmallBitVector dropped = insert.getDroppedDims();
   ShardingRule rule;
   TensorFactors sourceDims, destDims;
-  for (auto [d, size] : llvm::enumerate(dest))
-    destDims.push_back({rule.addFactor(size, FactorKind::Parallel)});
+  // A destination dimension the source covers whole is parallel; one it is
+  // inserted into at an offset is a permutation factor (the insertion
+  // lands on some shards only).
   unsigned s = 0;
   for (unsigned d = 0; d < dest.size(); ++d) {
+    bool whole = !dropped.test(d) &&
+                 coversWhole(insert.getStaticOffsets()[d], source[s],
+                             insert.getStaticStrides()[d], dest[d]);
+    unsigned f = rule.addFactor(
+        dest[d], whole ? FactorKind::Parallel : FactorKind::Permutation);
+    destDims.push_back({f});
     if (dropped.test(d))
       continue;
-    bool whole = coversWhole(insert.getStaticOffsets()[d], source[s],
-                             insert.getStaticStrides()[d], dest[d]);
-    sourceDims.push_back(whole ? destDims[d]
-                               : ::spmd::DimFactors{rule.addFactor(
-                                     source[s], FactorKind::Permutation)});
+    sourceDims.push_back(
+        whole ? ::spmd::DimFactors{f}
+              : ::spmd::DimFactors{
+                    rule.addFactor(source[s], FactorKind::Permutation)});
     ++s;
   }
   rule.addTensor(std::move(sourceDims));

@@ -4,9 +4,10 @@
 // covered at once: one factor per loop, parallel or reduction as its
 // iterator. Operand dimensions indexed by `dN` are factor N; constant 0
 // (a broadcast unit dimension) is no factor. Convolution-like sums such as
-// `d1 * 2 + d4` index the input by the output's spatial loop (d1, made a
-// permutation factor: sharding it needs halos) while the window loop (d4)
-// stays a reduction. Any other expression makes its loops need-replication.
+// `d1 * 2 + d4` index the input by the output's spatial loop (d1); it and
+// the window loop (d4) become permutation factors: sharding either needs
+// neighbouring input elements (halos). Any other expression makes its loops
+// need-replication.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,8 +93,11 @@ static std::optional<::spmd::ShardingRule> structuredRule(Operation *op) {
         dims.push_back({});
         continue;
       }
-      if (rule.factorKinds[*spatial] == FactorKind::Parallel)
-        rule.factorKinds[*spatial] = FactorKind::Permutation;
+      // Sharding the spatial loop, or the window loops that shift it, needs
+      // neighbouring elements of this operand.
+      for (unsigned l : *loops)
+        if (rule.factorKinds[l] != FactorKind::NeedReplication)
+          rule.factorKinds[l] = FactorKind::Permutation;
       dims.push_back({*spatial});
     }
     return dims;
