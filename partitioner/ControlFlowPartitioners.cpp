@@ -67,7 +67,8 @@ static FailureOr<SmallVector<Type>> annotatedTypes(ValueRange globals,
     auto layout = p.annotatedLayout(global);
     if (failed(layout))
       return failure();
-    types.push_back(Partitioner::localType(type, *layout->first, layout->second));
+    types.push_back(
+        Partitioner::localType(type, *layout->first, layout->second));
   }
   return types;
 }
@@ -127,9 +128,8 @@ static LogicalResult partitionCall(Operation *op, Partitioner &p) {
     resultTypes.push_back(Partitioner::localType(tensor, **mesh, state));
     layouts.push_back({*mesh, state});
   }
-  auto local = func::CallOp::create(p.builder(), op->getLoc(),
-                                    call.getCalleeAttr(), resultTypes,
-                                    *operands);
+  auto local = func::CallOp::create(
+      p.builder(), op->getLoc(), call.getCalleeAttr(), resultTypes, *operands);
   for (auto [result, localResult, layout] :
        llvm::zip_equal(call.getResults(), local.getResults(), layouts)) {
     if (layout.first)
@@ -177,11 +177,11 @@ static LogicalResult partitionIf(Operation *op, Partitioner &p) {
   FailureOr<SmallVector<Type>> types = annotatedTypes(branch.getResults(), p);
   if (failed(types))
     return failure();
-  auto local = scf::IfOp::create(b, branch.getLoc(), *types,
-                                 p.current(branch.getCondition()),
-                                 /*withElseRegion=*/!branch.getElseRegion().empty());
-  for (auto [source, target] : llvm::zip(branch->getRegions(),
-                                         local->getRegions())) {
+  auto local = scf::IfOp::create(
+      b, branch.getLoc(), *types, p.current(branch.getCondition()),
+      /*withElseRegion=*/!branch.getElseRegion().empty());
+  for (auto [source, target] :
+       llvm::zip(branch->getRegions(), local->getRegions())) {
     if (source.empty())
       continue;
     OpBuilder::InsertionGuard guard(b);
@@ -211,8 +211,8 @@ static LogicalResult partitionConstraint(Operation *op, Partitioner &p) {
       p.meshFor(op, constraint.getSharding().getMesh());
   if (failed(mesh))
     return failure();
-  ::spmd::ShardState state = llvm::cantFail(
-      ::spmd::toState((*mesh)->mesh, constraint.getSharding().toTensorSharding()));
+  ::spmd::ShardState state = llvm::cantFail(::spmd::toState(
+      (*mesh)->mesh, constraint.getSharding().toTensorSharding()));
   FailureOr<Value> local = p.get(op, constraint.getInput(), state);
   if (failed(local))
     return failure();
@@ -250,7 +250,8 @@ static LogicalResult partitionConstant(Operation *op, Partitioner &p) {
   global->removeAttr(SpmdDialect::kOriginsAttrName);
   ::spmd::ShardState replicated;
   replicated.dims.resize(type.getRank());
-  p.set(constant.getResult(), {global->getResult(0), layout->first, replicated});
+  p.set(constant.getResult(),
+        {global->getResult(0), layout->first, replicated});
   return success();
 }
 

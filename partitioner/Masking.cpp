@@ -20,7 +20,8 @@ static Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
                          ArrayRef<::spmd::AxisIndex> axes) {
   Value index = arith::ConstantIndexOp::create(b, loc, 0);
   for (::spmd::AxisIndex axis : axes) {
-    Value size = arith::ConstantIndexOp::create(b, loc, mesh.mesh.axisSize(axis));
+    Value size =
+        arith::ConstantIndexOp::create(b, loc, mesh.mesh.axisSize(axis));
     Value coordinate = AxisIndexOp::create(
         b, loc, b.getIndexType(), b.getStringAttr(mesh.mesh.axisName(axis)),
         mesh.symbol);
@@ -49,8 +50,8 @@ Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
       arith::ConstantIndexOp::create(b, loc, 0));
   Value fill = arith::ConstantOp::create(b, loc, identity);
 
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
@@ -59,8 +60,8 @@ Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
       ArrayRef<AffineMap>{id, id}, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value position = linalg::IndexOp::create(nb, nloc, dim);
-        Value inside = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt,
-                                             position, valid);
+        Value inside = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::slt, position, valid);
         Value kept = arith::SelectOp::create(nb, nloc, inside, args[0], fill);
         linalg::YieldOp::create(nb, nloc, kept);
       });

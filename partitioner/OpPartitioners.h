@@ -1,4 +1,5 @@
-//===- OpPartitioners.h - One partitioning handler per op family -*- C++ -*-===//
+//===- OpPartitioners.h - One partitioning handler per op family -*- C++
+//-*-===//
 
 #ifndef SPMD_PARTITIONER_OPPARTITIONERS_H
 #define SPMD_PARTITIONER_OPPARTITIONERS_H
@@ -22,7 +23,9 @@ class OpPartitionerRegistry {
 public:
   static const OpPartitionerRegistry &get();
 
-  void add(StringRef opName, PartitionFn fn) { handlers[opName] = std::move(fn); }
+  void add(StringRef opName, PartitionFn fn) {
+    handlers[opName] = std::move(fn);
+  }
   void addMaterializer(StringRef opName, MaterializeFn fn) {
     materializers[opName] = std::move(fn);
   }

@@ -15,9 +15,8 @@ using namespace mlir::spmd;
 Partitioner::Partitioner(ModuleOp module)
     : module(module), b(module.getContext()) {
   for (MeshOp op : module.getOps<MeshOp>())
-    meshes.push_back(std::make_unique<MeshInfo>(
-        MeshInfo{FlatSymbolRefAttr::get(op.getSymNameAttr()),
-                 op.getMesh().toMesh()}));
+    meshes.push_back(std::make_unique<MeshInfo>(MeshInfo{
+        FlatSymbolRefAttr::get(op.getSymNameAttr()), op.getMesh().toMesh()}));
   if (!meshes.empty())
     defaultMesh = meshes.front().get();
 }
@@ -127,7 +126,8 @@ Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
   if (auto constant = llvm::dyn_cast<arith::ConstantOp>(def))
     if (auto splat = llvm::dyn_cast<SplatElementsAttr>(constant.getValue()))
       return arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
+          b, loc,
+          DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
   if (auto fill = llvm::dyn_cast<linalg::FillOp>(def)) {
     Value init = rematerialize(fill.getOutputs()[0], mesh, state);
     Value scalar = scalarMap.lookupOrNull(fill.getInputs()[0]);
@@ -224,15 +224,13 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
                              TypeAttr::get(type));
 
   b.setInsertionPoint(function);
-  auto local = func::FuncOp::create(
-      b, function.getLoc(), function.getSymName(),
-      b.getFunctionType(argTypes, resultTypes));
+  auto local = func::FuncOp::create(b, function.getLoc(), function.getSymName(),
+                                    b.getFunctionType(argTypes, resultTypes));
   local->setAttrs(function->getAttrs());
   local.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   Block *entry = local.addEntryBlock();
-  for (auto [arg, newArg, value] :
-       llvm::zip_equal(function.getArguments(), entry->getArguments(),
-                       argValues)) {
+  for (auto [arg, newArg, value] : llvm::zip_equal(
+           function.getArguments(), entry->getArguments(), argValues)) {
     newArg.setLoc(arg.getLoc());
     if (value.mesh)
       set(arg, {newArg, value.mesh, value.state});

@@ -1,4 +1,5 @@
-//===- Partitioner.h - Global program to local SPMD program ------*- C++ -*-===//
+//===- Partitioner.h - Global program to local SPMD program ------*- C++
+//-*-===//
 //
 // Rewrites functions whose values carry shardings (after propagation) into
 // the per-device program: every tensor gets its local shape, and data moves
@@ -105,8 +106,8 @@ private:
 };
 
 /// Emits the collectives of `plan` on `local` (a tensor in `from`).
-Value emitReshard(OpBuilder &b, Location loc, Value local,
-                  const MeshInfo &mesh, const ::spmd::ReshardPlan &plan);
+Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
+                  const ::spmd::ReshardPlan &plan);
 
 /// Replaces the padding of dimension `dim` of `local` (sharded over `axes`,
 /// of global size `globalSize`) by `identity`, so reductions over it are

@@ -75,8 +75,7 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       for (auto [source, target] : step.pairs)
         pairs.append({source, target});
       local = CollectivePermuteOp::create(b, loc, type, local, mesh.symbol,
-                                          axes,
-                                          b.getDenseI64ArrayAttr(pairs));
+                                          axes, b.getDenseI64ArrayAttr(pairs));
       break;
     }
     }

@@ -137,8 +137,8 @@ private:
   }
   void finish(ReshardStep &step, int64_t inBytes, int64_t outBytes) const {
     step.localShape = localShape(mesh, shape, step.after);
-    step.cost = commBytes(step.kind, groupSize(mesh, step.axes), inBytes,
-                          outBytes);
+    step.cost =
+        commBytes(step.kind, groupSize(mesh, step.axes), inBytes, outBytes);
   }
   bool used(const ShardState &state, AxisIndex axis) const {
     return llvm::is_contained(state.partial, axis) ||
@@ -303,8 +303,7 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
     relevant.append(s->partial.begin(), s->partial.end());
   }
   llvm::sort(relevant);
-  relevant.erase(std::unique(relevant.begin(), relevant.end()),
-                 relevant.end());
+  relevant.erase(std::unique(relevant.begin(), relevant.end()), relevant.end());
   StepGenerator generator(mesh, shape, elementBytes, relevant);
 
   // Dijkstra over layouts; ties broken by fewer steps, then by key, so the

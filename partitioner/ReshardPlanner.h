@@ -1,4 +1,5 @@
-//===- ReshardPlanner.h - Cheapest collectives from one sharding to another -*- C++ -*-===//
+//===- ReshardPlanner.h - Cheapest collectives from one sharding to another -*-
+//C++ -*-===//
 //
 // Plans a reshard of one tensor between two shardings of the same mesh as a
 // shortest path over intermediate shardings: each step is one collective
@@ -96,11 +97,9 @@ llvm::Expected<ShardState> toState(const Mesh &mesh,
 /// same layout). Fails only when no plan exists, which does not happen for
 /// valid shardings of one mesh (gathering everything, reducing, and
 /// slicing always works).
-llvm::Expected<ReshardPlan> planReshard(const Mesh &mesh,
-                                        llvm::ArrayRef<int64_t> globalShape,
-                                        int64_t elementBytes,
-                                        const ShardState &from,
-                                        const ShardState &to);
+llvm::Expected<ReshardPlan>
+planReshard(const Mesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+            int64_t elementBytes, const ShardState &from, const ShardState &to);
 
 /// planReshard with memory: programs reshard the same shapes between the
 /// same layouts over and over (every layer of a model).

@@ -38,7 +38,8 @@ static std::optional<Reduction> combinerOf(Operation *op) {
   if (!linalgOp)
     return Reduction::Sum; // tosa.matmul and friends sum.
   std::optional<Reduction> kind;
-  auto yield = llvm::cast<linalg::YieldOp>(linalgOp.getBlock()->getTerminator());
+  auto yield =
+      llvm::cast<linalg::YieldOp>(linalgOp.getBlock()->getTerminator());
   for (Value yielded : yield.getOperands()) {
     Operation *def = yielded.getDefiningOp();
     std::optional<Reduction> k;
@@ -62,8 +63,9 @@ static TypedAttr identityOf(OpBuilder &b, Reduction kind, Type type) {
   if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
     if (kind == Reduction::Sum)
       return b.getFloatAttr(type, 0.0);
-    return b.getFloatAttr(type, llvm::APFloat::getInf(floatType.getFloatSemantics(),
-                                                      kind == Reduction::Max));
+    return b.getFloatAttr(type,
+                          llvm::APFloat::getInf(floatType.getFloatSemantics(),
+                                                kind == Reduction::Max));
   }
   unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
   llvm::APInt value = kind == Reduction::Sum ? llvm::APInt(width, 0)
@@ -79,7 +81,7 @@ struct RuleTensor {
   Value global;
   RankedTensorType type;
   bool isResult;
-  bool isInit; // a DPS init operand
+  bool isInit;          // a DPS init operand
   ShardState current;   // operands: current layout
   ShardState annotated; // results: the layout propagation chose
 };
@@ -88,8 +90,7 @@ class RuleChoice {
 public:
   RuleChoice(Operation *op, const ::spmd::ShardingRule &rule,
              const MeshInfo &mesh, std::vector<RuleTensor> &tensors,
-             std::optional<Reduction> combiner,
-             ::spmd::ReshardPlanCache &plans)
+             std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
       : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
         plans(plans) {}
 
@@ -118,8 +119,8 @@ std::optional<ShardState>
 RuleChoice::layout(unsigned t, const std::vector<AxisList> &split) const {
   ShardState state;
   for (const ::spmd::DimFactors &factors : rule.tensors[t]) {
-    AxisList axes = ::spmd::composeDim(factors, split, rule.factorSizes,
-                                       mesh.mesh);
+    AxisList axes =
+        ::spmd::composeDim(factors, split, rule.factorSizes, mesh.mesh);
     size_t wanted = 0;
     for (unsigned f : factors)
       wanted += split[f].size();
@@ -182,8 +183,8 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
   }
   double iterations = 1;
   for (unsigned f = 0; f < rule.numFactors(); ++f)
-    iterations *= llvm::divideCeil(rule.factorSizes[f],
-                                   mesh.mesh.groupSize(split[f]));
+    iterations *=
+        llvm::divideCeil(rule.factorSizes[f], mesh.mesh.groupSize(split[f]));
   return total + kBytesPerIteration * iterations;
 }
 
@@ -314,10 +315,10 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
       });
       if (dim == rule->tensors[t].end())
         continue;
-      operands[t] = maskPadding(
-          b, loc, operands[t], dim - rule->tensors[t].begin(),
-          rule->factorSizes[f], (*split)[f], *mesh,
-          identityOf(b, *combiner, tensor.type.getElementType()));
+      operands[t] =
+          maskPadding(b, loc, operands[t], dim - rule->tensors[t].begin(),
+                      rule->factorSizes[f], (*split)[f], *mesh,
+                      identityOf(b, *combiner, tensor.type.getElementType()));
       break;
     }
   }
@@ -341,8 +342,8 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
         index = arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, index, size), coordinate);
       }
-      Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            index, first);
+      Value isFirst =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, first);
       auto localType = llvm::cast<RankedTensorType>(operands[t].getType());
       Value empty = tensor::EmptyOp::create(b, loc, localType.getShape(),
                                             localType.getElementType());
@@ -369,8 +370,8 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     resultTypes.push_back(
         Partitioner::localType(tensors[t].type, *mesh, produced.back()));
   }
-  Operation *local = OpPartitionerRegistry::get().materialize(
-      op, p, operands, resultTypes);
+  Operation *local =
+      OpPartitionerRegistry::get().materialize(op, p, operands, resultTypes);
   if (!local)
     return failure();
   for (auto [i, result] : llvm::enumerate(op->getResults())) {

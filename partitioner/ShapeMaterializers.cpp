@@ -56,11 +56,9 @@ static Operation *reshape(Operation *op, Partitioner &p, ValueRange operands,
 
 /// Sizes of a slice: split dimensions are whole, so their local size is the
 /// local dimension; cut dimensions are unsplit and keep their sizes.
-static SmallVector<OpFoldResult> localSizes(OpBuilder &b,
-                                            ArrayRef<OpFoldResult> sizes,
-                                            RankedTensorType full,
-                                            RankedTensorType fullLocal,
-                                            const llvm::SmallBitVector &dropped) {
+static SmallVector<OpFoldResult>
+localSizes(OpBuilder &b, ArrayRef<OpFoldResult> sizes, RankedTensorType full,
+           RankedTensorType fullLocal, const llvm::SmallBitVector &dropped) {
   SmallVector<OpFoldResult> result;
   for (auto [d, size] : llvm::enumerate(sizes)) {
     std::optional<int64_t> constant = getConstantIntValue(size);

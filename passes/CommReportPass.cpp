@@ -58,12 +58,12 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
     auto comm = static_cast<int64_t>(
         std::llround(::spmd::commBytes(kind, groupSize, in, out)));
     total += comm;
-    collectives.push_back(llvm::json::Object{
-        {"op", ::spmd::stringifyCollectiveKind(kind)},
-        {"axes", std::move(axes)},
-        {"group_size", groupSize},
-        {"bytes", in},
-        {"comm_bytes", comm}});
+    collectives.push_back(
+        llvm::json::Object{{"op", ::spmd::stringifyCollectiveKind(kind)},
+                           {"axes", std::move(axes)},
+                           {"group_size", groupSize},
+                           {"bytes", in},
+                           {"comm_bytes", comm}});
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -73,8 +73,7 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
 }
 
 namespace {
-struct CommReportPass
-    : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
+struct CommReportPass : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
   using SpmdCommReportBase::SpmdCommReportBase;
 
   void runOnOperation() override {

@@ -65,9 +65,8 @@ struct OptimizeCollectivesPass
   void runOnOperation() override {
     SymbolTableCollection tables;
     SmallVector<Operation *> collectives;
-    getOperation().walk([&](CollectiveOpInterface op) {
-      collectives.push_back(op);
-    });
+    getOperation().walk(
+        [&](CollectiveOpInterface op) { collectives.push_back(op); });
     for (Operation *op : collectives)
       if (Value input = passThrough(op, tables))
         op->getResult(0).replaceAllUsesWith(input);

@@ -7,7 +7,6 @@
 
 namespace spmd::runtime {
 
-
 llvm::Expected<std::vector<TensorRef>>
 LocalCommunicator::exchange(const std::string &key, const std::string &what,
                             int64_t device, llvm::ArrayRef<int64_t> group,
@@ -26,9 +25,8 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   meeting.arrived[position] = true;
   ++meeting.count;
   changed.notify_all();
-  bool complete = changed.wait_for(lock, timeout, [&] {
-    return meeting.count == group.size();
-  });
+  bool complete = changed.wait_for(
+      lock, timeout, [&] { return meeting.count == group.size(); });
   if (!complete) {
     std::string missing;
     llvm::raw_string_ostream os(missing);

@@ -1,4 +1,5 @@
-//===- Communicator.h - Exchanging buffers between devices -------*- C++ -*-===//
+//===- Communicator.h - Exchanging buffers between devices -------*- C++
+//-*-===//
 //
 // Collectives are built on one primitive: every device of a group posts its
 // buffer and receives the buffers of all the group, in group order. Buffers

@@ -9,8 +9,8 @@ using namespace spmd;
 
 namespace spmd::runtime {
 
-TensorRef shardFor(const HostTensor &global,
-                                  const ShardLayout &layout, int64_t device) {
+TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
+                   int64_t device) {
   llvm::SmallVector<int64_t> local = layout.localShape();
   auto out = std::make_shared<HostTensor>(
       global.type(), std::vector<int64_t>(local.begin(), local.end()));
@@ -23,9 +23,9 @@ TensorRef shardFor(const HostTensor &global,
   return out;
 }
 
-llvm::Expected<HostTensor>
-assemble(llvm::ArrayRef<TensorRef> locals,
-                        const ShardLayout &layout, ReductionKind partialKind) {
+llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
+                                    const ShardLayout &layout,
+                                    ReductionKind partialKind) {
   const Mesh &mesh = layout.mesh();
   std::vector<int64_t> shape(layout.globalShape());
   HostTensor global(locals[0]->type(), shape);
@@ -61,10 +61,9 @@ assemble(llvm::ArrayRef<TensorRef> locals,
 }
 
 llvm::Expected<std::vector<std::vector<RValue>>>
-runOnDevices(const Executable &executable,
-                            llvm::StringRef function,
-                            std::vector<std::vector<RValue>> args,
-                            int64_t numDevices, Communicator &communicator) {
+runOnDevices(const Executable &executable, llvm::StringRef function,
+             std::vector<std::vector<RValue>> args, int64_t numDevices,
+             Communicator &communicator) {
   std::vector<std::vector<RValue>> results(numDevices);
   std::vector<std::string> errors(numDevices);
   std::vector<std::thread> threads;
@@ -86,8 +85,8 @@ runOnDevices(const Executable &executable,
   for (int64_t device = 0; device < numDevices; ++device)
     if (!errors[device].empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "device " + std::to_string(device) +
-                                         ": " + errors[device]);
+                                     "device " + std::to_string(device) + ": " +
+                                         errors[device]);
   return results;
 }
 

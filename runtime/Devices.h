@@ -20,8 +20,8 @@ class ShardedTensor {
 public:
   struct Shard {
     int64_t device;
-    TensorRef data;                      // local, padded
-    std::vector<DimSlice> slices;        // global ranges per dimension
+    TensorRef data;               // local, padded
+    std::vector<DimSlice> slices; // global ranges per dimension
   };
 
   ShardedTensor(std::vector<int64_t> globalShape, std::vector<Shard> shards)

@@ -93,8 +93,7 @@ llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
   return steps;
 }
 
-llvm::Error runSteps(const Steps &steps, Frame &frame,
-                                    DeviceContext &context) {
+llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context) {
   for (const Step &step : steps)
     if (llvm::Error err = step(frame, context))
       return err;
@@ -105,8 +104,7 @@ llvm::Expected<std::unique_ptr<Executable>>
 Executable::compile(ModuleOp module) {
   auto executable = std::make_unique<Executable>();
   for (auto mesh : module.getOps<mlir::spmd::MeshOp>())
-    executable->meshes.try_emplace(mesh.getSymName(),
-                                   mesh.getMesh().toMesh());
+    executable->meshes.try_emplace(mesh.getSymName(), mesh.getMesh().toMesh());
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;

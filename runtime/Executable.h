@@ -77,7 +77,8 @@ class Executable {
 public:
   /// Compiles every function of `module` (which must outlive nothing: the
   /// executable keeps no IR).
-  static llvm::Expected<std::unique_ptr<Executable>> compile(mlir::ModuleOp module);
+  static llvm::Expected<std::unique_ptr<Executable>>
+  compile(mlir::ModuleOp module);
 
   /// Runs `function` with `args` on the device of `context`.
   llvm::Expected<std::vector<RValue>> run(llvm::StringRef function,
@@ -86,9 +87,7 @@ public:
 
   /// The mesh named `symbol`.
   const Mesh *mesh(llvm::StringRef symbol) const;
-  bool hasFunction(llvm::StringRef name) const {
-    return functions.count(name);
-  }
+  bool hasFunction(llvm::StringRef name) const { return functions.count(name); }
   /// Runs a function from inside another (func.call): same context.
   llvm::Expected<std::vector<RValue>> call(llvm::StringRef function,
                                            std::vector<RValue> args,
@@ -121,8 +120,8 @@ public:
   void add(llvm::StringRef opName, KernelBuilder builder) {
     builders[opName] = std::move(builder);
   }
-  void addFallback(std::function<std::optional<KernelBuilder>(mlir::Operation *)>
-                       fallback) {
+  void addFallback(
+      std::function<std::optional<KernelBuilder>(mlir::Operation *)> fallback) {
     fallbacks.push_back(std::move(fallback));
   }
   std::optional<KernelBuilder> builderFor(mlir::Operation *op) const;

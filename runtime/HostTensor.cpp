@@ -38,7 +38,6 @@ void MemoryStats::add(int64_t device, int64_t bytes) {
   }
 }
 
-
 int64_t dtypeBytes(DType type) {
   switch (type) {
   case DType::F64:

@@ -1,4 +1,5 @@
-//===- HostTensor.h - Tensors in memory --------------------------*- C++ -*-===//
+//===- HostTensor.h - Tensors in memory --------------------------*- C++
+//-*-===//
 //
 // A dense, row-major tensor of one of the supported element types, owning
 // its bytes. Elements are read and written as double or int64 so kernels

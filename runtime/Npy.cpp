@@ -10,7 +10,6 @@
 
 namespace spmd::runtime {
 
-
 static llvm::Error fail(llvm::StringRef path, const llvm::Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  path + ": " + why);
@@ -86,9 +85,9 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
       return fail(path, "truncated header");
-    headerLength = uint32_t(uint8_t(bytes[8])) | uint32_t(uint8_t(bytes[9])) << 8 |
-                   uint32_t(uint8_t(bytes[10])) << 16 |
-                   uint32_t(uint8_t(bytes[11])) << 24;
+    headerLength =
+        uint32_t(uint8_t(bytes[8])) | uint32_t(uint8_t(bytes[9])) << 8 |
+        uint32_t(uint8_t(bytes[10])) << 16 | uint32_t(uint8_t(bytes[11])) << 24;
     offset = 12;
   } else {
     return fail(path, "unsupported .npy version " + llvm::Twine(major));
@@ -131,8 +130,7 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path) {
   return tensor;
 }
 
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
-                                                  DType want) {
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want) {
   llvm::Expected<HostTensor> read = readNpy(path);
   if (!read || read->type() == want)
     return read;
@@ -151,8 +149,7 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
   return converted;
 }
 
-llvm::Error writeNpy(llvm::StringRef path,
-                                    const HostTensor &tensor) {
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor) {
   std::string header = "{'descr': '" + toDescr(tensor.type()).str() +
                        "', 'fortran_order': False, 'shape': (";
   for (int64_t size : tensor.shape())

@@ -172,8 +172,7 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
       break;
     }
 
-  FailureOr<llvm::json::Value> report =
-      mlir::spmd::buildCommReport(*module);
+  FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
   if (succeeded(report))
     program->report = std::move(*report);
   llvm::Expected<std::unique_ptr<Executable>> local =

@@ -1,4 +1,5 @@
-//===- Program.h - A module compiled for all local devices -------*- C++ -*-===//
+//===- Program.h - A module compiled for all local devices -------*- C++
+//-*-===//
 //
 // What spmd-run and the C++ API run: a module, partitioned (import,
 // propagate, partition, optimize collectives) unless it already is, and

@@ -15,15 +15,63 @@ namespace spmd::runtime {
 
 enum class Opcode : uint8_t {
   // float
-  AddF, SubF, MulF, DivF, RemF, NegF, MaximumF, MinimumF, MaxNumF, MinNumF,
-  AbsF, Exp, Exp2, Log, Log2, Log1p, Tanh, Sqrt, Rsqrt, Pow, Erf, Sin, Cos,
-  Floor, Ceil, RoundF, TruncF, CmpF, FPToSI, FPToUI,
+  AddF,
+  SubF,
+  MulF,
+  DivF,
+  RemF,
+  NegF,
+  MaximumF,
+  MinimumF,
+  MaxNumF,
+  MinNumF,
+  AbsF,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Log1p,
+  Tanh,
+  Sqrt,
+  Rsqrt,
+  Pow,
+  Erf,
+  Sin,
+  Cos,
+  Floor,
+  Ceil,
+  RoundF,
+  TruncF,
+  CmpF,
+  FPToSI,
+  FPToUI,
   // int
-  AddI, SubI, MulI, DivSI, DivUI, RemSI, RemUI, AndI, OrI, XOrI, ShLI, ShRSI,
-  ShRUI, MaxSI, MinSI, MaxUI, MinUI, CmpI, Ext, TruncI, SIToFP, UIToFP,
+  AddI,
+  SubI,
+  MulI,
+  DivSI,
+  DivUI,
+  RemSI,
+  RemUI,
+  AndI,
+  OrI,
+  XOrI,
+  ShLI,
+  ShRSI,
+  ShRUI,
+  MaxSI,
+  MinSI,
+  MaxUI,
+  MinUI,
+  CmpI,
+  Ext,
+  TruncI,
+  SIToFP,
+  UIToFP,
   AbsI,
   // either
-  Select, Copy,
+  Select,
+  Copy,
 };
 
 std::pair<bool, unsigned> ScalarProgram::kindOf(Type type) {
@@ -99,9 +147,9 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
       if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
         p.floatConstants.push_back({r, f.getValueAsDouble()});
       else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
-        p.intConstants.push_back(
-            {r, constant.getType().isInteger(1) ? int64_t(i.getValue().getBoolValue())
-                                                : i.getValue().getSExtValue()});
+        p.intConstants.push_back({r, constant.getType().isInteger(1)
+                                         ? int64_t(i.getValue().getBoolValue())
+                                         : i.getValue().getSExtValue()});
       else
         return fail(&op, "unsupported constant in a kernel body");
       continue;
@@ -208,7 +256,8 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
   for (Value yielded : body.getTerminator()->getOperands()) {
     std::optional<unsigned> r = regFor(yielded);
     if (!r)
-      return fail(body.getTerminator(), "yields a value the kernel cannot read");
+      return fail(body.getTerminator(),
+                  "yields a value the kernel cannot read");
     p.yields.push_back(*r);
   }
   return p;
@@ -229,10 +278,11 @@ llvm::Expected<ScalarProgram> ScalarProgram::compileOp(Operation *op) {
   state.addAttributes(op->getAttrs());
   state.addTypes(getElementTypeOrSelf(op->getResult(0).getType()));
   Operation *scalar = b.create(state);
-  Operation *yield = linalg::YieldOp::create(b, op->getLoc(), scalar->getResult(0));
+  Operation *yield =
+      linalg::YieldOp::create(b, op->getLoc(), scalar->getResult(0));
   llvm::Expected<ScalarProgram> program = compile(
-      block, [](Value) { return std::nullopt; },
-      [](int64_t) { return 0u; }, block.getNumArguments());
+      block, [](Value) { return std::nullopt; }, [](int64_t) { return 0u; },
+      block.getNumArguments());
   yield->erase();
   scalar->erase();
   return program;
@@ -448,15 +498,14 @@ void ScalarProgram::run(std::vector<Register> &regs, int64_t n) const {
       INT2(unsignedOf(x, w) < unsignedOf(y, w) ? x : y)
     case Opcode::CmpI:
       for (int64_t k = 0; k < n; ++k)
-        di[k] = compareInt(arith::CmpIPredicate(in.attr), a.i[k], b.i[k],
-                           a.width);
+        di[k] =
+            compareInt(arith::CmpIPredicate(in.attr), a.i[k], b.i[k], a.width);
       break;
     case Opcode::Ext:
       // attr: the source width when the source is read unsigned.
       for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(in.attr ? int64_t(unsignedOf(a.i[k], in.attr))
-                                    : a.i[k],
-                            w);
+        di[k] = wrapToWidth(
+            in.attr ? int64_t(unsignedOf(a.i[k], in.attr)) : a.i[k], w);
       break;
     case Opcode::TruncI:
       for (int64_t k = 0; k < n; ++k)

@@ -7,11 +7,9 @@
 
 namespace spmd::runtime {
 
-
-void copyBox(const HostTensor &from,
-                            llvm::ArrayRef<int64_t> offsets,
-                            llvm::ArrayRef<int64_t> sizes, HostTensor &to,
-                            llvm::ArrayRef<int64_t> toOffsets) {
+void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
+             llvm::ArrayRef<int64_t> sizes, HostTensor &to,
+             llvm::ArrayRef<int64_t> toOffsets) {
   size_t rank = sizes.size();
   int64_t bytes = dtypeBytes(from.type());
   for (int64_t s : sizes)
@@ -43,8 +41,7 @@ void copyBox(const HostTensor &from,
   }
 }
 
-TensorRef piece(const HostTensor &t, int64_t dim, int64_t k,
-                               int64_t size) {
+TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size) {
   std::vector<int64_t> shape(t.shape());
   shape[dim] = size;
   auto out = std::make_shared<HostTensor>(t.type(), shape);
@@ -70,13 +67,11 @@ TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim) {
   return out;
 }
 
-TensorRef truncate(const HostTensor &t, int64_t dim,
-                                  int64_t size) {
+TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size) {
   return piece(t, dim, 0, size);
 }
 
-TensorRef reduce(llvm::ArrayRef<TensorRef> parts,
-                                ReductionKind kind) {
+TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind) {
   const HostTensor &first = *parts[0];
   auto out = std::make_shared<HostTensor>(first.type(),
                                           std::vector<int64_t>(first.shape()));
@@ -106,7 +101,8 @@ TensorRef reduce(llvm::ArrayRef<TensorRef> parts,
     } else {
       unsigned width = intWidth(out->type());
       for (int64_t e = 0; e < n; ++e)
-        out->setInt(e, wrapToWidth(combine(out->getInt(e), in.getInt(e)), width));
+        out->setInt(e,
+                    wrapToWidth(combine(out->getInt(e), in.getInt(e)), width));
     }
   }
   return out;

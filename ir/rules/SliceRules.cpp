@@ -59,18 +59,17 @@ static std::optional<ShardingRule> insertSliceRule(Operation *op) {
   // lands on some shards only).
   unsigned s = 0;
   for (unsigned d = 0; d < dest.size(); ++d) {
-    bool whole = !dropped.test(d) &&
-                 coversWhole(insert.getStaticOffsets()[d], source[s],
-                             insert.getStaticStrides()[d], dest[d]);
-    unsigned f = rule.addFactor(
-        dest[d], whole ? FactorKind::Parallel : FactorKind::Permutation);
+    bool whole =
+        !dropped.test(d) && coversWhole(insert.getStaticOffsets()[d], source[s],
+                                        insert.getStaticStrides()[d], dest[d]);
+    unsigned f = rule.addFactor(dest[d], whole ? FactorKind::Parallel
+                                               : FactorKind::Permutation);
     destDims.push_back({f});
     if (dropped.test(d))
       continue;
-    sourceDims.push_back(
-        whole ? ::spmd::DimFactors{f}
-              : ::spmd::DimFactors{
-                    rule.addFactor(source[s], FactorKind::Permutation)});
+    sourceDims.push_back(whole ? ::spmd::DimFactors{f}
+                               : ::spmd::DimFactors{rule.addFactor(
+                                     source[s], FactorKind::Permutation)});
     ++s;
   }
   rule.addTensor(std::move(sourceDims));

@@ -62,8 +62,8 @@ static llvm::Expected<Step> buildExchange(Operation *op, KernelContext &ctx,
     std::string key = std::to_string(reinterpret_cast<uintptr_t>(identity)) +
                       "#" + std::to_string(context.invocations[identity]++);
     llvm::Expected<std::vector<TensorRef>> buffers =
-        context.communicator->exchange(key, shared->name, context.device,
-                                       group, frame.slots[input].tensor);
+        context.communicator->exchange(key, shared->name, context.device, group,
+                                       frame.slots[input].tensor);
     if (!buffers)
       return buffers.takeError();
     frame.slots[result] = RValue::ofTensor(compute(*buffers, position));
@@ -117,15 +117,14 @@ static llvm::Expected<Step> buildPermute(Operation *op, KernelContext &ctx) {
   auto permute = llvm::cast<CollectivePermuteOp>(op);
   std::vector<int64_t> pairs(permute.getSourceTargetPairs().begin(),
                              permute.getSourceTargetPairs().end());
-  return buildExchange(op, ctx,
-                       [pairs](std::vector<TensorRef> &all, int64_t position) {
-                         for (size_t i = 0; i + 1 < pairs.size(); i += 2)
-                           if (pairs[i + 1] == position)
-                             return all[pairs[i]];
-                         return std::make_shared<HostTensor>(
-                             all[0]->type(),
-                             std::vector<int64_t>(all[0]->shape()));
-                       });
+  return buildExchange(
+      op, ctx, [pairs](std::vector<TensorRef> &all, int64_t position) {
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+          if (pairs[i + 1] == position)
+            return all[pairs[i]];
+        return std::make_shared<HostTensor>(
+            all[0]->type(), std::vector<int64_t>(all[0]->shape()));
+      });
 }
 
 static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {
@@ -140,8 +139,8 @@ static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {
   unsigned result = ctx.slot(slice.getResult());
   return Step([=, info = *info](Frame &frame, DeviceContext &context) {
     int64_t position = info.mesh->indexInGroup(context.device, info.axes);
-    frame.slots[result] =
-        RValue::ofTensor(piece(*frame.slots[input].tensor, dim, position, size));
+    frame.slots[result] = RValue::ofTensor(
+        piece(*frame.slots[input].tensor, dim, position, size));
     return llvm::Error::success();
   });
 }

@@ -93,8 +93,8 @@ static llvm::Expected<Step> buildIf(Operation *op, KernelContext &ctx) {
       return compiled.takeError();
     elseSteps = std::move(*compiled);
   }
-  auto steps = std::make_shared<std::pair<Steps, Steps>>(
-      std::move(*thenSteps), std::move(elseSteps));
+  auto steps = std::make_shared<std::pair<Steps, Steps>>(std::move(*thenSteps),
+                                                         std::move(elseSteps));
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
     const Steps &taken =
         frame.slots[condition].i ? steps->first : steps->second;

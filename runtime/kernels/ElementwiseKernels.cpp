@@ -26,7 +26,8 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
   for (Value operand : op->getOperands())
     operands.push_back(context.slot(operand));
   unsigned result = context.slot(op->getResult(0));
-  auto tensorType = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto tensorType =
+      llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!tensorType) {
     return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
       thread_local std::vector<Register> regs;
@@ -104,7 +105,8 @@ void registerElementwiseKernels(KernelRegistry &registry) {
   registry.addFallback([](Operation *op) -> std::optional<KernelBuilder> {
     Dialect *dialect = op->getDialect();
     if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
-        !llvm::isa_and_nonnull<arith::ArithDialect, math::MathDialect>(dialect) ||
+        !llvm::isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            dialect) ||
         llvm::isa<arith::ConstantOp>(op))
       return std::nullopt;
     return KernelBuilder(buildElementwise);

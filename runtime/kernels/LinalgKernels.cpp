@@ -1,4 +1,5 @@
-//===- LinalgKernels.cpp - Structured ops -----------------------------------===//
+//===- LinalgKernels.cpp - Structured ops
+//-----------------------------------===//
 //
 // One evaluator runs every linalg structured op from its indexing maps and
 // body: the body is a ScalarProgram, and the iteration space is walked with
@@ -28,8 +29,8 @@ namespace {
 struct Access {
   unsigned slot;
   bool isTensor;
-  int64_t base = 0;              // element offset at loop indices 0
-  std::vector<int64_t> coef;     // element stride per loop
+  int64_t base = 0;          // element offset at loop indices 0
+  std::vector<int64_t> coef; // element stride per loop
   DType type = DType::F32;
   std::vector<int64_t> shape;
 };
@@ -146,11 +147,12 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame) {
   std::vector<int64_t> idx(numLoops, 0);
   std::vector<const HostTensor *> tensors;
   for (size_t o = 0; o < kernel.operands.size(); ++o)
-    tensors.push_back(o < kernel.numInputs
-                          ? (kernel.operands[o].isTensor
-                                 ? frame.slots[kernel.operands[o].slot].tensor.get()
-                                 : nullptr)
-                          : outputs[o - kernel.numInputs].get());
+    tensors.push_back(
+        o < kernel.numInputs
+            ? (kernel.operands[o].isTensor
+                   ? frame.slots[kernel.operands[o].slot].tensor.get()
+                   : nullptr)
+            : outputs[o - kernel.numInputs].get());
   for (int64_t r : kernel.ranges)
     if (r == 0)
       goto done;
@@ -298,7 +300,8 @@ static llvm::Expected<Step> buildStructured(Operation *op,
 template <typename T>
 static void matmul(const HostTensor &a, const HostTensor &b, HostTensor &c,
                    int64_t batch) {
-  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Matrix =
+      Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1],
           n = b.shape()[b.rank() - 1];
   for (int64_t i = 0; i < batch; ++i) {
@@ -326,32 +329,32 @@ static std::optional<KernelBuilder> matmulBuilder(Operation *op) {
   for (Value operand : op->getOperands())
     if (getElementTypeOrSelf(operand.getType()) != element)
       return std::nullopt;
-  return KernelBuilder([batched](Operation *op, KernelContext &context)
-                           -> llvm::Expected<Step> {
-    unsigned a = context.slot(op->getOperand(0)),
-             b = context.slot(op->getOperand(1)),
-             c = context.slot(op->getOperand(2)),
-             r = context.slot(op->getResult(0));
-    bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-    int64_t batch =
-        batched ? llvm::cast<RankedTensorType>(op->getOperand(0).getType())
-                      .getDimSize(0)
-                : 1;
-    return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
-      const HostTensor &init = *frame.slots[c].tensor;
-      auto out = std::make_shared<HostTensor>(
-          init.type(), std::vector<int64_t>(init.shape()));
-      std::memcpy(out->data(), init.data(), init.sizeInBytes());
-      if (isF32)
-        matmul<float>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
-                      batch);
-      else
-        matmul<double>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
-                       batch);
-      frame.slots[r] = RValue::ofTensor(out);
-      return llvm::Error::success();
-    });
-  });
+  return KernelBuilder(
+      [batched](Operation *op, KernelContext &context) -> llvm::Expected<Step> {
+        unsigned a = context.slot(op->getOperand(0)),
+                 b = context.slot(op->getOperand(1)),
+                 c = context.slot(op->getOperand(2)),
+                 r = context.slot(op->getResult(0));
+        bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+        int64_t batch =
+            batched ? llvm::cast<RankedTensorType>(op->getOperand(0).getType())
+                          .getDimSize(0)
+                    : 1;
+        return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+          const HostTensor &init = *frame.slots[c].tensor;
+          auto out = std::make_shared<HostTensor>(
+              init.type(), std::vector<int64_t>(init.shape()));
+          std::memcpy(out->data(), init.data(), init.sizeInBytes());
+          if (isF32)
+            matmul<float>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
+                          batch);
+          else
+            matmul<double>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
+                           batch);
+          frame.slots[r] = RValue::ofTensor(out);
+          return llvm::Error::success();
+        });
+      });
 }
 
 void registerLinalgKernels(KernelRegistry &registry) {

@@ -216,7 +216,8 @@ static llvm::Expected<Step> buildExtractSlice(Operation *op,
   });
 }
 
-static llvm::Expected<Step> buildInsertSlice(Operation *op, KernelContext &ctx) {
+static llvm::Expected<Step> buildInsertSlice(Operation *op,
+                                             KernelContext &ctx) {
   auto insert = llvm::cast<tensor::InsertSliceOp>(op);
   llvm::Expected<SliceParams> params = sliceParams(insert, ctx);
   if (!params)
@@ -234,7 +235,8 @@ static llvm::Expected<Step> buildInsertSlice(Operation *op, KernelContext &ctx) 
     Box box = p.box(frame);
     for (size_t d = 0; d < box.sizes.size(); ++d)
       if (box.offsets[d] < 0 ||
-          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >= into.shape()[d])
+          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >=
+              into.shape()[d])
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "tensor.insert_slice out of bounds");
     forEachInBox(into.shape(), box, [&](int64_t s, int64_t t) {
@@ -353,8 +355,9 @@ static llvm::Expected<Step> buildExtract(Operation *op, KernelContext &ctx) {
     if (!inBounds)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "tensor.extract out of bounds");
-    frame.slots[result] = isFloat(in.type()) ? RValue::ofFloat(in.getFloat(flat))
-                                             : RValue::ofInt(in.getInt(flat));
+    frame.slots[result] = isFloat(in.type())
+                              ? RValue::ofFloat(in.getFloat(flat))
+                              : RValue::ofInt(in.getInt(flat));
     return llvm::Error::success();
   });
 }

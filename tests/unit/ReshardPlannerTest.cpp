@@ -86,8 +86,7 @@ TEST(ReshardPlanner, EveryPairOnThreeAxesIsExact) {
     for (const TensorSharding &t : all) {
       SCOPED_TRACE(f.str() + " -> " + t.str());
       ShardState from = state(mesh, f), to = state(mesh, t);
-      ReshardPlan plan =
-          llvm::cantFail(planReshard(mesh, shape, 4, from, to));
+      ReshardPlan plan = llvm::cantFail(planReshard(mesh, shape, 4, from, to));
       expectExact(mesh, shape, from, to, plan);
     }
 }
@@ -108,27 +107,26 @@ struct Megatron : public ::testing::Test {
 
 TEST_F(Megatron, PartialToShardedIsOneReduceScatter) {
   // (B/2) x H partial over model -> split over data and model on dim 0.
-  ReshardPlan plan = llvm::cantFail(planReshard(
-      mesh, {64, 1024}, 4, of({{"data"}, {}}, {"model"}),
-      of({{"data", "model"}, {}})));
+  ReshardPlan plan = llvm::cantFail(planReshard(mesh, {64, 1024}, 4,
+                                                of({{"data"}, {}}, {"model"}),
+                                                of({{"data", "model"}, {}})));
   ASSERT_EQ(plan.steps.size(), 1u);
   EXPECT_EQ(plan.steps[0].kind, CollectiveKind::ReduceScatter);
   EXPECT_DOUBLE_EQ(plan.cost, 0.75 * 32 * 1024 * 4);
 }
 
 TEST_F(Megatron, PartialToReplicatedIsOneAllReduce) {
-  ReshardPlan plan = llvm::cantFail(
-      planReshard(mesh, {64, 1024}, 4, of({{"data"}, {}}, {"model"}),
-                  of({{"data"}, {}})));
+  ReshardPlan plan = llvm::cantFail(planReshard(
+      mesh, {64, 1024}, 4, of({{"data"}, {}}, {"model"}), of({{"data"}, {}})));
   ASSERT_EQ(plan.steps.size(), 1u);
   EXPECT_EQ(plan.steps[0].kind, CollectiveKind::AllReduce);
   EXPECT_DOUBLE_EQ(plan.cost, 2 * 0.75 * 32 * 1024 * 4);
 }
 
 TEST_F(Megatron, TransposeReshardNeverGathersEverything) {
-  ReshardPlan plan = llvm::cantFail(
-      planReshard(mesh, {64, 1024}, 4, of({{"data"}, {"model"}}),
-                  of({{"model"}, {"data"}})));
+  ReshardPlan plan =
+      llvm::cantFail(planReshard(mesh, {64, 1024}, 4, of({{"data"}, {"model"}}),
+                                 of({{"model"}, {"data"}})));
   for (const ReshardStep &step : plan.steps)
     EXPECT_TRUE(step.kind == CollectiveKind::AllToAll ||
                 step.kind == CollectiveKind::CollectivePermute)

@@ -1,4 +1,5 @@
-//===- ReshardSimulator.h - Runs reshard plans on simulated devices -*- C++ -*-===//
+//===- ReshardSimulator.h - Runs reshard plans on simulated devices -*- C++
+//-*-===//
 //
 // Executes ReshardSteps on per-device buffers with the semantics of the
 // spmd collectives (padding included), so tests can check that a plan
@@ -87,7 +88,8 @@ private:
     out.data.assign(out.shape[0] * out.shape[1], kPad);
     for (int64_t i = 0; i < out.shape[0]; ++i)
       for (int64_t j = 0; j < out.shape[1]; ++j) {
-        int64_t si = dim == 0 ? k * size + i : i, sj = dim == 1 ? k * size + j : j;
+        int64_t si = dim == 0 ? k * size + i : i,
+                sj = dim == 1 ? k * size + j : j;
         if (si < b.shape[0] && sj < b.shape[1])
           out.at(i, j) = b.at(si, sj);
       }
@@ -112,9 +114,8 @@ private:
     }
     case CollectiveKind::AllSlice:
       for (int64_t k = 0; k < n; ++k)
-        buffers[group[k]] =
-            piece(in[k], step.dim, k,
-                  llvm::divideCeil(in[k].shape[step.dim], n));
+        buffers[group[k]] = piece(in[k], step.dim, k,
+                                  llvm::divideCeil(in[k].shape[step.dim], n));
       break;
     case CollectiveKind::AllToAll:
       for (int64_t k = 0; k < n; ++k) {

@@ -45,20 +45,19 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
                                       cl::Required);
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init(""));
-static cl::opt<int64_t> devicesFlag(
-    "devices", cl::desc("Local devices (default: the mesh's device count)"),
-    cl::init(0));
+static cl::opt<int64_t>
+    devicesFlag("devices",
+                cl::desc("Local devices (default: the mesh's device count)"),
+                cl::init(0));
 static cl::opt<std::string>
     meshConfig("mesh-config", cl::desc("HybridMesh file replacing @mesh"),
                cl::init(""));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
                               cl::init(0));
-static cl::opt<std::string> inputsDir("inputs",
-                                      cl::desc("Directory of argN.npy"),
-                                      cl::init(""));
-static cl::opt<std::string> outputsDir("outputs",
-                                       cl::desc("Where to write resultN.npy"),
-                                       cl::init(""));
+static cl::opt<std::string>
+    inputsDir("inputs", cl::desc("Directory of argN.npy"), cl::init(""));
+static cl::opt<std::string>
+    outputsDir("outputs", cl::desc("Where to write resultN.npy"), cl::init(""));
 static cl::opt<bool> check("check",
                            cl::desc("Compare with the unpartitioned program "
                                     "on one device"),
@@ -126,8 +125,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
   std::string parseErrors;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
-                                           llvm::errs());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
   if (!llvm::sys::fs::exists(inputFile))
     badInput("cannot read '" + inputFile + "'");
   mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -175,8 +173,7 @@ int main(int argc, char **argv) {
     if (!read)
       badInput(llvm::toString(read.takeError()));
     if (read->shape() != llvm::ArrayRef<int64_t>(spec.shape))
-      badInput(llvm::Twine(path) + ": shape does not match " +
-               shapeText(spec));
+      badInput(llvm::Twine(path) + ": shape does not match " + shapeText(spec));
     inputs.push_back(std::move(*read));
   }
 
