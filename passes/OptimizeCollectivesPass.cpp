@@ -2,6 +2,7 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
@@ -59,6 +60,124 @@ static Value passThrough(Operation *op, SymbolTableCollection &tables) {
   return {};
 }
 
+/// All-reduces smaller than this are combined with their neighbours.
+static constexpr int64_t kSmallBytes = 1 << 20;
+
+/// The position of `op`'s ancestor in `block`, in block order.
+static Operation *ancestorIn(Block *block, Operation *op) {
+  return block->findAncestorOpInBlock(*op);
+}
+
+/// Combines all-reduces of one block over the same axes, reduction and
+/// element type, each smaller than kSmallBytes, into one: their operands are
+/// flattened and concatenated, reduced once, and split back. An all-reduce
+/// joins a group when its operand exists before the first use of any result
+/// of the group, where the combined all-reduce is placed.
+static void combineAllReduces(Block &block) {
+  SmallVector<AllReduceOp> candidates;
+  for (Operation &op : block)
+    if (auto reduce = llvm::dyn_cast<AllReduceOp>(op))
+      if (reduce.getType().hasStaticShape() &&
+          reduce.getType().getNumElements() *
+                  std::max<int64_t>(1, reduce.getType()
+                                               .getElementTypeBitWidth() /
+                                           8) <=
+              kSmallBytes)
+        candidates.push_back(reduce);
+  // First use (in this block) of a value: where a combined op must be by.
+  auto firstUse = [&](Value value) {
+    Operation *first = block.getTerminator();
+    for (Operation *user : value.getUsers())
+      if (Operation *at = ancestorIn(&block, user))
+        if (at->isBeforeInBlock(first))
+          first = at;
+    return first;
+  };
+  auto availableBefore = [&](Value value, Operation *point) {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return true;
+    Operation *at = ancestorIn(&block, def);
+    return !at || at->isBeforeInBlock(point);
+  };
+  llvm::DenseSet<Operation *> done;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    AllReduceOp head = candidates[i];
+    if (done.contains(head))
+      continue;
+    SmallVector<AllReduceOp> group = {head};
+    Operation *point = firstUse(head.getResult());
+    for (size_t j = i + 1; j < candidates.size(); ++j) {
+      AllReduceOp next = candidates[j];
+      if (done.contains(next) || next.getMeshAttr() != head.getMeshAttr() ||
+          next.getAxesAttr() != head.getAxesAttr() ||
+          next.getReduction() != head.getReduction() ||
+          next.getType().getElementType() != head.getType().getElementType() ||
+          !availableBefore(next.getInput(), point))
+        continue;
+      group.push_back(next);
+      Operation *use = firstUse(next.getResult());
+      if (use->isBeforeInBlock(point))
+        point = use;
+    }
+    if (group.size() < 2)
+      continue;
+    // Every member's operand must exist before the (possibly earlier) point.
+    if (!llvm::all_of(group, [&](AllReduceOp op) {
+          return availableBefore(op.getInput(), point);
+        }))
+      continue;
+    OpBuilder b(point);
+    Location loc = head.getLoc();
+    Type element = head.getType().getElementType();
+    SmallVector<Value> flat;
+    SmallVector<int64_t> sizes;
+    for (AllReduceOp op : group) {
+      RankedTensorType type = op.getType();
+      int64_t n = type.getNumElements();
+      sizes.push_back(n);
+      auto flatType = RankedTensorType::get({n}, element);
+      SmallVector<ReassociationIndices> all;
+      if (type.getRank() > 0) {
+        all.emplace_back();
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          all.back().push_back(d);
+        flat.push_back(tensor::CollapseShapeOp::create(b, loc, flatType,
+                                                       op.getInput(), all));
+      } else {
+        flat.push_back(tensor::ExpandShapeOp::create(b, loc, flatType,
+                                                     op.getInput(), all));
+      }
+    }
+    Value joined = tensor::ConcatOp::create(b, loc, 0, flat);
+    Value reduced = AllReduceOp::create(b, loc, joined.getType(), joined,
+                                        head.getMeshAttr(), head.getAxesAttr(),
+                                        head.getReductionAttr());
+    int64_t offset = 0;
+    for (auto [op, n] : llvm::zip_equal(group, sizes)) {
+      RankedTensorType type = op.getType();
+      Value part = tensor::ExtractSliceOp::create(
+          b, loc, reduced, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      SmallVector<ReassociationIndices> all;
+      if (type.getRank() > 0) {
+        all.emplace_back();
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          all.back().push_back(d);
+        part = tensor::ExpandShapeOp::create(b, loc, type, part, all);
+      } else {
+        part = tensor::CollapseShapeOp::create(b, loc, type, part, all);
+      }
+      op.getResult().replaceAllUsesWith(part);
+      done.insert(op);
+      offset += n;
+    }
+    for (AllReduceOp op : group)
+      op.erase();
+  }
+}
+
 namespace {
 struct OptimizeCollectivesPass
     : mlir::spmd::impl::SpmdOptimizeCollectivesBase<OptimizeCollectivesPass> {
@@ -76,6 +195,11 @@ struct OptimizeCollectivesPass
     IRRewriter rewriter(&getContext());
     DominanceInfo dominance(getOperation());
     eliminateCommonSubExpressions(rewriter, dominance, getOperation());
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks)
+      if (!block->empty() && block->mightHaveTerminator())
+        combineAllReduces(*block);
   }
 };
 } // namespace

@@ -82,11 +82,14 @@ def SpmdPartition : Pass<"spmd-partition", "mlir::ModuleOp"> {
 
 def SpmdOptimizeCollectives : Pass<"spmd-optimize-collectives",
                                    "mlir::ModuleOp"> {
-  let summary = "Removes redundant collectives";
+  let summary = "Removes redundant collectives and combines small ones";
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
   let description = [{
     Drops collectives over groups of one device, cancels an all_gather and
-    the all_slice that undoes it (either order), and merges identical
-    collectives of one value (CSE).
+    the all_slice that undoes it (either order), merges identical
+    collectives of one value (CSE), and combines small all_reduces of one
+    block over the same axes (each under 1 MiB per device) into one, their
+    operands flattened and concatenated, when they are independent.
   }];
 }
 

@@ -56,3 +56,42 @@ func.func @cse(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %1 = spmd.all_reduce %x on @mesh axes = ["data"] : tensor<8xf32>
   return %0, %1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["data"=2]>
+
+// Small independent all_reduces over the same axes become one: operands
+// flattened and concatenated, reduced once, split back.
+// CHECK-LABEL: func.func @combine
+// CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+// CHECK: %[[B:.*]] = tensor.expand_shape %arg1 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: %[[C:.*]] = tensor.concat dim(0) %[[A]], %[[B]] : (tensor<32xf32>, tensor<1xf32>) -> tensor<33xf32>
+// CHECK: %[[R:.*]] = spmd.all_reduce %[[C]] on @mesh axes = ["data"] : tensor<33xf32>
+// CHECK-NOT: spmd.all_reduce
+// CHECK: tensor.extract_slice %[[R]][0] [32] [1]
+// CHECK: tensor.extract_slice %[[R]][32] [1] [1]
+func.func @combine(%x: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, tensor<f32>) {
+  %0 = spmd.all_reduce %x on @mesh axes = ["data"] : tensor<4x8xf32>
+  %1 = spmd.all_reduce %s on @mesh axes = ["data"] : tensor<f32>
+  return %0, %1 : tensor<4x8xf32>, tensor<f32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2]>
+
+// A dependent all_reduce (its operand needs the first result) stays apart,
+// as do other reductions.
+// CHECK-LABEL: func.func @dependent
+// CHECK: spmd.all_reduce %arg0
+// CHECK: math.exp
+// CHECK: spmd.all_reduce
+// CHECK: spmd.all_reduce %arg0 on @mesh axes = ["data"] reduction = max
+func.func @dependent(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = spmd.all_reduce %x on @mesh axes = ["data"] : tensor<8xf32>
+  %1 = math.exp %0 : tensor<8xf32>
+  %2 = spmd.all_reduce %1 on @mesh axes = ["data"] : tensor<8xf32>
+  %3 = spmd.all_reduce %x on @mesh axes = ["data"] reduction = max : tensor<8xf32>
+  return %2, %3 : tensor<8xf32>, tensor<8xf32>
+}
