@@ -201,8 +201,51 @@ static LogicalResult partitionIf(Operation *op, Partitioner &p) {
   return bindAnnotated(branch.getResults(), local.getResults(), p);
 }
 
-static LogicalResult partitionWhile(Operation *op, Partitioner &) {
-  return op->emitError("partitioning scf.while is not supported yet");
+/// scf.while: the values carried into the condition region and those
+/// passed to the body both take the loop's result layouts (propagation ties
+/// them all), so this handles loops whose carried types equal the result
+/// types, as loops written in one carried form are.
+static LogicalResult partitionWhile(Operation *op, Partitioner &p) {
+  auto loop = llvm::cast<scf::WhileOp>(op);
+  if (loop.getInits().getTypes() != loop.getResultTypes())
+    return op->emitError("partitioning scf.while needs the carried values "
+                         "to have the result types");
+  OpBuilder &b = p.builder();
+  FailureOr<SmallVector<Value>> inits =
+      toBoundary(op, loop.getInits(), loop.getResults(), p);
+  FailureOr<SmallVector<Type>> types = annotatedTypes(loop.getResults(), p);
+  if (failed(inits) || failed(types))
+    return failure();
+  auto local = scf::WhileOp::create(b, loop.getLoc(), *types, *inits);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Location> locs(types->size(), loop.getLoc());
+  Block *before = b.createBlock(&local.getBefore(), {}, *types, locs);
+  if (failed(bindAnnotated(loop.getBeforeArguments(), before->getArguments(),
+                           p)))
+    return failure();
+  if (failed(p.partitionBlock(loop.getBefore().front())))
+    return failure();
+  scf::ConditionOp condition = loop.getConditionOp();
+  FailureOr<SmallVector<Value>> passed =
+      toBoundary(condition, condition.getArgs(), loop.getResults(), p);
+  if (failed(passed))
+    return failure();
+  scf::ConditionOp::create(b, condition.getLoc(),
+                           p.current(condition.getCondition()), *passed);
+  Block *after = b.createBlock(&local.getAfter(), {}, *types, locs);
+  if (failed(bindAnnotated(loop.getAfterArguments(), after->getArguments(),
+                           p)))
+    return failure();
+  if (failed(p.partitionBlock(loop.getAfter().front())))
+    return failure();
+  scf::YieldOp yield = loop.getYieldOp();
+  FailureOr<SmallVector<Value>> yielded =
+      toBoundary(yield, yield.getOperands(), loop.getResults(), p);
+  if (failed(yielded))
+    return failure();
+  scf::YieldOp::create(b, yield.getLoc(), *yielded);
+  b.setInsertionPointAfter(local);
+  return bindAnnotated(loop.getResults(), local.getResults(), p);
 }
 
 static LogicalResult partitionConstraint(Operation *op, Partitioner &p) {

@@ -140,6 +140,20 @@ FAMILIES = {
   } else {
     scf.yield %a0 : tensor<6x10xf32>
   }"""),
+    "scf_while": ([[6, 10]], [6, 10], """
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.while (%acc = %a0, %i = %c0) : (tensor<6x10xf32>, index) -> (tensor<6x10xf32>, index) {
+    %more = arith.cmpi slt, %i, %c3 : index
+    scf.condition(%more) %acc, %i : tensor<6x10xf32>, index
+  } do {
+  ^bb0(%x: tensor<6x10xf32>, %j: index):
+    %t = math.cos %x : tensor<6x10xf32>
+    %s = arith.addf %t, %a0 : tensor<6x10xf32>
+    %n = arith.addi %j, %c1 : index
+    scf.yield %s, %n : tensor<6x10xf32>, index
+  }"""),
     "call": ([[6, 10]], [6, 10], """
   %r = func.call @helper(%a0) : (tensor<6x10xf32>) -> tensor<6x10xf32>""",
              """
@@ -180,8 +194,9 @@ def program(family, mesh, rng):
         result_attr = " {spmd.sharding = %s}" % random_sharding(rng, len(result), MESHES[mesh])
     text = "spmd.mesh @mesh = <[%s]>\n" % mesh_text
     text += "".join(extra)
-    text += "\nfunc.func @main(%s) -> (%s%s) {%s\n  return %%r : %s\n}\n" % (
-        ", ".join(params), tensor(result), result_attr, body, tensor(result))
+    ret = "%r#0" if family == "scf_while" else "%r"
+    text += "\nfunc.func @main(%s) -> (%s%s) {%s\n  return %s : %s\n}\n" % (
+        ", ".join(params), tensor(result), result_attr, body, ret, tensor(result))
     return text
 
 
