@@ -220,8 +220,8 @@ static LogicalResult partitionWhile(Operation *op, Partitioner &p) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Location> locs(types->size(), loop.getLoc());
   Block *before = b.createBlock(&local.getBefore(), {}, *types, locs);
-  if (failed(bindAnnotated(loop.getBeforeArguments(), before->getArguments(),
-                           p)))
+  if (failed(
+          bindAnnotated(loop.getBeforeArguments(), before->getArguments(), p)))
     return failure();
   if (failed(p.partitionBlock(loop.getBefore().front())))
     return failure();
@@ -233,8 +233,7 @@ static LogicalResult partitionWhile(Operation *op, Partitioner &p) {
   scf::ConditionOp::create(b, condition.getLoc(),
                            p.current(condition.getCondition()), *passed);
   Block *after = b.createBlock(&local.getAfter(), {}, *types, locs);
-  if (failed(bindAnnotated(loop.getAfterArguments(), after->getArguments(),
-                           p)))
+  if (failed(bindAnnotated(loop.getAfterArguments(), after->getArguments(), p)))
     return failure();
   if (failed(p.partitionBlock(loop.getAfter().front())))
     return failure();

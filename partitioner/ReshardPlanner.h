@@ -1,5 +1,5 @@
 //===- ReshardPlanner.h - Cheapest collectives from one sharding to another -*-
-//C++ -*-===//
+// C++ -*-===//
 //
 // Plans a reshard of one tensor between two shardings of the same mesh as a
 // shortest path over intermediate shardings: each step is one collective

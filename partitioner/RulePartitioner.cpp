@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/ShardingRules.h"
+#include "partitioner/Halo.h"
 #include "partitioner/OpPartitioners.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -92,7 +93,17 @@ public:
              const MeshInfo &mesh, std::vector<RuleTensor> &tensors,
              std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
       : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
-        plans(plans) {}
+        plans(plans), windows(windowedDims(op)) {}
+
+  /// Input dimensions read through windows (convolutions, pooling).
+  llvm::ArrayRef<WindowedDim> windowed() const { return windows; }
+  /// The halo of `window` under `split`, or nullopt if it cannot be done.
+  std::optional<HaloShape> halo(const WindowedDim &window,
+                                const std::vector<AxisList> &split) const {
+    return haloShape(window, rule.factorSizes[window.factor],
+                     tensors[window.operand].type.getDimSize(window.dim),
+                     mesh.mesh.groupSize(split[window.factor]));
+  }
 
   /// The cheapest valid split of every factor.
   std::optional<std::vector<AxisList>> choose();
@@ -112,6 +123,7 @@ private:
   std::vector<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
   ::spmd::ReshardPlanCache &plans;
+  SmallVector<WindowedDim> windows;
 };
 } // namespace
 
@@ -152,11 +164,15 @@ std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
   for (auto [t, tensor] : llvm::enumerate(tensors))
     if (tensor.type)
       suggest(t, tensor.isResult ? tensor.annotated : tensor.current);
-  // Factors that must stay whole.
+  // Factors that must stay whole; a permutation factor may be split when it
+  // is the spatial loop of input windows (halos then bring the neighbours'
+  // elements).
   for (unsigned f = 0; f < rule.numFactors(); ++f) {
     FactorKind kind = rule.factorKinds[f];
+    bool spatial = llvm::any_of(
+        windows, [&](const WindowedDim &w) { return w.factor == f; });
     if (kind == FactorKind::NeedReplication ||
-        kind == FactorKind::Permutation ||
+        (kind == FactorKind::Permutation && !spatial) ||
         (kind == FactorKind::Reduction && !combiner))
       options[f] = {AxisList()};
   }
@@ -180,6 +196,20 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
     if (!plan)
       return std::nullopt;
     total += plan->cost;
+  }
+  // Halos: the rows sent to each neighbour.
+  for (const WindowedDim &window : windows) {
+    if (split[window.factor].empty())
+      continue;
+    std::optional<HaloShape> shape = halo(window, split);
+    if (!shape)
+      return std::nullopt;
+    const RuleTensor &input = tensors[window.operand];
+    std::vector<int64_t> local = ::spmd::localShape(
+        mesh.mesh, input.type.getShape(), *layout(window.operand, split));
+    double rowBytes = double(::spmd::product(local)) / local[window.dim] *
+                      elementBytes(input.type.getElementType());
+    total += (shape->left + shape->right) * rowBytes;
   }
   double iterations = 1;
   for (unsigned f = 0; f < rule.numFactors(); ++f)
@@ -295,6 +325,16 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     if (failed(local))
       return failure();
     operands.push_back(*local);
+  }
+
+  // Windows over split spatial dimensions read their halos.
+  for (const WindowedDim &window : choice.windowed()) {
+    const AxisList &axes = (*split)[window.factor];
+    if (axes.empty())
+      continue;
+    operands[window.operand] =
+        emitHaloWindow(b, loc, operands[window.operand], window,
+                       *choice.halo(window, *split), *mesh, axes);
   }
 
   // Split reduction factors: padding of uneven shards must not count, and

@@ -1,0 +1,179 @@
+//===- Halo.cpp - Windows over split dimensions ---------------------------===//
+
+#include "partitioner/Halo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+/// (loop, coefficient) terms and the constant of a sum of scaled loops.
+static std::optional<
+    std::pair<SmallVector<std::pair<unsigned, int64_t>>, int64_t>>
+linearTerms(AffineExpr expr) {
+  SmallVector<std::pair<unsigned, int64_t>> terms;
+  int64_t constant = 0;
+  std::function<bool(AffineExpr, int64_t)> walk = [&](AffineExpr e,
+                                                      int64_t scale) {
+    if (auto dim = llvm::dyn_cast<AffineDimExpr>(e)) {
+      terms.push_back({dim.getPosition(), scale});
+      return true;
+    }
+    if (auto c = llvm::dyn_cast<AffineConstantExpr>(e)) {
+      constant += scale * c.getValue();
+      return true;
+    }
+    auto binary = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary)
+      return false;
+    if (binary.getKind() == AffineExprKind::Add)
+      return walk(binary.getLHS(), scale) && walk(binary.getRHS(), scale);
+    if (binary.getKind() == AffineExprKind::Mul)
+      if (auto c = llvm::dyn_cast<AffineConstantExpr>(binary.getRHS()))
+        return walk(binary.getLHS(), scale * c.getValue());
+    return false;
+  };
+  if (!walk(expr, 1))
+    return std::nullopt;
+  return std::make_pair(terms, constant);
+}
+
+SmallVector<WindowedDim> mlir::spmd::windowedDims(Operation *op) {
+  SmallVector<WindowedDim> result;
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return result;
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  llvm::SmallBitVector outputLoops(ranges.size());
+  for (OpOperand &init : linalgOp.getDpsInitsMutable())
+    for (AffineExpr e : linalgOp.getMatchingIndexingMap(&init).getResults())
+      if (auto dim = llvm::dyn_cast<AffineDimExpr>(e))
+        outputLoops.set(dim.getPosition());
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    if (!llvm::isa<RankedTensorType>(input->get().getType()))
+      continue;
+    AffineMap map = linalgOp.getMatchingIndexingMap(input);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      if (llvm::isa<AffineDimExpr, AffineConstantExpr>(expr))
+        continue;
+      auto terms = linearTerms(expr);
+      if (!terms)
+        continue;
+      std::optional<std::pair<unsigned, int64_t>> spatial;
+      int64_t extent = 0;
+      bool ok = true;
+      for (auto [loop, coef] : terms->first) {
+        if (outputLoops.test(loop)) {
+          ok &= !spatial && coef > 0;
+          spatial = {loop, coef};
+        } else {
+          ok &= coef >= 0 && !ShapedType::isDynamic(ranges[loop]);
+          extent += coef * (ranges[loop] - 1);
+        }
+      }
+      if (ok && spatial)
+        result.push_back({input->getOperandNumber(), unsigned(d),
+                          spatial->first, spatial->second, extent,
+                          terms->second});
+    }
+  }
+  return result;
+}
+
+std::optional<HaloShape> mlir::spmd::haloShape(const WindowedDim &dim,
+                                               int64_t factorSize,
+                                               int64_t inputSize, int64_t n) {
+  int64_t localOut = llvm::divideCeil(factorSize, n);
+  int64_t localIn = llvm::divideCeil(inputSize, n);
+  int64_t left = 0, right = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t lo = dim.stride * i * localOut + dim.offset;
+    int64_t hi =
+        dim.stride * ((i + 1) * localOut - 1) + dim.extent + dim.offset + 1;
+    left = std::max(left, i * localIn - lo);
+    right = std::max(right, hi - (i + 1) * localIn);
+  }
+  if (left > localIn || right > localIn)
+    return std::nullopt;
+  int64_t window = dim.stride * (localOut - 1) + dim.extent + 1;
+  return HaloShape{left, right, window, localIn, localOut};
+}
+
+/// `value` cut along `dim` to [offset, offset + size) (offset static or not).
+static Value cut(OpBuilder &b, Location loc, Value value, int64_t dim,
+                 OpFoldResult offset, int64_t size) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(b.getIndexAttr(d == dim ? size : type.getDimSize(d)));
+  offsets[dim] = offset;
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      offsets, sizes, strides);
+}
+
+Value mlir::spmd::emitHaloWindow(OpBuilder &b, Location loc, Value local,
+                                 const WindowedDim &dim, const HaloShape &shape,
+                                 const MeshInfo &mesh,
+                                 ArrayRef<::spmd::AxisIndex> axes) {
+  int64_t n = mesh.mesh.groupSize(axes);
+  SmallVector<StringRef> names;
+  for (::spmd::AxisIndex axis : axes)
+    names.push_back(mesh.mesh.axisName(axis));
+  ArrayAttr axesAttr = b.getStrArrayAttr(names);
+  auto shift = [&](Value piece, int64_t by) {
+    SmallVector<int64_t> pairs;
+    for (int64_t p = 0; p < n; ++p)
+      if (p + by >= 0 && p + by < n)
+        pairs.append({p, p + by});
+    return CollectivePermuteOp::create(b, loc, piece.getType(), piece,
+                                       mesh.symbol, axesAttr,
+                                       b.getDenseI64ArrayAttr(pairs))
+        .getResult();
+  };
+  SmallVector<Value> parts;
+  // The last `left` elements of the left neighbour, the first `right` of
+  // the right one (devices at the ends receive zeros: padding).
+  if (shape.left > 0)
+    parts.push_back(
+        shift(cut(b, loc, local, dim.dim,
+                  b.getIndexAttr(shape.localIn - shape.left), shape.left),
+              +1));
+  parts.push_back(local);
+  if (shape.right > 0)
+    parts.push_back(
+        shift(cut(b, loc, local, dim.dim, b.getIndexAttr(0), shape.right), -1));
+  Value extended =
+      parts.size() == 1
+          ? local
+          : tensor::ConcatOp::create(b, loc, dim.dim, parts).getResult();
+  // Device i's window starts at i * (stride * localOut - localIn) + offset +
+  // left in the extended shard.
+  int64_t perDevice = dim.stride * shape.localOut - shape.localIn;
+  int64_t base = dim.offset + shape.left;
+  OpFoldResult start = b.getIndexAttr(base);
+  if (perDevice != 0) {
+    Value index = arith::ConstantIndexOp::create(b, loc, 0);
+    for (::spmd::AxisIndex axis : axes) {
+      Value size =
+          arith::ConstantIndexOp::create(b, loc, mesh.mesh.axisSize(axis));
+      Value coordinate = AxisIndexOp::create(
+          b, loc, b.getIndexType(), b.getStringAttr(mesh.mesh.axisName(axis)),
+          mesh.symbol);
+      index = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, index, size), coordinate);
+    }
+    Value scaled = arith::MulIOp::create(
+        b, loc, index, arith::ConstantIndexOp::create(b, loc, perDevice));
+    start = arith::AddIOp::create(b, loc, scaled,
+                                  arith::ConstantIndexOp::create(b, loc, base))
+                .getResult();
+  }
+  return cut(b, loc, extended, dim.dim, start, shape.window);
+}

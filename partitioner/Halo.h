@@ -1,0 +1,53 @@
+//===- Halo.h - Windows over split dimensions -------------------*- C++ -*-===//
+//
+// A convolution or pooling reads its input through a window:
+// `in[stride * oh + kh + offset]`. When the output's spatial dimension `oh`
+// is split over devices, and the input's with it, each device needs a few
+// rows of its neighbours (the halo). They come by collective_permute (one
+// from the left, one from the right), are joined to the local shard, and the
+// window the device's outputs read is cut out of that.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_PARTITIONER_HALO_H
+#define SPMD_PARTITIONER_HALO_H
+
+#include "partitioner/Partitioner.h"
+
+namespace mlir::spmd {
+
+/// An input dimension indexed by `stride * factor + sum(step_w * w) +
+/// offset`, where `factor` is a loop of the outputs and the w loops only
+/// index this window (their extent is sum(step_w * (size_w - 1))).
+struct WindowedDim {
+  unsigned operand;
+  unsigned dim;
+  unsigned factor;
+  int64_t stride;
+  int64_t extent;
+  int64_t offset;
+};
+
+/// The windowed input dimensions of a linalg op (none for other ops).
+SmallVector<WindowedDim> windowedDims(Operation *op);
+
+/// How much each device reads past its shard when the factor (of size
+/// `factorSize`) and the input dimension (of size `inputSize`) are both split
+/// `n` ways: `left` and `right` halo lengths and the `window` length. None
+/// when a halo would reach past the neighbouring device.
+struct HaloShape {
+  int64_t left, right, window;
+  int64_t localIn, localOut;
+};
+std::optional<HaloShape> haloShape(const WindowedDim &dim, int64_t factorSize,
+                                   int64_t inputSize, int64_t n);
+
+/// The window the device's outputs read, from its shard `local` (split over
+/// `axes` along `dim.dim`): halos exchanged, joined, and cut.
+Value emitHaloWindow(OpBuilder &b, Location loc, Value local,
+                     const WindowedDim &dim, const HaloShape &shape,
+                     const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_PARTITIONER_HALO_H
