@@ -1,6 +1,7 @@
 //===- Communicator.cpp - Exchanging buffers between devices --------------===//
 
 #include "runtime/Communicator.h"
+#include "runtime/TensorOps.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,6 +44,53 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   if (++meeting.left == group.size())
     meetings.erase(id);
   return all;
+}
+
+llvm::Expected<TensorRef>
+Communicator::allReduce(const std::string &key, const std::string &what,
+                        int64_t device, llvm::ArrayRef<int64_t> group,
+                        TensorRef local, ReductionKind kind) {
+  llvm::Expected<std::vector<TensorRef>> all =
+      exchange(key, what, device, group, std::move(local));
+  if (!all)
+    return all.takeError();
+  return reduce(*all, kind);
+}
+
+llvm::Expected<TensorRef>
+LocalCommunicator::allReduce(const std::string &key, const std::string &what,
+                             int64_t device, llvm::ArrayRef<int64_t> group,
+                             TensorRef local, ReductionKind kind) {
+  // Below this size a second and third meeting cost more than the
+  // redundant work.
+  constexpr int64_t kCooperativeBytes = 1 << 20;
+  if (group.size() == 1 || local->sizeInBytes() < kCooperativeBytes)
+    return Communicator::allReduce(key, what, device, group, std::move(local),
+                                   kind);
+  int64_t position = llvm::find(group, device) - group.begin();
+  // The first member allocates the result (counted on its device).
+  TensorRef result;
+  if (position == 0)
+    result = std::make_shared<HostTensor>(
+        local->type(), std::vector<int64_t>(local->shape()));
+  llvm::Expected<std::vector<TensorRef>> inputs =
+      exchange(key + "/in", what, device, group, std::move(local));
+  if (!inputs)
+    return inputs.takeError();
+  llvm::Expected<std::vector<TensorRef>> results =
+      exchange(key + "/out", what, device, group, std::move(result));
+  if (!results)
+    return results.takeError();
+  TensorRef shared = (*results)[0];
+  int64_t n = shared->numElements(), members = group.size();
+  reduceInto(*inputs, kind, *shared, n * position / members,
+             n * (position + 1) / members);
+  inputs->clear();
+  if (llvm::Expected<std::vector<TensorRef>> done =
+          exchange(key + "/done", what, device, group, nullptr);
+      !done)
+    return done.takeError();
+  return shared;
 }
 
 } // namespace spmd::runtime

@@ -13,6 +13,7 @@
 #define SPMD_RUNTIME_COMMUNICATOR_H
 
 #include "runtime/HostTensor.h"
+#include "sharding/TensorSharding.h"
 
 #include "llvm/Support/Error.h"
 
@@ -31,6 +32,13 @@ public:
   virtual llvm::Expected<std::vector<TensorRef>>
   exchange(const std::string &key, const std::string &what, int64_t device,
            llvm::ArrayRef<int64_t> group, TensorRef local) = 0;
+
+  /// The reduction of every member's `local`, on every member. By default
+  /// each member reduces all the buffers it receives.
+  virtual llvm::Expected<TensorRef>
+  allReduce(const std::string &key, const std::string &what, int64_t device,
+            llvm::ArrayRef<int64_t> group, TensorRef local,
+            ReductionKind kind);
 };
 
 /// Devices that are threads of this process.
@@ -43,6 +51,14 @@ public:
   llvm::Expected<std::vector<TensorRef>>
   exchange(const std::string &key, const std::string &what, int64_t device,
            llvm::ArrayRef<int64_t> group, TensorRef local) override;
+  /// Large buffers are reduced cooperatively: each member reduces its
+  /// 1/N of the elements straight into one result buffer that the whole
+  /// group then shares (buffers are immutable once produced).
+  llvm::Expected<TensorRef> allReduce(const std::string &key,
+                                      const std::string &what, int64_t device,
+                                      llvm::ArrayRef<int64_t> group,
+                                      TensorRef local,
+                                      ReductionKind kind) override;
 
 private:
   struct Meeting {

@@ -166,11 +166,12 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
         sharding ? sharding.toTensorSharding().partialKind
                  : ReductionKind::Sum);
   }
-  if (program->devices == 1 && hasMesh && (partitioned || hasMesh))
-    for (auto mesh : module->getOps<mlir::spmd::MeshOp>()) {
-      program->devices = mesh.getMesh().toMesh().numDevices();
-      break;
-    }
+  // With every boundary value replicated, the first mesh sets the count.
+  if (program->devices == 1 && hasMesh)
+    program->devices = (*module->getOps<mlir::spmd::MeshOp>().begin())
+                           .getMesh()
+                           .toMesh()
+                           .numDevices();
 
   FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
   if (succeeded(report))

@@ -71,40 +71,82 @@ TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size) {
   return piece(t, dim, 0, size);
 }
 
-TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind) {
-  const HostTensor &first = *parts[0];
-  auto out = std::make_shared<HostTensor>(first.type(),
-                                          std::vector<int64_t>(first.shape()));
-  std::memcpy(out->data(), first.data(), first.sizeInBytes());
-  int64_t n = out->numElements();
-  auto combine = [&](auto a, auto b) {
-    switch (kind) {
-    case ReductionKind::Sum:
-      return a + b;
-    case ReductionKind::Max:
-      return std::max(a, b);
-    case ReductionKind::Min:
-      return std::min(a, b);
-    }
-    return a;
-  };
-  for (size_t p = 1; p < parts.size(); ++p) {
-    const HostTensor &in = *parts[p];
-    if (out->type() == DType::F32) {
-      float *o = out->as<float>();
-      const float *i = in.as<float>();
-      for (int64_t e = 0; e < n; ++e)
-        o[e] = combine(o[e], i[e]);
-    } else if (isFloat(out->type())) {
-      for (int64_t e = 0; e < n; ++e)
-        out->setFloat(e, combine(out->getFloat(e), in.getFloat(e)));
-    } else {
-      unsigned width = intWidth(out->type());
-      for (int64_t e = 0; e < n; ++e)
-        out->setInt(e,
-                    wrapToWidth(combine(out->getInt(e), in.getInt(e)), width));
+template <typename T>
+static T combine(ReductionKind kind, T a, T b) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return a + b;
+  case ReductionKind::Max:
+    return std::max(a, b);
+  case ReductionKind::Min:
+    return std::min(a, b);
+  }
+  return a;
+}
+
+/// Native floats: a block of the output at a time, reading every part's
+/// block once while it is in cache.
+template <typename T>
+static void reduceNative(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
+                         T *out, int64_t begin, int64_t end) {
+  constexpr int64_t kBlock = 2048;
+  for (int64_t b = begin; b < end; b += kBlock) {
+    int64_t e = std::min(end, b + kBlock);
+    const T *first = parts[0]->as<T>();
+    for (int64_t i = b; i < e; ++i)
+      out[i] = first[i];
+    for (size_t p = 1; p < parts.size(); ++p) {
+      const T *in = parts[p]->as<T>();
+      switch (kind) {
+      case ReductionKind::Sum:
+        for (int64_t i = b; i < e; ++i)
+          out[i] += in[i];
+        break;
+      case ReductionKind::Max:
+        for (int64_t i = b; i < e; ++i)
+          out[i] = std::max(out[i], in[i]);
+        break;
+      case ReductionKind::Min:
+        for (int64_t i = b; i < e; ++i)
+          out[i] = std::min(out[i], in[i]);
+        break;
+      }
     }
   }
+}
+
+void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
+                HostTensor &out, int64_t begin, int64_t end) {
+  switch (out.type()) {
+  case DType::F32:
+    return reduceNative(parts, kind, out.as<float>(), begin, end);
+  case DType::F64:
+    return reduceNative(parts, kind, out.as<double>(), begin, end);
+  default:
+    break;
+  }
+  if (isFloat(out.type())) {
+    for (int64_t e = begin; e < end; ++e) {
+      double v = parts[0]->getFloat(e);
+      for (size_t p = 1; p < parts.size(); ++p)
+        v = combine(kind, v, parts[p]->getFloat(e));
+      out.setFloat(e, v);
+    }
+    return;
+  }
+  unsigned width = intWidth(out.type());
+  for (int64_t e = begin; e < end; ++e) {
+    int64_t v = parts[0]->getInt(e);
+    for (size_t p = 1; p < parts.size(); ++p)
+      v = wrapToWidth(combine(kind, v, parts[p]->getInt(e)), width);
+    out.setInt(e, v);
+  }
+}
+
+TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind) {
+  auto out = std::make_shared<HostTensor>(
+      parts[0]->type(), std::vector<int64_t>(parts[0]->shape()));
+  reduceInto(parts, kind, *out, 0, out->numElements());
   return out;
 }
 

@@ -28,6 +28,9 @@ TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim);
 TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size);
 /// The elementwise reduction of `parts`, in order.
 TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind);
+/// Elements [begin, end) (row-major) of the reduction of `parts`, into `out`.
+void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
+                HostTensor &out, int64_t begin, int64_t end);
 
 } // namespace spmd::runtime
 

@@ -43,10 +43,21 @@ static llvm::Expected<CollectiveInfo> infoOf(CollectiveOpInterface op,
   return info;
 }
 
-/// Builds a collective whose result is `compute(groupBuffers, position)`.
-template <typename Compute>
-static llvm::Expected<Step> buildExchange(Operation *op, KernelContext &ctx,
-                                          Compute compute) {
+namespace {
+/// One device's part in one run of a collective.
+struct Meeting {
+  std::string key;
+  const std::string &what;
+  int64_t device;
+  llvm::SmallVector<int64_t> group;
+  int64_t position;
+};
+} // namespace
+
+/// Builds a collective whose result is `run(communicator, meeting, input)`.
+template <typename Run>
+static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
+                                            Run run) {
   llvm::Expected<CollectiveInfo> info =
       infoOf(llvm::cast<CollectiveOpInterface>(op), ctx);
   if (!info)
@@ -59,16 +70,33 @@ static llvm::Expected<Step> buildExchange(Operation *op, KernelContext &ctx,
     llvm::SmallVector<int64_t> group =
         shared->mesh->groupOf(context.device, shared->axes);
     int64_t position = llvm::find(group, context.device) - group.begin();
-    std::string key = std::to_string(reinterpret_cast<uintptr_t>(identity)) +
-                      "#" + std::to_string(context.invocations[identity]++);
-    llvm::Expected<std::vector<TensorRef>> buffers =
-        context.communicator->exchange(key, shared->name, context.device, group,
-                                       frame.slots[input].tensor);
-    if (!buffers)
-      return buffers.takeError();
-    frame.slots[result] = RValue::ofTensor(compute(*buffers, position));
+    Meeting meeting{std::to_string(reinterpret_cast<uintptr_t>(identity)) +
+                        "#" + std::to_string(context.invocations[identity]++),
+                    shared->name, context.device, std::move(group), position};
+    llvm::Expected<TensorRef> out =
+        run(*context.communicator, meeting, frame.slots[input].tensor);
+    if (!out)
+      return out.takeError();
+    frame.slots[result] = RValue::ofTensor(std::move(*out));
     return llvm::Error::success();
   });
+}
+
+/// Builds a collective whose result is `compute(groupBuffers, position)`.
+template <typename Compute>
+static llvm::Expected<Step> buildExchange(Operation *op, KernelContext &ctx,
+                                          Compute compute) {
+  return buildCollective(
+      op, ctx,
+      [compute](Communicator &communicator, const Meeting &meeting,
+                TensorRef local) -> llvm::Expected<TensorRef> {
+        llvm::Expected<std::vector<TensorRef>> buffers =
+            communicator.exchange(meeting.key, meeting.what, meeting.device,
+                                  meeting.group, std::move(local));
+        if (!buffers)
+          return buffers.takeError();
+        return compute(*buffers, meeting.position);
+      });
 }
 
 static llvm::Expected<Step> buildAllGather(Operation *op, KernelContext &ctx) {
@@ -81,9 +109,14 @@ static llvm::Expected<Step> buildAllGather(Operation *op, KernelContext &ctx) {
 static llvm::Expected<Step> buildAllReduce(Operation *op, KernelContext &ctx) {
   ::spmd::ReductionKind kind =
       toLibrary(llvm::cast<AllReduceOp>(op).getReduction());
-  return buildExchange(op, ctx, [kind](std::vector<TensorRef> &all, int64_t) {
-    return reduce(all, kind);
-  });
+  return buildCollective(
+      op, ctx,
+      [kind](Communicator &communicator, const Meeting &meeting,
+             TensorRef local) {
+        return communicator.allReduce(meeting.key, meeting.what,
+                                      meeting.device, meeting.group,
+                                      std::move(local), kind);
+      });
 }
 
 static llvm::Expected<Step> buildReduceScatter(Operation *op,
@@ -92,9 +125,12 @@ static llvm::Expected<Step> buildReduceScatter(Operation *op,
   ::spmd::ReductionKind kind = toLibrary(scatter.getReduction());
   int64_t dim = scatter.getScatterDim();
   int64_t size = scatter.getType().getDimSize(dim);
+  // Only this member's piece of each buffer is reduced.
   return buildExchange(op, ctx,
                        [=](std::vector<TensorRef> &all, int64_t position) {
-                         return piece(*reduce(all, kind), dim, position, size);
+                         for (TensorRef &t : all)
+                           t = piece(*t, dim, position, size);
+                         return reduce(all, kind);
                        });
 }
 
