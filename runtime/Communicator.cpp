@@ -72,7 +72,7 @@ LocalCommunicator::allReduce(const std::string &key, const std::string &what,
   TensorRef result;
   if (position == 0)
     result = std::make_shared<HostTensor>(
-        local->type(), std::vector<int64_t>(local->shape()));
+        local->type(), std::vector<int64_t>(local->shape()), Init::None);
   llvm::Expected<std::vector<TensorRef>> inputs =
       exchange(key + "/in", what, device, group, std::move(local));
   if (!inputs)

@@ -63,7 +63,7 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
-             Communicator &communicator) {
+             Communicator &communicator, int64_t threadsPerDevice) {
   std::vector<std::vector<RValue>> results(numDevices);
   std::vector<std::string> errors(numDevices);
   std::vector<std::thread> threads;
@@ -72,6 +72,7 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
       MemoryStats::setCurrentDevice(device);
       DeviceContext context;
       context.device = device;
+      context.threads = threadsPerDevice;
       context.communicator = &communicator;
       llvm::Expected<std::vector<RValue>> out =
           executable.run(function, std::move(args[device]), context);

@@ -46,12 +46,13 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind);
 
-/// Runs `function` of `executable` on `numDevices` threads; `args[d]` are
-/// device d's arguments. Returns each device's results.
+/// Runs `function` of `executable` on `numDevices` threads, each kernel
+/// using up to `threadsPerDevice`; `args[d]` are device d's arguments.
+/// Returns each device's results.
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
-             Communicator &communicator);
+             Communicator &communicator, int64_t threadsPerDevice = 1);
 
 } // namespace spmd::runtime
 

@@ -45,6 +45,8 @@ struct Frame {
 /// What a device knows about itself while running.
 struct DeviceContext {
   int64_t device = 0;
+  /// Threads a kernel may use (--threads-per-device).
+  int64_t threads = 1;
   Communicator *communicator = nullptr;
   /// How often each collective ran on this device (keys its meetings).
   std::unordered_map<const void *, int64_t> invocations;

@@ -6,7 +6,10 @@
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 namespace spmd::runtime {
 
@@ -36,6 +39,78 @@ void MemoryStats::add(int64_t device, int64_t bytes) {
   int64_t peak = peakBytes[device].load();
   while (now > peak && !peakBytes[device].compare_exchange_weak(peak, now)) {
   }
+}
+
+namespace {
+/// Freed large blocks by size, kept up to a byte budget. Small blocks go
+/// straight to malloc, which already reuses them cheaply.
+class BlockPool {
+public:
+  static BlockPool &get() {
+    static BlockPool *pool = new BlockPool(); // outlives static tensors
+    return *pool;
+  }
+
+  uint8_t *take(size_t size) {
+    if (size >= kPooledBytes) {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = free.find(size);
+      if (it != free.end()) {
+        uint8_t *p = it->second;
+        free.erase(it);
+        cached -= size;
+        return p;
+      }
+    }
+    return static_cast<uint8_t *>(std::malloc(std::max<size_t>(size, 1)));
+  }
+
+  void give(uint8_t *p, size_t size) {
+    if (size >= kPooledBytes) {
+      std::lock_guard<std::mutex> lock(mutex);
+      // Over budget: drop the smallest blocks first, the cheapest to
+      // fault in again.
+      while (cached + size > kBudgetBytes && !free.empty()) {
+        cached -= free.begin()->first;
+        std::free(free.begin()->second);
+        free.erase(free.begin());
+      }
+      if (cached + size <= kBudgetBytes) {
+        free.emplace(size, p);
+        cached += size;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+private:
+  static constexpr size_t kPooledBytes = 256 << 10;
+  static constexpr size_t kBudgetBytes = size_t(2) << 30;
+  std::mutex mutex;
+  std::multimap<size_t, uint8_t *> free;
+  size_t cached = 0;
+};
+} // namespace
+
+TrackedBytes::TrackedBytes(size_t size, Init init)
+    : device(MemoryStats::currentDevice()), size(size),
+      ptr(BlockPool::get().take(size)) {
+  if (init == Init::Zero)
+    std::memset(ptr, 0, size);
+  MemoryStats::add(device, size);
+}
+
+TrackedBytes::TrackedBytes(const TrackedBytes &o)
+    : TrackedBytes(o.size, Init::None) {
+  std::memcpy(ptr, o.ptr, size);
+}
+
+TrackedBytes::~TrackedBytes() {
+  if (!ptr)
+    return;
+  MemoryStats::add(device, -int64_t(size));
+  BlockPool::get().give(ptr, size);
 }
 
 int64_t dtypeBytes(DType type) {
@@ -187,12 +262,12 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
-HostTensor::HostTensor(DType type, std::vector<int64_t> shape)
+HostTensor::HostTensor(DType type, std::vector<int64_t> shape, Init init)
     : type_(type), shape_(std::move(shape)) {
   numElements_ = 1;
   for (int64_t s : shape_)
     numElements_ *= s;
-  bytes_ = TrackedBytes(numElements_ * dtypeBytes(type_));
+  bytes_ = TrackedBytes(numElements_ * dtypeBytes(type_), init);
 }
 
 std::vector<int64_t> HostTensor::strides() const {

@@ -41,41 +41,44 @@ public:
   static int64_t currentDevice();
 };
 
-/// Storage bytes that count for the device that allocated them.
+/// Whether new storage starts zeroed (the default) or holds whatever the
+/// allocator gives (for kernels that write every byte).
+enum class Init { Zero, None };
+
+/// Storage bytes that count for the device that allocated them. Large
+/// blocks come from a process-wide pool that keeps freed blocks for reuse,
+/// so a program run many times does not fault its pages in every run.
 class TrackedBytes {
 public:
   TrackedBytes() = default;
-  explicit TrackedBytes(size_t size)
-      : device(MemoryStats::currentDevice()), bytes(size) {
-    MemoryStats::add(device, bytes.size());
-  }
-  TrackedBytes(const TrackedBytes &o)
-      : device(MemoryStats::currentDevice()), bytes(o.bytes) {
-    MemoryStats::add(device, bytes.size());
-  }
+  explicit TrackedBytes(size_t size, Init init = Init::Zero);
+  TrackedBytes(const TrackedBytes &o);
   TrackedBytes(TrackedBytes &&o) noexcept
-      : device(o.device), bytes(std::move(o.bytes)) {
-    o.bytes.clear();
+      : device(o.device), size(o.size), ptr(o.ptr) {
+    o.size = 0;
+    o.ptr = nullptr;
   }
   TrackedBytes &operator=(TrackedBytes o) {
     std::swap(device, o.device);
-    std::swap(bytes, o.bytes);
+    std::swap(size, o.size);
+    std::swap(ptr, o.ptr);
     return *this;
   }
-  ~TrackedBytes() { MemoryStats::add(device, -int64_t(bytes.size())); }
+  ~TrackedBytes();
 
-  uint8_t *data() { return bytes.data(); }
-  const uint8_t *data() const { return bytes.data(); }
+  uint8_t *data() { return ptr; }
+  const uint8_t *data() const { return ptr; }
 
 private:
   int64_t device = -1;
-  std::vector<uint8_t> bytes;
+  size_t size = 0;
+  uint8_t *ptr = nullptr;
 };
 
 class HostTensor {
 public:
   HostTensor() = default;
-  HostTensor(DType type, std::vector<int64_t> shape);
+  HostTensor(DType type, std::vector<int64_t> shape, Init init = Init::Zero);
 
   DType type() const { return type_; }
   llvm::ArrayRef<int64_t> shape() const { return shape_; }

@@ -1,6 +1,7 @@
 //===- Program.cpp - A module compiled for all local devices --------------===//
 
 #include "runtime/Program.h"
+#include "runtime/Parallel.h"
 
 #include "ir/SpmdOps.h"
 #include "passes/Passes.h"
@@ -173,6 +174,8 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
                            .toMesh()
                            .numDevices();
 
+  program->threads = defaultThreadsPerDevice(program->devices);
+
   FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
   if (succeeded(report))
     program->report = std::move(*report);
@@ -190,8 +193,10 @@ std::vector<TensorRef> Program::shard(unsigned input,
   for (int64_t device = 0; device < devices; ++device) {
     if (inputLayouts[input])
       shards.push_back(shardFor(global, *inputLayouts[input], device));
-    else
+    else if (shards.empty())
       shards.push_back(std::make_shared<HostTensor>(global));
+    else // buffers are immutable: replicas share one copy
+      shards.push_back(shards.front());
   }
   return shards;
 }
@@ -220,17 +225,14 @@ Program::run(llvm::ArrayRef<HostTensor> args) {
   if (args.size() != inputSpecs.size())
     return fail("@" + entryName + " takes " + llvm::Twine(inputSpecs.size()) +
                 " inputs");
-  std::vector<std::vector<RValue>> perDevice(devices);
+  std::vector<std::vector<TensorRef>> perDevice(devices);
   for (auto [i, arg] : llvm::enumerate(args)) {
     std::vector<TensorRef> shards = shard(i, arg);
-    bool scalar = inputSpecs[i].shape.empty() && !inputLayouts[i];
     for (int64_t device = 0; device < devices; ++device)
-      perDevice[device].push_back(toValue(shards[device], scalar));
+      perDevice[device].push_back(shards[device]);
   }
-  LocalCommunicator communicator;
-  MemoryStats::reset();
-  llvm::Expected<std::vector<std::vector<RValue>>> results = runOnDevices(
-      *local, entryName, std::move(perDevice), devices, communicator);
+  llvm::Expected<std::vector<std::vector<RValue>>> results =
+      runShards(std::move(perDevice));
   if (!results)
     return results.takeError();
   std::vector<HostTensor> outputs;
@@ -251,6 +253,19 @@ Program::run(llvm::ArrayRef<HostTensor> args) {
   return outputs;
 }
 
+llvm::Expected<std::vector<std::vector<RValue>>>
+Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
+  std::vector<std::vector<RValue>> values(devices);
+  for (int64_t device = 0; device < devices; ++device)
+    for (auto [i, shard] : llvm::enumerate(perDevice[device]))
+      values[device].push_back(toValue(
+          shard, inputSpecs[i].shape.empty() && !inputLayouts[i]));
+  LocalCommunicator communicator;
+  MemoryStats::reset();
+  return runOnDevices(*local, entryName, std::move(values), devices,
+                      communicator, threads);
+}
+
 llvm::Expected<std::vector<HostTensor>>
 Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
   if (!global)
@@ -262,6 +277,7 @@ Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
                              inputSpecs[i].shape.empty()));
   LocalCommunicator communicator;
   DeviceContext context;
+  context.threads = threads;
   context.communicator = &communicator;
   llvm::Expected<std::vector<RValue>> results =
       global->run(entryName, std::move(values), context);

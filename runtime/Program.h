@@ -37,6 +37,9 @@ public:
   llvm::ArrayRef<TensorSpec> inputs() const { return inputSpecs; }
   llvm::ArrayRef<TensorSpec> outputs() const { return outputSpecs; }
   int64_t numDevices() const { return devices; }
+  /// Threads each device's kernels may use (default: cores / devices).
+  int64_t threadsPerDevice() const { return threads; }
+  void setThreadsPerDevice(int64_t n) { threads = std::max<int64_t>(n, 1); }
   bool hasGlobalProgram() const { return bool(global); }
   /// The longest reduction of the program (for check tolerances).
   int64_t longestReduction() const { return reductionLength; }
@@ -44,6 +47,10 @@ public:
 
   /// Runs on all devices: global inputs in, global outputs out.
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> args);
+  /// Runs on all devices with inputs already split (`perDevice[d]` as
+  /// `shard` gives device d); results stay on their devices.
+  llvm::Expected<std::vector<std::vector<RValue>>>
+  runShards(std::vector<std::vector<TensorRef>> perDevice);
   /// Runs the unpartitioned program on one device.
   llvm::Expected<std::vector<HostTensor>>
   runGlobal(llvm::ArrayRef<HostTensor> args);
@@ -59,6 +66,7 @@ private:
   std::vector<std::optional<ShardLayout>> inputLayouts, outputLayouts;
   std::vector<ReductionKind> outputPartialKinds;
   int64_t devices = 1;
+  int64_t threads = 1;
   int64_t reductionLength = 1;
   std::unique_ptr<Executable> local, global;
   llvm::json::Value report = llvm::json::Object{};

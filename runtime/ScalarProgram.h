@@ -18,6 +18,15 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
+/// Hot loops are compiled twice, for AVX2 and for the baseline, and picked
+/// when the program loads: wide vectors where the machine has them, yet
+/// the binary runs on any x86-64.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SPMD_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SPMD_VECTOR_CLONES
+#endif
+
 namespace spmd::runtime {
 
 constexpr int64_t kBlock = 256;

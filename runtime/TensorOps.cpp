@@ -44,10 +44,12 @@ void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
 TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size) {
   std::vector<int64_t> shape(t.shape());
   shape[dim] = size;
-  auto out = std::make_shared<HostTensor>(t.type(), shape);
   std::vector<int64_t> offsets(t.rank(), 0), sizes(t.shape());
   offsets[dim] = k * size;
   sizes[dim] = std::clamp<int64_t>(t.shape()[dim] - k * size, 0, size);
+  // Only a piece reaching past the end has zeros to fill.
+  auto out = std::make_shared<HostTensor>(
+      t.type(), shape, sizes[dim] == size ? Init::None : Init::Zero);
   copyBox(t, offsets, sizes, *out, std::vector<int64_t>(t.rank(), 0));
   return out;
 }
@@ -57,7 +59,7 @@ TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim) {
   shape[dim] = 0;
   for (const TensorRef &p : parts)
     shape[dim] += p->shape()[dim];
-  auto out = std::make_shared<HostTensor>(parts[0]->type(), shape);
+  auto out = std::make_shared<HostTensor>(parts[0]->type(), shape, Init::None);
   std::vector<int64_t> at(shape.size(), 0);
   for (const TensorRef &p : parts) {
     copyBox(*p, std::vector<int64_t>(p->rank(), 0),
@@ -145,7 +147,7 @@ void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
 
 TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind) {
   auto out = std::make_shared<HostTensor>(
-      parts[0]->type(), std::vector<int64_t>(parts[0]->shape()));
+      parts[0]->type(), std::vector<int64_t>(parts[0]->shape()), Init::None);
   reduceInto(parts, kind, *out, 0, out->numElements());
   return out;
 }

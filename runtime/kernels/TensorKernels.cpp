@@ -99,9 +99,11 @@ static llvm::Expected<Step> buildEmpty(Operation *op, KernelContext &ctx) {
   if (!info)
     return info.takeError();
   unsigned result = ctx.slot(op->getResult(0));
+  // Its contents are unspecified (as in MLIR); ops that take it as an init
+  // overwrite it, so it is not even zeroed.
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
-    frame.slots[result] =
-        RValue::ofTensor(std::make_shared<HostTensor>(info.type, info.shape));
+    frame.slots[result] = RValue::ofTensor(
+        std::make_shared<HostTensor>(info.type, info.shape, Init::None));
     return llvm::Error::success();
   });
 }

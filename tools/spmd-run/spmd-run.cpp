@@ -2,7 +2,7 @@
 //
 //   spmd-run FILE.mlir [--entry=NAME] [--devices=N] [--mesh-config=FILE]
 //            [--seed=S] [--inputs=DIR] [--outputs=DIR] [--check]
-//            [--iters=K] [--report=FILE]
+//            [--iters=K] [--report=FILE] [--threads-per-device=T]
 //
 // Exit codes: 0 success, 1 check failure or run error, 2 bad input.
 //
@@ -62,6 +62,11 @@ static cl::opt<bool> check("check",
                            cl::desc("Compare with the unpartitioned program "
                                     "on one device"),
                            cl::init(false));
+static cl::opt<int64_t> threadsPerDevice(
+    "threads-per-device",
+    cl::desc("Threads each device's kernels may use (default: cores / "
+             "devices, at least 1)"),
+    cl::init(0));
 static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
                               cl::init(1));
 static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
@@ -155,6 +160,10 @@ int main(int argc, char **argv) {
                            "mesh larger than the local devices needs more "
                            "processes",
                            program.numDevices(), int64_t(devicesFlag)));
+  if (threadsPerDevice < 0)
+    badInput("--threads-per-device must be positive");
+  if (threadsPerDevice > 0)
+    program.setThreadsPerDevice(threadsPerDevice);
   double compileMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
@@ -255,6 +264,8 @@ int main(int argc, char **argv) {
     llvm::json::Object report{{"compile_ms", compileMs},
                               {"run_ms", runMs},
                               {"devices", program.numDevices()},
+                              {"threads_per_device",
+                               program.threadsPerDevice()},
                               {"comm", program.commReport()},
                               {"peak_buffer_bytes", std::move(peakArray)}};
     if (check)
