@@ -75,10 +75,37 @@ unsigned KernelContext::slot(Value value) {
   return it->second;
 }
 
+/// The values of `block` (its arguments and its ops' results) whose last
+/// use is each op: a use inside a nested region counts for the op of
+/// `block` holding it. Unused values die where they are defined.
+static llvm::DenseMap<Operation *, SmallVector<Value>>
+lastUses(Block &block) {
+  llvm::DenseMap<Operation *, SmallVector<Value>> dying;
+  auto record = [&](Value value, Operation *fallback) {
+    Operation *last = nullptr;
+    for (Operation *user : value.getUsers()) {
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (inBlock && (!last || last->isBeforeInBlock(inBlock)))
+        last = inBlock;
+    }
+    if (!last)
+      last = fallback;
+    if (last)
+      dying[last].push_back(value);
+  };
+  for (BlockArgument arg : block.getArguments())
+    record(arg, block.empty() ? nullptr : &block.front());
+  for (Operation &op : block)
+    for (Value result : op.getResults())
+      record(result, &op);
+  return dying;
+}
+
 llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
   Steps steps;
   for (BlockArgument arg : block.getArguments())
     slot(arg);
+  llvm::DenseMap<Operation *, SmallVector<Value>> dying = lastUses(block);
   for (Operation &op : block) {
     std::optional<KernelBuilder> builder =
         KernelRegistry::get().builderFor(&op);
@@ -87,8 +114,25 @@ llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
     llvm::Expected<Step> step = (*builder)(&op, *this);
     if (!step)
       return step.takeError();
-    if (*step)
-      steps.push_back(std::move(*step));
+    // Buffers are freed after their last use, so a device holds only what
+    // is live (what its peak memory reports).
+    SmallVector<unsigned> release;
+    for (Value value : dying.lookup(&op))
+      release.push_back(slot(value));
+    if (release.empty()) {
+      if (*step)
+        steps.push_back(std::move(*step));
+      continue;
+    }
+    steps.push_back([inner = std::move(*step), release](
+                        Frame &frame, DeviceContext &context) -> llvm::Error {
+      if (inner)
+        if (llvm::Error err = inner(frame, context))
+          return err;
+      for (unsigned s : release)
+        frame.slots[s] = RValue();
+      return llvm::Error::success();
+    });
   }
   return steps;
 }

@@ -262,8 +262,20 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
           shard, inputSpecs[i].shape.empty() && !inputLayouts[i]));
   LocalCommunicator communicator;
   MemoryStats::reset();
-  return runOnDevices(*local, entryName, std::move(values), devices,
-                      communicator, threads);
+  // A device holds its argument shards for the whole run, whichever
+  // thread allocated them: they count towards its peak.
+  std::vector<int64_t> held(devices, 0);
+  for (int64_t device = 0; device < devices; ++device) {
+    for (const RValue &value : values[device])
+      if (value.tensor)
+        held[device] += value.tensor->sizeInBytes();
+    MemoryStats::add(device, held[device]);
+  }
+  auto results = runOnDevices(*local, entryName, std::move(values), devices,
+                              communicator, threads);
+  for (int64_t device = 0; device < devices; ++device)
+    MemoryStats::add(device, -held[device]);
+  return results;
 }
 
 llvm::Expected<std::vector<HostTensor>>
