@@ -54,21 +54,28 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
   auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
   if (!dense)
     return opError(op, "unsupported constant");
-  int64_t i = 0;
-  if (isFloat(info->type)) {
-    for (APFloat v : dense.getValues<APFloat>())
-      tensor->setFloat(i++, v.convertToDouble());
-    if (dense.isSplat())
-      for (; i < tensor->numElements(); ++i)
-        tensor->setFloat(i, tensor->getFloat(0));
+  Type element = dense.getElementType();
+  int64_t bytes = dtypeBytes(info->type);
+  int64_t n = dense.isSplat() ? std::min<int64_t>(1, tensor->numElements())
+                              : tensor->numElements();
+  if (!dense.isSplat() && element.isIntOrFloat() && !element.isInteger(1) &&
+      element.getIntOrFloatBitWidth() == bytes * 8) {
+    // Stored packed, as the buffer is (little-endian hosts).
+    std::memcpy(tensor->data(), dense.getRawData().data(), n * bytes);
+  } else if (isFloat(info->type)) {
+    auto it = dense.value_begin<APFloat>();
+    for (int64_t i = 0; i < n; ++i, ++it)
+      tensor->setFloat(i, (*it).convertToDouble());
   } else {
-    for (APInt v : dense.getValues<APInt>())
-      tensor->setInt(i++, info->type == DType::I1 ? int64_t(v.getBoolValue())
-                                                  : v.getSExtValue());
-    if (dense.isSplat())
-      for (; i < tensor->numElements(); ++i)
-        tensor->setInt(i, tensor->getInt(0));
+    auto it = dense.value_begin<APInt>();
+    for (int64_t i = 0; i < n; ++i, ++it)
+      tensor->setInt(i, info->type == DType::I1 ? int64_t((*it).getBoolValue())
+                                                : (*it).getSExtValue());
   }
+  // A splat: copy the first element, doubling the filled prefix each time.
+  for (int64_t filled = n; filled < tensor->numElements(); filled *= 2)
+    std::memcpy(tensor->data() + filled * bytes, tensor->data(),
+                std::min(filled, tensor->numElements() - filled) * bytes);
   return tensor;
 }
 
