@@ -53,6 +53,7 @@ const KernelRegistry &KernelRegistry::get() {
     registerTensorKernels(r);
     registerControlFlowKernels(r);
     registerCollectiveKernels(r);
+    registerEigenKernels(r); // before the evaluator's fallback
     registerLinalgKernels(r);
     registerElementwiseKernels(r);
     return r;

@@ -6,8 +6,8 @@
 // one parallel loop in blocks of kBlock lanes (so lanes write distinct output
 // elements and reductions stay sequential), the others one point at a time.
 // Operand element offsets are affine in the loop indices, so each operand
-// needs only a base offset and one stride per loop. Matmuls of f32 and f64
-// go to Eigen.
+// needs only a base offset and one stride per loop. (Matmuls and
+// convolutions of f32 and f64 have Eigen kernels: EigenKernels.cpp.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +16,6 @@
 #include "runtime/ScalarProgram.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-
-#include <Eigen/Core>
 
 #include <cstring>
 
@@ -360,69 +358,7 @@ static llvm::Expected<Step> buildStructured(Operation *op,
   });
 }
 
-/// C = init + A * B (batched) for f32 and f64, through Eigen.
-template <typename T>
-static void matmul(const HostTensor &a, const HostTensor &b, HostTensor &c,
-                   int64_t batch) {
-  using Matrix =
-      Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1],
-          n = b.shape()[b.rank() - 1];
-  for (int64_t i = 0; i < batch; ++i) {
-    Eigen::Map<const Matrix> A(a.as<T>() + i * m * k, m, k);
-    Eigen::Map<const Matrix> B(b.as<T>() + i * k * n, k, n);
-    Eigen::Map<Matrix> C(c.as<T>() + i * m * n, m, n);
-    C.noalias() += A * B;
-  }
-}
-
-static std::optional<KernelBuilder> matmulBuilder(Operation *op) {
-  bool batched = llvm::isa<linalg::BatchMatmulOp>(op);
-  if (!llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-    return std::nullopt;
-  auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
-  // Only the plain forms (no transposes or broadcasts in the maps).
-  SmallVector<AffineMap> defaults =
-      batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(op->getContext())
-              : linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
-  if (linalgOp.getIndexingMapsArray() != defaults)
-    return std::nullopt;
-  Type element = getElementTypeOrSelf(op->getResult(0).getType());
-  if (!element.isF32() && !element.isF64())
-    return std::nullopt;
-  for (Value operand : op->getOperands())
-    if (getElementTypeOrSelf(operand.getType()) != element)
-      return std::nullopt;
-  return KernelBuilder(
-      [batched](Operation *op, KernelContext &context) -> llvm::Expected<Step> {
-        unsigned a = context.slot(op->getOperand(0)),
-                 b = context.slot(op->getOperand(1)),
-                 c = context.slot(op->getOperand(2)),
-                 r = context.slot(op->getResult(0));
-        bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-        int64_t batch =
-            batched ? llvm::cast<RankedTensorType>(op->getOperand(0).getType())
-                          .getDimSize(0)
-                    : 1;
-        return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
-          const HostTensor &init = *frame.slots[c].tensor;
-          auto out = std::make_shared<HostTensor>(
-              init.type(), std::vector<int64_t>(init.shape()));
-          std::memcpy(out->data(), init.data(), init.sizeInBytes());
-          if (isF32)
-            matmul<float>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
-                          batch);
-          else
-            matmul<double>(*frame.slots[a].tensor, *frame.slots[b].tensor, *out,
-                           batch);
-          frame.slots[r] = RValue::ofTensor(out);
-          return llvm::Error::success();
-        });
-      });
-}
-
 void registerLinalgKernels(KernelRegistry &registry) {
-  registry.addFallback(matmulBuilder);
   registry.addFallback([](Operation *op) -> std::optional<KernelBuilder> {
     if (llvm::isa<linalg::LinalgOp>(op))
       return KernelBuilder(buildStructured);

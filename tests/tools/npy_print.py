@@ -8,15 +8,22 @@ import sys
 FORMATS = {"<f4": "f", "<f8": "d", "<f2": "e", "|b1": "?", "|i1": "b",
            "<i1": "b", "<i2": "h", "<i4": "i", "<i8": "q"}
 
-for path in sys.argv[1:]:
+
+def read_npy(path):
+    """(shape, values) of a little-endian, C-order .npy file."""
     data = open(path, "rb").read()
     assert data[:6] == b"\x93NUMPY", path
     header_len = struct.unpack("<H", data[8:10])[0]
     header = ast.literal_eval(data[10:10 + header_len].decode("latin1"))
-    code = FORMATS[header["descr"]]
     count = 1
     for s in header["shape"]:
         count *= s
-    values = struct.unpack("<%d%s" % (count, code), data[10 + header_len:])
-    print("%s: %s" % (path.rsplit("/", 1)[-1],
-                      " ".join(repr(v) for v in values)))
+    code = FORMATS[header["descr"]]
+    return tuple(header["shape"]), struct.unpack(
+        "<%d%s" % (count, code), data[10 + header_len:])
+
+
+if __name__ == "__main__":
+    for path in sys.argv[1:]:
+        print("%s: %s" % (path.rsplit("/", 1)[-1],
+                          " ".join(repr(v) for v in read_npy(path)[1])))

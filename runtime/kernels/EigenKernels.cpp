@@ -1,0 +1,288 @@
+//===- EigenKernels.cpp - Matmuls and convolutions through Eigen ----------===//
+//
+// linalg.matmul, linalg.batch_matmul and 2-D convolutions (NHWC/HWCF and
+// NCHW/FCHW, any strides and dilations) of f32 and f64 become GEMMs:
+// convolutions through an im2col buffer (none for 1x1 kernels with unit
+// strides). Output rows are split over the device's threads. Everything
+// else falls through to the structured-op evaluator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+#include "runtime/Parallel.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <Eigen/Core>
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+template <typename T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic,
+                                Eigen::RowMajor>;
+
+/// Below this many multiply-adds per thread, more threads cost more than
+/// they save.
+constexpr int64_t kMacsPerThread = 1 << 20;
+
+static int64_t threadsFor(int64_t threads, int64_t macs) {
+  return std::clamp<int64_t>(macs / kMacsPerThread, 1, threads);
+}
+
+/// C[m x n] += A[m x k] * B[k x n] (row-major), rows split over threads.
+template <typename T>
+static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k,
+                 int64_t n, int64_t threads) {
+  parallelFor(threadsFor(threads, m * k * n), m,
+              [&](int64_t first, int64_t last) {
+                Eigen::Map<const RowMatrix<T>> A(a + first * k, last - first,
+                                                 k);
+                Eigen::Map<const RowMatrix<T>> B(b, k, n);
+                Eigen::Map<RowMatrix<T>> C(c + first * n, last - first, n);
+                C.noalias() += A * B;
+              });
+}
+
+template <typename T> static DType dtypeOf() {
+  return sizeof(T) == 4 ? DType::F32 : DType::F64;
+}
+
+/// A new output holding a copy of the init (the GEMMs accumulate into it).
+static TensorRef outputFrom(const HostTensor &init) {
+  auto out = std::make_shared<HostTensor>(
+      init.type(), std::vector<int64_t>(init.shape()), Init::None);
+  std::memcpy(out->data(), init.data(), init.sizeInBytes());
+  return out;
+}
+
+/// The element type shared by every operand of `op`, if f32 or f64.
+static bool allF32OrF64(Operation *op) {
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!element.isF32() && !element.isF64())
+    return false;
+  return llvm::all_of(op->getOperandTypes(), [&](Type t) {
+    return getElementTypeOrSelf(t) == element;
+  });
+}
+
+//===--- matmuls ----------------------------------------------------------===//
+
+template <typename T>
+static void matmul(const HostTensor &a, const HostTensor &b, HostTensor &c,
+                   int64_t batch, int64_t threads) {
+  int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1],
+          n = b.shape()[b.rank() - 1];
+  for (int64_t i = 0; i < batch; ++i)
+    gemm(a.as<T>() + i * m * k, b.as<T>() + i * k * n, c.as<T>() + i * m * n,
+         m, k, n, threads);
+}
+
+static std::optional<KernelBuilder> matmulBuilder(Operation *op) {
+  bool batched = llvm::isa<linalg::BatchMatmulOp>(op);
+  if (!llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+      !allF32OrF64(op))
+    return std::nullopt;
+  // Only the plain forms (no transposes or broadcasts in the maps).
+  SmallVector<AffineMap> defaults =
+      batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(op->getContext())
+              : linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
+  if (llvm::cast<linalg::LinalgOp>(op).getIndexingMapsArray() != defaults)
+    return std::nullopt;
+  return KernelBuilder(
+      [batched](Operation *op, KernelContext &context) -> llvm::Expected<Step> {
+        unsigned a = context.slot(op->getOperand(0)),
+                 b = context.slot(op->getOperand(1)),
+                 c = context.slot(op->getOperand(2)),
+                 r = context.slot(op->getResult(0));
+        bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+        int64_t batch =
+            batched ? llvm::cast<RankedTensorType>(op->getOperand(0).getType())
+                          .getDimSize(0)
+                    : 1;
+        return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
+          TensorRef out = outputFrom(*frame.slots[c].tensor);
+          const HostTensor &lhs = *frame.slots[a].tensor,
+                           &rhs = *frame.slots[b].tensor;
+          if (isF32)
+            matmul<float>(lhs, rhs, *out, batch, ctx.threads);
+          else
+            matmul<double>(lhs, rhs, *out, batch, ctx.threads);
+          frame.slots[r] = RValue::ofTensor(out);
+          return llvm::Error::success();
+        });
+      });
+}
+
+//===--- convolutions -----------------------------------------------------===//
+
+namespace {
+/// A 2-D convolution's sizes; the input already holds any padding.
+struct ConvShape {
+  bool channelsLast; // NHWC/HWCF, else NCHW/FCHW
+  int64_t n, c, h, w, f, kh, kw, oh, ow;
+  int64_t sh, sw, dh, dw;
+
+  int64_t patch() const { return c * kh * kw; }
+  int64_t pixels() const { return oh * ow; }
+  /// 1x1 kernels with unit strides read the input as it is.
+  bool direct() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1; }
+};
+} // namespace
+
+static std::optional<ConvShape> convShapeOf(Operation *op) {
+  auto dims = [&](unsigned i) {
+    return llvm::cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
+  };
+  auto pair = [](DenseIntElementsAttr attr) {
+    SmallVector<int64_t> v = llvm::to_vector(attr.getValues<int64_t>());
+    return std::make_pair(v[0], v[1]);
+  };
+  ConvShape s;
+  ArrayRef<int64_t> in = dims(0), filter = dims(1), out = dims(2);
+  std::pair<int64_t, int64_t> strides, dilations;
+  if (auto conv = llvm::dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    s.channelsLast = true;
+    s.n = in[0], s.h = in[1], s.w = in[2], s.c = in[3];
+    s.kh = filter[0], s.kw = filter[1], s.f = filter[3];
+    s.oh = out[1], s.ow = out[2];
+    strides = pair(conv.getStrides());
+    dilations = pair(conv.getDilations());
+  } else if (auto conv = llvm::dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+    s.channelsLast = false;
+    s.n = in[0], s.c = in[1], s.h = in[2], s.w = in[3];
+    s.f = filter[0], s.kh = filter[2], s.kw = filter[3];
+    s.oh = out[2], s.ow = out[3];
+    strides = pair(conv.getStrides());
+    dilations = pair(conv.getDilations());
+  } else {
+    return std::nullopt;
+  }
+  std::tie(s.sh, s.sw) = strides;
+  std::tie(s.dh, s.dw) = dilations;
+  // Every window inside the input (else the evaluator reports it).
+  if (s.oh > 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.h)
+    return std::nullopt;
+  if (s.ow > 0 && (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.w)
+    return std::nullopt;
+  return s;
+}
+
+/// NHWC: out[pixels x F] += col[pixels x (KH KW C)] * filter[(KH KW C) x F],
+/// col rows built by the thread that multiplies them.
+template <typename T>
+static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
+                             T *out, int64_t threads) {
+  int64_t k = s.patch();
+  for (int64_t b = 0; b < s.n; ++b) {
+    const T *image = in + b * s.h * s.w * s.c;
+    T *result = out + b * s.pixels() * s.f;
+    if (s.direct()) {
+      // Unit strides and a 1x1 kernel: the image is the column matrix, one
+      // block of output rows per image row unless the rows are whole.
+      int64_t step = s.ow == s.w ? std::max<int64_t>(s.oh, 1) : 1;
+      for (int64_t y = 0; y < s.oh; y += step)
+        gemm(image + y * s.w * s.c, filter, result + y * s.ow * s.f,
+             step * s.ow, k, s.f, threads);
+      continue;
+    }
+    HostTensor col(dtypeOf<T>(), {s.pixels() * k}, Init::None);
+    T *cols = reinterpret_cast<T *>(col.data());
+    parallelFor(threadsFor(threads, s.pixels() * k * s.f), s.pixels(),
+                [&](int64_t first, int64_t last) {
+                  for (int64_t p = first; p < last; ++p) {
+                    int64_t y = p / s.ow, x = p % s.ow;
+                    T *row = cols + p * k;
+                    for (int64_t i = 0; i < s.kh; ++i)
+                      for (int64_t j = 0; j < s.kw; ++j)
+                        std::memcpy(row + (i * s.kw + j) * s.c,
+                                    image + ((y * s.sh + i * s.dh) * s.w +
+                                             x * s.sw + j * s.dw) *
+                                                s.c,
+                                    s.c * sizeof(T));
+                  }
+                  Eigen::Map<const RowMatrix<T>> A(cols + first * k,
+                                                   last - first, k);
+                  Eigen::Map<const RowMatrix<T>> B(filter, k, s.f);
+                  Eigen::Map<RowMatrix<T>> C(result + first * s.f,
+                                             last - first, s.f);
+                  C.noalias() += A * B;
+                });
+  }
+}
+
+/// NCHW: out[F x pixels] += filter[F x (C KH KW)] * col[(C KH KW) x pixels].
+template <typename T>
+static void convChannelsFirst(const ConvShape &s, const T *in,
+                              const T *filter, T *out, int64_t threads) {
+  int64_t k = s.patch();
+  for (int64_t b = 0; b < s.n; ++b) {
+    const T *image = in + b * s.c * s.h * s.w;
+    T *result = out + b * s.f * s.pixels();
+    if (s.direct() && s.oh == s.h && s.ow == s.w) {
+      gemm(filter, image, result, s.f, k, s.pixels(), threads);
+      continue;
+    }
+    HostTensor col(dtypeOf<T>(), {k * s.pixels()}, Init::None);
+    T *cols = reinterpret_cast<T *>(col.data());
+    parallelFor(threadsFor(threads, k * s.pixels()), k,
+                [&](int64_t first, int64_t last) {
+                  for (int64_t r = first; r < last; ++r) {
+                    int64_t ch = r / (s.kh * s.kw), i = r / s.kw % s.kh,
+                            j = r % s.kw;
+                    T *row = cols + r * s.pixels();
+                    for (int64_t y = 0; y < s.oh; ++y) {
+                      const T *src = image + ch * s.h * s.w +
+                                     (y * s.sh + i * s.dh) * s.w + j * s.dw;
+                      for (int64_t x = 0; x < s.ow; ++x)
+                        row[y * s.ow + x] = src[x * s.sw];
+                    }
+                  }
+                });
+    gemm(filter, cols, result, s.f, k, s.pixels(), threads);
+  }
+}
+
+static std::optional<KernelBuilder> convBuilder(Operation *op) {
+  if (!llvm::isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op) ||
+      !allF32OrF64(op))
+    return std::nullopt;
+  std::optional<ConvShape> shape = convShapeOf(op);
+  if (!shape)
+    return std::nullopt;
+  return KernelBuilder(
+      [s = *shape](Operation *op,
+                   KernelContext &context) -> llvm::Expected<Step> {
+        unsigned in = context.slot(op->getOperand(0)),
+                 filter = context.slot(op->getOperand(1)),
+                 init = context.slot(op->getOperand(2)),
+                 r = context.slot(op->getResult(0));
+        bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+        return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
+          TensorRef out = outputFrom(*frame.slots[init].tensor);
+          const HostTensor &x = *frame.slots[in].tensor,
+                           &f = *frame.slots[filter].tensor;
+          auto run = [&](auto zero) {
+            using T = decltype(zero);
+            (s.channelsLast ? convChannelsLast<T> : convChannelsFirst<T>)(
+                s, x.as<T>(), f.as<T>(), out->as<T>(), ctx.threads);
+          };
+          if (isF32)
+            run(0.0f);
+          else
+            run(0.0);
+          frame.slots[r] = RValue::ofTensor(out);
+          return llvm::Error::success();
+        });
+      });
+}
+
+void registerEigenKernels(KernelRegistry &registry) {
+  registry.addFallback(matmulBuilder);
+  registry.addFallback(convBuilder);
+}
+
+} // namespace spmd::runtime

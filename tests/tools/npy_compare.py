@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Compares .npy files pairwise: npy_compare.py A1 B1 [A2 B2 ...] [--tol T].
+Elements pass when |a - b| <= T * (1 + |b|). Prints one line per pair and
+exits 1 on any mismatch. Used by lit tests without numpy."""
+import sys
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from npy_print import read_npy  # noqa: E402
+
+args = sys.argv[1:]
+tol = 1e-5
+if "--tol" in args:
+    i = args.index("--tol")
+    tol = float(args[i + 1])
+    del args[i:i + 2]
+ok = True
+for a, b in zip(args[0::2], args[1::2]):
+    (sa, va), (sb, vb) = read_npy(a), read_npy(b)
+    bad = [i for i, (x, y) in enumerate(zip(va, vb))
+           if abs(x - y) > tol * (1 + abs(y))]
+    if sa != sb or bad:
+        ok = False
+        print("MISMATCH %s %s: shapes %s %s, %d elements differ%s" %
+              (a, b, sa, sb, len(bad),
+               ", first at %d: %r vs %r" % (bad[0], va[bad[0]], vb[bad[0]])
+               if bad else ""))
+    else:
+        print("match %d elements" % len(va))
+sys.exit(0 if ok else 1)
