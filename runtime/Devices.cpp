@@ -23,6 +23,34 @@ TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
   return out;
 }
 
+ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
+                             std::vector<TensorRef> locals,
+                             std::optional<ShardLayout> layout,
+                             ReductionKind partialKind)
+    : globalShape(std::move(globalShape)), layout(std::move(layout)),
+      partialKind(partialKind) {
+  for (auto [device, data] : llvm::enumerate(locals)) {
+    std::vector<DimSlice> slices;
+    if (this->layout) {
+      llvm::SmallVector<DimSlice> of = this->layout->sliceOf(device);
+      slices.assign(of.begin(), of.end());
+    } else {
+      for (int64_t size : this->globalShape)
+        slices.push_back({0, size, size});
+    }
+    shards.push_back({int64_t(device), std::move(data), std::move(slices)});
+  }
+}
+
+llvm::Expected<HostTensor> ShardedTensor::toHost() const {
+  if (!layout)
+    return HostTensor(*shards.front().data);
+  std::vector<TensorRef> locals;
+  for (const Shard &shard : shards)
+    locals.push_back(shard.data);
+  return assemble(locals, *layout, partialKind);
+}
+
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind) {

@@ -15,7 +15,7 @@
 namespace spmd::runtime {
 
 /// A tensor split over devices: each device's local buffer, with the
-/// layout saying which global elements it holds.
+/// global ranges it holds. Without a layout the tensor is replicated.
 class ShardedTensor {
 public:
   struct Shard {
@@ -24,17 +24,22 @@ public:
     std::vector<DimSlice> slices; // global ranges per dimension
   };
 
-  ShardedTensor(std::vector<int64_t> globalShape, std::vector<Shard> shards)
-      : globalShape(std::move(globalShape)), shards(std::move(shards)) {}
+  /// `locals[d]` is device d's buffer.
+  ShardedTensor(std::vector<int64_t> globalShape,
+                std::vector<TensorRef> locals,
+                std::optional<ShardLayout> layout, ReductionKind partialKind);
 
   llvm::ArrayRef<Shard> localShards() const { return shards; }
-  /// The global tensor (partial values are summed over their groups by the
-  /// caller's layout: see assemble()).
   llvm::ArrayRef<int64_t> shape() const { return globalShape; }
+  /// The global tensor: each element from a device holding it, partial
+  /// values combined over their groups.
+  llvm::Expected<HostTensor> toHost() const;
 
 private:
   std::vector<int64_t> globalShape;
   std::vector<Shard> shards;
+  std::optional<ShardLayout> layout;
+  ReductionKind partialKind;
 };
 
 /// Device `device`'s shard of `global` under `layout` (padding zero).

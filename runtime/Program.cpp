@@ -220,8 +220,8 @@ static TensorRef fromValue(const RValue &value, const TensorSpec &spec) {
   return t;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-Program::run(llvm::ArrayRef<HostTensor> args) {
+llvm::Expected<std::vector<ShardedTensor>>
+Program::runSharded(llvm::ArrayRef<HostTensor> args) {
   if (args.size() != inputSpecs.size())
     return fail("@" + entryName + " takes " + llvm::Twine(inputSpecs.size()) +
                 " inputs");
@@ -235,17 +235,25 @@ Program::run(llvm::ArrayRef<HostTensor> args) {
       runShards(std::move(perDevice));
   if (!results)
     return results.takeError();
-  std::vector<HostTensor> outputs;
+  std::vector<ShardedTensor> outputs;
   for (unsigned r = 0; r < outputSpecs.size(); ++r) {
-    if (!outputLayouts[r]) {
-      outputs.push_back(*fromValue((*results)[0][r], outputSpecs[r]));
-      continue;
-    }
     std::vector<TensorRef> locals;
     for (int64_t device = 0; device < devices; ++device)
       locals.push_back(fromValue((*results)[device][r], outputSpecs[r]));
-    llvm::Expected<HostTensor> whole =
-        assemble(locals, *outputLayouts[r], outputPartialKinds[r]);
+    outputs.emplace_back(outputSpecs[r].shape, std::move(locals),
+                         outputLayouts[r], outputPartialKinds[r]);
+  }
+  return outputs;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+Program::run(llvm::ArrayRef<HostTensor> args) {
+  llvm::Expected<std::vector<ShardedTensor>> sharded = runSharded(args);
+  if (!sharded)
+    return sharded.takeError();
+  std::vector<HostTensor> outputs;
+  for (const ShardedTensor &result : *sharded) {
+    llvm::Expected<HostTensor> whole = result.toHost();
     if (!whole)
       return whole.takeError();
     outputs.push_back(std::move(*whole));

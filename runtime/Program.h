@@ -47,6 +47,10 @@ public:
 
   /// Runs on all devices: global inputs in, global outputs out.
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> args);
+  /// Runs on all devices: global inputs in; the results stay split, each
+  /// device's shard with the global ranges it holds.
+  llvm::Expected<std::vector<ShardedTensor>>
+  runSharded(llvm::ArrayRef<HostTensor> args);
   /// Runs on all devices with inputs already split (`perDevice[d]` as
   /// `shard` gives device d); results stay on their devices.
   llvm::Expected<std::vector<std::vector<RValue>>>

@@ -271,6 +271,8 @@ llvm::Expected<ScalarProgram> ScalarProgram::compileOp(Operation *op) {
     Type type = getElementTypeOrSelf(operand.getType());
     args.push_back(block.addArgument(type, op->getLoc()));
   }
+  // The terminator is a linalg.yield, whose dialect the module may not use.
+  op->getContext()->loadDialect<linalg::LinalgDialect>();
   OpBuilder b(op->getContext());
   b.setInsertionPointToStart(&block);
   OperationState state(op->getLoc(), op->getName());
