@@ -1,6 +1,7 @@
 //===- EigenKernels.cpp - Matmuls and convolutions through Eigen ----------===//
 //
-// linalg.matmul, linalg.batch_matmul and 2-D convolutions (NHWC/HWCF and
+// Contractions (linalg.matmul, batch_matmul, their transposed forms, any
+// generic computing C += A * B) and 2-D convolutions (NHWC/HWCF and
 // NCHW/FCHW, any strides and dilations) of f32 and f64 become GEMMs:
 // convolutions through an im2col buffer (none for 1x1 kernels with unit
 // strides). Output rows are split over the device's threads. Everything
@@ -11,6 +12,7 @@
 #include "runtime/Executable.h"
 #include "runtime/Parallel.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <Eigen/Core>
@@ -69,48 +71,220 @@ static bool allF32OrF64(Operation *op) {
   });
 }
 
-//===--- matmuls ----------------------------------------------------------===//
+//===--- contractions -----------------------------------------------------===//
+//
+// Any linalg op computing C += A * B over projected-permutation maps
+// (matmul, batch_matmul, their transposed forms, einsum-like generics):
+// its loops are grouped into batch, M, N and K dimensions, operands not
+// already laid out as [batch, M, K] x [batch, K, N] -> [batch, M, N] are
+// packed, and each batch is one GEMM.
 
-template <typename T>
-static void matmul(const HostTensor &a, const HostTensor &b, HostTensor &c,
-                   int64_t batch, int64_t threads) {
-  int64_t m = a.shape()[a.rank() - 2], k = a.shape()[a.rank() - 1],
-          n = b.shape()[b.rank() - 1];
-  for (int64_t i = 0; i < batch; ++i)
-    gemm(a.as<T>() + i * m * k, b.as<T>() + i * k * n, c.as<T>() + i * m * n,
-         m, k, n, threads);
+namespace {
+/// One operand's view in GEMM order: its element stride for each loop of
+/// `loops` (the batch, then the row, then the column loops).
+struct Packing {
+  std::vector<int64_t> sizes, strides;
+  bool contiguous() const {
+    int64_t expected = 1;
+    for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
+      if (sizes[i] != 1 && strides[i] != expected)
+        return false;
+      expected *= sizes[i];
+    }
+    return true;
+  }
+};
+
+struct Contraction {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  Packing a, b, c; // [batch m k], [batch k n], [batch m n]
+  bool isF32;
+};
+} // namespace
+
+/// Copies between a strided view and a dense buffer, in view order.
+template <typename T, bool ToDense>
+static void copyView(const Packing &view, T *strided, T *dense) {
+  size_t rank = view.sizes.size();
+  for (int64_t s : view.sizes)
+    if (s == 0)
+      return;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t inner = rank ? view.sizes[rank - 1] : 1;
+  int64_t innerStride = rank ? view.strides[rank - 1] : 0;
+  while (true) {
+    int64_t offset = 0;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      offset += idx[d] * view.strides[d];
+    for (int64_t i = 0; i < inner; ++i, ++dense) {
+      if constexpr (ToDense)
+        *dense = strided[offset + i * innerStride];
+      else
+        strided[offset + i * innerStride] = *dense;
+    }
+    int64_t d = int64_t(rank) - 2;
+    for (; d >= 0; --d) {
+      if (++idx[d] < view.sizes[d])
+        break;
+      idx[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
 }
 
-static std::optional<KernelBuilder> matmulBuilder(Operation *op) {
-  bool batched = llvm::isa<linalg::BatchMatmulOp>(op);
-  if (!llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-      !allF32OrF64(op))
+/// The operand as a dense [batch, rows, cols] buffer: itself when already
+/// laid out so, else a packed copy held in `scratch`.
+template <typename T>
+static T *dense(const Packing &view, T *data, std::optional<HostTensor> &scratch,
+                bool copyIn = true) {
+  if (view.contiguous())
+    return data;
+  int64_t count = 1;
+  for (int64_t s : view.sizes)
+    count *= s;
+  scratch.emplace(dtypeOf<T>(), std::vector<int64_t>{count}, Init::None);
+  if (copyIn)
+    copyView<T, true>(view, data, scratch->as<T>());
+  return scratch->as<T>();
+}
+
+template <typename T>
+static void contract(const Contraction &c, const HostTensor &a,
+                     const HostTensor &b, HostTensor &out, int64_t threads) {
+  std::optional<HostTensor> scratchA, scratchB, scratchC;
+  const T *da = dense(c.a, const_cast<T *>(a.as<T>()), scratchA);
+  const T *db = dense(c.b, const_cast<T *>(b.as<T>()), scratchB);
+  T *dc = dense(c.c, out.as<T>(), scratchC);
+  for (int64_t i = 0; i < c.batch; ++i)
+    gemm(da + i * c.m * c.k, db + i * c.k * c.n, dc + i * c.m * c.n, c.m, c.k,
+         c.n, threads);
+  if (scratchC)
+    copyView<T, false>(c.c, out.as<T>(), dc);
+}
+
+/// C += A * B exactly: the body multiplies the two inputs and adds the
+/// product to the output, nothing else.
+static bool isMulAddBody(Block &body) {
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  auto mul = llvm::dyn_cast<arith::MulFOp>(body.front());
+  auto add = llvm::dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  auto yield = llvm::dyn_cast<linalg::YieldOp>(body.back());
+  if (!mul || !add || !yield || yield->getOperand(0) != add.getResult())
+    return false;
+  auto isPair = [](Value x, Value y, Value p, Value q) {
+    return (x == p && y == q) || (x == q && y == p);
+  };
+  return isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
+                body.getArgument(1)) &&
+         isPair(add.getLhs(), add.getRhs(), body.getArgument(2),
+                mul.getResult());
+}
+
+static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() || !isMulAddBody(*op.getBlock()))
     return std::nullopt;
-  // Only the plain forms (no transposes or broadcasts in the maps).
-  SmallVector<AffineMap> defaults =
-      batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(op->getContext())
-              : linalg::MatmulOp::getDefaultIndexingMaps(op->getContext());
-  if (llvm::cast<linalg::LinalgOp>(op).getIndexingMapsArray() != defaults)
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  // Every loop is of exactly one kind, used by exactly the operands of its
+  // kind (a loop only A reads would be a sum the GEMM does not do).
+  AffineMap mapA = op.getMatchingIndexingMap(&op->getOpOperand(0)),
+            mapB = op.getMatchingIndexingMap(&op->getOpOperand(1)),
+            mapC = op.getMatchingIndexingMap(&op->getOpOperand(2));
+  auto iterators = op.getIteratorTypesArray();
+  auto uses = [&](ArrayRef<unsigned> loops, bool inA, bool inB, bool inC,
+                  utils::IteratorType kind) {
+    return llvm::all_of(loops, [&](unsigned l) {
+      return mapA.isFunctionOfDim(l) == inA && mapB.isFunctionOfDim(l) == inB &&
+             mapC.isFunctionOfDim(l) == inC && iterators[l] == kind;
+    });
+  };
+  auto parallel = utils::IteratorType::parallel;
+  if (dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
+          ranges.size() ||
+      !uses(dims->batch, true, true, true, parallel) ||
+      !uses(dims->m, true, false, true, parallel) ||
+      !uses(dims->n, false, true, true, parallel) ||
+      !uses(dims->k, true, true, false, utils::IteratorType::reduction))
+    return std::nullopt;
+  // Element strides of an operand per loop (maps are projected
+  // permutations).
+  auto stridesOf = [&](OpOperand &operand) -> std::optional<std::vector<int64_t>> {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation())
+      return std::nullopt;
+    ArrayRef<int64_t> shape =
+        llvm::cast<RankedTensorType>(operand.get().getType()).getShape();
+    std::vector<int64_t> perLoop(ranges.size(), 0);
+    int64_t stride = 1;
+    for (int64_t r = map.getNumResults() - 1; r >= 0; --r) {
+      perLoop[map.getDimPosition(r)] = stride;
+      stride *= shape[r];
+    }
+    return perLoop;
+  };
+  auto view = [&](OpOperand &operand,
+                  std::initializer_list<ArrayRef<unsigned>> groups)
+      -> std::optional<Packing> {
+    std::optional<std::vector<int64_t>> strides = stridesOf(operand);
+    if (!strides)
+      return std::nullopt;
+    Packing p;
+    for (ArrayRef<unsigned> group : groups)
+      for (unsigned loop : group) {
+        p.sizes.push_back(ranges[loop]);
+        p.strides.push_back((*strides)[loop]);
+      }
+    return p;
+  };
+  Contraction c;
+  for (unsigned l : dims->batch)
+    c.batch *= ranges[l];
+  for (unsigned l : dims->m)
+    c.m *= ranges[l];
+  for (unsigned l : dims->n)
+    c.n *= ranges[l];
+  for (unsigned l : dims->k)
+    c.k *= ranges[l];
+  auto a = view(op->getOpOperand(0), {dims->batch, dims->m, dims->k});
+  auto b = view(op->getOpOperand(1), {dims->batch, dims->k, dims->n});
+  auto out = view(op->getOpOperand(2), {dims->batch, dims->m, dims->n});
+  if (!a || !b || !out)
+    return std::nullopt;
+  c.a = *a, c.b = *b, c.c = *out;
+  c.isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+  return c;
+}
+
+static std::optional<KernelBuilder> contractionBuilder(Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1 || !allF32OrF64(op))
+    return std::nullopt;
+  std::optional<Contraction> contraction = contractionOf(linalgOp);
+  if (!contraction)
     return std::nullopt;
   return KernelBuilder(
-      [batched](Operation *op, KernelContext &context) -> llvm::Expected<Step> {
+      [c = *contraction](Operation *op,
+                         KernelContext &context) -> llvm::Expected<Step> {
         unsigned a = context.slot(op->getOperand(0)),
                  b = context.slot(op->getOperand(1)),
-                 c = context.slot(op->getOperand(2)),
+                 init = context.slot(op->getOperand(2)),
                  r = context.slot(op->getResult(0));
-        bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-        int64_t batch =
-            batched ? llvm::cast<RankedTensorType>(op->getOperand(0).getType())
-                          .getDimSize(0)
-                    : 1;
         return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-          TensorRef out = outputFrom(*frame.slots[c].tensor);
+          TensorRef out = outputFrom(*frame.slots[init].tensor);
           const HostTensor &lhs = *frame.slots[a].tensor,
                            &rhs = *frame.slots[b].tensor;
-          if (isF32)
-            matmul<float>(lhs, rhs, *out, batch, ctx.threads);
+          if (c.isF32)
+            contract<float>(c, lhs, rhs, *out, ctx.threads);
           else
-            matmul<double>(lhs, rhs, *out, batch, ctx.threads);
+            contract<double>(c, lhs, rhs, *out, ctx.threads);
           frame.slots[r] = RValue::ofTensor(out);
           return llvm::Error::success();
         });
@@ -281,7 +455,7 @@ static std::optional<KernelBuilder> convBuilder(Operation *op) {
 }
 
 void registerEigenKernels(KernelRegistry &registry) {
-  registry.addFallback(matmulBuilder);
+  registry.addFallback(contractionBuilder);
   registry.addFallback(convBuilder);
 }
 

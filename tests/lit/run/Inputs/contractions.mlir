@@ -1,0 +1,117 @@
+// Contractions in several forms: each runs through the Eigen kernel and,
+// as <name>_ref, through the evaluator (a body multiplying by one more
+// constant 1.0 is no plain multiply-add).
+func.func @matmul(%a: tensor<8x5xf32>, %b: tensor<5x7xf32>, %c: tensor<8x7xf32>) -> tensor<8x7xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<8x5xf32>, tensor<5x7xf32>) outs(%c : tensor<8x7xf32>) -> tensor<8x7xf32>
+  return %0 : tensor<8x7xf32>
+}
+func.func @matmul_ref(%a: tensor<8x5xf32>, %b: tensor<5x7xf32>, %c: tensor<8x7xf32>) -> tensor<8x7xf32> {
+  %one = arith.constant 1.0 : f32
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x5xf32>, tensor<5x7xf32>) outs(%c : tensor<8x7xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %one : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x7xf32>
+  return %0 : tensor<8x7xf32>
+}
+func.func @matmul_tb(%a: tensor<8x5xf32>, %b: tensor<7x5xf32>, %c: tensor<8x7xf32>) -> tensor<8x7xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<8x5xf32>, tensor<7x5xf32>) outs(%c : tensor<8x7xf32>) -> tensor<8x7xf32>
+  return %0 : tensor<8x7xf32>
+}
+func.func @matmul_tb_ref(%a: tensor<8x5xf32>, %b: tensor<7x5xf32>, %c: tensor<8x7xf32>) -> tensor<8x7xf32> {
+  %one = arith.constant 1.0 : f32
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x5xf32>, tensor<7x5xf32>) outs(%c : tensor<8x7xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %one : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x7xf32>
+  return %0 : tensor<8x7xf32>
+}
+func.func @batch_matmul(%a: tensor<3x4x6xf64>, %b: tensor<3x6x5xf64>, %c: tensor<3x4x5xf64>) -> tensor<3x4x5xf64> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<3x4x6xf64>, tensor<3x6x5xf64>) outs(%c : tensor<3x4x5xf64>) -> tensor<3x4x5xf64>
+  return %0 : tensor<3x4x5xf64>
+}
+func.func @batch_matmul_ref(%a: tensor<3x4x6xf64>, %b: tensor<3x6x5xf64>, %c: tensor<3x4x5xf64>) -> tensor<3x4x5xf64> {
+  %one = arith.constant 1.0 : f64
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<3x4x6xf64>, tensor<3x6x5xf64>) outs(%c : tensor<3x4x5xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %one : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<3x4x5xf64>
+  return %0 : tensor<3x4x5xf64>
+}
+func.func @attention_scores(%a: tensor<2x6x3x4xf32>, %b: tensor<2x3x5x4xf32>, %c: tensor<2x3x6x5xf32>) -> tensor<2x3x6x5xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, h, q, k, d) -> (b, q, h, d)>, affine_map<(b, h, q, k, d) -> (b, h, k, d)>, affine_map<(b, h, q, k, d) -> (b, h, q, k)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x6x3x4xf32>, tensor<2x3x5x4xf32>) outs(%c : tensor<2x3x6x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %y, %x : f32
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x6x5xf32>
+  return %0 : tensor<2x3x6x5xf32>
+}
+func.func @attention_scores_ref(%a: tensor<2x6x3x4xf32>, %b: tensor<2x3x5x4xf32>, %c: tensor<2x3x6x5xf32>) -> tensor<2x3x6x5xf32> {
+  %one = arith.constant 1.0 : f32
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, h, q, k, d) -> (b, q, h, d)>, affine_map<(b, h, q, k, d) -> (b, h, k, d)>, affine_map<(b, h, q, k, d) -> (b, h, q, k)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x6x3x4xf32>, tensor<2x3x5x4xf32>) outs(%c : tensor<2x3x6x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %one : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x6x5xf32>
+  return %0 : tensor<2x3x6x5xf32>
+}
+func.func @transposed_out(%a: tensor<6x9xf32>, %b: tensor<9x4xf32>, %c: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<6x9xf32>, tensor<9x4xf32>) outs(%c : tensor<4x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %y, %x : f32
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+func.func @transposed_out_ref(%a: tensor<6x9xf32>, %b: tensor<9x4xf32>, %c: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %one = arith.constant 1.0 : f32
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<6x9xf32>, tensor<9x4xf32>) outs(%c : tensor<4x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %one : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+func.func @two_k(%a: tensor<5x3x4xf64>, %b: tensor<3x4x6xf64>, %c: tensor<5x6xf64>) -> tensor<5x6xf64> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, i, j) -> (m, i, j)>, affine_map<(m, n, i, j) -> (i, j, n)>, affine_map<(m, n, i, j) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : tensor<5x3x4xf64>, tensor<3x4x6xf64>) outs(%c : tensor<5x6xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %p = arith.mulf %y, %x : f64
+    %s = arith.addf %p, %o : f64
+    linalg.yield %s : f64
+  } -> tensor<5x6xf64>
+  return %0 : tensor<5x6xf64>
+}
+func.func @two_k_ref(%a: tensor<5x3x4xf64>, %b: tensor<3x4x6xf64>, %c: tensor<5x6xf64>) -> tensor<5x6xf64> {
+  %one = arith.constant 1.0 : f64
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, i, j) -> (m, i, j)>, affine_map<(m, n, i, j) -> (i, j, n)>, affine_map<(m, n, i, j) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : tensor<5x3x4xf64>, tensor<3x4x6xf64>) outs(%c : tensor<5x6xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %one : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<5x6xf64>
+  return %0 : tensor<5x6xf64>
+}
