@@ -168,6 +168,45 @@ void BM_ElementwiseSpmd(benchmark::State &state) {
              state.range(0));
 }
 
+//===--- data movement and reductions (no targets) -------------------------===//
+
+constexpr int64_t kSquare = 4096; // 4096x4096 f32 = 64 MiB
+
+void runSquareOp(benchmark::State &state, const std::string &resultType,
+                 const std::string &body) {
+  std::string t = "tensor<4096x4096xf32>";
+  std::unique_ptr<Program> program =
+      compile("func.func @main(%a: " + t + ") -> " + resultType + " {\n" +
+              "  %z = arith.constant 0.0 : f32\n" + body + "}\n");
+  runProgram(state, *program, {randomTensor({kSquare, kSquare}, 9)},
+             /*threads=*/1);
+}
+
+void BM_TransposeSpmd(benchmark::State &state) {
+  std::string t = "tensor<4096x4096xf32>";
+  runSquareOp(state, t,
+              "  %e = tensor.empty() : " + t + "\n"
+              "  %r = linalg.transpose ins(%a : " + t + ") outs(%e : " + t +
+                  ") permutation = [1, 0]\n"
+              "  return %r : " + t + "\n");
+}
+
+/// Sums along dimension `state.range(0)` (1: rows, contiguous; 0: columns).
+void BM_ReduceSpmd(benchmark::State &state) {
+  std::string t = "tensor<4096x4096xf32>", v = "tensor<4096xf32>";
+  runSquareOp(state, v,
+              "  %e = tensor.empty() : " + v + "\n"
+              "  %f = linalg.fill ins(%z : f32) outs(%e : " + v + ") -> " + v +
+                  "\n"
+              "  %r = linalg.reduce ins(%a : " + t + ") outs(%f : " + v +
+                  ") dimensions = [" + std::to_string(state.range(0)) + "]\n"
+              "    (%x: f32, %o: f32) {\n"
+              "      %s = arith.addf %x, %o : f32\n"
+              "      linalg.yield %s : f32\n"
+              "    }\n"
+              "  return %r : " + v + "\n");
+}
+
 //===--- all_reduce --------------------------------------------------------===//
 
 void BM_AllReduceSpmd(benchmark::State &state) {
@@ -241,6 +280,8 @@ BENCHMARK(BM_Memcpy)
     ->UseRealTime();
 // Default threads per device (cores / devices), and one thread.
 BENCHMARK(BM_ElementwiseSpmd)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TransposeSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReduceSpmd)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AllReduceSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MlpSpmd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -293,6 +334,12 @@ int main(int argc, char **argv) {
        memcpyElementwise / time("BM_ElementwiseSpmd/1/real_time"), 0},
       {"all_reduce 64 MiB x4: bus bandwidth / memcpy bandwidth",
        ring * memcpyReduce / time("BM_AllReduceSpmd/real_time"), 0.25},
+      {"transpose 4096^2 f32: bandwidth of spmd / memcpy (no target)",
+       memcpyReduce / time("BM_TransposeSpmd/real_time"), 0},
+      {"row sums 4096^2 f32: time of a memcpy / spmd (no target)",
+       memcpyReduce / time("BM_ReduceSpmd/1/real_time"), 0},
+      {"column sums 4096^2 f32: time of a memcpy / spmd (no target)",
+       memcpyReduce / time("BM_ReduceSpmd/0/real_time"), 0},
       {"MLP 4x1024, batch 512: 1 device / 2 devices",
        time("BM_MlpSpmd/1/real_time") / time("BM_MlpSpmd/2/real_time"), 1.6},
   };

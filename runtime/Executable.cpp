@@ -53,7 +53,9 @@ const KernelRegistry &KernelRegistry::get() {
     registerTensorKernels(r);
     registerControlFlowKernels(r);
     registerCollectiveKernels(r);
-    registerEigenKernels(r); // before the evaluator's fallback
+    // Specialised kernels before the evaluator's fallback.
+    registerEigenKernels(r);
+    registerLayoutKernels(r);
     registerLinalgKernels(r);
     registerElementwiseKernels(r);
     return r;

@@ -1,0 +1,285 @@
+//===- LayoutKernels.cpp - Transposes, broadcasts and copies --------------===//
+//
+// A linalg op whose body only yields its input (linalg.transpose,
+// linalg.broadcast, linalg.copy, and generics of that form) moves bytes.
+// The input is first permuted into the output's dimension order, in
+// 32x32 tiles of the two dimensions that change places (so both reads and
+// writes stay within few cache lines), or row by row when the innermost
+// dimension stays; then broadcast along the loops it does not read. Works
+// on same-sized integers, so on every element type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+#include "runtime/ScalarProgram.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+namespace {
+struct Movement {
+  /// The input's shape and, for each output dimension, the input dimension
+  /// it reads (-1: a loop the input does not read, broadcast).
+  std::vector<int64_t> inShape, source, outShape;
+  int64_t elementBytes;
+};
+
+/// Calls `body(offsets)` for every point of `shape` but its last `inner`
+/// dimensions, last dimension fastest.
+template <typename Body>
+void forEachOuter(llvm::ArrayRef<int64_t> shape, size_t inner, Body body) {
+  size_t outer = shape.size() - inner;
+  for (int64_t s : shape)
+    if (s == 0)
+      return;
+  std::vector<int64_t> idx(outer, 0);
+  while (true) {
+    body(llvm::ArrayRef<int64_t>(idx));
+    int64_t d = int64_t(outer) - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+} // namespace
+
+/// out (shape `outShape`) = in read with `inStride[j]` per output dim j.
+template <typename T>
+SPMD_VECTOR_CLONES static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
+                    llvm::ArrayRef<int64_t> outShape, T *out) {
+  size_t rank = outShape.size();
+  std::vector<int64_t> outStride = stridesOf(outShape);
+  if (rank == 0) {
+    *out = *in;
+    return;
+  }
+  int64_t last = rank - 1;
+  if (inStride[last] == 1) { // rows stay rows
+    forEachOuter(outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
+      int64_t from = 0, to = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        from += idx[d] * inStride[d], to += idx[d] * outStride[d];
+      std::memcpy(out + to, in + from, outShape[last] * sizeof(T));
+    });
+    return;
+  }
+  // The output dimension read contiguously (if any) trades places with the
+  // output's innermost one, tile by tile.
+  int64_t swap = -1;
+  for (int64_t d = 0; d < last; ++d)
+    if (inStride[d] == 1 && outShape[d] > 1)
+      swap = d;
+  // A tile spans one cache line each way; it goes through a local buffer
+  // so that reads and writes are whole lines (strided accesses that all
+  // map to one cache set would evict each other).
+  constexpr int64_t kTile = std::max<int64_t>(8, 64 / sizeof(T));
+  std::vector<int64_t> shape(outShape), order;
+  for (int64_t d = 0; d <= last; ++d)
+    if (d != swap && d != last)
+      order.push_back(d);
+  std::vector<int64_t> outerShape;
+  for (int64_t d : order)
+    outerShape.push_back(shape[d]);
+  outerShape.push_back(1); // forEachOuter leaves one inner dimension
+  int64_t rows = swap >= 0 ? shape[swap] : 1, cols = shape[last];
+  int64_t rowIn = swap >= 0 ? inStride[swap] : 0,
+          rowOut = swap >= 0 ? outStride[swap] : 0, colIn = inStride[last];
+  forEachOuter(outerShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
+    int64_t from = 0, to = 0;
+    for (size_t i = 0; i < idx.size(); ++i)
+      from += idx[i] * inStride[order[i]], to += idx[i] * outStride[order[i]];
+    T tile[kTile][kTile];
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        int64_t nr = std::min(kTile, rows - r0), nc = std::min(kTile, cols - c0);
+        if (nr == kTile && nc == kTile && rowIn == 1) {
+          // Whole tiles of a plain transpose: fixed trip counts.
+          for (int64_t c = 0; c < kTile; ++c) {
+            const T *src = in + from + (c0 + c) * colIn + r0;
+            for (int64_t r = 0; r < kTile; ++r)
+              tile[r][c] = src[r];
+          }
+          for (int64_t r = 0; r < kTile; ++r) {
+            T *dst = out + to + (r0 + r) * rowOut + c0;
+            for (int64_t c = 0; c < kTile; ++c)
+              dst[c] = tile[r][c];
+          }
+          continue;
+        }
+        for (int64_t c = 0; c < nc; ++c) {
+          const T *src = in + from + (c0 + c) * colIn + r0 * rowIn;
+          for (int64_t r = 0; r < nr; ++r)
+            tile[r][c] = src[r * rowIn];
+        }
+        for (int64_t r = 0; r < nr; ++r)
+          std::memcpy(out + to + (r0 + r) * rowOut + c0, tile[r],
+                      nc * sizeof(T));
+      }
+  });
+}
+
+template <typename T>
+static void run(const Movement &m, const void *input, void *output,
+                std::optional<HostTensor> &scratch) {
+  const T *in = static_cast<const T *>(input);
+  T *out = static_cast<T *>(output);
+  size_t rank = m.outShape.size();
+  std::vector<int64_t> inStrides = stridesOf(m.inShape);
+  // The input in output order (broadcast dimensions of size 1).
+  std::vector<int64_t> kept, keptStride;
+  bool inOrder = true;
+  int64_t previous = -1;
+  for (size_t j = 0; j < rank; ++j) {
+    int64_t s = m.source[j];
+    kept.push_back(s < 0 ? 1 : m.inShape[s]);
+    keptStride.push_back(s < 0 ? 0 : inStrides[s]);
+    if (s >= 0 && m.inShape[s] > 1) {
+      inOrder &= s > previous;
+      previous = s;
+    }
+  }
+  const T *ordered = in;
+  if (!inOrder) {
+    int64_t count = 1;
+    for (int64_t s : kept)
+      count *= s;
+    scratch.emplace(m.elementBytes == 8   ? DType::I64
+                    : m.elementBytes == 4 ? DType::I32
+                    : m.elementBytes == 2 ? DType::I16
+                                          : DType::I8,
+                    std::vector<int64_t>{count}, Init::None);
+    permute(in, keptStride, kept, scratch->as<T>());
+    ordered = scratch->as<T>();
+  }
+  bool broadcast = llvm::any_of(m.source, [](int64_t s) { return s < 0; });
+  if (!broadcast) {
+    if (inOrder)
+      std::memcpy(out, in, m.elementBytes * [&] {
+        int64_t n = 1;
+        for (int64_t s : m.outShape)
+          n *= s;
+        return n;
+      }());
+    else
+      std::memcpy(out, ordered, m.elementBytes * scratch->numElements());
+    return;
+  }
+  // Broadcast: every output row is a row of the ordered input or one of
+  // its elements repeated.
+  std::vector<int64_t> from = stridesOf(kept), to = stridesOf(m.outShape);
+  for (size_t j = 0; j < rank; ++j)
+    if (kept[j] == 1)
+      from[j] = 0;
+  if (rank == 0)
+    return;
+  int64_t width = m.outShape[rank - 1];
+  forEachOuter(m.outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
+    int64_t f = 0, t = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      f += idx[d] * from[d], t += idx[d] * to[d];
+    if (from[rank - 1] == 0)
+      std::fill(out + t, out + t + width, ordered[f]);
+    else
+      std::memcpy(out + t, ordered + f, width * sizeof(T));
+  });
+}
+
+static std::optional<Movement> movementOf(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  Block &body = *op.getBlock();
+  if (body.getOperations().size() != 1 ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return std::nullopt;
+  auto in = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  Type out = op->getResult(0).getType();
+  if (!in || in.getElementType() != getElementTypeOrSelf(out))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t != utils::IteratorType::parallel;
+      }))
+    return std::nullopt;
+  AffineMap inMap = op.getMatchingIndexingMap(&op->getOpOperand(0));
+  AffineMap outMap = op.getMatchingIndexingMap(&op->getOpOperand(1));
+  if (!inMap.isProjectedPermutation() || !outMap.isPermutation())
+    return std::nullopt;
+  llvm::Expected<DType> dtype = dtypeOf(in.getElementType());
+  if (!dtype) {
+    llvm::consumeError(dtype.takeError());
+    return std::nullopt;
+  }
+  Movement m;
+  m.elementBytes = dtypeBytes(*dtype);
+  m.inShape.assign(in.getShape().begin(), in.getShape().end());
+  for (unsigned j = 0; j < outMap.getNumResults(); ++j) {
+    unsigned loop = outMap.getDimPosition(j);
+    std::optional<unsigned> read = inMap.getResultPosition(
+        getAffineDimExpr(loop, op->getContext()));
+    m.source.push_back(read ? int64_t(*read) : -1);
+    m.outShape.push_back(ranges[loop]);
+  }
+  return m;
+}
+
+static std::optional<KernelBuilder> layoutBuilder(Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return std::nullopt;
+  std::optional<Movement> movement = movementOf(linalgOp);
+  if (!movement)
+    return std::nullopt;
+  return KernelBuilder([m = *movement](Operation *op, KernelContext &context)
+                           -> llvm::Expected<Step> {
+    unsigned in = context.slot(op->getOperand(0)),
+             init = context.slot(op->getOperand(1)),
+             r = context.slot(op->getResult(0));
+    return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
+      const HostTensor &like = *frame.slots[init].tensor;
+      auto out = std::make_shared<HostTensor>(
+          like.type(), std::vector<int64_t>(like.shape()), Init::None);
+      const void *data = frame.slots[in].tensor->data();
+      std::optional<HostTensor> scratch;
+      switch (m.elementBytes) {
+      case 1:
+        run<uint8_t>(m, data, out->data(), scratch);
+        break;
+      case 2:
+        run<uint16_t>(m, data, out->data(), scratch);
+        break;
+      case 4:
+        run<uint32_t>(m, data, out->data(), scratch);
+        break;
+      default:
+        run<uint64_t>(m, data, out->data(), scratch);
+        break;
+      }
+      frame.slots[r] = RValue::ofTensor(out);
+      return llvm::Error::success();
+    });
+  });
+}
+
+void registerLayoutKernels(KernelRegistry &registry) {
+  registry.addFallback(layoutBuilder);
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,112 @@
+// Data movement in several forms: each runs through the layout kernel
+// and, as <name>_ref, through the evaluator (a body that combines the
+// element with itself, which changes nothing).
+func.func @transpose2d(%a: tensor<37x53xf32>) -> tensor<53x37xf32> {
+  %e = tensor.empty() : tensor<53x37xf32>
+  %0 = linalg.transpose ins(%a : tensor<37x53xf32>) outs(%e : tensor<53x37xf32>) permutation = [1, 0]
+  return %0 : tensor<53x37xf32>
+}
+func.func @transpose2d_ref(%a: tensor<37x53xf32>) -> tensor<53x37xf32> {
+  %e = tensor.empty() : tensor<53x37xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<37x53xf32>) outs(%e : tensor<53x37xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<53x37xf32>
+  return %0 : tensor<53x37xf32>
+}
+func.func @transpose3d(%a: tensor<5x6x7xi8>) -> tensor<7x5x6xi8> {
+  %e = tensor.empty() : tensor<7x5x6xi8>
+  %0 = linalg.transpose ins(%a : tensor<5x6x7xi8>) outs(%e : tensor<7x5x6xi8>) permutation = [2, 0, 1]
+  return %0 : tensor<7x5x6xi8>
+}
+func.func @transpose3d_ref(%a: tensor<5x6x7xi8>) -> tensor<7x5x6xi8> {
+  %e = tensor.empty() : tensor<7x5x6xi8>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (j, k, i)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<5x6x7xi8>) outs(%e : tensor<7x5x6xi8>) {
+  ^bb0(%x: i8, %o: i8):
+    %y = arith.ori %x, %x : i8
+    linalg.yield %y : i8
+  } -> tensor<7x5x6xi8>
+  return %0 : tensor<7x5x6xi8>
+}
+func.func @transpose_rows(%a: tensor<2x3x4x5xf64>) -> tensor<2x4x3x5xf64> {
+  %e = tensor.empty() : tensor<2x4x3x5xf64>
+  %0 = linalg.transpose ins(%a : tensor<2x3x4x5xf64>) outs(%e : tensor<2x4x3x5xf64>) permutation = [0, 2, 1, 3]
+  return %0 : tensor<2x4x3x5xf64>
+}
+func.func @transpose_rows_ref(%a: tensor<2x3x4x5xf64>) -> tensor<2x4x3x5xf64> {
+  %e = tensor.empty() : tensor<2x4x3x5xf64>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k, l) -> (i, k, j, l)>, affine_map<(i, j, k, l) -> (i, j, k, l)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%a : tensor<2x3x4x5xf64>) outs(%e : tensor<2x4x3x5xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %y = arith.maximumf %x, %x : f64
+    linalg.yield %y : f64
+  } -> tensor<2x4x3x5xf64>
+  return %0 : tensor<2x4x3x5xf64>
+}
+func.func @broadcast_mid(%a: tensor<5x7xf32>) -> tensor<5x3x7xf32> {
+  %e = tensor.empty() : tensor<5x3x7xf32>
+  %0 = linalg.broadcast ins(%a : tensor<5x7xf32>) outs(%e : tensor<5x3x7xf32>) dimensions = [1]
+  return %0 : tensor<5x3x7xf32>
+}
+func.func @broadcast_mid_ref(%a: tensor<5x7xf32>) -> tensor<5x3x7xf32> {
+  %e = tensor.empty() : tensor<5x3x7xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<5x7xf32>) outs(%e : tensor<5x3x7xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<5x3x7xf32>
+  return %0 : tensor<5x3x7xf32>
+}
+func.func @broadcast_inner(%a: tensor<5xi32>) -> tensor<5x9xi32> {
+  %e = tensor.empty() : tensor<5x9xi32>
+  %0 = linalg.broadcast ins(%a : tensor<5xi32>) outs(%e : tensor<5x9xi32>) dimensions = [1]
+  return %0 : tensor<5x9xi32>
+}
+func.func @broadcast_inner_ref(%a: tensor<5xi32>) -> tensor<5x9xi32> {
+  %e = tensor.empty() : tensor<5x9xi32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<5xi32>) outs(%e : tensor<5x9xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    %y = arith.ori %x, %x : i32
+    linalg.yield %y : i32
+  } -> tensor<5x9xi32>
+  return %0 : tensor<5x9xi32>
+}
+func.func @broadcast_transposed(%a: tensor<6x4xf16>) -> tensor<4x3x6xf16> {
+  %e = tensor.empty() : tensor<4x3x6xf16>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (k, i)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<6x4xf16>) outs(%e : tensor<4x3x6xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    linalg.yield %x : f16
+  } -> tensor<4x3x6xf16>
+  return %0 : tensor<4x3x6xf16>
+}
+func.func @broadcast_transposed_ref(%a: tensor<6x4xf16>) -> tensor<4x3x6xf16> {
+  %e = tensor.empty() : tensor<4x3x6xf16>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (k, i)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<6x4xf16>) outs(%e : tensor<4x3x6xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %y = arith.maximumf %x, %x : f16
+    linalg.yield %y : f16
+  } -> tensor<4x3x6xf16>
+  return %0 : tensor<4x3x6xf16>
+}
+func.func @copy(%a: tensor<3x8xi1>) -> tensor<3x8xi1> {
+  %e = tensor.empty() : tensor<3x8xi1>
+  %0 = linalg.copy ins(%a : tensor<3x8xi1>) outs(%e : tensor<3x8xi1>) -> tensor<3x8xi1>
+  return %0 : tensor<3x8xi1>
+}
+func.func @copy_ref(%a: tensor<3x8xi1>) -> tensor<3x8xi1> {
+  %e = tensor.empty() : tensor<3x8xi1>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<3x8xi1>) outs(%e : tensor<3x8xi1>) {
+  ^bb0(%x: i1, %o: i1):
+    %y = arith.ori %x, %x : i1
+    linalg.yield %y : i1
+  } -> tensor<3x8xi1>
+  return %0 : tensor<3x8xi1>
+}
