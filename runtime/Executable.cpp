@@ -56,6 +56,7 @@ const KernelRegistry &KernelRegistry::get() {
     // Specialised kernels before the evaluator's fallback.
     registerEigenKernels(r);
     registerLayoutKernels(r);
+    registerReductionKernels(r);
     registerLinalgKernels(r);
     registerElementwiseKernels(r);
     return r;

@@ -137,6 +137,7 @@ private:
 // Kernel families, one file each in runtime/kernels/.
 void registerEigenKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
+void registerReductionKernels(KernelRegistry &registry);
 void registerLinalgKernels(KernelRegistry &registry);
 void registerElementwiseKernels(KernelRegistry &registry);
 void registerTensorKernels(KernelRegistry &registry);

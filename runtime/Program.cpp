@@ -40,8 +40,10 @@ static llvm::Expected<TensorSpec> specOf(Type type) {
     return dtype.takeError();
   if (tensor && !tensor.hasStaticShape())
     return fail("dynamic shapes are not supported");
-  return TensorSpec{*dtype, tensor ? std::vector<int64_t>(tensor.getShape())
-                                   : std::vector<int64_t>{}};
+  return TensorSpec{*dtype,
+                    tensor ? std::vector<int64_t>(tensor.getShape())
+                           : std::vector<int64_t>{},
+                    /*scalar=*/!tensor};
 }
 
 /// The layout of a value of a partitioned function with `sharding`.
@@ -267,7 +269,7 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
   for (int64_t device = 0; device < devices; ++device)
     for (auto [i, shard] : llvm::enumerate(perDevice[device]))
       values[device].push_back(toValue(
-          shard, inputSpecs[i].shape.empty() && !inputLayouts[i]));
+          shard, inputSpecs[i].scalar));
   LocalCommunicator communicator;
   MemoryStats::reset();
   // A device holds its argument shards for the whole run, whichever
@@ -294,7 +296,7 @@ Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
   std::vector<RValue> values;
   for (auto [i, arg] : llvm::enumerate(args))
     values.push_back(toValue(std::make_shared<HostTensor>(arg),
-                             inputSpecs[i].shape.empty()));
+                             inputSpecs[i].scalar));
   LocalCommunicator communicator;
   DeviceContext context;
   context.threads = threads;

@@ -20,10 +20,12 @@
 
 namespace spmd::runtime {
 
-/// A global tensor's type.
+/// A global tensor's type (a scalar argument or result: shape empty and
+/// `scalar` set; it travels as a 0-d tensor on the host).
 struct TensorSpec {
   DType type;
   std::vector<int64_t> shape;
+  bool scalar = false;
 };
 
 class Program {

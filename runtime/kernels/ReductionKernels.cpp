@@ -1,0 +1,267 @@
+//===- ReductionKernels.cpp - Reductions over contiguous loops ------------===//
+//
+// A linalg op that folds its input into its output with one combiner
+// (linalg.reduce, and generics of that form: sums, maxima, minima) over
+// reduction loops that are adjacent in the input's layout. The input is
+// then [outer, reduced, inner]: with inner > 1 each reduced row is folded
+// into a vector of inner accumulators in order (as the op says); with
+// inner == 1 each contiguous run is reduced by Eigen, vectorised (sums
+// reassociate, within the documented tolerance; maxima and minima are
+// exact in any order).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+#include "runtime/Parallel.h"
+#include "runtime/ScalarProgram.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+namespace {
+enum class Combiner { Add, Maximum, Minimum, MaxNum, MinNum };
+
+struct Reduction {
+  Combiner combiner;
+  DType type;
+  int64_t outer = 1, reduced = 1, inner = 1;
+};
+
+template <Combiner c, typename T> T combine(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (c) { // a constant: the branch folds away
+    case Combiner::Add:
+      return a + b;
+    case Combiner::Maximum:
+      return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b);
+    case Combiner::Minimum:
+      return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b);
+    case Combiner::MaxNum:
+      return std::fmax(a, b);
+    case Combiner::MinNum:
+      return std::fmin(a, b);
+    }
+  } else {
+    switch (c) { // a constant: the branch folds away
+    case Combiner::Add:
+      return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+    case Combiner::Maximum:
+    case Combiner::MaxNum:
+      return std::max(a, b);
+    case Combiner::Minimum:
+    case Combiner::MinNum:
+      return std::min(a, b);
+    }
+  }
+  return a;
+}
+
+/// The fold of a contiguous run of `n` >= 1 elements.
+template <Combiner c, typename T> T foldRun(const T *p, int64_t n) {
+  Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> run(p, n);
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (c) { // a constant: the branch folds away
+    case Combiner::Add:
+      return run.sum();
+    case Combiner::Maximum:
+      return run.template maxCoeff<Eigen::PropagateNaN>();
+    case Combiner::Minimum:
+      return run.template minCoeff<Eigen::PropagateNaN>();
+    case Combiner::MaxNum:
+      return run.template maxCoeff<Eigen::PropagateNumbers>();
+    case Combiner::MinNum:
+      return run.template minCoeff<Eigen::PropagateNumbers>();
+    }
+  } else {
+    T v = p[0];
+    for (int64_t i = 1; i < n; ++i)
+      v = combine<c>(v, p[i]);
+    return v;
+  }
+  return p[0];
+}
+} // namespace
+
+/// Outputs [first, last) of the flattened [outer, inner] output.
+template <Combiner c, typename T>
+SPMD_VECTOR_CLONES static void reduceRange(const Reduction &r, const T *in,
+                                           T *out, int64_t first,
+                                           int64_t last) {
+  if (r.inner == 1) {
+    if (r.reduced > 0)
+      for (int64_t o = first; o < last; ++o)
+        out[o] = combine<c>(out[o], foldRun<c>(in + o * r.reduced, r.reduced));
+    return;
+  }
+  for (int64_t o = first / r.inner; o * r.inner < last; ++o) {
+    int64_t i0 = std::max(first - o * r.inner, int64_t(0)),
+            i1 = std::min(last - o * r.inner, r.inner);
+    T *acc = out + o * r.inner;
+    for (int64_t k = 0; k < r.reduced; ++k) {
+      const T *row = in + (o * r.reduced + k) * r.inner;
+      for (int64_t i = i0; i < i1; ++i)
+        acc[i] = combine<c>(acc[i], row[i]);
+    }
+  }
+}
+
+template <typename T>
+static void reduce(const Reduction &r, const HostTensor &in, HostTensor &out,
+                   int64_t threads) {
+  int64_t outputs = r.outer * r.inner;
+  int64_t parts = std::clamp<int64_t>(outputs * r.reduced / (1 << 16), 1,
+                                      std::min(threads, outputs));
+  parallelFor(parts, outputs, [&](int64_t first, int64_t last) {
+    const T *x = in.as<T>();
+    T *y = out.as<T>();
+    switch (r.combiner) {
+    case Combiner::Add:
+      return reduceRange<Combiner::Add>(r, x, y, first, last);
+    case Combiner::Maximum:
+      return reduceRange<Combiner::Maximum>(r, x, y, first, last);
+    case Combiner::Minimum:
+      return reduceRange<Combiner::Minimum>(r, x, y, first, last);
+    case Combiner::MaxNum:
+      return reduceRange<Combiner::MaxNum>(r, x, y, first, last);
+    case Combiner::MinNum:
+      return reduceRange<Combiner::MinNum>(r, x, y, first, last);
+    }
+  });
+}
+
+static std::optional<Combiner> combinerOf(Operation *op) {
+  if (llvm::isa<arith::AddFOp, arith::AddIOp>(op))
+    return Combiner::Add;
+  if (llvm::isa<arith::MaximumFOp, arith::MaxSIOp>(op))
+    return Combiner::Maximum;
+  if (llvm::isa<arith::MinimumFOp, arith::MinSIOp>(op))
+    return Combiner::Minimum;
+  if (llvm::isa<arith::MaxNumFOp>(op))
+    return Combiner::MaxNum;
+  if (llvm::isa<arith::MinNumFOp>(op))
+    return Combiner::MinNum;
+  return std::nullopt;
+}
+
+static std::optional<Reduction> reductionOf(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  Block &body = *op.getBlock();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  Operation &combinerOp = body.front();
+  std::optional<Combiner> combiner = combinerOf(&combinerOp);
+  if (!combiner || combinerOp.getNumOperands() != 2 ||
+      body.getTerminator()->getOperand(0) != combinerOp.getResult(0))
+    return std::nullopt;
+  Value x = combinerOp.getOperand(0), y = combinerOp.getOperand(1);
+  if (!((x == body.getArgument(0) && y == body.getArgument(1)) ||
+        (x == body.getArgument(1) && y == body.getArgument(0))))
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (getElementTypeOrSelf(op->getOperand(0).getType()) != element ||
+      !(element.isF32() || element.isF64() || element.isInteger(32) ||
+        element.isInteger(64)))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  // Input read in loop order; output: the parallel loops in order, or
+  // constant 0 for kept unit dimensions.
+  AffineMap inMap = op.getMatchingIndexingMap(&op->getOpOperand(0));
+  AffineMap outMap = op.getMatchingIndexingMap(&op->getOpOperand(1));
+  if (!inMap.isIdentity())
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  int64_t previous = -1;
+  ArrayRef<int64_t> outShape =
+      llvm::cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  for (auto [j, expr] : llvm::enumerate(outMap.getResults())) {
+    if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr)) {
+      if (int64_t(dim.getPosition()) <= previous ||
+          iterators[dim.getPosition()] != utils::IteratorType::parallel)
+        return std::nullopt;
+      previous = dim.getPosition();
+    } else if (auto constant = llvm::dyn_cast<AffineConstantExpr>(expr)) {
+      if (constant.getValue() != 0 || outShape[j] != 1)
+        return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Loops: parallel ones, then reduction ones, then parallel ones (unit
+  // loops may sit anywhere).
+  Reduction r;
+  r.combiner = *combiner;
+  r.type = element.isF32()          ? DType::F32
+           : element.isF64()        ? DType::F64
+           : element.isInteger(32) ? DType::I32
+                                    : DType::I64;
+  int phase = 0; // 0 outer, 1 reduced, 2 inner
+  for (auto [loop, range] : llvm::enumerate(ranges)) {
+    bool reduced = iterators[loop] == utils::IteratorType::reduction;
+    if (reduced == outMap.isFunctionOfDim(loop))
+      return std::nullopt;
+    if (range == 1)
+      continue;
+    if (reduced && phase == 2)
+      return std::nullopt;
+    phase = reduced ? 1 : (phase == 0 ? 0 : 2);
+    (phase == 0 ? r.outer : phase == 1 ? r.reduced : r.inner) *= range;
+  }
+  return r;
+}
+
+static std::optional<KernelBuilder> reductionBuilder(Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return std::nullopt;
+  std::optional<Reduction> reduction = reductionOf(linalgOp);
+  if (!reduction)
+    return std::nullopt;
+  return KernelBuilder([r = *reduction](Operation *op, KernelContext &context)
+                           -> llvm::Expected<Step> {
+    unsigned in = context.slot(op->getOperand(0)),
+             init = context.slot(op->getOperand(1)),
+             result = context.slot(op->getResult(0));
+    return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
+      const HostTensor &start = *frame.slots[init].tensor;
+      auto out = std::make_shared<HostTensor>(
+          start.type(), std::vector<int64_t>(start.shape()), Init::None);
+      std::memcpy(out->data(), start.data(), start.sizeInBytes());
+      const HostTensor &x = *frame.slots[in].tensor;
+      switch (r.type) {
+      case DType::F32:
+        reduce<float>(r, x, *out, ctx.threads);
+        break;
+      case DType::F64:
+        reduce<double>(r, x, *out, ctx.threads);
+        break;
+      case DType::I32:
+        reduce<int32_t>(r, x, *out, ctx.threads);
+        break;
+      default:
+        reduce<int64_t>(r, x, *out, ctx.threads);
+        break;
+      }
+      frame.slots[result] = RValue::ofTensor(out);
+      return llvm::Error::success();
+    });
+  });
+}
+
+void registerReductionKernels(KernelRegistry &registry) {
+  registry.addFallback(reductionBuilder);
+}
+
+} // namespace spmd::runtime
