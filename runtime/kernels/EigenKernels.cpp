@@ -11,8 +11,8 @@
 
 #include "runtime/Executable.h"
 #include "runtime/Parallel.h"
+#include "runtime/kernels/BodyPatterns.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <Eigen/Core>
@@ -161,25 +161,6 @@ static void contract(const Contraction &c, const HostTensor &a,
          c.n, threads);
   if (scratchC)
     copyView<T, false>(c.c, out.as<T>(), dc);
-}
-
-/// C += A * B exactly: the body multiplies the two inputs and adds the
-/// product to the output, nothing else.
-static bool isMulAddBody(Block &body) {
-  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
-    return false;
-  auto mul = llvm::dyn_cast<arith::MulFOp>(body.front());
-  auto add = llvm::dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  auto yield = llvm::dyn_cast<linalg::YieldOp>(body.back());
-  if (!mul || !add || !yield || yield->getOperand(0) != add.getResult())
-    return false;
-  auto isPair = [](Value x, Value y, Value p, Value q) {
-    return (x == p && y == q) || (x == q && y == p);
-  };
-  return isPair(mul.getLhs(), mul.getRhs(), body.getArgument(0),
-                body.getArgument(1)) &&
-         isPair(add.getLhs(), add.getRhs(), body.getArgument(2),
-                mul.getResult());
 }
 
 static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {

@@ -14,8 +14,8 @@
 #include "runtime/Executable.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
+#include "runtime/kernels/BodyPatterns.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <Eigen/Core>
@@ -28,42 +28,11 @@ using namespace mlir;
 namespace spmd::runtime {
 
 namespace {
-enum class Combiner { Add, Maximum, Minimum, MaxNum, MinNum };
-
 struct Reduction {
   Combiner combiner;
   DType type;
   int64_t outer = 1, reduced = 1, inner = 1;
 };
-
-template <Combiner c, typename T> T combine(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    switch (c) { // a constant: the branch folds away
-    case Combiner::Add:
-      return a + b;
-    case Combiner::Maximum:
-      return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b);
-    case Combiner::Minimum:
-      return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b);
-    case Combiner::MaxNum:
-      return std::fmax(a, b);
-    case Combiner::MinNum:
-      return std::fmin(a, b);
-    }
-  } else {
-    switch (c) { // a constant: the branch folds away
-    case Combiner::Add:
-      return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
-    case Combiner::Maximum:
-    case Combiner::MaxNum:
-      return std::max(a, b);
-    case Combiner::Minimum:
-    case Combiner::MinNum:
-      return std::min(a, b);
-    }
-  }
-  return a;
-}
 
 /// The fold of a contiguous run of `n` >= 1 elements.
 template <Combiner c, typename T> T foldRun(const T *p, int64_t n) {
@@ -138,35 +107,14 @@ static void reduce(const Reduction &r, const HostTensor &in, HostTensor &out,
   });
 }
 
-static std::optional<Combiner> combinerOf(Operation *op) {
-  if (llvm::isa<arith::AddFOp, arith::AddIOp>(op))
-    return Combiner::Add;
-  if (llvm::isa<arith::MaximumFOp, arith::MaxSIOp>(op))
-    return Combiner::Maximum;
-  if (llvm::isa<arith::MinimumFOp, arith::MinSIOp>(op))
-    return Combiner::Minimum;
-  if (llvm::isa<arith::MaxNumFOp>(op))
-    return Combiner::MaxNum;
-  if (llvm::isa<arith::MinNumFOp>(op))
-    return Combiner::MinNum;
-  return std::nullopt;
-}
-
 static std::optional<Reduction> reductionOf(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
       op->getNumResults() != 1 || !op.hasPureTensorSemantics())
     return std::nullopt;
   Block &body = *op.getBlock();
-  if (body.getOperations().size() != 2)
-    return std::nullopt;
-  Operation &combinerOp = body.front();
-  std::optional<Combiner> combiner = combinerOf(&combinerOp);
-  if (!combiner || combinerOp.getNumOperands() != 2 ||
-      body.getTerminator()->getOperand(0) != combinerOp.getResult(0))
-    return std::nullopt;
-  Value x = combinerOp.getOperand(0), y = combinerOp.getOperand(1);
-  if (!((x == body.getArgument(0) && y == body.getArgument(1)) ||
-        (x == body.getArgument(1) && y == body.getArgument(0))))
+  std::optional<Combiner> combiner =
+      foldCombiner(body, body.getArgument(0), body.getArgument(1));
+  if (!combiner)
     return std::nullopt;
   Type element = getElementTypeOrSelf(op->getResult(0).getType());
   if (getElementTypeOrSelf(op->getOperand(0).getType()) != element ||
