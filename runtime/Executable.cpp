@@ -57,6 +57,7 @@ const KernelRegistry &KernelRegistry::get() {
     registerEigenKernels(r);
     registerLayoutKernels(r);
     registerReductionKernels(r);
+    registerWindowKernels(r);
     registerLinalgKernels(r);
     registerElementwiseKernels(r);
     return r;

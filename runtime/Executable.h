@@ -138,6 +138,7 @@ private:
 void registerEigenKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
 void registerReductionKernels(KernelRegistry &registry);
+void registerWindowKernels(KernelRegistry &registry);
 void registerLinalgKernels(KernelRegistry &registry);
 void registerElementwiseKernels(KernelRegistry &registry);
 void registerTensorKernels(KernelRegistry &registry);

@@ -1,0 +1,211 @@
+//===- WindowKernels.cpp - Pooling and depthwise convolutions -------------===//
+//
+// Ops that slide a window over each channel separately: pooling (max, min,
+// sum) and depthwise convolutions, NHWC and NCHW, any strides and
+// dilations, f32 and f64. Each output row is accumulated window position by
+// window position, in the order the op defines: over channels (contiguous
+// in NHWC) or over output columns (NCHW), both vectorised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+#include "runtime/Parallel.h"
+#include "runtime/ScalarProgram.h"
+#include "runtime/kernels/BodyPatterns.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+namespace {
+/// What a window op computes per window element: a fold, or a
+/// multiply-add with a per-channel weight.
+enum class Accumulate { Fold, MulAdd };
+
+struct Window {
+  bool channelsLast;
+  Accumulate accumulate;
+  Combiner combiner = Combiner::Add;
+  bool isF32;
+  int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw;
+};
+} // namespace
+
+/// Output rows [first, last) of the [n, oh] (NHWC) or [n, c, oh] (NCHW)
+/// rows; `weights` is the depthwise filter (HWC or CHW).
+template <Accumulate a, Combiner cb, typename T>
+SPMD_VECTOR_CLONES static void slide(const Window &s, const T *in,
+                                     const T *weights, T *out, int64_t first,
+                                     int64_t last) {
+  auto fold = [&](T acc, T x, T weight) {
+    if constexpr (a == Accumulate::MulAdd)
+      return acc + x * weight;
+    else
+      return combine<cb>(acc, x);
+  };
+  for (int64_t row = first; row < last; ++row) {
+    int64_t y = row % s.oh;
+    if (s.channelsLast) {
+      int64_t b = row / s.oh;
+      for (int64_t x = 0; x < s.ow; ++x) {
+        T *acc = out + (row * s.ow + x) * s.c;
+        for (int64_t i = 0; i < s.kh; ++i)
+          for (int64_t j = 0; j < s.kw; ++j) {
+            const T *src = in + ((b * s.h + y * s.sh + i * s.dh) * s.w +
+                                 x * s.sw + j * s.dw) *
+                                    s.c;
+            const T *wt = weights ? weights + (i * s.kw + j) * s.c : nullptr;
+            for (int64_t ch = 0; ch < s.c; ++ch)
+              acc[ch] = fold(acc[ch], src[ch], wt ? wt[ch] : T());
+          }
+      }
+    } else {
+      int64_t plane = row / s.oh, ch = plane % s.c;
+      T *acc = out + row * s.ow;
+      for (int64_t i = 0; i < s.kh; ++i)
+        for (int64_t j = 0; j < s.kw; ++j) {
+          const T *src =
+              in + (plane * s.h + y * s.sh + i * s.dh) * s.w + j * s.dw;
+          T weight = weights ? weights[(ch * s.kh + i) * s.kw + j] : T();
+          for (int64_t x = 0; x < s.ow; ++x)
+            acc[x] = fold(acc[x], src[x * s.sw], weight);
+        }
+    }
+  }
+}
+
+template <typename T>
+static void run(const Window &s, const T *in, const T *weights, T *out,
+                int64_t threads) {
+  int64_t rows = s.n * s.oh * (s.channelsLast ? 1 : s.c);
+  int64_t work = rows * s.ow * s.kh * s.kw * (s.channelsLast ? s.c : 1);
+  int64_t parts = std::clamp<int64_t>(work / (1 << 16), 1, threads);
+  parallelFor(parts, rows, [&](int64_t first, int64_t last) {
+    if (s.accumulate == Accumulate::MulAdd)
+      return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out,
+                                                       first, last);
+    switch (s.combiner) {
+    case Combiner::Add:
+      return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out,
+                                                     first, last);
+    case Combiner::Maximum:
+      return slide<Accumulate::Fold, Combiner::Maximum>(s, in, weights, out,
+                                                         first, last);
+    case Combiner::Minimum:
+      return slide<Accumulate::Fold, Combiner::Minimum>(s, in, weights, out,
+                                                         first, last);
+    case Combiner::MaxNum:
+      return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out,
+                                                        first, last);
+    case Combiner::MinNum:
+      return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out,
+                                                        first, last);
+    }
+  });
+}
+
+/// The window of a named pooling or depthwise op whose windows all lie
+/// inside its input.
+template <typename OpTy>
+static std::optional<Window> windowOf(Operation *op, bool channelsLast,
+                                      bool depthwise) {
+  auto named = llvm::dyn_cast<OpTy>(op);
+  if (!named)
+    return std::nullopt;
+  auto shape = [&](unsigned i) {
+    return llvm::cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
+  };
+  ArrayRef<int64_t> in = shape(0), window = shape(1), out = shape(2);
+  Window s;
+  s.channelsLast = channelsLast;
+  if (channelsLast) {
+    s.n = in[0], s.h = in[1], s.w = in[2], s.c = in[3];
+    s.oh = out[1], s.ow = out[2];
+  } else {
+    s.n = in[0], s.c = in[1], s.h = in[2], s.w = in[3];
+    s.oh = out[2], s.ow = out[3];
+  }
+  // Pooling windows are [KH, KW]; depthwise filters HWC or CHW.
+  bool chwFilter = depthwise && !channelsLast;
+  s.kh = window[chwFilter ? 1 : 0], s.kw = window[chwFilter ? 2 : 1];
+  auto pair = [](DenseIntElementsAttr attr) {
+    SmallVector<int64_t> v = llvm::to_vector(attr.getValues<int64_t>());
+    return std::make_pair(v[0], v[1]);
+  };
+  std::tie(s.sh, s.sw) = pair(named.getStrides());
+  std::tie(s.dh, s.dw) = pair(named.getDilations());
+  if ((s.oh > 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.h) ||
+      (s.ow > 0 && (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.w))
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if ((!element.isF32() && !element.isF64()) ||
+      getElementTypeOrSelf(op->getOperand(0).getType()) != element ||
+      (depthwise && getElementTypeOrSelf(op->getOperand(1).getType()) != element))
+    return std::nullopt;
+  s.isF32 = element.isF32();
+  Block &body = *llvm::cast<linalg::LinalgOp>(op).getBlock();
+  if (depthwise) {
+    if (!isMulAddBody(body))
+      return std::nullopt;
+    s.accumulate = Accumulate::MulAdd;
+  } else {
+    std::optional<Combiner> combiner =
+        foldCombiner(body, body.getArgument(0), body.getArgument(2));
+    if (!combiner)
+      return std::nullopt;
+    s.accumulate = Accumulate::Fold;
+    s.combiner = *combiner;
+  }
+  return s;
+}
+
+static std::optional<KernelBuilder> windowBuilder(Operation *op) {
+  std::optional<Window> window;
+  for (auto candidate :
+       {windowOf<linalg::PoolingNhwcMaxOp>(op, true, false),
+        windowOf<linalg::PoolingNhwcMinOp>(op, true, false),
+        windowOf<linalg::PoolingNhwcSumOp>(op, true, false),
+        windowOf<linalg::PoolingNchwMaxOp>(op, false, false),
+        windowOf<linalg::PoolingNchwSumOp>(op, false, false),
+        windowOf<linalg::DepthwiseConv2DNhwcHwcOp>(op, true, true),
+        windowOf<linalg::DepthwiseConv2DNchwChwOp>(op, false, true)})
+    if (candidate)
+      window = candidate;
+  if (!window)
+    return std::nullopt;
+  return KernelBuilder([s = *window](Operation *op, KernelContext &context)
+                           -> llvm::Expected<Step> {
+    unsigned in = context.slot(op->getOperand(0)),
+             weights = context.slot(op->getOperand(1)),
+             init = context.slot(op->getOperand(2)),
+             r = context.slot(op->getResult(0));
+    return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
+      const HostTensor &start = *frame.slots[init].tensor;
+      auto out = std::make_shared<HostTensor>(
+          start.type(), std::vector<int64_t>(start.shape()), Init::None);
+      std::memcpy(out->data(), start.data(), start.sizeInBytes());
+      const HostTensor &x = *frame.slots[in].tensor;
+      const HostTensor *wt = s.accumulate == Accumulate::MulAdd
+                                 ? frame.slots[weights].tensor.get()
+                                 : nullptr;
+      if (s.isF32)
+        run<float>(s, x.as<float>(), wt ? wt->as<float>() : nullptr,
+                   out->as<float>(), ctx.threads);
+      else
+        run<double>(s, x.as<double>(), wt ? wt->as<double>() : nullptr,
+                    out->as<double>(), ctx.threads);
+      frame.slots[r] = RValue::ofTensor(out);
+      return llvm::Error::success();
+    });
+  });
+}
+
+void registerWindowKernels(KernelRegistry &registry) {
+  registry.addFallback(windowBuilder);
+}
+
+} // namespace spmd::runtime
