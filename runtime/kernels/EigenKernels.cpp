@@ -12,6 +12,7 @@
 #include "runtime/Executable.h"
 #include "runtime/Parallel.h"
 #include "runtime/kernels/BodyPatterns.h"
+#include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -51,14 +52,6 @@ static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k,
 
 template <typename T> static DType dtypeOf() {
   return sizeof(T) == 4 ? DType::F32 : DType::F64;
-}
-
-/// A new output holding a copy of the init (the GEMMs accumulate into it).
-static TensorRef outputFrom(const HostTensor &init) {
-  auto out = std::make_shared<HostTensor>(
-      init.type(), std::vector<int64_t>(init.shape()), Init::None);
-  std::memcpy(out->data(), init.data(), init.sizeInBytes());
-  return out;
 }
 
 /// The element type shared by every operand of `op`, if f32 or f64.
@@ -251,24 +244,14 @@ static std::optional<KernelBuilder> contractionBuilder(Operation *op) {
   std::optional<Contraction> contraction = contractionOf(linalgOp);
   if (!contraction)
     return std::nullopt;
-  return KernelBuilder(
-      [c = *contraction](Operation *op,
-                         KernelContext &context) -> llvm::Expected<Step> {
-        unsigned a = context.slot(op->getOperand(0)),
-                 b = context.slot(op->getOperand(1)),
-                 init = context.slot(op->getOperand(2)),
-                 r = context.slot(op->getResult(0));
-        return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-          TensorRef out = outputFrom(*frame.slots[init].tensor);
-          const HostTensor &lhs = *frame.slots[a].tensor,
-                           &rhs = *frame.slots[b].tensor;
-          if (c.isF32)
-            contract<float>(c, lhs, rhs, *out, ctx.threads);
-          else
-            contract<double>(c, lhs, rhs, *out, ctx.threads);
-          frame.slots[r] = RValue::ofTensor(out);
-          return llvm::Error::success();
-        });
+  return destinationKernel(
+      Output::CopyOfInit,
+      [c = *contraction](llvm::ArrayRef<const HostTensor *> in,
+                         HostTensor &out, const DeviceContext &ctx) {
+        if (c.isF32)
+          contract<float>(c, *in[0], *in[1], out, ctx.threads);
+        else
+          contract<double>(c, *in[0], *in[1], out, ctx.threads);
       });
 }
 
@@ -408,30 +391,20 @@ static std::optional<KernelBuilder> convBuilder(Operation *op) {
   std::optional<ConvShape> shape = convShapeOf(op);
   if (!shape)
     return std::nullopt;
-  return KernelBuilder(
-      [s = *shape](Operation *op,
-                   KernelContext &context) -> llvm::Expected<Step> {
-        unsigned in = context.slot(op->getOperand(0)),
-                 filter = context.slot(op->getOperand(1)),
-                 init = context.slot(op->getOperand(2)),
-                 r = context.slot(op->getResult(0));
-        bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-        return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-          TensorRef out = outputFrom(*frame.slots[init].tensor);
-          const HostTensor &x = *frame.slots[in].tensor,
-                           &f = *frame.slots[filter].tensor;
-          auto run = [&](auto zero) {
-            using T = decltype(zero);
-            (s.channelsLast ? convChannelsLast<T> : convChannelsFirst<T>)(
-                s, x.as<T>(), f.as<T>(), out->as<T>(), ctx.threads);
-          };
-          if (isF32)
-            run(0.0f);
-          else
-            run(0.0);
-          frame.slots[r] = RValue::ofTensor(out);
-          return llvm::Error::success();
-        });
+  bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+  return destinationKernel(
+      Output::CopyOfInit,
+      [s = *shape, isF32](llvm::ArrayRef<const HostTensor *> in,
+                          HostTensor &out, const DeviceContext &ctx) {
+        auto run = [&](auto zero) {
+          using T = decltype(zero);
+          (s.channelsLast ? convChannelsLast<T> : convChannelsFirst<T>)(
+              s, in[0]->as<T>(), in[1]->as<T>(), out.as<T>(), ctx.threads);
+        };
+        if (isF32)
+          run(0.0f);
+        else
+          run(0.0);
       });
 }
 

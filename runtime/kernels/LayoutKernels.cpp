@@ -12,6 +12,7 @@
 
 #include "runtime/Executable.h"
 #include "runtime/ScalarProgram.h"
+#include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -247,35 +248,22 @@ static std::optional<KernelBuilder> layoutBuilder(Operation *op) {
   std::optional<Movement> movement = movementOf(linalgOp);
   if (!movement)
     return std::nullopt;
-  return KernelBuilder([m = *movement](Operation *op, KernelContext &context)
-                           -> llvm::Expected<Step> {
-    unsigned in = context.slot(op->getOperand(0)),
-             init = context.slot(op->getOperand(1)),
-             r = context.slot(op->getResult(0));
-    return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
-      const HostTensor &like = *frame.slots[init].tensor;
-      auto out = std::make_shared<HostTensor>(
-          like.type(), std::vector<int64_t>(like.shape()), Init::None);
-      const void *data = frame.slots[in].tensor->data();
-      std::optional<HostTensor> scratch;
-      switch (m.elementBytes) {
-      case 1:
-        run<uint8_t>(m, data, out->data(), scratch);
-        break;
-      case 2:
-        run<uint16_t>(m, data, out->data(), scratch);
-        break;
-      case 4:
-        run<uint32_t>(m, data, out->data(), scratch);
-        break;
-      default:
-        run<uint64_t>(m, data, out->data(), scratch);
-        break;
-      }
-      frame.slots[r] = RValue::ofTensor(out);
-      return llvm::Error::success();
-    });
-  });
+  return destinationKernel(
+      Output::Uninitialized,
+      [m = *movement](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+                      const DeviceContext &) {
+        std::optional<HostTensor> scratch;
+        switch (m.elementBytes) {
+        case 1:
+          return run<uint8_t>(m, in[0]->data(), out.data(), scratch);
+        case 2:
+          return run<uint16_t>(m, in[0]->data(), out.data(), scratch);
+        case 4:
+          return run<uint32_t>(m, in[0]->data(), out.data(), scratch);
+        default:
+          return run<uint64_t>(m, in[0]->data(), out.data(), scratch);
+        }
+      });
 }
 
 void registerLayoutKernels(KernelRegistry &registry) {

@@ -15,6 +15,7 @@
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
+#include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -177,35 +178,21 @@ static std::optional<KernelBuilder> reductionBuilder(Operation *op) {
   std::optional<Reduction> reduction = reductionOf(linalgOp);
   if (!reduction)
     return std::nullopt;
-  return KernelBuilder([r = *reduction](Operation *op, KernelContext &context)
-                           -> llvm::Expected<Step> {
-    unsigned in = context.slot(op->getOperand(0)),
-             init = context.slot(op->getOperand(1)),
-             result = context.slot(op->getResult(0));
-    return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-      const HostTensor &start = *frame.slots[init].tensor;
-      auto out = std::make_shared<HostTensor>(
-          start.type(), std::vector<int64_t>(start.shape()), Init::None);
-      std::memcpy(out->data(), start.data(), start.sizeInBytes());
-      const HostTensor &x = *frame.slots[in].tensor;
-      switch (r.type) {
-      case DType::F32:
-        reduce<float>(r, x, *out, ctx.threads);
-        break;
-      case DType::F64:
-        reduce<double>(r, x, *out, ctx.threads);
-        break;
-      case DType::I32:
-        reduce<int32_t>(r, x, *out, ctx.threads);
-        break;
-      default:
-        reduce<int64_t>(r, x, *out, ctx.threads);
-        break;
-      }
-      frame.slots[result] = RValue::ofTensor(out);
-      return llvm::Error::success();
-    });
-  });
+  return destinationKernel(
+      Output::CopyOfInit,
+      [r = *reduction](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+                       const DeviceContext &ctx) {
+        switch (r.type) {
+        case DType::F32:
+          return reduce<float>(r, *in[0], out, ctx.threads);
+        case DType::F64:
+          return reduce<double>(r, *in[0], out, ctx.threads);
+        case DType::I32:
+          return reduce<int32_t>(r, *in[0], out, ctx.threads);
+        default:
+          return reduce<int64_t>(r, *in[0], out, ctx.threads);
+        }
+      });
 }
 
 void registerReductionKernels(KernelRegistry &registry) {

@@ -12,6 +12,7 @@
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
+#include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -177,31 +178,20 @@ static std::optional<KernelBuilder> windowBuilder(Operation *op) {
       window = candidate;
   if (!window)
     return std::nullopt;
-  return KernelBuilder([s = *window](Operation *op, KernelContext &context)
-                           -> llvm::Expected<Step> {
-    unsigned in = context.slot(op->getOperand(0)),
-             weights = context.slot(op->getOperand(1)),
-             init = context.slot(op->getOperand(2)),
-             r = context.slot(op->getResult(0));
-    return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-      const HostTensor &start = *frame.slots[init].tensor;
-      auto out = std::make_shared<HostTensor>(
-          start.type(), std::vector<int64_t>(start.shape()), Init::None);
-      std::memcpy(out->data(), start.data(), start.sizeInBytes());
-      const HostTensor &x = *frame.slots[in].tensor;
-      const HostTensor *wt = s.accumulate == Accumulate::MulAdd
-                                 ? frame.slots[weights].tensor.get()
-                                 : nullptr;
-      if (s.isF32)
-        run<float>(s, x.as<float>(), wt ? wt->as<float>() : nullptr,
-                   out->as<float>(), ctx.threads);
-      else
-        run<double>(s, x.as<double>(), wt ? wt->as<double>() : nullptr,
-                    out->as<double>(), ctx.threads);
-      frame.slots[r] = RValue::ofTensor(out);
-      return llvm::Error::success();
-    });
-  });
+  return destinationKernel(
+      Output::CopyOfInit,
+      [s = *window](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+                    const DeviceContext &ctx) {
+        bool weighted = s.accumulate == Accumulate::MulAdd;
+        if (s.isF32)
+          run<float>(s, in[0]->as<float>(),
+                     weighted ? in[1]->as<float>() : nullptr, out.as<float>(),
+                     ctx.threads);
+        else
+          run<double>(s, in[0]->as<double>(),
+                      weighted ? in[1]->as<double>() : nullptr,
+                      out.as<double>(), ctx.threads);
+      });
 }
 
 void registerWindowKernels(KernelRegistry &registry) {
