@@ -41,7 +41,29 @@ linearTerms(AffineExpr expr) {
   return std::make_pair(terms, constant);
 }
 
+/// A static slice reads `source[stride * i + offset]` for result index i:
+/// a window of extent 0 on each dimension it cuts (the factor of source
+/// dimension d is d, see the slice rule).
+static SmallVector<WindowedDim> sliceWindows(tensor::ExtractSliceOp slice) {
+  SmallVector<WindowedDim> result;
+  ArrayRef<int64_t> source = slice.getSourceType().getShape();
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  for (auto [d, size] : llvm::enumerate(source)) {
+    int64_t offset = slice.getStaticOffsets()[d],
+            length = slice.getStaticSizes()[d],
+            stride = slice.getStaticStrides()[d];
+    if (dropped.test(d) || ShapedType::isDynamic(offset) ||
+        ShapedType::isDynamic(length) || ShapedType::isDynamic(stride) ||
+        stride < 1 || (offset == 0 && length == size && stride == 1))
+      continue;
+    result.push_back({0, unsigned(d), unsigned(d), stride, 0, offset});
+  }
+  return result;
+}
+
 SmallVector<WindowedDim> mlir::spmd::windowedDims(Operation *op) {
+  if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
+    return sliceWindows(slice);
   SmallVector<WindowedDim> result;
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)

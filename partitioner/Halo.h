@@ -1,7 +1,7 @@
 //===- Halo.h - Windows over split dimensions -------------------*- C++ -*-===//
 //
 // A convolution or pooling reads its input through a window:
-// `in[stride * oh + kh + offset]`. When the output's spatial dimension `oh`
+// `in[stride * oh + kh + offset]` (a static slice too, with no kh). When the output's spatial dimension `oh`
 // is split over devices, and the input's with it, each device needs a few
 // rows of its neighbours (the halo). They come by collective_permute (one
 // from the left, one from the right), are joined to the local shard, and the
@@ -28,7 +28,8 @@ struct WindowedDim {
   int64_t offset;
 };
 
-/// The windowed input dimensions of a linalg op (none for other ops).
+/// The windowed input dimensions of a linalg op, or the dimensions a static
+/// tensor.extract_slice cuts (none for other ops).
 SmallVector<WindowedDim> windowedDims(Operation *op);
 
 /// How much each device reads past its shard when the factor (of size

@@ -85,10 +85,25 @@ static Operation *extractSlice(Operation *op, Partitioner &p,
         v = mapping.lookupOrDefault(value);
     return values;
   };
-  return tensor::ExtractSliceOp::create(
-      b, op->getLoc(), llvm::cast<RankedTensorType>(types[0]), operands[0],
-      mapAll(slice.getMixedOffsets()), mapAll(sizes),
-      mapAll(slice.getMixedStrides()));
+  SmallVector<OpFoldResult> offsets = mapAll(slice.getMixedOffsets());
+  // A cut dimension that arrives split is the window this device's
+  // results read (halo exchanged): take all of it, from its start.
+  auto result = llvm::cast<RankedTensorType>(types[0]);
+  unsigned r = 0;
+  for (unsigned d = 0; d < sourceLocal.getRank(); ++d) {
+    if (slice.getDroppedDims().test(d))
+      continue;
+    int64_t global = slice.getSourceType().getDimSize(d);
+    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[d]);
+    if (sourceLocal.getDimSize(d) != global && size && *size != global) {
+      offsets[d] = b.getIndexAttr(0);
+      sizes[d] = b.getIndexAttr(result.getDimSize(r));
+    }
+    ++r;
+  }
+  return tensor::ExtractSliceOp::create(b, op->getLoc(), result, operands[0],
+                                        offsets, mapAll(sizes),
+                                        mapAll(slice.getMixedStrides()));
 }
 
 static Operation *insertSlice(Operation *op, Partitioner &p,

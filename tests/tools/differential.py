@@ -99,6 +99,10 @@ FAMILIES = {
   %r = tensor.expand_shape %a0 [[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>"""),
     "extract_slice": ([[6, 10]], [6, 4], """
   %r = tensor.extract_slice %a0[0, 3] [6, 4] [1, 1] : tensor<6x10xf32> to tensor<6x4xf32>"""),
+    "extract_slice_rows": ([[11, 6]], [8, 6], """
+  %r = tensor.extract_slice %a0[2, 0] [8, 6] [1, 1] : tensor<11x6xf32> to tensor<8x6xf32>"""),
+    "extract_slice_strided": ([[12, 10]], [5, 4], """
+  %r = tensor.extract_slice %a0[1, 2] [5, 4] [2, 2] : tensor<12x10xf32> to tensor<5x4xf32>"""),
     "insert_slice": ([[6, 10], [6, 3]], [6, 10], """
   %r = tensor.insert_slice %a1 into %a0[0, 2] [6, 3] [1, 1] : tensor<6x3xf32> into tensor<6x10xf32>"""),
     "pad": ([[6, 5]], [6, 9], """

@@ -1,0 +1,55 @@
+// RUN: spmd-opt %s -split-input-file --spmd-propagate --spmd-partition --spmd-optimize-collectives | FileCheck %s
+
+spmd.mesh @mesh = <["x"=4]>
+
+// A slice of a split dimension reads a window of the shards: rows 2..13 of
+// 16 over 4 devices are 3 per device, starting at 3i + 2; each device's
+// window reaches one row into a neighbour at most. One row comes from each
+// side, nothing is gathered.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: %[[A:.*]]: tensor<4x8xf32>
+// CHECK-NOT: spmd.all_gather
+// CHECK: spmd.collective_permute %{{.*}} pairs = [0 -> 1, 1 -> 2, 2 -> 3] : tensor<1x8xf32>
+// CHECK: spmd.collective_permute %{{.*}} pairs = [1 -> 0, 2 -> 1, 3 -> 2] : tensor<1x8xf32>
+// CHECK: tensor.concat dim(0) {{.*}} -> tensor<6x8xf32>
+// CHECK: tensor.extract_slice {{.*}} : tensor<6x8xf32> to tensor<3x8xf32>
+// CHECK-NOT: spmd.all_gather
+// CHECK: return {{.*}} : tensor<3x8xf32>
+func.func @rows(%a: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<12x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %0 = tensor.extract_slice %a[2, 0] [12, 8] [1, 1] : tensor<16x8xf32> to tensor<12x8xf32>
+  return %0 : tensor<12x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+
+// Every second row from row 1: each device's rows are already its own
+// (its window is rows 1..5 of its shard).
+// CHECK-LABEL: func.func @strided
+// CHECK-NOT: spmd.{{(all_[a-z]+|collective_permute|reduce_scatter)}}
+// CHECK: %[[W:.*]] = tensor.extract_slice %{{.*}}[1, 0] [5, 10] [1, 1] : tensor<6x10xf32> to tensor<5x10xf32>
+// CHECK: tensor.extract_slice %[[W]][0, 0] [3, 10] [2, 1] : tensor<5x10xf32> to tensor<3x10xf32>
+// CHECK-NOT: spmd.{{(all_[a-z]+|collective_permute|reduce_scatter)}}
+// CHECK: return
+func.func @strided(%a: tensor<12x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<5x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %0 = tensor.extract_slice %a[1, 0] [5, 10] [2, 1] : tensor<12x10xf32> to tensor<5x10xf32>
+  return %0 : tensor<5x10xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=4]>
+
+// Half of a split dimension lands on half the devices: a window would
+// reach past the neighbours, so the dimension is gathered first.
+// CHECK-LABEL: func.func @far
+// CHECK: spmd.all_gather
+// CHECK: tensor.extract_slice
+func.func @far(%a: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %0 = tensor.extract_slice %a[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
