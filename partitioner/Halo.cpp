@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
@@ -61,9 +62,31 @@ static SmallVector<WindowedDim> sliceWindows(tensor::ExtractSliceOp slice) {
   return result;
 }
 
+/// A pad with a constant value reads `source[i - low]` for result index i,
+/// the value where that is outside the source (the factor of dimension d
+/// is d, see the pad rule).
+static SmallVector<WindowedDim> padWindows(tensor::PadOp pad) {
+  SmallVector<WindowedDim> result;
+  TypedAttr fill;
+  Value value = pad.getConstantPaddingValue();
+  if (!value || !matchPattern(value, m_Constant(&fill)))
+    return result;
+  for (auto [d, pair] : llvm::enumerate(
+           llvm::zip(pad.getStaticLow(), pad.getStaticHigh()))) {
+    auto [low, high] = pair;
+    if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) ||
+        (low == 0 && high == 0))
+      continue;
+    result.push_back({0, unsigned(d), unsigned(d), 1, 0, -low, fill});
+  }
+  return result;
+}
+
 SmallVector<WindowedDim> mlir::spmd::windowedDims(Operation *op) {
   if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
     return sliceWindows(slice);
+  if (auto pad = llvm::dyn_cast<tensor::PadOp>(op))
+    return padWindows(pad);
   SmallVector<WindowedDim> result;
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
@@ -121,7 +144,7 @@ std::optional<HaloShape> mlir::spmd::haloShape(const WindowedDim &dim,
   if (left > localIn || right > localIn)
     return std::nullopt;
   int64_t window = dim.stride * (localOut - 1) + dim.extent + 1;
-  return HaloShape{left, right, window, localIn, localOut};
+  return HaloShape{left, right, window, localIn, localOut, inputSize};
 }
 
 /// `value` cut along `dim` to [offset, offset + size) (offset static or not).
@@ -179,23 +202,31 @@ Value mlir::spmd::emitHaloWindow(OpBuilder &b, Location loc, Value local,
   // left in the extended shard.
   int64_t perDevice = dim.stride * shape.localOut - shape.localIn;
   int64_t base = dim.offset + shape.left;
+  Value index;
+  auto deviceIndex = [&] {
+    if (!index)
+      index = linearIndex(b, loc, mesh, axes);
+    return index;
+  };
+  auto affine = [&](int64_t scale, int64_t constant) -> Value {
+    return arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, deviceIndex(),
+                              arith::ConstantIndexOp::create(b, loc, scale)),
+        arith::ConstantIndexOp::create(b, loc, constant));
+  };
   OpFoldResult start = b.getIndexAttr(base);
-  if (perDevice != 0) {
-    Value index = arith::ConstantIndexOp::create(b, loc, 0);
-    for (::spmd::AxisIndex axis : axes) {
-      Value size =
-          arith::ConstantIndexOp::create(b, loc, mesh.mesh.axisSize(axis));
-      Value coordinate = AxisIndexOp::create(
-          b, loc, b.getIndexType(), b.getStringAttr(mesh.mesh.axisName(axis)),
-          mesh.symbol);
-      index = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, index, size), coordinate);
-    }
-    Value scaled = arith::MulIOp::create(
-        b, loc, index, arith::ConstantIndexOp::create(b, loc, perDevice));
-    start = arith::AddIOp::create(b, loc, scaled,
-                                  arith::ConstantIndexOp::create(b, loc, base))
-                .getResult();
-  }
-  return cut(b, loc, extended, dim.dim, start, shape.window);
+  if (perDevice != 0)
+    start = affine(perDevice, base);
+  Value window = cut(b, loc, extended, dim.dim, start, shape.window);
+  if (!dim.fill)
+    return window;
+  // Window element j is input element stride * i * localOut + offset + j;
+  // those outside the input take the fill value.
+  Value first = affine(dim.stride * shape.localOut, dim.offset);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value lo = arith::SubIOp::create(b, loc, zero, first);
+  Value hi = arith::SubIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, shape.inputSize), first);
+  return maskOutside(b, loc, window, dim.dim, lo, hi, dim.fill);
 }

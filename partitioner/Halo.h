@@ -1,7 +1,8 @@
 //===- Halo.h - Windows over split dimensions -------------------*- C++ -*-===//
 //
 // A convolution or pooling reads its input through a window:
-// `in[stride * oh + kh + offset]` (a static slice too, with no kh). When the output's spatial dimension `oh`
+// `in[stride * oh + kh + offset]` (a static slice too, with no kh, and a
+// pad, whose reads outside the input give its padding value). When the output's spatial dimension `oh`
 // is split over devices, and the input's with it, each device needs a few
 // rows of its neighbours (the halo). They come by collective_permute (one
 // from the left, one from the right), are joined to the local shard, and the
@@ -26,10 +27,14 @@ struct WindowedDim {
   int64_t stride;
   int64_t extent;
   int64_t offset;
+  /// The value of reads outside the input (a pad's border); null where
+  /// valid outputs never read outside.
+  TypedAttr fill = {};
 };
 
 /// The windowed input dimensions of a linalg op, or the dimensions a static
-/// tensor.extract_slice cuts (none for other ops).
+/// tensor.extract_slice cuts or a constant tensor.pad pads (none for other
+/// ops).
 SmallVector<WindowedDim> windowedDims(Operation *op);
 
 /// How much each device reads past its shard when the factor (of size
@@ -38,7 +43,7 @@ SmallVector<WindowedDim> windowedDims(Operation *op);
 /// when a halo would reach past the neighbouring device.
 struct HaloShape {
   int64_t left, right, window;
-  int64_t localIn, localOut;
+  int64_t localIn, localOut, inputSize;
 };
 std::optional<HaloShape> haloShape(const WindowedDim &dim, int64_t factorSize,
                                    int64_t inputSize, int64_t n);

@@ -2,7 +2,9 @@
 //
 // The padding of a shard holds unspecified values. Before a reduction over
 // a split dimension whose size does not divide evenly, the padding is set
-// to the reduction's identity, on this one code path for every op.
+// to the reduction's identity, on this one code path for every op. The
+// same select gives a pad's border its value where a halo window reads
+// past the input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +17,8 @@
 using namespace mlir;
 using namespace mlir::spmd;
 
-/// This device's index along `axes` (major to minor), as an index value.
-static Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                         ArrayRef<::spmd::AxisIndex> axes) {
+Value mlir::spmd::linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                              ArrayRef<::spmd::AxisIndex> axes) {
   Value index = arith::ConstantIndexOp::create(b, loc, 0);
   for (::spmd::AxisIndex axis : axes) {
     Value size =
@@ -31,25 +32,11 @@ static Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
   return index;
 }
 
-Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
-                              int64_t dim, int64_t globalSize,
-                              ArrayRef<::spmd::AxisIndex> axes,
-                              const MeshInfo &mesh, TypedAttr identity) {
+Value mlir::spmd::maskOutside(OpBuilder &b, Location loc, Value local,
+                              int64_t dim, Value lo, Value hi,
+                              TypedAttr fill) {
   auto type = llvm::cast<RankedTensorType>(local.getType());
-  int64_t shardSize = type.getDimSize(dim);
-  // valid = clamp(globalSize - index * shardSize, 0, shardSize)
-  Value index = linearIndex(b, loc, mesh, axes);
-  Value start = arith::MulIOp::create(
-      b, loc, index, arith::ConstantIndexOp::create(b, loc, shardSize));
-  Value left = arith::SubIOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, globalSize), start);
-  Value valid = arith::MaxSIOp::create(
-      b, loc,
-      arith::MinSIOp::create(b, loc, left,
-                             arith::ConstantIndexOp::create(b, loc, shardSize)),
-      arith::ConstantIndexOp::create(b, loc, 0));
-  Value fill = arith::ConstantOp::create(b, loc, identity);
-
+  Value fillValue = arith::ConstantOp::create(b, loc, fill);
   Value empty =
       tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
@@ -60,10 +47,31 @@ Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
       ArrayRef<AffineMap>{id, id}, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value position = linalg::IndexOp::create(nb, nloc, dim);
-        Value inside = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::slt, position, valid);
-        Value kept = arith::SelectOp::create(nb, nloc, inside, args[0], fill);
+        Value above = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::sge, position, lo);
+        Value below = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::slt, position, hi);
+        Value inside = arith::AndIOp::create(nb, nloc, above, below);
+        Value kept =
+            arith::SelectOp::create(nb, nloc, inside, args[0], fillValue);
         linalg::YieldOp::create(nb, nloc, kept);
       });
   return generic.getResult(0);
+}
+
+Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
+                              int64_t dim, int64_t globalSize,
+                              ArrayRef<::spmd::AxisIndex> axes,
+                              const MeshInfo &mesh, TypedAttr identity) {
+  auto type = llvm::cast<RankedTensorType>(local.getType());
+  int64_t shardSize = type.getDimSize(dim);
+  // Valid: positions below globalSize - index * shardSize.
+  Value start = arith::MulIOp::create(
+      b, loc, linearIndex(b, loc, mesh, axes),
+      arith::ConstantIndexOp::create(b, loc, shardSize));
+  Value valid = arith::SubIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, globalSize), start);
+  return maskOutside(b, loc, local, dim,
+                     arith::ConstantIndexOp::create(b, loc, 0), valid,
+                     identity);
 }

@@ -44,8 +44,12 @@ Operation *OpPartitionerRegistry::materialize(Operation *op, Partitioner &p,
   auto it = materializers.find(op->getName().getStringRef());
   if (it != materializers.end())
     return it->second(op, p, operands, resultTypes);
-  // Clone with local operands (scalars used inside regions map too) and
-  // local result types. Propagation's shardings describe global values.
+  return cloneLocal(op, p, operands, resultTypes);
+}
+
+Operation *mlir::spmd::cloneLocal(Operation *op, Partitioner &p,
+                                  ValueRange operands, TypeRange resultTypes) {
+  // Propagation's shardings describe global values: they are dropped.
   IRMapping mapping = p.scalars();
   for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
     mapping.map(global, local);

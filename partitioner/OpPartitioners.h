@@ -46,6 +46,12 @@ private:
 void registerControlFlowPartitioners(OpPartitionerRegistry &registry);
 void registerShapeMaterializers(OpPartitionerRegistry &registry);
 
+/// `op` cloned with local operands (scalars used inside regions map too)
+/// and local result types, without the global sharding attributes: the
+/// materialization of ops whose attributes do not depend on shapes.
+Operation *cloneLocal(Operation *op, Partitioner &p, ValueRange operands,
+                      TypeRange resultTypes);
+
 /// Partitions an op through its factor rule: chooses how each factor is
 /// split by cost (reshards of operands and results plus local compute),
 /// reshards operands, and leaves results partial where reduction factors

@@ -109,6 +109,15 @@ private:
 Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
                   const ::spmd::ReshardPlan &plan);
 
+/// This device's index along `axes` (major to minor), as an index value.
+Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                  ArrayRef<::spmd::AxisIndex> axes);
+
+/// `local` with the elements of dimension `dim` at positions outside
+/// [lo, hi) replaced by `fill`.
+Value maskOutside(OpBuilder &b, Location loc, Value local, int64_t dim,
+                  Value lo, Value hi, TypedAttr fill);
+
 /// Replaces the padding of dimension `dim` of `local` (sharded over `axes`,
 /// of global size `globalSize`) by `identity`, so reductions over it are
 /// exact.

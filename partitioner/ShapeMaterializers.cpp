@@ -106,6 +106,23 @@ static Operation *extractSlice(Operation *op, Partitioner &p,
                                         mapAll(slice.getMixedStrides()));
 }
 
+static Operation *pad(Operation *op, Partitioner &p, ValueRange operands,
+                      TypeRange types) {
+  auto sourceLocal = llvm::cast<RankedTensorType>(operands[0].getType());
+  auto result = llvm::cast<RankedTensorType>(types[0]);
+  // A padded dimension that arrives as long as the result is the window of
+  // this device (halo exchanged, border already filled): nothing to add.
+  auto padOp = llvm::cast<tensor::PadOp>(op);
+  SmallVector<int64_t> low(padOp.getStaticLow()), high(padOp.getStaticHigh());
+  for (int64_t d = 0; d < result.getRank(); ++d)
+    if (sourceLocal.getDimSize(d) == result.getDimSize(d))
+      low[d] = high[d] = 0;
+  auto local = llvm::cast<tensor::PadOp>(cloneLocal(op, p, operands, types));
+  local.setStaticLow(low);
+  local.setStaticHigh(high);
+  return local;
+}
+
 static Operation *insertSlice(Operation *op, Partitioner &p,
                               ValueRange operands, TypeRange) {
   auto insert = llvm::cast<tensor::InsertSliceOp>(op);
@@ -144,6 +161,7 @@ void mlir::spmd::registerShapeMaterializers(OpPartitionerRegistry &registry) {
   registry.addMaterializer(tensor::ReshapeOp::getOperationName(), reshape);
   registry.addMaterializer(tensor::ExtractSliceOp::getOperationName(),
                            extractSlice);
+  registry.addMaterializer(tensor::PadOp::getOperationName(), pad);
   registry.addMaterializer(tensor::InsertSliceOp::getOperationName(),
                            insertSlice);
 }

@@ -111,6 +111,12 @@ FAMILIES = {
   ^bb0(%i: index, %j: index):
     tensor.yield %z : f32
   } : tensor<6x5xf32> to tensor<6x9xf32>"""),
+    "pad_both": ([[9, 7]], [12, 8], """
+  %z = arith.constant -2.0 : f32
+  %r = tensor.pad %a0 low[2, 0] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<9x7xf32> to tensor<12x8xf32>"""),
     "concat": ([[6, 4], [6, 3]], [6, 7], """
   %r = tensor.concat dim(1) %a0, %a1 : (tensor<6x4xf32>, tensor<6x3xf32>) -> tensor<6x7xf32>"""),
     "conv": ([[2, 9, 9, 3], [3, 3, 3, 4]], [2, 7, 7, 4], """

@@ -53,3 +53,31 @@ func.func @far(%a: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"
   %0 = tensor.extract_slice %a[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=4]>
+
+// A pad of a split dimension is a window too: 14 rows padded to 17 over 4
+// devices are 5 result rows per device, reading rows 5i - 1 .. 5i + 3 of
+// the input; the border (and the shards' padding) is set to the padding
+// value by position; the unsplit dimension is padded locally.
+// CHECK-LABEL: func.func @pad_rows
+// CHECK-NOT: spmd.all_gather
+// CHECK: spmd.collective_permute {{.*}} : tensor<1x8xf32>
+// CHECK: spmd.collective_permute {{.*}} : tensor<3x8xf32>
+// CHECK: tensor.extract_slice {{.*}} : tensor<8x8xf32> to tensor<5x8xf32>
+// CHECK: linalg.generic
+// CHECK:   arith.select
+// CHECK: tensor.pad {{.*}} low[0, 0] high[0, 1]
+// CHECK: tensor<5x8xf32> to tensor<5x9xf32>
+// CHECK-NOT: spmd.all_gather
+func.func @pad_rows(%a: tensor<14x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<17x9xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %c = arith.constant 0.5 : f32
+  %0 = tensor.pad %a low[1, 0] high[2, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c : f32
+  } : tensor<14x8xf32> to tensor<17x9xf32>
+  return %0 : tensor<17x9xf32>
+}
