@@ -1,6 +1,7 @@
 //===- Partitioner.cpp - Global program to local SPMD program -------------===//
 
 #include "partitioner/Partitioner.h"
+#include "ir/FunctionAttrs.h"
 #include "partitioner/OpPartitioners.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -214,14 +215,14 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
   }
 
   // Remember the global types: tools assemble results from local ones.
-  for (auto [i, type] : llvm::enumerate(function.getArgumentTypes()))
-    if (llvm::isa<RankedTensorType>(type))
-      function.setArgAttr(i, SpmdDialect::kGlobalTypeAttrName,
-                          TypeAttr::get(type));
-  for (auto [i, type] : llvm::enumerate(function.getResultTypes()))
-    if (llvm::isa<RankedTensorType>(type))
-      function.setResultAttr(i, SpmdDialect::kGlobalTypeAttrName,
-                             TypeAttr::get(type));
+  auto recordGlobal = [&](TypeRange types) {
+    return [&, types](unsigned i, NamedAttrList &attrs) {
+      if (llvm::isa<RankedTensorType>(types[i]))
+        attrs.set(SpmdDialect::kGlobalTypeAttrName, TypeAttr::get(types[i]));
+    };
+  };
+  updateArgAttrs(function, recordGlobal(function.getArgumentTypes()));
+  updateResultAttrs(function, recordGlobal(function.getResultTypes()));
 
   b.setInsertionPoint(function);
   auto local = func::FuncOp::create(b, function.getLoc(), function.getSymName(),

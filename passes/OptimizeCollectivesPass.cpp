@@ -109,6 +109,11 @@ static void combineAllReduces(Block &block) {
     Operation *point = firstUse(head.getResult());
     for (size_t j = i + 1; j < candidates.size(); ++j) {
       AllReduceOp next = candidates[j];
+      // Only all-reduces before the group's first use join it (those after
+      // it rarely have their operand ready there), which keeps the scan
+      // short in chains where each result is used at once.
+      if (point->isBeforeInBlock(next))
+        break;
       if (done.contains(next) || next.getMeshAttr() != head.getMeshAttr() ||
           next.getAxesAttr() != head.getAxesAttr() ||
           next.getReduction() != head.getReduction() ||

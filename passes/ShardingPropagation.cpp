@@ -2,6 +2,7 @@
 
 #include "passes/ShardingPropagation.h"
 
+#include "ir/FunctionAttrs.h"
 #include "ir/ShardingRules.h"
 #include "ir/SpmdOps.h"
 
@@ -366,23 +367,24 @@ void ModulePropagation::write(bool debugOrigins) {
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
-    for (BlockArgument arg : function.getArguments()) {
+    updateArgAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
+      BlockArgument arg = function.getArgument(i);
       if (!llvm::isa<RankedTensorType>(arg.getType()))
-        continue;
+        return;
       NodeId node = nodeFor(arg);
-      function.setArgAttr(arg.getArgNumber(), shardingName,
-                          shardingAttr(node, arg.getType()));
+      attrs.set(shardingName, shardingAttr(node, arg.getType()));
       if (debugOrigins)
-        function.setArgAttr(arg.getArgNumber(), originsName, originsAttr(node));
-    }
-    for (auto [i, slot] : llvm::enumerate(resultSlots[function])) {
+        attrs.set(originsName, originsAttr(node));
+    });
+    const auto &slots = resultSlots[function];
+    updateResultAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
       Type type = function.getResultTypes()[i];
-      if (!llvm::isa<RankedTensorType>(type))
-        continue;
-      function.setResultAttr(i, shardingName, shardingAttr(slot, type));
+      if (i >= slots.size() || !llvm::isa<RankedTensorType>(type))
+        return;
+      attrs.set(shardingName, shardingAttr(slots[i], type));
       if (debugOrigins)
-        function.setResultAttr(i, originsName, originsAttr(slot));
-    }
+        attrs.set(originsName, originsAttr(slots[i]));
+    });
     function.walk([&](Operation *op) {
       if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()) ||
           llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
