@@ -36,8 +36,8 @@ using namespace spmd::runtime;
 namespace {
 
 constexpr int64_t kMatmul = 1024;
-constexpr int64_t kElements = 16 << 20;           // 16M f32 = 64 MiB
-constexpr int64_t kReduceElements = 16 << 20;     // 64 MiB of f32
+constexpr int64_t kElements = 16 << 20;       // 16M f32 = 64 MiB
+constexpr int64_t kReduceElements = 16 << 20; // 64 MiB of f32
 constexpr int64_t kReduceDevices = 4;
 constexpr int64_t kBatch = 512, kWidth = 1024, kLayers = 4;
 
@@ -104,12 +104,13 @@ void runProgram(benchmark::State &state, Program &program,
   }
 }
 
-//===--- matmul ------------------------------------------------------------===//
+//===--- matmul -----------------------------------------------------------===//
 
 void BM_MatmulEigen(benchmark::State &state) {
   using Matrix =
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Matrix a = Matrix::Random(kMatmul, kMatmul), b = Matrix::Random(kMatmul, kMatmul);
+  Matrix a = Matrix::Random(kMatmul, kMatmul),
+         b = Matrix::Random(kMatmul, kMatmul);
   Matrix c(kMatmul, kMatmul);
   for (auto _ : state) {
     c.setZero();
@@ -120,21 +121,28 @@ void BM_MatmulEigen(benchmark::State &state) {
 
 void BM_MatmulSpmd(benchmark::State &state) {
   std::string t = "tensor<1024x1024xf32>";
-  std::unique_ptr<Program> program = compile(
-      "func.func @main(%a: " + t + ", %b: " + t + ") -> " + t + " {\n"
-      "  %z = arith.constant 0.0 : f32\n"
-      "  %e = tensor.empty() : " + t + "\n"
-      "  %f = linalg.fill ins(%z : f32) outs(%e : " + t + ") -> " + t + "\n"
-      "  %r = linalg.matmul ins(%a, %b : " + t + ", " + t + ") outs(%f : " + t +
-      ") -> " + t + "\n"
-      "  return %r : " + t + "\n}\n");
+  std::unique_ptr<Program> program =
+      compile("func.func @main(%a: " + t + ", %b: " + t + ") -> " + t +
+              " {\n"
+              "  %z = arith.constant 0.0 : f32\n"
+              "  %e = tensor.empty() : " +
+              t +
+              "\n"
+              "  %f = linalg.fill ins(%z : f32) outs(%e : " +
+              t + ") -> " + t +
+              "\n"
+              "  %r = linalg.matmul ins(%a, %b : " +
+              t + ", " + t + ") outs(%f : " + t + ") -> " + t +
+              "\n"
+              "  return %r : " +
+              t + "\n}\n");
   runProgram(state, *program,
              {randomTensor({kMatmul, kMatmul}, 1),
               randomTensor({kMatmul, kMatmul}, 2)},
              /*threads=*/1); // as Eigen without OpenMP
 }
 
-//===--- elementwise -------------------------------------------------------===//
+//===--- elementwise ------------------------------------------------------===//
 
 // The elementwise kernel reads two inputs and writes one: three buffers,
 // as many bytes as a memcpy of 1.5 buffers reads and writes.
@@ -152,24 +160,32 @@ void BM_ElementwiseSpmd(benchmark::State &state) {
   std::string t = "tensor<" + std::to_string(kElements) + "xf32>";
   std::unique_ptr<Program> program = compile(
       "#m = affine_map<(i) -> (i)>\n"
-      "func.func @main(%a: " + t + ", %b: " + t + ") -> " + t + " {\n"
+      "func.func @main(%a: " +
+      t + ", %b: " + t + ") -> " + t +
+      " {\n"
       "  %z = arith.constant 0.0 : f32\n"
-      "  %e = tensor.empty() : " + t + "\n"
+      "  %e = tensor.empty() : " +
+      t +
+      "\n"
       "  %r = linalg.generic {indexing_maps = [#m, #m, #m], iterator_types = "
-      "[\"parallel\"]} ins(%a, %b : " + t + ", " + t + ") outs(%e : " + t +
+      "[\"parallel\"]} ins(%a, %b : " +
+      t + ", " + t + ") outs(%e : " + t +
       ") {\n"
       "  ^bb0(%x: f32, %y: f32, %o: f32):\n"
       "    %s = arith.addf %x, %y : f32\n"
       "    %m = arith.maximumf %s, %z : f32\n"
       "    linalg.yield %m : f32\n"
-      "  } -> " + t + "\n"
-      "  return %r : " + t + "\n}\n");
+      "  } -> " +
+      t +
+      "\n"
+      "  return %r : " +
+      t + "\n}\n");
   runProgram(state, *program,
              {randomTensor({kElements}, 3), randomTensor({kElements}, 4)},
              state.range(0));
 }
 
-//===--- data movement and reductions (no targets) -------------------------===//
+//===--- data movement and reductions (no targets) ------------------------===//
 
 constexpr int64_t kSquare = 4096; // 4096x4096 f32 = 64 MiB
 
@@ -186,78 +202,103 @@ void runSquareOp(benchmark::State &state, const std::string &resultType,
 void BM_TransposeSpmd(benchmark::State &state) {
   std::string t = "tensor<4096x4096xf32>";
   runSquareOp(state, t,
-              "  %e = tensor.empty() : " + t + "\n"
-              "  %r = linalg.transpose ins(%a : " + t + ") outs(%e : " + t +
+              "  %e = tensor.empty() : " + t +
+                  "\n"
+                  "  %r = linalg.transpose ins(%a : " +
+                  t + ") outs(%e : " + t +
                   ") permutation = [1, 0]\n"
-              "  return %r : " + t + "\n");
+                  "  return %r : " +
+                  t + "\n");
 }
 
 /// Sums along dimension `state.range(0)` (1: rows, contiguous; 0: columns).
 void BM_ReduceSpmd(benchmark::State &state) {
   std::string t = "tensor<4096x4096xf32>", v = "tensor<4096xf32>";
   runSquareOp(state, v,
-              "  %e = tensor.empty() : " + v + "\n"
-              "  %f = linalg.fill ins(%z : f32) outs(%e : " + v + ") -> " + v +
+              "  %e = tensor.empty() : " + v +
                   "\n"
-              "  %r = linalg.reduce ins(%a : " + t + ") outs(%f : " + v +
-                  ") dimensions = [" + std::to_string(state.range(0)) + "]\n"
-              "    (%x: f32, %o: f32) {\n"
-              "      %s = arith.addf %x, %o : f32\n"
-              "      linalg.yield %s : f32\n"
-              "    }\n"
-              "  return %r : " + v + "\n");
+                  "  %f = linalg.fill ins(%z : f32) outs(%e : " +
+                  v + ") -> " + v +
+                  "\n"
+                  "  %r = linalg.reduce ins(%a : " +
+                  t + ") outs(%f : " + v + ") dimensions = [" +
+                  std::to_string(state.range(0)) +
+                  "]\n"
+                  "    (%x: f32, %o: f32) {\n"
+                  "      %s = arith.addf %x, %o : f32\n"
+                  "      linalg.yield %s : f32\n"
+                  "    }\n"
+                  "  return %r : " +
+                  v + "\n");
 }
 
-//===--- all_reduce --------------------------------------------------------===//
+//===--- all_reduce -------------------------------------------------------===//
 
 void BM_AllReduceSpmd(benchmark::State &state) {
   std::string t = "tensor<" + std::to_string(kReduceElements) + "xf32>";
   std::string sharding = "{spmd.sharding = #spmd.sharding<@mesh, [{\"x\"}]>}";
   // Each device's argument is its own buffer (the global argument is split
   // over "x"); the partitioned program all-reduces it.
-  std::string g = "tensor<" + std::to_string(kReduceElements * kReduceDevices) +
-                  "xf32>";
-  std::unique_ptr<Program> program = compile(
-      "module attributes {spmd.partitioned} {\n"
-      "spmd.mesh @mesh = <[\"x\"=" + std::to_string(kReduceDevices) + "]>\n"
-      "func.func @main(%a: " + t + " " +
-      "{spmd.sharding = #spmd.sharding<@mesh, [{\"x\"}]>, "
-      "spmd.global_type = " + g + "}) -> (" + t + " " + sharding + ") {\n"
-      "  %r = spmd.all_reduce %a on @mesh axes = [\"x\"] : " + t + "\n"
-      "  return %r : " + t + "\n}\n}\n");
+  std::string g =
+      "tensor<" + std::to_string(kReduceElements * kReduceDevices) + "xf32>";
+  std::unique_ptr<Program> program =
+      compile("module attributes {spmd.partitioned} {\n"
+              "spmd.mesh @mesh = <[\"x\"=" +
+              std::to_string(kReduceDevices) +
+              "]>\n"
+              "func.func @main(%a: " +
+              t + " " +
+              "{spmd.sharding = #spmd.sharding<@mesh, [{\"x\"}]>, "
+              "spmd.global_type = " +
+              g + "}) -> (" + t + " " + sharding +
+              ") {\n"
+              "  %r = spmd.all_reduce %a on @mesh axes = [\"x\"] : " +
+              t +
+              "\n"
+              "  return %r : " +
+              t + "\n}\n}\n");
   runProgram(state, *program,
              {randomTensor({kReduceElements * kReduceDevices}, 5)},
              /*threads=*/0);
 }
 
-//===--- data-parallel MLP -------------------------------------------------===//
+//===--- data-parallel MLP ------------------------------------------------===//
 
 std::string mlpSource(int64_t devices) {
-  std::string mesh = "spmd.mesh @mesh = <[\"data\"=" + std::to_string(devices) + "]>\n";
+  std::string mesh =
+      "spmd.mesh @mesh = <[\"data\"=" + std::to_string(devices) + "]>\n";
   std::string x = "tensor<" + std::to_string(kBatch) + "x" +
                   std::to_string(kWidth) + "xf32>";
   std::string w = "tensor<" + std::to_string(kWidth) + "x" +
                   std::to_string(kWidth) + "xf32>";
-  std::string data = " {spmd.sharding = #spmd.sharding<@mesh, [{\"data\"}, {}]>}";
-  std::string s = mesh + "#m = affine_map<(i, j) -> (i, j)>\nfunc.func @main(%x0: " +
-                  x + data;
+  std::string data =
+      " {spmd.sharding = #spmd.sharding<@mesh, [{\"data\"}, {}]>}";
+  std::string s =
+      mesh + "#m = affine_map<(i, j) -> (i, j)>\nfunc.func @main(%x0: " + x +
+      data;
   for (int64_t l = 0; l < kLayers; ++l)
     s += ", %w" + std::to_string(l) + ": " + w;
-  s += ") -> (" + x + data + ") {\n  %z = arith.constant 0.0 : f32\n"
-       "  %e = tensor.empty() : " + x + "\n"
-       "  %f = linalg.fill ins(%z : f32) outs(%e : " + x + ") -> " + x + "\n";
+  s += ") -> (" + x + data +
+       ") {\n  %z = arith.constant 0.0 : f32\n"
+       "  %e = tensor.empty() : " +
+       x +
+       "\n"
+       "  %f = linalg.fill ins(%z : f32) outs(%e : " +
+       x + ") -> " + x + "\n";
   for (int64_t l = 0; l < kLayers; ++l) {
     std::string in = "%x" + std::to_string(l), L = std::to_string(l);
     s += "  %h" + L + " = linalg.matmul ins(" + in + ", %w" + L + " : " + x +
          ", " + w + ") outs(%f : " + x + ") -> " + x + "\n";
     s += "  %x" + std::to_string(l + 1) +
          " = linalg.generic {indexing_maps = [#m, #m], iterator_types = "
-         "[\"parallel\", \"parallel\"]} ins(%h" + L + " : " + x +
-         ") outs(%e : " + x + ") {\n"
+         "[\"parallel\", \"parallel\"]} ins(%h" +
+         L + " : " + x + ") outs(%e : " + x +
+         ") {\n"
          "  ^bb0(%a: f32, %o: f32):\n"
          "    %r = arith.maximumf %a, %z : f32\n"
          "    linalg.yield %r : f32\n"
-         "  } -> " + x + "\n";
+         "  } -> " +
+         x + "\n";
   }
   s += "  return %x" + std::to_string(kLayers) + " : " + x + "\n}\n";
   return s;
@@ -280,11 +321,23 @@ BENCHMARK(BM_Memcpy)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // Default threads per device (cores / devices), and one thread.
-BENCHMARK(BM_ElementwiseSpmd)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ElementwiseSpmd)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_TransposeSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReduceSpmd)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReduceSpmd)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_AllReduceSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_MlpSpmd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MlpSpmd)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 /// Keeps the median real time (ms) of every benchmark as it prints them.
 class Collector : public benchmark::ConsoleReporter {

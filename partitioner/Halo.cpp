@@ -71,8 +71,8 @@ static SmallVector<WindowedDim> padWindows(tensor::PadOp pad) {
   Value value = pad.getConstantPaddingValue();
   if (!value || !matchPattern(value, m_Constant(&fill)))
     return result;
-  for (auto [d, pair] : llvm::enumerate(
-           llvm::zip(pad.getStaticLow(), pad.getStaticHigh()))) {
+  for (auto [d, pair] :
+       llvm::enumerate(llvm::zip(pad.getStaticLow(), pad.getStaticHigh()))) {
     auto [low, high] = pair;
     if (ShapedType::isDynamic(low) || ShapedType::isDynamic(high) ||
         (low == 0 && high == 0))

@@ -2,11 +2,11 @@
 //
 // A convolution or pooling reads its input through a window:
 // `in[stride * oh + kh + offset]` (a static slice too, with no kh, and a
-// pad, whose reads outside the input give its padding value). When the output's spatial dimension `oh`
-// is split over devices, and the input's with it, each device needs a few
-// rows of its neighbours (the halo). They come by collective_permute (one
-// from the left, one from the right), are joined to the local shard, and the
-// window the device's outputs read is cut out of that.
+// pad, whose reads outside the input give its padding value). When the output's
+// spatial dimension `oh` is split over devices, and the input's with it, each
+// device needs a few rows of its neighbours (the halo). They come by
+// collective_permute (one from the left, one from the right), are joined to the
+// local shard, and the window the device's outputs read is cut out of that.
 //
 //===----------------------------------------------------------------------===//
 

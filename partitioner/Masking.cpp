@@ -33,8 +33,7 @@ Value mlir::spmd::linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
 }
 
 Value mlir::spmd::maskOutside(OpBuilder &b, Location loc, Value local,
-                              int64_t dim, Value lo, Value hi,
-                              TypedAttr fill) {
+                              int64_t dim, Value lo, Value hi, TypedAttr fill) {
   auto type = llvm::cast<RankedTensorType>(local.getType());
   Value fillValue = arith::ConstantOp::create(b, loc, fill);
   Value empty =
@@ -47,10 +46,10 @@ Value mlir::spmd::maskOutside(OpBuilder &b, Location loc, Value local,
       ArrayRef<AffineMap>{id, id}, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value position = linalg::IndexOp::create(nb, nloc, dim);
-        Value above = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::sge, position, lo);
-        Value below = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::slt, position, hi);
+        Value above = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge,
+                                            position, lo);
+        Value below = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt,
+                                            position, hi);
         Value inside = arith::AndIOp::create(nb, nloc, above, below);
         Value kept =
             arith::SelectOp::create(nb, nloc, inside, args[0], fillValue);
@@ -66,9 +65,9 @@ Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
   auto type = llvm::cast<RankedTensorType>(local.getType());
   int64_t shardSize = type.getDimSize(dim);
   // Valid: positions below globalSize - index * shardSize.
-  Value start = arith::MulIOp::create(
-      b, loc, linearIndex(b, loc, mesh, axes),
-      arith::ConstantIndexOp::create(b, loc, shardSize));
+  Value start =
+      arith::MulIOp::create(b, loc, linearIndex(b, loc, mesh, axes),
+                            arith::ConstantIndexOp::create(b, loc, shardSize));
   Value valid = arith::SubIOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, globalSize), start);
   return maskOutside(b, loc, local, dim,

@@ -79,9 +79,8 @@ static void combineAllReduces(Block &block) {
     if (auto reduce = llvm::dyn_cast<AllReduceOp>(op))
       if (reduce.getType().hasStaticShape() &&
           reduce.getType().getNumElements() *
-                  std::max<int64_t>(1, reduce.getType()
-                                               .getElementTypeBitWidth() /
-                                           8) <=
+                  std::max<int64_t>(
+                      1, reduce.getType().getElementTypeBitWidth() / 8) <=
               kSmallBytes)
         candidates.push_back(reduce);
   // First use (in this block) of a value: where a combined op must be by.

@@ -37,8 +37,7 @@ public:
   /// each member reduces all the buffers it receives.
   virtual llvm::Expected<TensorRef>
   allReduce(const std::string &key, const std::string &what, int64_t device,
-            llvm::ArrayRef<int64_t> group, TensorRef local,
-            ReductionKind kind);
+            llvm::ArrayRef<int64_t> group, TensorRef local, ReductionKind kind);
 };
 
 /// Devices that are threads of this process.

@@ -25,8 +25,7 @@ public:
   };
 
   /// `locals[d]` is device d's buffer.
-  ShardedTensor(std::vector<int64_t> globalShape,
-                std::vector<TensorRef> locals,
+  ShardedTensor(std::vector<int64_t> globalShape, std::vector<TensorRef> locals,
                 std::optional<ShardLayout> layout, ReductionKind partialKind);
 
   llvm::ArrayRef<Shard> localShards() const { return shards; }

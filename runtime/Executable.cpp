@@ -83,8 +83,7 @@ unsigned KernelContext::slot(Value value) {
 /// The values of `block` (its arguments and its ops' results) whose last
 /// use is each op: a use inside a nested region counts for the op of
 /// `block` holding it. Unused values die where they are defined.
-static llvm::DenseMap<Operation *, SmallVector<Value>>
-lastUses(Block &block) {
+static llvm::DenseMap<Operation *, SmallVector<Value>> lastUses(Block &block) {
   llvm::DenseMap<Operation *, SmallVector<Value>> dying;
   auto record = [&](Value value, Operation *fallback) {
     Operation *last = nullptr;

@@ -268,8 +268,7 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
   std::vector<std::vector<RValue>> values(devices);
   for (int64_t device = 0; device < devices; ++device)
     for (auto [i, shard] : llvm::enumerate(perDevice[device]))
-      values[device].push_back(toValue(
-          shard, inputSpecs[i].scalar));
+      values[device].push_back(toValue(shard, inputSpecs[i].scalar));
   LocalCommunicator communicator;
   MemoryStats::reset();
   // A device holds its argument shards for the whole run, whichever
@@ -295,8 +294,8 @@ Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
                 "unpartitioned program to run");
   std::vector<RValue> values;
   for (auto [i, arg] : llvm::enumerate(args))
-    values.push_back(toValue(std::make_shared<HostTensor>(arg),
-                             inputSpecs[i].scalar));
+    values.push_back(
+        toValue(std::make_shared<HostTensor>(arg), inputSpecs[i].scalar));
   LocalCommunicator communicator;
   DeviceContext context;
   context.threads = threads;

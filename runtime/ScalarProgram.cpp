@@ -372,7 +372,8 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
   return false;
 }
 
-SPMD_VECTOR_CLONES void ScalarProgram::run(std::vector<Register> &regs, int64_t n) const {
+SPMD_VECTOR_CLONES void ScalarProgram::run(std::vector<Register> &regs,
+                                           int64_t n) const {
   for (const Instruction &in : code) {
     Register &d = regs[in.dst];
     const Register &a = regs[in.a];

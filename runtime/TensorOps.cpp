@@ -73,8 +73,7 @@ TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size) {
   return piece(t, dim, 0, size);
 }
 
-template <typename T>
-static T combine(ReductionKind kind, T a, T b) {
+template <typename T> static T combine(ReductionKind kind, T a, T b) {
   switch (kind) {
   case ReductionKind::Sum:
     return a + b;

@@ -109,14 +109,13 @@ static llvm::Expected<Step> buildAllGather(Operation *op, KernelContext &ctx) {
 static llvm::Expected<Step> buildAllReduce(Operation *op, KernelContext &ctx) {
   ::spmd::ReductionKind kind =
       toLibrary(llvm::cast<AllReduceOp>(op).getReduction());
-  return buildCollective(
-      op, ctx,
-      [kind](Communicator &communicator, const Meeting &meeting,
-             TensorRef local) {
-        return communicator.allReduce(meeting.key, meeting.what,
-                                      meeting.device, meeting.group,
-                                      std::move(local), kind);
-      });
+  return buildCollective(op, ctx,
+                         [kind](Communicator &communicator,
+                                const Meeting &meeting, TensorRef local) {
+                           return communicator.allReduce(
+                               meeting.key, meeting.what, meeting.device,
+                               meeting.group, std::move(local), kind);
+                         });
 }
 
 static llvm::Expected<Step> buildReduceScatter(Operation *op,

@@ -25,8 +25,8 @@ using namespace mlir;
 namespace spmd::runtime {
 
 template <typename T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic,
-                                Eigen::RowMajor>;
+using RowMatrix =
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// Below this many multiply-adds per thread, more threads cost more than
 /// they save.
@@ -38,16 +38,15 @@ static int64_t threadsFor(int64_t threads, int64_t macs) {
 
 /// C[m x n] += A[m x k] * B[k x n] (row-major), rows split over threads.
 template <typename T>
-static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k,
-                 int64_t n, int64_t threads) {
-  parallelFor(threadsFor(threads, m * k * n), m,
-              [&](int64_t first, int64_t last) {
-                Eigen::Map<const RowMatrix<T>> A(a + first * k, last - first,
-                                                 k);
-                Eigen::Map<const RowMatrix<T>> B(b, k, n);
-                Eigen::Map<RowMatrix<T>> C(c + first * n, last - first, n);
-                C.noalias() += A * B;
-              });
+static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
+                 int64_t threads) {
+  parallelFor(
+      threadsFor(threads, m * k * n), m, [&](int64_t first, int64_t last) {
+        Eigen::Map<const RowMatrix<T>> A(a + first * k, last - first, k);
+        Eigen::Map<const RowMatrix<T>> B(b, k, n);
+        Eigen::Map<RowMatrix<T>> C(c + first * n, last - first, n);
+        C.noalias() += A * B;
+      });
 }
 
 template <typename T> static DType dtypeOf() {
@@ -129,8 +128,8 @@ static void copyView(const Packing &view, T *strided, T *dense) {
 /// The operand as a dense [batch, rows, cols] buffer: itself when already
 /// laid out so, else a packed copy held in `scratch`.
 template <typename T>
-static T *dense(const Packing &view, T *data, std::optional<HostTensor> &scratch,
-                bool copyIn = true) {
+static T *dense(const Packing &view, T *data,
+                std::optional<HostTensor> &scratch, bool copyIn = true) {
   if (view.contiguous())
     return data;
   int64_t count = 1;
@@ -190,7 +189,8 @@ static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
     return std::nullopt;
   // Element strides of an operand per loop (maps are projected
   // permutations).
-  auto stridesOf = [&](OpOperand &operand) -> std::optional<std::vector<int64_t>> {
+  auto stridesOf =
+      [&](OpOperand &operand) -> std::optional<std::vector<int64_t>> {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!map.isProjectedPermutation())
       return std::nullopt;
@@ -246,8 +246,8 @@ static std::optional<KernelBuilder> contractionBuilder(Operation *op) {
     return std::nullopt;
   return destinationKernel(
       Output::CopyOfInit,
-      [c = *contraction](llvm::ArrayRef<const HostTensor *> in,
-                         HostTensor &out, const DeviceContext &ctx) {
+      [c = *contraction](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+                         const DeviceContext &ctx) {
         if (c.isF32)
           contract<float>(c, *in[0], *in[1], out, ctx.threads);
         else
@@ -329,33 +329,32 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
     }
     HostTensor col(dtypeOf<T>(), {s.pixels() * k}, Init::None);
     T *cols = reinterpret_cast<T *>(col.data());
-    parallelFor(threadsFor(threads, s.pixels() * k * s.f), s.pixels(),
-                [&](int64_t first, int64_t last) {
-                  for (int64_t p = first; p < last; ++p) {
-                    int64_t y = p / s.ow, x = p % s.ow;
-                    T *row = cols + p * k;
-                    for (int64_t i = 0; i < s.kh; ++i)
-                      for (int64_t j = 0; j < s.kw; ++j)
-                        std::memcpy(row + (i * s.kw + j) * s.c,
-                                    image + ((y * s.sh + i * s.dh) * s.w +
-                                             x * s.sw + j * s.dw) *
-                                                s.c,
-                                    s.c * sizeof(T));
-                  }
-                  Eigen::Map<const RowMatrix<T>> A(cols + first * k,
-                                                   last - first, k);
-                  Eigen::Map<const RowMatrix<T>> B(filter, k, s.f);
-                  Eigen::Map<RowMatrix<T>> C(result + first * s.f,
-                                             last - first, s.f);
-                  C.noalias() += A * B;
-                });
+    parallelFor(
+        threadsFor(threads, s.pixels() * k * s.f), s.pixels(),
+        [&](int64_t first, int64_t last) {
+          for (int64_t p = first; p < last; ++p) {
+            int64_t y = p / s.ow, x = p % s.ow;
+            T *row = cols + p * k;
+            for (int64_t i = 0; i < s.kh; ++i)
+              for (int64_t j = 0; j < s.kw; ++j)
+                std::memcpy(row + (i * s.kw + j) * s.c,
+                            image + ((y * s.sh + i * s.dh) * s.w + x * s.sw +
+                                     j * s.dw) *
+                                        s.c,
+                            s.c * sizeof(T));
+          }
+          Eigen::Map<const RowMatrix<T>> A(cols + first * k, last - first, k);
+          Eigen::Map<const RowMatrix<T>> B(filter, k, s.f);
+          Eigen::Map<RowMatrix<T>> C(result + first * s.f, last - first, s.f);
+          C.noalias() += A * B;
+        });
   }
 }
 
 /// NCHW: out[F x pixels] += filter[F x (C KH KW)] * col[(C KH KW) x pixels].
 template <typename T>
-static void convChannelsFirst(const ConvShape &s, const T *in,
-                              const T *filter, T *out, int64_t threads) {
+static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
+                              T *out, int64_t threads) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.c * s.h * s.w;
@@ -398,8 +397,10 @@ static std::optional<KernelBuilder> convBuilder(Operation *op) {
                           HostTensor &out, const DeviceContext &ctx) {
         auto run = [&](auto zero) {
           using T = decltype(zero);
-          (s.channelsLast ? convChannelsLast<T> : convChannelsFirst<T>)(
-              s, in[0]->as<T>(), in[1]->as<T>(), out.as<T>(), ctx.threads);
+          (s.channelsLast ? convChannelsLast<T>
+                          : convChannelsFirst<T>)(s, in[0]->as<T>(),
+                                                  in[1]->as<T>(), out.as<T>(),
+                                                  ctx.threads);
         };
         if (isF32)
           run(0.0f);

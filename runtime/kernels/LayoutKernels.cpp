@@ -62,8 +62,9 @@ std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
 
 /// out (shape `outShape`) = in read with `inStride[j]` per output dim j.
 template <typename T>
-SPMD_VECTOR_CLONES static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
-                    llvm::ArrayRef<int64_t> outShape, T *out) {
+SPMD_VECTOR_CLONES static void
+permute(const T *in, llvm::ArrayRef<int64_t> inStride,
+        llvm::ArrayRef<int64_t> outShape, T *out) {
   size_t rank = outShape.size();
   std::vector<int64_t> outStride = stridesOf(outShape);
   if (rank == 0) {
@@ -108,7 +109,8 @@ SPMD_VECTOR_CLONES static void permute(const T *in, llvm::ArrayRef<int64_t> inSt
     T tile[kTile][kTile];
     for (int64_t r0 = 0; r0 < rows; r0 += kTile)
       for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        int64_t nr = std::min(kTile, rows - r0), nc = std::min(kTile, cols - c0);
+        int64_t nr = std::min(kTile, rows - r0),
+                nc = std::min(kTile, cols - c0);
         if (nr == kTile && nc == kTile && rowIn == 1) {
           // Whole tiles of a plain transpose: fixed trip counts.
           for (int64_t c = 0; c < kTile; ++c) {
@@ -171,12 +173,13 @@ static void run(const Movement &m, const void *input, void *output,
   bool broadcast = llvm::any_of(m.source, [](int64_t s) { return s < 0; });
   if (!broadcast) {
     if (inOrder)
-      std::memcpy(out, in, m.elementBytes * [&] {
-        int64_t n = 1;
-        for (int64_t s : m.outShape)
-          n *= s;
-        return n;
-      }());
+      std::memcpy(
+          out, in, m.elementBytes * [&] {
+            int64_t n = 1;
+            for (int64_t s : m.outShape)
+              n *= s;
+            return n;
+          }());
     else
       std::memcpy(out, ordered, m.elementBytes * scratch->numElements());
     return;
@@ -233,8 +236,8 @@ static std::optional<Movement> movementOf(linalg::LinalgOp op) {
   m.inShape.assign(in.getShape().begin(), in.getShape().end());
   for (unsigned j = 0; j < outMap.getNumResults(); ++j) {
     unsigned loop = outMap.getDimPosition(j);
-    std::optional<unsigned> read = inMap.getResultPosition(
-        getAffineDimExpr(loop, op->getContext()));
+    std::optional<unsigned> read =
+        inMap.getResultPosition(getAffineDimExpr(loop, op->getContext()));
     m.source.push_back(read ? int64_t(*read) : -1);
     m.outShape.push_back(ranges[loop]);
   }

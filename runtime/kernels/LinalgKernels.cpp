@@ -1,13 +1,13 @@
-//===- LinalgKernels.cpp - Structured ops
-//-----------------------------------===//
+//===- LinalgKernels.cpp - Structured ops ---------------------------------===//
 //
 // One evaluator runs every linalg structured op from its indexing maps and
 // body: the body is a ScalarProgram, and the iteration space is walked with
 // one parallel loop in blocks of kBlock lanes (so lanes write distinct output
 // elements and reductions stay sequential), the others one point at a time.
 // Operand element offsets are affine in the loop indices, so each operand
-// needs only a base offset and one stride per loop. (Matmuls and
-// convolutions of f32 and f64 have Eigen kernels: EigenKernels.cpp.)
+// needs only a base offset and one stride per loop. Ops with a specialised
+// kernel (contractions, convolutions, data movement, reductions, windows)
+// never come here: those are registered first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,8 +89,9 @@ linearForm(AffineExpr expr, unsigned numLoops) {
   return std::make_pair(base, coef);
 }
 
-SPMD_VECTOR_CLONES static void load(Register &reg, const HostTensor &t, int64_t offset,
-                 int64_t stride, int64_t lanes) {
+SPMD_VECTOR_CLONES static void load(Register &reg, const HostTensor &t,
+                                    int64_t offset, int64_t stride,
+                                    int64_t lanes) {
   if (reg.isFloat) {
     if (t.type() == DType::F32 && stride == 1) {
       const float *p = t.as<float>() + offset;
@@ -110,8 +111,9 @@ SPMD_VECTOR_CLONES static void load(Register &reg, const HostTensor &t, int64_t 
   }
 }
 
-SPMD_VECTOR_CLONES static void store(const Register &reg, HostTensor &t, int64_t offset,
-                  int64_t stride, int64_t lanes) {
+SPMD_VECTOR_CLONES static void store(const Register &reg, HostTensor &t,
+                                     int64_t offset, int64_t stride,
+                                     int64_t lanes) {
   if (reg.isFloat) {
     if (t.type() == DType::F32 && stride == 1) {
       float *p = t.as<float>() + offset;
@@ -122,9 +124,9 @@ SPMD_VECTOR_CLONES static void store(const Register &reg, HostTensor &t, int64_t
       if (t.sizeInBytes() >= kStreamBytes &&
           reinterpret_cast<uintptr_t>(p) % 16 == 0 && lanes % 4 == 0) {
         for (int64_t k = 0; k < lanes; k += 4)
-          _mm_stream_ps(p + k, _mm_setr_ps(float(reg.f[k]), float(reg.f[k + 1]),
-                                           float(reg.f[k + 2]),
-                                           float(reg.f[k + 3])));
+          _mm_stream_ps(p + k,
+                        _mm_setr_ps(float(reg.f[k]), float(reg.f[k + 1]),
+                                    float(reg.f[k + 2]), float(reg.f[k + 3])));
         return;
       }
 #endif
@@ -245,13 +247,12 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
     // one thread, where starting others would cost more than they save.
     constexpr int64_t kPointsPerThread = 1 << 16;
     int64_t blocks = llvm::divideCeil(blockRange, kBlock);
-    int64_t threads = b >= 0 ? std::min({context.threads, blocks,
-                                         points / kPointsPerThread})
-                             : 1;
+    int64_t threads =
+        b >= 0 ? std::min({context.threads, blocks, points / kPointsPerThread})
+               : 1;
     parallelFor(std::max<int64_t>(threads, 1), blocks,
                 [&](int64_t first, int64_t last) {
-                  runBlockRange(kernel, frame, tensors, outputs,
-                                first * kBlock,
+                  runBlockRange(kernel, frame, tensors, outputs, first * kBlock,
                                 std::min(last * kBlock, blockRange));
 #if defined(__SSE2__)
                   _mm_sfence(); // streamed stores visible before the join
@@ -340,7 +341,8 @@ static llvm::Expected<Step> buildStructured(Operation *op,
   });
   for (OpOperand &init : linalgOp.getDpsInitsMutable())
     kernel->readsInit.push_back(
-        !allParallel || !linalgOp.getMatchingIndexingMap(&init).isPermutation() ||
+        !allParallel ||
+        !linalgOp.getMatchingIndexingMap(&init).isPermutation() ||
         !linalgOp.getMatchingBlockArgument(&init).use_empty());
   for (int j = int(numLoops) - 1; j >= 0; --j) {
     if (iterators[j] != utils::IteratorType::parallel)

@@ -152,10 +152,10 @@ static std::optional<Reduction> reductionOf(linalg::LinalgOp op) {
   // loops may sit anywhere).
   Reduction r;
   r.combiner = *combiner;
-  r.type = element.isF32()          ? DType::F32
-           : element.isF64()        ? DType::F64
+  r.type = element.isF32()         ? DType::F32
+           : element.isF64()       ? DType::F64
            : element.isInteger(32) ? DType::I32
-                                    : DType::I64;
+                                   : DType::I64;
   int phase = 0; // 0 outer, 1 reduced, 2 inner
   for (auto [loop, range] : llvm::enumerate(ranges)) {
     bool reduced = iterators[loop] == utils::IteratorType::reduction;

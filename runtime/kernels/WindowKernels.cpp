@@ -88,23 +88,23 @@ static void run(const Window &s, const T *in, const T *weights, T *out,
   parallelFor(parts, rows, [&](int64_t first, int64_t last) {
     if (s.accumulate == Accumulate::MulAdd)
       return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out,
-                                                       first, last);
+                                                      first, last);
     switch (s.combiner) {
     case Combiner::Add:
-      return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out,
-                                                     first, last);
+      return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out, first,
+                                                    last);
     case Combiner::Maximum:
       return slide<Accumulate::Fold, Combiner::Maximum>(s, in, weights, out,
-                                                         first, last);
+                                                        first, last);
     case Combiner::Minimum:
       return slide<Accumulate::Fold, Combiner::Minimum>(s, in, weights, out,
-                                                         first, last);
+                                                        first, last);
     case Combiner::MaxNum:
       return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out,
-                                                        first, last);
+                                                       first, last);
     case Combiner::MinNum:
       return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out,
-                                                        first, last);
+                                                       first, last);
     }
   });
 }
@@ -145,7 +145,8 @@ static std::optional<Window> windowOf(Operation *op, bool channelsLast,
   Type element = getElementTypeOrSelf(op->getResult(0).getType());
   if ((!element.isF32() && !element.isF64()) ||
       getElementTypeOrSelf(op->getOperand(0).getType()) != element ||
-      (depthwise && getElementTypeOrSelf(op->getOperand(1).getType()) != element))
+      (depthwise &&
+       getElementTypeOrSelf(op->getOperand(1).getType()) != element))
     return std::nullopt;
   s.isF32 = element.isF32();
   Block &body = *llvm::cast<linalg::LinalgOp>(op).getBlock();

@@ -1,7 +1,7 @@
 //===- ProgramTest.cpp - Programs run from the C++ API --------------------===//
 
-#include "ir/SpmdDialect.h"
 #include "runtime/Program.h"
+#include "ir/SpmdDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -261,13 +261,13 @@ int main(int argc, char **argv) {
     llvm::json::Array peakArray;
     for (int64_t p : peaks)
       peakArray.push_back(p);
-    llvm::json::Object report{{"compile_ms", compileMs},
-                              {"run_ms", runMs},
-                              {"devices", program.numDevices()},
-                              {"threads_per_device",
-                               program.threadsPerDevice()},
-                              {"comm", program.commReport()},
-                              {"peak_buffer_bytes", std::move(peakArray)}};
+    llvm::json::Object report{
+        {"compile_ms", compileMs},
+        {"run_ms", runMs},
+        {"devices", program.numDevices()},
+        {"threads_per_device", program.threadsPerDevice()},
+        {"comm", program.commReport()},
+        {"peak_buffer_bytes", std::move(peakArray)}};
     if (check)
       report["check"] = std::move(checkReport);
     std::error_code ec;
