@@ -1,6 +1,7 @@
 //===- TensorKernels.cpp - Constants, tensor creation, slices, reshapes ---===//
 
 #include "runtime/Executable.h"
+#include "runtime/TensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -208,18 +209,32 @@ static llvm::Expected<Step> buildExtractSlice(Operation *op,
   unsigned result = ctx.slot(slice.getResult());
   return Step([=, p = *params, info = *info](Frame &frame,
                                              DeviceContext &) -> llvm::Error {
-    const HostTensor &in = *frame.slots[source].tensor;
-    auto out = std::make_shared<HostTensor>(info.type, info.shape);
-    int64_t bytes = dtypeBytes(info.type);
+    const TensorRef &in = frame.slots[source].tensor;
     Box box = p.box(frame);
     for (size_t d = 0; d < box.sizes.size(); ++d)
       if (box.offsets[d] < 0 ||
-          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >= in.shape()[d])
+          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >=
+              in->shape()[d])
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "tensor.extract_slice out of bounds");
-    forEachInBox(in.shape(), box, [&](int64_t s, int64_t t) {
-      std::memcpy(out->data() + t * bytes, in.data() + s * bytes, bytes);
-    });
+    bool unitStrides =
+        llvm::all_of(box.strides, [](int64_t s) { return s == 1; });
+    // All of it: the same (immutable) buffer.
+    if (unitStrides && llvm::equal(box.sizes, in->shape()) &&
+        llvm::equal(info.shape, in->shape())) {
+      frame.slots[result] = RValue::ofTensor(in);
+      return llvm::Error::success();
+    }
+    auto out = std::make_shared<HostTensor>(info.type, info.shape, Init::None);
+    if (unitStrides && info.shape.size() == box.sizes.size()) {
+      copyBox(*in, box.offsets, box.sizes, *out,
+              std::vector<int64_t>(box.sizes.size(), 0));
+    } else {
+      int64_t bytes = dtypeBytes(info.type);
+      forEachInBox(in->shape(), box, [&](int64_t s, int64_t t) {
+        std::memcpy(out->data() + t * bytes, in->data() + s * bytes, bytes);
+      });
+    }
     frame.slots[result] = RValue::ofTensor(out);
     return llvm::Error::success();
   });
