@@ -69,6 +69,14 @@ TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim) {
   return out;
 }
 
+void broadcastFirst(HostTensor &t) {
+  int64_t n = t.numElements(), bytes = dtypeBytes(t.type());
+  // Doubling the filled prefix: log2(n) large copies.
+  for (int64_t filled = 1; filled < n; filled *= 2)
+    std::memcpy(t.data() + filled * bytes, t.data(),
+                std::min(filled, n - filled) * bytes);
+}
+
 TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size) {
   return piece(t, dim, 0, size);
 }

@@ -24,6 +24,8 @@ void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
 TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size);
 /// The concatenation of `parts` along `dim`.
 TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim);
+/// Copies element 0 of `t` to all its elements.
+void broadcastFirst(HostTensor &t);
 /// The first `size` elements along `dim`.
 TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size);
 /// The elementwise reduction of `parts`, in order.

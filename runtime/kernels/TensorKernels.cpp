@@ -73,10 +73,8 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
       tensor->setInt(i, info->type == DType::I1 ? int64_t((*it).getBoolValue())
                                                 : (*it).getSExtValue());
   }
-  // A splat: copy the first element, doubling the filled prefix each time.
-  for (int64_t filled = n; filled < tensor->numElements(); filled *= 2)
-    std::memcpy(tensor->data() + filled * bytes, tensor->data(),
-                std::min(filled, tensor->numElements() - filled) * bytes);
+  if (dense.isSplat())
+    broadcastFirst(*tensor);
   return tensor;
 }
 
@@ -252,8 +250,8 @@ static llvm::Expected<Step> buildInsertSlice(Operation *op,
   return Step([=, p = *params](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostTensor &in = *frame.slots[source].tensor;
     const HostTensor &into = *frame.slots[dest].tensor;
-    auto out = std::make_shared<HostTensor>(into.type(),
-                                            std::vector<int64_t>(into.shape()));
+    auto out = std::make_shared<HostTensor>(
+        into.type(), std::vector<int64_t>(into.shape()), Init::None);
     std::memcpy(out->data(), into.data(), into.sizeInBytes());
     int64_t bytes = dtypeBytes(into.type());
     Box box = p.box(frame);
@@ -263,9 +261,14 @@ static llvm::Expected<Step> buildInsertSlice(Operation *op,
               into.shape()[d])
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "tensor.insert_slice out of bounds");
-    forEachInBox(into.shape(), box, [&](int64_t s, int64_t t) {
-      std::memcpy(out->data() + s * bytes, in.data() + t * bytes, bytes);
-    });
+    if (llvm::all_of(box.strides, [](int64_t s) { return s == 1; }) &&
+        in.rank() == int64_t(box.sizes.size()))
+      copyBox(in, std::vector<int64_t>(in.rank(), 0), box.sizes, *out,
+              box.offsets);
+    else
+      forEachInBox(into.shape(), box, [&](int64_t s, int64_t t) {
+        std::memcpy(out->data() + s * bytes, in.data() + t * bytes, bytes);
+      });
     frame.slots[result] = RValue::ofTensor(out);
     return llvm::Error::success();
   });
@@ -298,25 +301,23 @@ static llvm::Expected<Step> buildPad(Operation *op, KernelContext &ctx) {
   unsigned result = ctx.slot(pad.getResult());
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
     const HostTensor &in = *frame.slots[source].tensor;
-    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    auto out = std::make_shared<HostTensor>(info.type, info.shape, Init::None);
     double f = constantFloat.value_or(0);
     int64_t i = constantInt.value_or(0);
     if (padSlot) {
       f = frame.slots[*padSlot].f;
       i = frame.slots[*padSlot].i;
     }
-    for (int64_t e = 0; e < out->numElements(); ++e) {
+    int64_t n = out->numElements();
+    if (n > 0) {
       if (isFloat(info.type))
-        out->setFloat(e, constantInt ? double(i) : f);
+        out->setFloat(0, constantInt ? double(i) : f);
       else
-        out->setInt(e, i);
+        out->setInt(0, i);
+      broadcastFirst(*out);
     }
-    Box box{low, std::vector<int64_t>(in.shape()),
-            std::vector<int64_t>(in.rank(), 1)};
-    int64_t bytes = dtypeBytes(info.type);
-    forEachInBox(out->shape(), box, [&](int64_t s, int64_t t) {
-      std::memcpy(out->data() + s * bytes, in.data() + t * bytes, bytes);
-    });
+    copyBox(in, std::vector<int64_t>(in.rank(), 0),
+            std::vector<int64_t>(in.shape()), *out, low);
     frame.slots[result] = RValue::ofTensor(out);
     return llvm::Error::success();
   });
