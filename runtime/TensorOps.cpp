@@ -12,33 +12,21 @@ void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
              llvm::ArrayRef<int64_t> toOffsets) {
   size_t rank = sizes.size();
   int64_t bytes = dtypeBytes(from.type());
-  for (int64_t s : sizes)
-    if (s <= 0)
-      return;
   if (rank == 0) {
     std::memcpy(to.data(), from.data(), bytes);
     return;
   }
   std::vector<int64_t> fromStrides = from.strides(), toStrides = to.strides();
-  // Copy rows of the innermost dimension at a time.
+  // Rows of the innermost dimension at a time.
   int64_t row = sizes[rank - 1] * bytes;
-  std::vector<int64_t> idx(rank - 1, 0);
-  while (true) {
+  forEachOuterIndex(sizes, 1, [&](llvm::ArrayRef<int64_t> idx) {
     int64_t f = offsets[rank - 1], t = toOffsets[rank - 1];
     for (size_t d = 0; d + 1 < rank; ++d) {
       f += (offsets[d] + idx[d]) * fromStrides[d];
       t += (toOffsets[d] + idx[d]) * toStrides[d];
     }
     std::memcpy(to.data() + t * bytes, from.data() + f * bytes, row);
-    int64_t d = int64_t(rank) - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < sizes[d])
-        break;
-      idx[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
+  });
 }
 
 TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size) {

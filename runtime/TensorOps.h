@@ -1,5 +1,4 @@
-//===- TensorOps.h - Whole-tensor helpers -------------------------*- C++
-//-*-===//
+//===- TensorOps.h - Whole-tensor helpers ----------------------*- C++ -*-===//
 //
 // Concatenation, pieces along a dimension and elementwise reduction of host
 // tensors: what collectives and host transfers are made of.
@@ -13,6 +12,30 @@
 #include "sharding/TensorSharding.h"
 
 namespace spmd::runtime {
+
+/// Calls `body(index)` for every index of `shape` without its last `inner`
+/// dimensions, the last of them fastest (nothing if any size is 0): the
+/// loop over rows of the kernels that move whole rows.
+template <typename Body>
+void forEachOuterIndex(llvm::ArrayRef<int64_t> shape, size_t inner,
+                       Body body) {
+  for (int64_t s : shape)
+    if (s == 0)
+      return;
+  size_t outer = shape.size() - std::min(inner, shape.size());
+  std::vector<int64_t> idx(outer, 0);
+  while (true) {
+    body(llvm::ArrayRef<int64_t>(idx));
+    int64_t d = int64_t(outer) - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
 
 /// Copies the box [offsets, offsets + sizes) of `from` into `to` at
 /// `toOffsets` (both row-major, same element type).

@@ -11,6 +11,7 @@
 
 #include "runtime/Executable.h"
 #include "runtime/Parallel.h"
+#include "runtime/TensorOps.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 
@@ -98,15 +99,11 @@ struct Contraction {
 template <typename T, bool ToDense>
 static void copyView(const Packing &view, T *strided, T *dense) {
   size_t rank = view.sizes.size();
-  for (int64_t s : view.sizes)
-    if (s == 0)
-      return;
-  std::vector<int64_t> idx(rank, 0);
   int64_t inner = rank ? view.sizes[rank - 1] : 1;
   int64_t innerStride = rank ? view.strides[rank - 1] : 0;
-  while (true) {
+  forEachOuterIndex(view.sizes, 1, [&](llvm::ArrayRef<int64_t> idx) {
     int64_t offset = 0;
-    for (size_t d = 0; d + 1 < rank; ++d)
+    for (size_t d = 0; d < idx.size(); ++d)
       offset += idx[d] * view.strides[d];
     for (int64_t i = 0; i < inner; ++i, ++dense) {
       if constexpr (ToDense)
@@ -114,15 +111,7 @@ static void copyView(const Packing &view, T *strided, T *dense) {
       else
         strided[offset + i * innerStride] = *dense;
     }
-    int64_t d = int64_t(rank) - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < view.sizes[d])
-        break;
-      idx[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
+  });
 }
 
 /// The operand as a dense [batch, rows, cols] buffer: itself when already

@@ -12,6 +12,7 @@
 
 #include "runtime/Executable.h"
 #include "runtime/ScalarProgram.h"
+#include "runtime/TensorOps.h"
 #include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -29,28 +30,6 @@ struct Movement {
   std::vector<int64_t> inShape, source, outShape;
   int64_t elementBytes;
 };
-
-/// Calls `body(offsets)` for every point of `shape` but its last `inner`
-/// dimensions, last dimension fastest.
-template <typename Body>
-void forEachOuter(llvm::ArrayRef<int64_t> shape, size_t inner, Body body) {
-  size_t outer = shape.size() - inner;
-  for (int64_t s : shape)
-    if (s == 0)
-      return;
-  std::vector<int64_t> idx(outer, 0);
-  while (true) {
-    body(llvm::ArrayRef<int64_t>(idx));
-    int64_t d = int64_t(outer) - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < shape[d])
-        break;
-      idx[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
 
 std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
   std::vector<int64_t> strides(shape.size(), 1);
@@ -73,7 +52,7 @@ permute(const T *in, llvm::ArrayRef<int64_t> inStride,
   }
   int64_t last = rank - 1;
   if (inStride[last] == 1) { // rows stay rows
-    forEachOuter(outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
+    forEachOuterIndex(outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
       int64_t from = 0, to = 0;
       for (size_t d = 0; d < idx.size(); ++d)
         from += idx[d] * inStride[d], to += idx[d] * outStride[d];
@@ -102,7 +81,7 @@ permute(const T *in, llvm::ArrayRef<int64_t> inStride,
   int64_t rows = swap >= 0 ? shape[swap] : 1, cols = shape[last];
   int64_t rowIn = swap >= 0 ? inStride[swap] : 0,
           rowOut = swap >= 0 ? outStride[swap] : 0, colIn = inStride[last];
-  forEachOuter(outerShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
+  forEachOuterIndex(outerShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
     int64_t from = 0, to = 0;
     for (size_t i = 0; i < idx.size(); ++i)
       from += idx[i] * inStride[order[i]], to += idx[i] * outStride[order[i]];
@@ -193,7 +172,7 @@ static void run(const Movement &m, const void *input, void *output,
   if (rank == 0)
     return;
   int64_t width = m.outShape[rank - 1];
-  forEachOuter(m.outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
+  forEachOuterIndex(m.outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
     int64_t f = 0, t = 0;
     for (size_t d = 0; d < idx.size(); ++d)
       f += idx[d] * from[d], t += idx[d] * to[d];
