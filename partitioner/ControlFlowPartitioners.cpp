@@ -37,6 +37,21 @@ static FailureOr<SmallVector<Value>> toBoundary(Operation *user,
   return locals;
 }
 
+/// Partitions `body` at the builder's insertion point and ends it with an
+/// scf.yield of its yielded values in the layouts of `boundary`.
+static LogicalResult partitionYieldingBody(Block &body, ValueRange boundary,
+                                           Partitioner &p) {
+  if (failed(p.partitionBlock(body)))
+    return failure();
+  auto yield = llvm::cast<scf::YieldOp>(body.getTerminator());
+  FailureOr<SmallVector<Value>> yielded =
+      toBoundary(yield, yield.getOperands(), boundary, p);
+  if (failed(yielded))
+    return failure();
+  scf::YieldOp::create(p.builder(), yield.getLoc(), *yielded);
+  return success();
+}
+
 /// Records `locals` as the local forms of `globals`, in their annotated
 /// layouts.
 static LogicalResult bindAnnotated(ValueRange globals, ValueRange locals,
@@ -159,14 +174,8 @@ static LogicalResult partitionFor(Operation *op, Partitioner &p) {
   // The builder made an empty yield when there are no iteration values.
   if (!local.getBody()->empty())
     local.getBody()->getTerminator()->erase();
-  if (failed(p.partitionBlock(*loop.getBody())))
+  if (failed(partitionYieldingBody(*loop.getBody(), loop.getResults(), p)))
     return failure();
-  auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  FailureOr<SmallVector<Value>> yielded =
-      toBoundary(yield, yield.getOperands(), loop.getResults(), p);
-  if (failed(yielded))
-    return failure();
-  scf::YieldOp::create(b, yield.getLoc(), *yielded);
   b.setInsertionPointAfter(local);
   return bindAnnotated(loop.getResults(), local.getResults(), p);
 }
@@ -189,14 +198,8 @@ static LogicalResult partitionIf(Operation *op, Partitioner &p) {
     if (!block.empty())
       block.getTerminator()->erase();
     b.setInsertionPointToEnd(&block);
-    if (failed(p.partitionBlock(source.front())))
+    if (failed(partitionYieldingBody(source.front(), branch.getResults(), p)))
       return failure();
-    auto yield = llvm::cast<scf::YieldOp>(source.front().getTerminator());
-    FailureOr<SmallVector<Value>> yielded =
-        toBoundary(yield, yield.getOperands(), branch.getResults(), p);
-    if (failed(yielded))
-      return failure();
-    scf::YieldOp::create(b, yield.getLoc(), *yielded);
   }
   return bindAnnotated(branch.getResults(), local.getResults(), p);
 }
@@ -235,14 +238,9 @@ static LogicalResult partitionWhile(Operation *op, Partitioner &p) {
   Block *after = b.createBlock(&local.getAfter(), {}, *types, locs);
   if (failed(bindAnnotated(loop.getAfterArguments(), after->getArguments(), p)))
     return failure();
-  if (failed(p.partitionBlock(loop.getAfter().front())))
+  if (failed(
+          partitionYieldingBody(loop.getAfter().front(), loop.getResults(), p)))
     return failure();
-  scf::YieldOp yield = loop.getYieldOp();
-  FailureOr<SmallVector<Value>> yielded =
-      toBoundary(yield, yield.getOperands(), loop.getResults(), p);
-  if (failed(yielded))
-    return failure();
-  scf::YieldOp::create(b, yield.getLoc(), *yielded);
   b.setInsertionPointAfter(local);
   return bindAnnotated(loop.getResults(), local.getResults(), p);
 }

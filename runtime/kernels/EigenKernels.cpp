@@ -14,6 +14,7 @@
 #include "runtime/TensorOps.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
+#include "runtime/kernels/ImageWindow.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -247,55 +248,31 @@ static std::optional<KernelBuilder> contractionBuilder(Operation *op) {
 //===--- convolutions -----------------------------------------------------===//
 
 namespace {
-/// A 2-D convolution's sizes; the input already holds any padding.
-struct ConvShape {
-  bool channelsLast; // NHWC/HWCF, else NCHW/FCHW
-  int64_t n, c, h, w, f, kh, kw, oh, ow;
-  int64_t sh, sw, dh, dw;
+/// A 2-D convolution: its window, and F output channels.
+struct ConvShape : ImageWindow {
+  int64_t f;
 
   int64_t patch() const { return c * kh * kw; }
-  int64_t pixels() const { return oh * ow; }
   /// 1x1 kernels with unit strides read the input as it is.
   bool direct() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1; }
 };
 } // namespace
 
 static std::optional<ConvShape> convShapeOf(Operation *op) {
-  auto dims = [&](unsigned i) {
-    return llvm::cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
-  };
-  auto pair = [](DenseIntElementsAttr attr) {
-    SmallVector<int64_t> v = llvm::to_vector(attr.getValues<int64_t>());
-    return std::make_pair(v[0], v[1]);
-  };
-  ConvShape s;
-  ArrayRef<int64_t> in = dims(0), filter = dims(1), out = dims(2);
-  std::pair<int64_t, int64_t> strides, dilations;
+  auto filter =
+      llvm::cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
+  std::optional<ImageWindow> window;
+  int64_t f;
   if (auto conv = llvm::dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
-    s.channelsLast = true;
-    s.n = in[0], s.h = in[1], s.w = in[2], s.c = in[3];
-    s.kh = filter[0], s.kw = filter[1], s.f = filter[3];
-    s.oh = out[1], s.ow = out[2];
-    strides = pair(conv.getStrides());
-    dilations = pair(conv.getDilations());
+    window = imageWindowOf(conv, true, filter[0], filter[1]); // HWCF
+    f = filter[3];
   } else if (auto conv = llvm::dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-    s.channelsLast = false;
-    s.n = in[0], s.c = in[1], s.h = in[2], s.w = in[3];
-    s.f = filter[0], s.kh = filter[2], s.kw = filter[3];
-    s.oh = out[2], s.ow = out[3];
-    strides = pair(conv.getStrides());
-    dilations = pair(conv.getDilations());
-  } else {
-    return std::nullopt;
+    window = imageWindowOf(conv, false, filter[2], filter[3]); // FCHW
+    f = filter[0];
   }
-  std::tie(s.sh, s.sw) = strides;
-  std::tie(s.dh, s.dw) = dilations;
-  // Every window inside the input (else the evaluator reports it).
-  if (s.oh > 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.h)
+  if (!window)
     return std::nullopt;
-  if (s.ow > 0 && (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.w)
-    return std::nullopt;
-  return s;
+  return ConvShape{*window, f};
 }
 
 /// NHWC: out[pixels x F] += col[pixels x (KH KW C)] * filter[(KH KW C) x F],

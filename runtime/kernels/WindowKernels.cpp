@@ -13,6 +13,7 @@
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
+#include "runtime/kernels/ImageWindow.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -27,12 +28,10 @@ namespace {
 /// multiply-add with a per-channel weight.
 enum class Accumulate { Fold, MulAdd };
 
-struct Window {
-  bool channelsLast;
+struct Window : ImageWindow {
   Accumulate accumulate;
   Combiner combiner = Combiner::Add;
   bool isF32;
-  int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw;
 };
 } // namespace
 
@@ -117,31 +116,17 @@ static std::optional<Window> windowOf(Operation *op, bool channelsLast,
   auto named = llvm::dyn_cast<OpTy>(op);
   if (!named)
     return std::nullopt;
-  auto shape = [&](unsigned i) {
-    return llvm::cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
-  };
-  ArrayRef<int64_t> in = shape(0), window = shape(1), out = shape(2);
-  Window s;
-  s.channelsLast = channelsLast;
-  if (channelsLast) {
-    s.n = in[0], s.h = in[1], s.w = in[2], s.c = in[3];
-    s.oh = out[1], s.ow = out[2];
-  } else {
-    s.n = in[0], s.c = in[1], s.h = in[2], s.w = in[3];
-    s.oh = out[2], s.ow = out[3];
-  }
   // Pooling windows are [KH, KW]; depthwise filters HWC or CHW.
+  auto window =
+      llvm::cast<RankedTensorType>(op->getOperand(1).getType()).getShape();
   bool chwFilter = depthwise && !channelsLast;
-  s.kh = window[chwFilter ? 1 : 0], s.kw = window[chwFilter ? 2 : 1];
-  auto pair = [](DenseIntElementsAttr attr) {
-    SmallVector<int64_t> v = llvm::to_vector(attr.getValues<int64_t>());
-    return std::make_pair(v[0], v[1]);
-  };
-  std::tie(s.sh, s.sw) = pair(named.getStrides());
-  std::tie(s.dh, s.dw) = pair(named.getDilations());
-  if ((s.oh > 0 && (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.h) ||
-      (s.ow > 0 && (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.w))
+  std::optional<ImageWindow> geometry =
+      imageWindowOf(named, channelsLast, window[chwFilter ? 1 : 0],
+                    window[chwFilter ? 2 : 1]);
+  if (!geometry)
     return std::nullopt;
+  Window s;
+  static_cast<ImageWindow &>(s) = *geometry;
   Type element = getElementTypeOrSelf(op->getResult(0).getType());
   if ((!element.isF32() && !element.isF64()) ||
       getElementTypeOrSelf(op->getOperand(0).getType()) != element ||
