@@ -92,19 +92,14 @@ static LogicalResult partitionReturn(Operation *op, Partitioner &p) {
   auto function = op->getParentOfType<func::FuncOp>();
   SmallVector<Value> locals;
   for (auto [i, value] : llvm::enumerate(op->getOperands())) {
-    auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-    auto sharding = function.getResultAttrOfType<ShardingAttr>(
-        i, SpmdDialect::kShardingAttrName);
-    if (!type || !sharding) {
+    auto layout = p.resultLayout(function, i);
+    if (failed(layout))
+      return failure();
+    if (!*layout) {
       locals.push_back(p.current(value));
       continue;
     }
-    FailureOr<const MeshInfo *> mesh = p.meshFor(op, sharding.getMesh());
-    if (failed(mesh))
-      return failure();
-    ::spmd::ShardState state = llvm::cantFail(
-        ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding()));
-    FailureOr<Value> local = p.get(op, value, state);
+    FailureOr<Value> local = p.get(op, value, (*layout)->second);
     if (failed(local))
       return failure();
     locals.push_back(*local);
@@ -127,21 +122,18 @@ static LogicalResult partitionCall(Operation *op, Partitioner &p) {
   SmallVector<Type> resultTypes;
   SmallVector<std::pair<const MeshInfo *, ::spmd::ShardState>> layouts;
   for (auto [i, type] : llvm::enumerate(call.getResultTypes())) {
-    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-    auto sharding = callee.getResultAttrOfType<ShardingAttr>(
-        i, SpmdDialect::kShardingAttrName);
-    if (!tensor || !sharding) {
+    auto layout = p.resultLayout(callee, i);
+    if (failed(layout))
+      return failure();
+    if (!*layout) {
       resultTypes.push_back(type);
       layouts.push_back({nullptr, {}});
       continue;
     }
-    FailureOr<const MeshInfo *> mesh = p.meshFor(op, sharding.getMesh());
-    if (failed(mesh))
-      return failure();
-    ::spmd::ShardState state = llvm::cantFail(
-        ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding()));
-    resultTypes.push_back(Partitioner::localType(tensor, **mesh, state));
-    layouts.push_back({*mesh, state});
+    resultTypes.push_back(
+        Partitioner::localType(llvm::cast<RankedTensorType>(type),
+                               *(*layout)->first, (*layout)->second));
+    layouts.push_back(**layout);
   }
   auto local = func::CallOp::create(
       p.builder(), op->getLoc(), call.getCalleeAttr(), resultTypes, *operands);

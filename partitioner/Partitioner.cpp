@@ -91,6 +91,21 @@ Partitioner::annotatedLayout(Value value) {
   return std::make_pair(*mesh, std::move(*state));
 }
 
+FailureOr<std::optional<std::pair<const MeshInfo *, ::spmd::ShardState>>>
+Partitioner::resultLayout(func::FuncOp function, unsigned i) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(function.getResultTypes()[i]);
+  auto sharding = function.getResultAttrOfType<ShardingAttr>(
+      i, SpmdDialect::kShardingAttrName);
+  if (!tensor || !sharding || !tensor.hasStaticShape())
+    return std::optional<std::pair<const MeshInfo *, ::spmd::ShardState>>();
+  FailureOr<const MeshInfo *> mesh = meshFor(function, sharding.getMesh());
+  if (failed(mesh))
+    return failure();
+  return std::optional(
+      std::make_pair(*mesh, llvm::cantFail(::spmd::toState(
+                                (*mesh)->mesh, sharding.toTensorSharding()))));
+}
+
 void Partitioner::set(Value global, LocalValue value) {
   values[global] = std::move(value);
 }
@@ -199,19 +214,13 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
     argValues.push_back({Value(), layout->first, layout->second});
   }
   for (auto [i, type] : llvm::enumerate(function.getResultTypes())) {
-    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-    auto sharding = function.getResultAttrOfType<ShardingAttr>(
-        i, SpmdDialect::kShardingAttrName);
-    if (!tensor || !sharding || !tensor.hasStaticShape()) {
-      resultTypes.push_back(type);
-      continue;
-    }
-    FailureOr<const MeshInfo *> mesh = meshFor(function, sharding.getMesh());
-    if (failed(mesh))
+    auto layout = resultLayout(function, i);
+    if (failed(layout))
       return failure();
-    ::spmd::ShardState state = llvm::cantFail(
-        ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding()));
-    resultTypes.push_back(localType(tensor, **mesh, state));
+    resultTypes.push_back(*layout
+                              ? localType(llvm::cast<RankedTensorType>(type),
+                                          *(*layout)->first, (*layout)->second)
+                              : type);
   }
 
   // Remember the global types: tools assemble results from local ones.

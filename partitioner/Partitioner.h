@@ -60,6 +60,10 @@ public:
   /// mesh when it has none.
   FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>>
   annotatedLayout(Value value);
+  /// The layout result `i` of `function` is annotated with; none for
+  /// results without a sharding (they pass through as they are).
+  FailureOr<std::optional<std::pair<const MeshInfo *, ::spmd::ShardState>>>
+  resultLayout(func::FuncOp function, unsigned i);
 
   /// The current local form of a global tensor value.
   const LocalValue &lookup(Value global) const { return values.at(global); }
