@@ -24,20 +24,13 @@ static Operation *emptyLike(Operation *op, Partitioner &p, ValueRange,
                                  type.getElementType());
 }
 
-static Operation *expandShape(Operation *op, Partitioner &p,
-                              ValueRange operands, TypeRange types) {
-  auto expand = llvm::cast<tensor::ExpandShapeOp>(op);
-  return tensor::ExpandShapeOp::create(
-      p.builder(), op->getLoc(), llvm::cast<RankedTensorType>(types[0]),
-      operands[0], expand.getReassociationIndices());
-}
-
-static Operation *collapseShape(Operation *op, Partitioner &p,
-                                ValueRange operands, TypeRange types) {
-  auto collapse = llvm::cast<tensor::CollapseShapeOp>(op);
-  return tensor::CollapseShapeOp::create(
-      p.builder(), op->getLoc(), llvm::cast<RankedTensorType>(types[0]),
-      operands[0], collapse.getReassociationIndices());
+/// expand_shape and collapse_shape: the same grouping of local sizes.
+template <typename ReshapeOp>
+static Operation *regroup(Operation *op, Partitioner &p, ValueRange operands,
+                          TypeRange types) {
+  return ReshapeOp::create(p.builder(), op->getLoc(),
+                           llvm::cast<RankedTensorType>(types[0]), operands[0],
+                           llvm::cast<ReshapeOp>(op).getReassociationIndices());
 }
 
 /// tensor.reshape takes its shape from a tensor: give it the local one.
@@ -155,9 +148,9 @@ static Operation *insertSlice(Operation *op, Partitioner &p,
 void mlir::spmd::registerShapeMaterializers(OpPartitionerRegistry &registry) {
   registry.addMaterializer(tensor::EmptyOp::getOperationName(), emptyLike);
   registry.addMaterializer(tensor::ExpandShapeOp::getOperationName(),
-                           expandShape);
+                           regroup<tensor::ExpandShapeOp>);
   registry.addMaterializer(tensor::CollapseShapeOp::getOperationName(),
-                           collapseShape);
+                           regroup<tensor::CollapseShapeOp>);
   registry.addMaterializer(tensor::ReshapeOp::getOperationName(), reshape);
   registry.addMaterializer(tensor::ExtractSliceOp::getOperationName(),
                            extractSlice);
