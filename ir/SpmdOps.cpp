@@ -165,7 +165,7 @@ LogicalResult CollectivePermuteOp::verifyGroupShapes(int64_t groupSize) {
 static ParseResult parsePairs(OpAsmParser &parser, DenseI64ArrayAttr &pairs) {
   SmallVector<int64_t> values;
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        int64_t source, target;
+        int64_t source = 0, target = 0;
         if (parser.parseInteger(source) || parser.parseArrow() ||
             parser.parseInteger(target))
           return failure();

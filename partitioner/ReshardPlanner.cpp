@@ -211,7 +211,7 @@ std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
         int64_t mt = groupSize(mesh, state.dims[t]);
         if (mt > 1 && !aligned(shape[t], mt, n))
           continue;
-        if (mt == 1 && llvm::divideCeil(shape[t], n) * n != local[t])
+        if (mt == 1 && int64_t(llvm::divideCeil(shape[t], n)) * n != local[t])
           continue;
         ReshardStep step{CollectiveKind::AllToAll, suffix, t};
         step.concatDim = d;
