@@ -1,9 +1,10 @@
 //===- Masking.cpp - Identity in the padding of uneven shards -------------===//
 //
-// The padding of a shard holds unspecified values. Before a reduction over
-// a split dimension whose size does not divide evenly, the padding is set
-// to the reduction's identity, on this one code path for every op. The
-// same select gives a pad's border its value where a halo window reads
+// The padding of a shard holds unspecified values. Where a reduction's body
+// only combines an input with the accumulator (or adds products of two
+// inputs), setting that input's padding to the identity makes padded
+// iterations add nothing (LocalIterations.cpp does it for other bodies).
+// The same select gives a pad's border its value where a halo window reads
 // past the input.
 //
 //===----------------------------------------------------------------------===//
@@ -58,19 +59,46 @@ Value mlir::spmd::maskOutside(OpBuilder &b, Location loc, Value local,
   return generic.getResult(0);
 }
 
-Value mlir::spmd::maskPadding(OpBuilder &b, Location loc, Value local,
-                              int64_t dim, int64_t globalSize,
+Value mlir::spmd::validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                             ArrayRef<::spmd::AxisIndex> axes,
+                             int64_t globalSize, int64_t shardSize) {
+  return arith::SubIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, globalSize),
+      shardOffset(b, loc, mesh, axes, shardSize));
+}
+
+TypedAttr mlir::spmd::identityOf(OpBuilder &b, ::spmd::ReductionKind kind,
+                                 Type type) {
+  if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
+    if (kind == ::spmd::ReductionKind::Sum)
+      return b.getFloatAttr(type, 0.0);
+    return b.getFloatAttr(
+        type, llvm::APFloat::getInf(floatType.getFloatSemantics(),
+                                    kind == ::spmd::ReductionKind::Max));
+  }
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  llvm::APInt value = kind == ::spmd::ReductionKind::Sum
+                          ? llvm::APInt(width, 0)
+                      : kind == ::spmd::ReductionKind::Max
+                          ? llvm::APInt::getSignedMinValue(width)
+                          : llvm::APInt::getSignedMaxValue(width);
+  return b.getIntegerAttr(type, value);
+}
+
+Value mlir::spmd::keepOnFirst(OpBuilder &b, Location loc, Value local,
+                              const MeshInfo &mesh,
                               ArrayRef<::spmd::AxisIndex> axes,
-                              const MeshInfo &mesh, TypedAttr identity) {
+                              TypedAttr identity) {
+  Value first = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        linearIndex(b, loc, mesh, axes), first);
   auto type = llvm::cast<RankedTensorType>(local.getType());
-  int64_t shardSize = type.getDimSize(dim);
-  // Valid: positions below globalSize - index * shardSize.
-  Value start =
-      arith::MulIOp::create(b, loc, linearIndex(b, loc, mesh, axes),
-                            arith::ConstantIndexOp::create(b, loc, shardSize));
-  Value valid = arith::SubIOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, globalSize), start);
-  return maskOutside(b, loc, local, dim,
-                     arith::ConstantIndexOp::create(b, loc, 0), valid,
-                     identity);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value filled =
+      linalg::FillOp::create(
+          b, loc, ValueRange{arith::ConstantOp::create(b, loc, identity)},
+          ValueRange{empty})
+          .getResult(0);
+  return arith::SelectOp::create(b, loc, isFirst, local, filled);
 }

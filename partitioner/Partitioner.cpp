@@ -2,6 +2,7 @@
 
 #include "partitioner/Partitioner.h"
 #include "ir/FunctionAttrs.h"
+#include "ir/FunctionMesh.h"
 #include "partitioner/OpPartitioners.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,8 +19,6 @@ Partitioner::Partitioner(ModuleOp module)
   for (MeshOp op : module.getOps<MeshOp>())
     meshes.push_back(std::make_unique<MeshInfo>(MeshInfo{
         FlatSymbolRefAttr::get(op.getSymNameAttr()), op.getMesh().toMesh()}));
-  if (!meshes.empty())
-    defaultMesh = meshes.front().get();
 }
 
 int64_t mlir::spmd::elementBytes(Type type) {
@@ -170,6 +169,37 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     return remade;
   }
   auto type = llvm::cast<RankedTensorType>(global.getType());
+  // Partial over axes the value is not yet partial over: reach the layout
+  // without them, then keep the value on one device of each group (sums;
+  // every device keeps it for max and min). No communication.
+  ::spmd::AxisList added;
+  for (::spmd::AxisIndex axis : state.partial)
+    if (!llvm::is_contained(current.state.partial, axis))
+      added.push_back(axis);
+  if (!added.empty()) {
+    if (!current.state.partial.empty() &&
+        current.state.reduction != state.reduction)
+      return user->emitError("cannot turn a pending ")
+             << ::spmd::stringifyReduction(current.state.reduction)
+             << " into a pending "
+             << ::spmd::stringifyReduction(state.reduction);
+    ::spmd::ShardState kept = state;
+    kept.partial.clear();
+    for (::spmd::AxisIndex axis : current.state.partial)
+      if (llvm::is_contained(state.partial, axis))
+        kept.partial.push_back(axis);
+    kept.reduction = current.state.reduction;
+    FailureOr<Value> whole = get(user, global, kept);
+    if (failed(whole))
+      return failure();
+    Value local = *whole;
+    if (state.reduction == ::spmd::ReductionKind::Sum)
+      local = keepOnFirst(
+          b, user->getLoc(), local, *current.mesh, added,
+          identityOf(b, state.reduction, type.getElementType()));
+    reshards[key] = local;
+    return local;
+  }
   const ::spmd::ReshardPlan *plan =
       planCache.plan(current.mesh->mesh, type.getShape(),
                      elementBytes(type.getElementType()), current.state, state);
@@ -198,6 +228,12 @@ LogicalResult Partitioner::partitionBlock(Block &source) {
 }
 
 LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
+  // Values without a sharding are replicated on the function's mesh.
+  defaultMesh = meshes.front().get();
+  if (FlatSymbolRefAttr symbol = firstShardingMesh(function))
+    for (const auto &mesh : meshes)
+      if (mesh->symbol == symbol)
+        defaultMesh = mesh.get();
   SmallVector<Type> argTypes, resultTypes;
   SmallVector<LocalValue> argValues;
   for (BlockArgument arg : function.getArguments()) {

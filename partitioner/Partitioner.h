@@ -23,6 +23,7 @@
 #include "partitioner/ReshardPlanner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -101,6 +102,8 @@ private:
   ModuleOp module;
   OpBuilder b;
   std::vector<std::unique_ptr<MeshInfo>> meshes;
+  /// Where values without a sharding live: the mesh of the function being
+  /// partitioned.
   const MeshInfo *defaultMesh = nullptr;
   llvm::DenseMap<Value, LocalValue> values;
   /// Reshards already emitted: (value, layout key) -> local value.
@@ -117,17 +120,46 @@ Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
 Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
                   ArrayRef<::spmd::AxisIndex> axes);
 
+/// The global position of this device's first element of a dimension
+/// split over `axes` in shards of `shardSize`.
+Value shardOffset(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                  ArrayRef<::spmd::AxisIndex> axes, int64_t shardSize);
+
+/// Makes `linalg.index` in the body of the local op `op` mean the global
+/// loop position: `offsets[d]` (null where loop d is not split) is added to
+/// every index of loop d.
+void globalizeLoopIndices(OpBuilder &b, linalg::LinalgOp op,
+                          ArrayRef<Value> offsets);
+
+/// Makes every iteration of the local op `op` whose loop `l` position is
+/// not below `bound` (per (l, bound) pair) leave its outputs unchanged,
+/// whatever the body computes: the padding of uneven shards contributes
+/// nothing to any reduction. Named ops are generalized first; returns the
+/// op that replaces `op`, or failure if it cannot be generalized.
+FailureOr<linalg::LinalgOp> skipIterationsPast(OpBuilder &b, linalg::LinalgOp op,
+                                    ArrayRef<std::pair<unsigned, Value>> bounds);
+
 /// `local` with the elements of dimension `dim` at positions outside
 /// [lo, hi) replaced by `fill`.
 Value maskOutside(OpBuilder &b, Location loc, Value local, int64_t dim,
                   Value lo, Value hi, TypedAttr fill);
 
-/// Replaces the padding of dimension `dim` of `local` (sharded over `axes`,
-/// of global size `globalSize`) by `identity`, so reductions over it are
-/// exact.
-Value maskPadding(OpBuilder &b, Location loc, Value local, int64_t dim,
-                  int64_t globalSize, ArrayRef<::spmd::AxisIndex> axes,
-                  const MeshInfo &mesh, TypedAttr identity);
+/// The number of valid (not padding) positions of this device's shard of a
+/// dimension of `globalSize` split over `axes` in shards of `shardSize`
+/// (negative or above `shardSize` at the ends: compare, do not index).
+Value validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                 ArrayRef<::spmd::AxisIndex> axes, int64_t globalSize,
+                 int64_t shardSize);
+
+/// The identity of reduction `kind` for elements of `type`.
+TypedAttr identityOf(OpBuilder &b, ::spmd::ReductionKind kind, Type type);
+
+/// `local` on the first device of each group over `axes`, a tensor of
+/// `identity` on the others: a partial value over `axes` whose reduction is
+/// `local`.
+Value keepOnFirst(OpBuilder &b, Location loc, Value local,
+                  const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes,
+                  TypedAttr identity);
 
 /// The element size in bytes of a tensor element type.
 int64_t elementBytes(Type type);

@@ -291,7 +291,12 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
   if (from.dims.size() != shape.size() || to.dims.size() != shape.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "reshard between shardings of other ranks");
-  if (!to.partial.empty() && !(from.partial == to.partial))
+  // Reductions keep the order of the remaining partial axes.
+  AxisList kept;
+  for (AxisIndex axis : from.partial)
+    if (llvm::is_contained(to.partial, axis))
+      kept.push_back(axis);
+  if (kept != to.partial)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "a reshard cannot make a value partial over new axes");

@@ -33,47 +33,88 @@ using ::spmd::ShardState;
 /// between plans that move the same bytes but replicate different work.
 static constexpr double kBytesPerIteration = 1.0 / 16;
 
+/// The reduction kind of a combining op, if it is one.
+static std::optional<Reduction> reductionOf(Operation *op) {
+  if (llvm::isa_and_nonnull<arith::AddFOp, arith::AddIOp>(op))
+    return Reduction::Sum;
+  if (llvm::isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp,
+                            arith::MaxSIOp>(op))
+    return Reduction::Max;
+  if (llvm::isa_and_nonnull<arith::MinimumFOp, arith::MinNumFOp,
+                            arith::MinSIOp>(op))
+    return Reduction::Min;
+  return std::nullopt;
+}
+
+/// What each result of `op` adds to its accumulator per iteration: the
+/// operand of the yielded combining op that is not the accumulator. Null
+/// when a result is not `combine(x, acc)` with `acc` used only there.
+static SmallVector<Value> contributions(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  SmallVector<Value> values;
+  for (OpOperand &yielded : body->getTerminator()->getOpOperands()) {
+    BlockArgument acc =
+        body->getArgument(op.getNumDpsInputs() + yielded.getOperandNumber());
+    Operation *combine = yielded.get().getDefiningOp();
+    if (!reductionOf(combine) || !acc.hasOneUse() ||
+        acc.getUses().begin()->getOwner() != combine)
+      return {};
+    values.push_back(combine->getOperand(0) == acc ? combine->getOperand(1)
+                                                   : combine->getOperand(0));
+  }
+  return values;
+}
+
 /// The reduction an op's reduction factors combine with, if known.
 static std::optional<Reduction> combinerOf(Operation *op) {
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
-    return Reduction::Sum; // tosa.matmul and friends sum.
+    return Reduction::Sum; // tosa.matmul sums.
+  if (contributions(linalgOp).empty())
+    return std::nullopt;
   std::optional<Reduction> kind;
-  auto yield =
-      llvm::cast<linalg::YieldOp>(linalgOp.getBlock()->getTerminator());
-  for (Value yielded : yield.getOperands()) {
-    Operation *def = yielded.getDefiningOp();
-    std::optional<Reduction> k;
-    if (llvm::isa_and_nonnull<arith::AddFOp, arith::AddIOp>(def))
-      k = Reduction::Sum;
-    else if (llvm::isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp,
-                                   arith::MaxSIOp>(def))
-      k = Reduction::Max;
-    else if (llvm::isa_and_nonnull<arith::MinimumFOp, arith::MinNumFOp,
-                                   arith::MinSIOp>(def))
-      k = Reduction::Min;
-    if (!k || (kind && *kind != *k))
+  for (Value yielded : linalgOp.getBlock()->getTerminator()->getOperands()) {
+    std::optional<Reduction> k = reductionOf(yielded.getDefiningOp());
+    if (kind && *kind != *k)
       return std::nullopt;
     kind = k;
   }
   return kind;
 }
 
-/// The identity of `kind` for elements of `type`.
-static TypedAttr identityOf(OpBuilder &b, Reduction kind, Type type) {
-  if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
-    if (kind == Reduction::Sum)
-      return b.getFloatAttr(type, 0.0);
-    return b.getFloatAttr(type,
-                          llvm::APFloat::getInf(floatType.getFloatSemantics(),
-                                                kind == Reduction::Max));
+/// The inputs whose padding, set to the combiner's identity, makes padded
+/// iterations of `loops` add nothing: when every result adds an input
+/// (`acc = combine(x, acc)`) or, for sums, a product of two inputs, and
+/// those inputs are indexed by every loop of `loops`. Nullopt otherwise:
+/// the body must then skip those iterations itself.
+static std::optional<SmallVector<unsigned>>
+maskableInputs(linalg::LinalgOp op, Reduction kind, ArrayRef<unsigned> loops) {
+  SmallVector<unsigned> inputs;
+  auto addInput = [&](Value v) {
+    auto arg = llvm::dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != op.getBlock() ||
+        arg.getArgNumber() >= op.getNumDpsInputs())
+      return false;
+    AffineMap map =
+        op.getMatchingIndexingMap(op.getDpsInputOperand(arg.getArgNumber()));
+    for (unsigned loop : loops)
+      if (!llvm::is_contained(map.getResults(),
+                              getAffineDimExpr(loop, op.getContext())))
+        return false;
+    if (!llvm::is_contained(inputs, arg.getArgNumber()))
+      inputs.push_back(arg.getArgNumber());
+    return true;
+  };
+  for (Value added : contributions(op)) {
+    if (addInput(added))
+      continue;
+    Operation *product = added.getDefiningOp();
+    if (kind != Reduction::Sum ||
+        !llvm::isa_and_nonnull<arith::MulFOp, arith::MulIOp>(product) ||
+        !addInput(product->getOperand(0)) || !addInput(product->getOperand(1)))
+      return std::nullopt;
   }
-  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  llvm::APInt value = kind == Reduction::Sum ? llvm::APInt(width, 0)
-                      : kind == Reduction::Max
-                          ? llvm::APInt::getSignedMinValue(width)
-                          : llvm::APInt::getSignedMaxValue(width);
-  return b.getIntegerAttr(type, value);
+  return inputs;
 }
 
 namespace {
@@ -337,31 +378,67 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
                        *choice.halo(window, *split), *mesh, axes);
   }
 
-  // Split reduction factors: padding of uneven shards must not count, and
-  // an init must be added by one device of each partial group only.
+  // Padded iterations of split reduction factors (uneven shards) must add
+  // nothing: their inputs are masked with the identity where the body
+  // allows, else the body skips them.
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   AxisList partialAxes;
+  SmallVector<unsigned> paddedFactors;
+  SmallVector<std::pair<unsigned, Value>> bounds;
   for (unsigned f = 0; f < rule->numFactors(); ++f) {
-    if (rule->factorKinds[f] != FactorKind::Reduction || (*split)[f].empty())
+    const AxisList &axes = (*split)[f];
+    if (rule->factorKinds[f] != FactorKind::Reduction || axes.empty())
       continue;
-    partialAxes.append((*split)[f].begin(), (*split)[f].end());
-    int64_t n = mesh->mesh.groupSize((*split)[f]);
+    partialAxes.append(axes.begin(), axes.end());
+    int64_t n = mesh->mesh.groupSize(axes);
     if (rule->factorSizes[f] % n == 0)
       continue;
-    for (auto [t, tensor] : llvm::enumerate(tensors)) {
-      if (tensor.isResult || tensor.isInit || !tensor.type)
-        continue;
+    paddedFactors.push_back(f);
+    bounds.push_back({f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
+                                    llvm::divideCeil(rule->factorSizes[f], n))});
+  }
+  std::optional<SmallVector<unsigned>> masked;
+  if (!bounds.empty()) {
+    if (!linalgOp) {
+      masked.emplace();
+      for (auto [t, tensor] : llvm::enumerate(tensors))
+        if (!tensor.isResult && !tensor.isInit && tensor.type)
+          masked->push_back(t);
+    } else {
+      masked = maskableInputs(linalgOp, *combiner, paddedFactors);
+    }
+  }
+  for (unsigned t : masked ? *masked : SmallVector<unsigned>()) {
+    for (auto [f, bound] : bounds) {
       auto dim = llvm::find_if(rule->tensors[t], [&](const auto &factors) {
         return factors.size() == 1 && factors[0] == f;
       });
       if (dim == rule->tensors[t].end())
         continue;
-      operands[t] =
-          maskPadding(b, loc, operands[t], dim - rule->tensors[t].begin(),
-                      rule->factorSizes[f], (*split)[f], *mesh,
-                      identityOf(b, *combiner, tensor.type.getElementType()));
-      break;
+      operands[t] = maskOutside(
+          b, loc, operands[t], dim - rule->tensors[t].begin(),
+          arith::ConstantIndexOp::create(b, loc, 0), bound,
+          identityOf(b, *combiner, tensors[t].type.getElementType()));
     }
   }
+  if (masked)
+    bounds.clear();
+
+  // Loop positions inside bodies are global.
+  SmallVector<Value> loopOffsets;
+  if (linalgOp && !linalgOp.getBlock()->getOps<linalg::IndexOp>().empty()) {
+    loopOffsets.resize(rule->numFactors());
+    for (linalg::IndexOp index : linalgOp.getBlock()->getOps<linalg::IndexOp>()) {
+      unsigned f = index.getDim();
+      const AxisList &axes = (*split)[f];
+      if (axes.empty() || loopOffsets[f])
+        continue;
+      loopOffsets[f] = shardOffset(
+          b, loc, *mesh, axes,
+          llvm::divideCeil(rule->factorSizes[f], mesh->mesh.groupSize(axes)));
+    }
+  }
+
   if (!partialAxes.empty() && dps) {
     for (OpOperand &init : dps.getDpsInitsMutable()) {
       unsigned t = init.getOperandNumber();
@@ -371,29 +448,8 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
         continue;
       // Devices other than the first of their partial group start from the
       // identity.
-      Value first = arith::ConstantIndexOp::create(b, loc, 0);
-      Value index = first;
-      for (::spmd::AxisIndex axis : partialAxes) {
-        Value size =
-            arith::ConstantIndexOp::create(b, loc, mesh->mesh.axisSize(axis));
-        Value coordinate = AxisIndexOp::create(
-            b, loc, b.getIndexType(),
-            b.getStringAttr(mesh->mesh.axisName(axis)), mesh->symbol);
-        index = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, index, size), coordinate);
-      }
-      Value isFirst =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, first);
-      auto localType = llvm::cast<RankedTensorType>(operands[t].getType());
-      Value empty = tensor::EmptyOp::create(b, loc, localType.getShape(),
-                                            localType.getElementType());
-      Value filled =
-          linalg::FillOp::create(
-              b, loc, ValueRange{arith::ConstantOp::create(b, loc, identity)},
-              ValueRange{empty})
-              .getResult(0);
       operands[t] =
-          arith::SelectOp::create(b, loc, isFirst, operands[t], filled);
+          keepOnFirst(b, loc, operands[t], *mesh, partialAxes, identity);
     }
   }
 
@@ -414,6 +470,15 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
       OpPartitionerRegistry::get().materialize(op, p, operands, resultTypes);
   if (!local)
     return failure();
+  if (auto localLinalg = llvm::dyn_cast<linalg::LinalgOp>(local)) {
+    globalizeLoopIndices(b, localLinalg, loopOffsets);
+    FailureOr<linalg::LinalgOp> skipping =
+        skipIterationsPast(b, localLinalg, bounds);
+    if (failed(skipping))
+      return op->emitError("cannot partition the reduction of this op over "
+                           "an uneven split: it has no generic form");
+    local = *skipping;
+  }
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (tensors[op->getNumOperands() + i].type)
       p.set(result, {local->getResult(i), mesh, produced[i]});

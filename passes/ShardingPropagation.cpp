@@ -3,6 +3,7 @@
 #include "passes/ShardingPropagation.h"
 
 #include "ir/FunctionAttrs.h"
+#include "ir/FunctionMesh.h"
 #include "ir/ShardingRules.h"
 #include "ir/SpmdOps.h"
 
@@ -364,9 +365,15 @@ void ModulePropagation::write(bool debugOrigins) {
   Builder builder(context);
   StringRef shardingName = SpmdDialect::kShardingAttrName;
   StringRef originsName = SpmdDialect::kOriginsAttrName;
+  unsigned moduleMesh = defaultMesh;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
+    // Values nothing reached are replicated on their function's mesh.
+    defaultMesh = moduleMesh;
+    if (FlatSymbolRefAttr mesh = firstShardingMesh(function))
+      if (int index = meshIndex(mesh); index >= 0)
+        defaultMesh = index;
     updateArgAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
       BlockArgument arg = function.getArgument(i);
       if (!llvm::isa<RankedTensorType>(arg.getType()))

@@ -1,0 +1,186 @@
+// Programs users write whose partitioned form was once wrong: one function
+// each, run by exactness.test with --check.
+spmd.mesh @mesh = <["x"=4]>
+spmd.mesh @two = <["x"=2]>
+spmd.mesh @grid = <["x"=2, "y"=2]>
+
+// Softmax denominator over a dimension of 10 split in 4 (3, 3, 3, 1): the
+// padded iterations must not add exp(pad).
+func.func @denom(%x: tensor<4x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x10xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %ex = math.exp %a : f32
+    %s = arith.addf %ex, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %z : tensor<4xf32>
+}
+
+// A min of negated values: negf(+inf) would win.
+func.func @min_neg(%x: tensor<3x7xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> tensor<3xf32> {
+  %big = arith.constant 1.0e30 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%big : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x7xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    %m = arith.minimumf %n, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<3xf32>
+  return %z : tensor<3xf32>
+}
+
+// A squared-error loss: both inputs are read in the body.
+func.func @mse(%a: tensor<9xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>},
+               %b: tensor<9xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+      ins(%a, %b : tensor<9xf32>, tensor<9xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %d = arith.subf %x, %y : f32
+    %s = arith.mulf %d, %d : f32
+    %t = arith.addf %s, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  return %z : tensor<f32>
+}
+
+// A sum whose body adds a constant per iteration (counts the elements).
+func.func @count(%x: tensor<2x5xi32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> tensor<2xi32> {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %e = tensor.empty() : tensor<2xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<2xi32>) -> tensor<2xi32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<2x5xi32>) outs(%f : tensor<2xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %t = arith.addi %one, %o : i32
+    linalg.yield %t : i32
+  } -> tensor<2xi32>
+  return %z : tensor<2xi32>
+}
+
+// A causal mask: keep a[i, j] where j <= i, rows split.
+func.func @causal(%x: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@two, [{"x"}, {}]>}) -> tensor<8x8xf32> {
+  %neg = arith.constant -1.0e30 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %le = arith.cmpi ule, %j, %i : index
+    %s = arith.select %le, %a, %neg : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %z : tensor<8x8xf32>
+}
+
+// Positions as values (rotary embeddings), uneven: 6 rows over 4.
+func.func @positions(%x: tensor<6x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<6x4xf32> {
+  %e = tensor.empty() : tensor<6x4xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.addi %i, %j : index
+    %n = arith.index_cast %k : index to i32
+    %p = arith.sitofp %n : i32 to f32
+    %c = math.cos %p : f32
+    %s = arith.mulf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<6x4xf32>
+  return %z : tensor<6x4xf32>
+}
+
+// Argmax over a split, uneven dimension: two results, a select combiner.
+func.func @argmax(%x: tensor<3x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<3xf32>, tensor<3xi32>) {
+  %ninf = arith.constant -1.0e30 : f32
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<3xf32>
+  %ei = tensor.empty() : tensor<3xi32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %fi = linalg.fill ins(%zero : i32) outs(%ei : tensor<3xi32>) -> tensor<3xi32>
+  %z:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x10xf32>) outs(%f, %fi : tensor<3xf32>, tensor<3xi32>) {
+  ^bb0(%a: f32, %m: f32, %k: i32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %gt = arith.cmpf ogt, %a, %m : f32
+    %nm = arith.select %gt, %a, %m : f32
+    %nk = arith.select %gt, %ji, %k : i32
+    linalg.yield %nm, %nk : f32, i32
+  } -> (tensor<3xf32>, tensor<3xi32>)
+  return %z#0, %z#1 : tensor<3xf32>, tensor<3xi32>
+}
+
+// A product over a split dimension (no partial product exists: gathered).
+func.func @product(%x: tensor<2x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> tensor<2xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %z = linalg.reduce ins(%x : tensor<2x6xf32>) outs(%f : tensor<2xf32>) dimensions = [1]
+    (%a: f32, %o: f32) {
+      %p = arith.mulf %a, %o : f32
+      linalg.yield %p : f32
+    }
+  return %z : tensor<2xf32>
+}
+
+// A reduce whose body transforms its input before adding.
+func.func @reduce_abs(%x: tensor<7x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %z = linalg.reduce ins(%x : tensor<7x3xf32>) outs(%f : tensor<3xf32>) dimensions = [0]
+    (%a: f32, %o: f32) {
+      %b = math.absf %a : f32
+      %c = arith.addf %b, %o : f32
+      linalg.yield %c : f32
+    }
+  return %z : tensor<3xf32>
+}
+
+// A matmul over an uneven contraction (inputs masked, stays a matmul).
+func.func @matmul_uneven(%a: tensor<4x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>},
+                         %b: tensor<10x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %z = linalg.matmul ins(%a, %b : tensor<4x10xf32>, tensor<10x3xf32>) outs(%f : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %z : tensor<4x3xf32>
+}
+
+// A body that ignores the accumulator is no sum: the last iteration wins.
+func.func @last(%x: tensor<2x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<2x6xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<2xf32>
+  return %z : tensor<2xf32>
+}
+
+// A replicated value returned as a pending sum: no communication.
+func.func @to_partial(%x: tensor<4xf32>) -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@grid, [{}], partial={"y"}>}) {
+  %e = math.exp %x : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// And as a pending maximum, split over the other axis.
+func.func @to_partial_max(%x: tensor<5xf32>) -> (tensor<5xf32> {spmd.sharding = #spmd.sharding<@grid, [{"x"}], partial<max>={"y"}>}) {
+  %e = math.exp %x : tensor<5xf32>
+  return %e : tensor<5xf32>
+}
