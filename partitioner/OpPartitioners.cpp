@@ -4,6 +4,8 @@
 
 #include "ir/ShardingRules.h"
 
+#include "mlir/Transforms/RegionUtils.h"
+
 using namespace mlir;
 using namespace mlir::spmd;
 
@@ -12,6 +14,7 @@ const OpPartitionerRegistry &OpPartitionerRegistry::get() {
     OpPartitionerRegistry r;
     registerControlFlowPartitioners(r);
     registerShapeMaterializers(r);
+    registerElementAccessPartitioners(r);
     return r;
   }();
   return registry;
@@ -47,12 +50,34 @@ Operation *OpPartitionerRegistry::materialize(Operation *op, Partitioner &p,
   return cloneLocal(op, p, operands, resultTypes);
 }
 
+LogicalResult mlir::spmd::mapCapturedTensors(Operation *op, Partitioner &p,
+                                             IRMapping &mapping) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured) {
+    auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !p.has(value))
+      continue;
+    ::spmd::ShardState replicated;
+    replicated.dims.resize(type.getRank());
+    FailureOr<Value> whole = p.get(op, value, replicated);
+    if (failed(whole))
+      return failure();
+    mapping.map(value, *whole);
+  }
+  return success();
+}
+
 Operation *mlir::spmd::cloneLocal(Operation *op, Partitioner &p,
                                   ValueRange operands, TypeRange resultTypes) {
   // Propagation's shardings describe global values: they are dropped.
   IRMapping mapping = p.scalars();
   for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
     mapping.map(global, local);
+  // Tensors the op's regions read from outside (an embedding table in a
+  // body) are read at global positions: they come whole.
+  if (failed(mapCapturedTensors(op, p, mapping)))
+    return nullptr;
   Operation *local = p.builder().clone(*op, mapping);
   for (auto [result, type] : llvm::zip_equal(local->getResults(), resultTypes))
     result.setType(type);
@@ -88,6 +113,8 @@ LogicalResult mlir::spmd::partitionReplicated(Operation *op, Partitioner &p) {
     }
   Operation *local = OpPartitionerRegistry::get().materialize(
       op, p, operands, op->getResultTypes());
+  if (!local)
+    return failure();
   for (auto [result, localResult] :
        llvm::zip_equal(op->getResults(), local->getResults())) {
     auto type = llvm::dyn_cast<RankedTensorType>(result.getType());

@@ -45,6 +45,12 @@ private:
 // Families, one file each.
 void registerControlFlowPartitioners(OpPartitionerRegistry &registry);
 void registerShapeMaterializers(OpPartitionerRegistry &registry);
+void registerElementAccessPartitioners(OpPartitionerRegistry &registry);
+
+/// Maps the tensors `op`'s regions use from outside it to their local
+/// values, replicated (bodies index them at global positions).
+LogicalResult mapCapturedTensors(Operation *op, Partitioner &p,
+                                 IRMapping &mapping);
 
 /// `op` cloned with local operands (scalars used inside regions map too)
 /// and local result types, without the global sharding attributes: the
