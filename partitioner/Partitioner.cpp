@@ -204,8 +204,13 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
       planCache.plan(current.mesh->mesh, type.getShape(),
                      elementBytes(type.getElementType()), current.state, state);
   if (!plan)
-    return user->emitError() << "cannot reshard operand from "
-                             << current.state.key() << " to " << state.key();
+    return user->emitError()
+           << "cannot reshard an operand from "
+           << ::spmd::describe(current.mesh->mesh,
+                               current.mesh->symbol.getValue(), current.state)
+           << " to "
+           << ::spmd::describe(current.mesh->mesh,
+                               current.mesh->symbol.getValue(), state);
   Value local =
       emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
   reshards[key] = local;

@@ -93,6 +93,23 @@ llvm::Expected<ShardState> spmd::toState(const Mesh &mesh,
   return state;
 }
 
+std::string spmd::describe(const Mesh &mesh, llvm::StringRef meshName,
+                          const ShardState &state) {
+  TensorSharding sharding;
+  sharding.meshName = meshName.str();
+  auto names = [&](ArrayRef<AxisIndex> axes) {
+    std::vector<std::string> result;
+    for (AxisIndex a : axes)
+      result.push_back(mesh.axisName(a).str());
+    return result;
+  };
+  for (const AxisList &dim : state.dims)
+    sharding.dims.push_back(DimSharding{names(dim)});
+  sharding.partial = names(state.partial);
+  sharding.partialKind = state.reduction;
+  return sharding.str();
+}
+
 /// Regrouping shards of a dimension of `size` split `m` ways into groups of
 /// `k` is exact when the shards line up: ceil(size/m) == k*ceil(size/(mk)).
 static bool aligned(int64_t size, int64_t m, int64_t k) {

@@ -93,6 +93,11 @@ std::vector<int64_t> localShape(const Mesh &mesh,
 llvm::Expected<ShardState> toState(const Mesh &mesh,
                                    const TensorSharding &sharding);
 
+/// `state` as the user writes shardings (`<@mesh, [{"x"}, {}],
+/// partial={"y"}>`), for diagnostics.
+std::string describe(const Mesh &mesh, llvm::StringRef meshName,
+                     const ShardState &state);
+
 /// The cheapest plan from `from` to `to` (an empty plan when they have the
 /// same layout). Fails only when no plan exists, which does not happen for
 /// valid shardings of one mesh (gathering everything, reducing, and

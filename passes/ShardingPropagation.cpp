@@ -50,7 +50,7 @@ private:
   void tieNodes(ArrayRef<NodeId> ids, ArrayRef<int64_t> shape);
   void addEdge(::spmd::ShardingRule rule, SmallVector<NodeId> ids,
                unsigned numOperands);
-  LogicalResult setUser(NodeId node, ShardingAttr sharding, Operation *op,
+  LogicalResult setUser(NodeId node, ShardingAttr sharding, Location loc,
                         std::string origin);
   LogicalResult visit(Operation *op);
   int meshIndex(FlatSymbolRefAttr mesh);
@@ -194,9 +194,20 @@ void ModulePropagation::tie(ArrayRef<Value> values) {
 }
 
 LogicalResult ModulePropagation::setUser(NodeId node, ShardingAttr sharding,
-                                         Operation *op, std::string origin) {
-  if (node == PropagationGraph::kScalar)
-    return success();
+                                         Location loc, std::string origin) {
+  if (node == PropagationGraph::kScalar) {
+    // Values outside the graph (dynamic shapes) stay whole: a split written
+    // on one cannot be honoured.
+    ::spmd::TensorSharding written = sharding.toTensorSharding();
+    if (written.partial.empty() &&
+        llvm::all_of(written.dims, [](const ::spmd::DimSharding &d) {
+          return d.axes.empty();
+        }))
+      return success();
+    return emitError(loc) << "cannot split a tensor of dynamic shape ("
+                          << origin
+                          << "): only statically shaped tensors are sharded";
+  }
   if (!defaultMeshChosen && meshIndex(sharding.getMesh()) >= 0) {
     defaultMesh = meshIndex(sharding.getMesh());
     defaultMeshChosen = true;
@@ -204,7 +215,7 @@ LogicalResult ModulePropagation::setUser(NodeId node, ShardingAttr sharding,
   originNames.push_back(std::move(origin));
   if (llvm::Error err = graph.setUserSharding(node, sharding.toTensorSharding(),
                                               originNames.size() - 1))
-    return op->emitError() << llvm::toString(std::move(err));
+    return emitError(loc) << llvm::toString(std::move(err));
   return success();
 }
 
@@ -229,14 +240,14 @@ LogicalResult ModulePropagation::build() {
       if (auto sharding = function.getArgAttrOfType<ShardingAttr>(
               arg.getArgNumber(), SpmdDialect::kShardingAttrName))
         if (failed(
-                setUser(node, sharding, function,
+                setUser(node, sharding, arg.getLoc(),
                         name + " arg " + std::to_string(arg.getArgNumber()))))
           return failure();
     }
     for (auto [i, slot] : llvm::enumerate(resultSlots[function]))
       if (auto sharding = function.getResultAttrOfType<ShardingAttr>(
               i, SpmdDialect::kShardingAttrName))
-        if (failed(setUser(slot, sharding, function,
+        if (failed(setUser(slot, sharding, function.getLoc(),
                            name + " result " + std::to_string(i))))
           return failure();
     WalkResult walk = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -303,7 +314,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
   } else if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
     tie({constraint.getInput(), constraint.getResult()});
     return setUser(nodeFor(constraint.getResult()), constraint.getSharding(),
-                   op, "constraint at " + describe(op->getLoc()));
+                   op->getLoc(), "constraint at " + describe(op->getLoc()));
   }
   if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()))
     return success();
@@ -315,7 +326,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
           SpmdDialect::kShardingAttrName))
     for (auto [result, sharding] :
          llvm::zip(op->getResults(), written.getShardings()))
-      if (failed(setUser(nodeFor(result), sharding, op,
+      if (failed(setUser(nodeFor(result), sharding, op->getLoc(),
                          op->getName().getStringRef().str() + " at " +
                              describe(op->getLoc()))))
         return failure();

@@ -187,3 +187,28 @@ func.func @open_marker_first(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = spmd.sharding_constraint %x <@mesh, [{?, "model"}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+// expected-error @+1 {{cannot split a tensor of dynamic shape (@dynamic arg 0): only statically shaped tensors are sharded}}
+func.func @dynamic(%x: tensor<?x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> tensor<?x8xf32> {
+  return %x : tensor<?x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @dynamic_constraint(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{cannot split a tensor of dynamic shape}}
+  %0 = spmd.sharding_constraint %x <@mesh, [{}, {"model"}]> : tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+// A replicated sharding on a dynamic shape is what the tensor gets anyway.
+func.func @dynamic_replicated(%x: tensor<?x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) -> tensor<?x8xf32> {
+  return %x : tensor<?x8xf32>
+}
