@@ -172,28 +172,39 @@ static LogicalResult partitionFor(Operation *op, Partitioner &p) {
   return bindAnnotated(loop.getResults(), local.getResults(), p);
 }
 
-static LogicalResult partitionIf(Operation *op, Partitioner &p) {
-  auto branch = llvm::cast<scf::IfOp>(op);
+/// scf.if, scf.index_switch, scf.execute_region: rebuilt with the same
+/// (scalar) operands and attributes, each region partitioned and yielding
+/// in the results' layouts.
+LogicalResult mlir::spmd::partitionBranch(Operation *op, Partitioner &p) {
   OpBuilder &b = p.builder();
-  FailureOr<SmallVector<Type>> types = annotatedTypes(branch.getResults(), p);
+  FailureOr<SmallVector<Type>> types = annotatedTypes(op->getResults(), p);
   if (failed(types))
     return failure();
-  auto local = scf::IfOp::create(
-      b, branch.getLoc(), *types, p.current(branch.getCondition()),
-      /*withElseRegion=*/!branch.getElseRegion().empty());
+  for (Value operand : op->getOperands())
+    if (llvm::isa<ShapedType>(operand.getType()))
+      return op->emitError("partitioning a branch on a tensor operand is not "
+                           "supported");
+  OperationState state(op->getLoc(), op->getName());
+  for (Value operand : op->getOperands())
+    state.addOperands(p.current(operand));
+  for (NamedAttribute attr : op->getAttrs())
+    if (attr.getName() != SpmdDialect::kShardingAttrName &&
+        attr.getName() != SpmdDialect::kOriginsAttrName)
+      state.addAttribute(attr.getName(), attr.getValue());
+  state.addTypes(*types);
+  for (unsigned i = 0; i < op->getNumRegions(); ++i)
+    state.addRegion();
+  Operation *local = b.create(state);
   for (auto [source, target] :
-       llvm::zip(branch->getRegions(), local->getRegions())) {
+       llvm::zip(op->getRegions(), local->getRegions())) {
     if (source.empty())
       continue;
     OpBuilder::InsertionGuard guard(b);
-    Block &block = target.front();
-    if (!block.empty())
-      block.getTerminator()->erase();
-    b.setInsertionPointToEnd(&block);
-    if (failed(partitionYieldingBody(source.front(), branch.getResults(), p)))
+    b.setInsertionPointToEnd(&target.emplaceBlock());
+    if (failed(partitionYieldingBody(source.front(), op->getResults(), p)))
       return failure();
   }
-  return bindAnnotated(branch.getResults(), local.getResults(), p);
+  return bindAnnotated(op->getResults(), local->getResults(), p);
 }
 
 /// scf.while: the values carried into the condition region and those
@@ -292,7 +303,6 @@ void mlir::spmd::registerControlFlowPartitioners(
   registry.add(func::ReturnOp::getOperationName(), partitionReturn);
   registry.add(func::CallOp::getOperationName(), partitionCall);
   registry.add(scf::ForOp::getOperationName(), partitionFor);
-  registry.add(scf::IfOp::getOperationName(), partitionIf);
   registry.add(scf::WhileOp::getOperationName(), partitionWhile);
   registry.add(ShardingConstraintOp::getOperationName(), partitionConstraint);
   registry.add(arith::ConstantOp::getOperationName(), partitionConstant);

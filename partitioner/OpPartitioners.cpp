@@ -2,6 +2,7 @@
 
 #include "partitioner/OpPartitioners.h"
 
+#include "ir/Branches.h"
 #include "ir/ShardingRules.h"
 
 #include "mlir/Transforms/RegionUtils.h"
@@ -36,6 +37,8 @@ PartitionFn OpPartitionerRegistry::handlerFor(Operation *op) const {
   auto it = handlers.find(op->getName().getStringRef());
   if (it != handlers.end())
     return it->second;
+  if (isYieldingBranch(op))
+    return partitionBranch;
   if (!touchesTensors(op))
     return cloneScalarOp;
   return partitionByRule;

@@ -63,6 +63,8 @@ Operation *cloneLocal(Operation *op, Partitioner &p, ValueRange operands,
 /// reshards operands, and leaves results partial where reduction factors
 /// are split.
 LogicalResult partitionByRule(Operation *op, Partitioner &p);
+/// Partitions an op that runs one of its regions (ir/Branches.h).
+LogicalResult partitionBranch(Operation *op, Partitioner &p);
 /// Partitions an op by replicating every tensor operand and computing the
 /// global op on every device.
 LogicalResult partitionReplicated(Operation *op, Partitioner &p);

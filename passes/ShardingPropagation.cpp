@@ -2,6 +2,7 @@
 
 #include "passes/ShardingPropagation.h"
 
+#include "ir/Branches.h"
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
 #include "ir/ShardingRules.h"
@@ -301,11 +302,12 @@ LogicalResult ModulePropagation::visit(Operation *op) {
     for (auto [i, result] : llvm::enumerate(loop.getResults()))
       tie({condition.getArgs()[i], loop.getAfterArguments()[i], result});
     return success();
-  } else if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
-    for (auto [i, result] : llvm::enumerate(branch.getResults())) {
-      SmallVector<Value> tied = {result, branch.thenYield().getOperand(i)};
-      if (!branch.getElseRegion().empty())
-        tied.push_back(branch.elseYield().getOperand(i));
+  } else if (isYieldingBranch(op)) {
+    for (auto [i, result] : llvm::enumerate(op->getResults())) {
+      SmallVector<Value> tied = {result};
+      for (unsigned r = 0; r < op->getNumRegions(); ++r)
+        if (ValueRange yielded = branchYield(op, r); !yielded.empty())
+          tied.push_back(yielded[i]);
       tie(tied);
     }
     return success();

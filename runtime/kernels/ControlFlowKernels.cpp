@@ -79,31 +79,61 @@ static llvm::Expected<Step> buildFor(Operation *op, KernelContext &ctx) {
   });
 }
 
-static llvm::Expected<Step> buildIf(Operation *op, KernelContext &ctx) {
-  auto branch = llvm::cast<scf::IfOp>(op);
-  unsigned condition = ctx.slot(branch.getCondition());
-  std::vector<unsigned> results = slotsOf(branch.getResults(), ctx);
-  llvm::Expected<Steps> thenSteps = ctx.compileBlock(*branch.thenBlock());
-  if (!thenSteps)
-    return thenSteps.takeError();
-  Steps elseSteps;
-  if (!branch.getElseRegion().empty()) {
-    llvm::Expected<Steps> compiled = ctx.compileBlock(*branch.elseBlock());
-    if (!compiled)
-      return compiled.takeError();
-    elseSteps = std::move(*compiled);
+/// Ops that run one of their regions (scf.if, scf.index_switch,
+/// scf.execute_region): `choose` gives the region to run from the frame;
+/// its scf.yield gives the results. An empty region yields nothing.
+static llvm::Expected<Step>
+buildBranch(Operation *op, KernelContext &ctx,
+            std::function<unsigned(const Frame &)> choose) {
+  std::vector<unsigned> results = slotsOf(op->getResults(), ctx);
+  auto regions = std::make_shared<std::vector<Steps>>();
+  for (Region &region : op->getRegions()) {
+    if (region.empty()) {
+      regions->emplace_back();
+      continue;
+    }
+    if (!region.hasOneBlock())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "'" + op->getName().getStringRef() +
+              "' with several blocks in a region is not supported");
+    llvm::Expected<Steps> steps = ctx.compileBlock(region.front());
+    if (!steps)
+      return steps.takeError();
+    regions->push_back(std::move(*steps));
   }
-  auto steps = std::make_shared<std::pair<Steps, Steps>>(std::move(*thenSteps),
-                                                         std::move(elseSteps));
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
-    const Steps &taken =
-        frame.slots[condition].i ? steps->first : steps->second;
-    if (llvm::Error err = runSteps(taken, frame, context))
+    if (llvm::Error err = runSteps((*regions)[choose(frame)], frame, context))
       return err;
     for (auto [slot, value] : llvm::zip_equal(results, frame.yielded))
       frame.slots[slot] = value;
     return llvm::Error::success();
   });
+}
+
+static llvm::Expected<Step> buildIf(Operation *op, KernelContext &ctx) {
+  unsigned condition = ctx.slot(llvm::cast<scf::IfOp>(op).getCondition());
+  return buildBranch(op, ctx, [=](const Frame &frame) {
+    return frame.slots[condition].i ? 0u : 1u;
+  });
+}
+
+static llvm::Expected<Step> buildIndexSwitch(Operation *op,
+                                             KernelContext &ctx) {
+  auto branch = llvm::cast<scf::IndexSwitchOp>(op);
+  unsigned argument = ctx.slot(branch.getArg());
+  std::vector<int64_t> cases(branch.getCases().begin(),
+                             branch.getCases().end());
+  // Region 0 is the default; case k runs region k + 1.
+  return buildBranch(op, ctx, [=](const Frame &frame) {
+    auto it = llvm::find(cases, frame.slots[argument].i);
+    return it == cases.end() ? 0u : unsigned(it - cases.begin()) + 1;
+  });
+}
+
+static llvm::Expected<Step> buildExecuteRegion(Operation *op,
+                                               KernelContext &ctx) {
+  return buildBranch(op, ctx, [](const Frame &) { return 0u; });
 }
 
 static llvm::Expected<Step> buildWhile(Operation *op, KernelContext &ctx) {
@@ -189,6 +219,8 @@ void registerControlFlowKernels(KernelRegistry &registry) {
   registry.add(scf::ConditionOp::getOperationName(), buildCondition);
   registry.add(scf::ForOp::getOperationName(), buildFor);
   registry.add(scf::IfOp::getOperationName(), buildIf);
+  registry.add(scf::IndexSwitchOp::getOperationName(), buildIndexSwitch);
+  registry.add(scf::ExecuteRegionOp::getOperationName(), buildExecuteRegion);
   registry.add(scf::WhileOp::getOperationName(), buildWhile);
   registry.add(func::CallOp::getOperationName(), buildCall);
   registry.add(cf::AssertOp::getOperationName(), buildAssert);
