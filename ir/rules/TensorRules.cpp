@@ -71,7 +71,49 @@ static std::optional<ShardingRule> insertRule(Operation *op) {
   return rule;
 }
 
+/// tensor.gather: the result is the indices' batch dimensions, then the
+/// source's dimensions (the gathered ones of size 1, or dropped when rank
+/// reduced). Batch and kept source dimensions are parallel; gathered
+/// dimensions and the coordinate dimension are read at positions from
+/// data, so they stay whole.
+static std::optional<ShardingRule> gatherRule(Operation *op) {
+  auto gather = llvm::cast<tensor::GatherOp>(op);
+  if (!rules::allStatic(op))
+    return std::nullopt;
+  ArrayRef<int64_t> source = gather.getSource().getType().getShape();
+  ArrayRef<int64_t> indices = gather.getIndices().getType().getShape();
+  ArrayRef<int64_t> gathered = gather.getGatherDims();
+  bool dropped =
+      gather.getResult().getType().getRank() ==
+      int64_t(indices.size() - 1 + source.size() - gathered.size());
+  ShardingRule rule;
+  ::spmd::TensorFactors sourceDims, indexDims, resultDims;
+  for (int64_t size : indices.drop_back()) {
+    unsigned f = rule.addFactor(size, FactorKind::Parallel);
+    indexDims.push_back({f});
+    resultDims.push_back({f});
+  }
+  indexDims.push_back(
+      {rule.addFactor(indices.back(), FactorKind::NeedReplication)});
+  for (auto [d, size] : llvm::enumerate(source)) {
+    if (llvm::is_contained(gathered, int64_t(d))) {
+      sourceDims.push_back({rule.addFactor(size, FactorKind::NeedReplication)});
+      if (!dropped)
+        resultDims.push_back({});
+      continue;
+    }
+    unsigned f = rule.addFactor(size, FactorKind::Parallel);
+    sourceDims.push_back({f});
+    resultDims.push_back({f});
+  }
+  rule.addTensor(sourceDims);
+  rule.addTensor(indexDims);
+  rule.addTensor(resultDims);
+  return rule;
+}
+
 void mlir::spmd::registerTensorRules(ShardingRuleRegistry &registry) {
+  registry.add(tensor::GatherOp::getOperationName(), gatherRule);
   registry.add(tensor::CastOp::getOperationName(), castRule);
   registry.add(tensor::ExtractOp::getOperationName(), extractRule);
   registry.add(tensor::InsertOp::getOperationName(), insertRule);
