@@ -30,7 +30,7 @@ void mlir::spmd::globalizeLoopIndices(OpBuilder &b, linalg::LinalgOp op,
                                       ArrayRef<Value> offsets) {
   SmallVector<linalg::IndexOp> indices;
   op->walk([&](linalg::IndexOp index) {
-    if (index->getParentOp() == op.getOperation() &&
+    if (index->getParentOfType<linalg::LinalgOp>() == op &&
         index.getDim() < offsets.size() && offsets[index.getDim()])
       indices.push_back(index);
   });

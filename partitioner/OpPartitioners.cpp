@@ -59,7 +59,7 @@ LogicalResult mlir::spmd::mapCapturedTensors(Operation *op, Partitioner &p,
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   for (Value value : captured) {
     auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-    if (!type || !p.has(value))
+    if (!type || !p.has(value) || mapping.contains(value))
       continue;
     ::spmd::ShardState replicated;
     replicated.dims.resize(type.getRank());

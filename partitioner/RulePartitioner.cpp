@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/ShardingRules.h"
+#include "partitioner/CapturedReads.h"
 #include "partitioner/Halo.h"
 #include "partitioner/OpPartitioners.h"
 
@@ -426,17 +427,18 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
 
   // Loop positions inside bodies are global.
   SmallVector<Value> loopOffsets;
-  if (linalgOp && !linalgOp.getBlock()->getOps<linalg::IndexOp>().empty()) {
+  if (linalgOp) {
     loopOffsets.resize(rule->numFactors());
-    for (linalg::IndexOp index : linalgOp.getBlock()->getOps<linalg::IndexOp>()) {
+    linalgOp->walk([&](linalg::IndexOp index) {
       unsigned f = index.getDim();
       const AxisList &axes = (*split)[f];
-      if (axes.empty() || loopOffsets[f])
-        continue;
+      if (axes.empty() || loopOffsets[f] ||
+          index->getParentOfType<linalg::LinalgOp>() != linalgOp)
+        return;
       loopOffsets[f] = shardOffset(
           b, loc, *mesh, axes,
           llvm::divideCeil(rule->factorSizes[f], mesh->mesh.groupSize(axes)));
-    }
+    });
   }
 
   if (!partialAxes.empty() && dps) {
@@ -453,6 +455,18 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     }
   }
 
+  // Tables the body reads (embedding lookups) are partitioned with it.
+  std::optional<CapturedReads> reads;
+  if (linalgOp) {
+    FailureOr<CapturedReads> planned =
+        planCapturedReads(linalgOp, p, *mesh, *split, rule->factorSizes);
+    if (failed(planned))
+      return failure();
+    reads = std::move(*planned);
+    for (const CapturedReads::Table &table : reads->tables)
+      p.scalars().map(table.global, table.local);
+  }
+
   SmallVector<Type> resultTypes;
   std::vector<ShardState> produced;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
@@ -463,15 +477,24 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
       continue;
     }
     produced.push_back(*choice.layout(t, *split));
+    if (reads && !reads->pendingAxes.empty()) {
+      produced.back().partial.append(reads->pendingAxes);
+      produced.back().reduction = Reduction::Sum;
+    }
     resultTypes.push_back(
         Partitioner::localType(tensors[t].type, *mesh, produced.back()));
   }
   Operation *local =
       OpPartitionerRegistry::get().materialize(op, p, operands, resultTypes);
+  if (reads)
+    for (const CapturedReads::Table &table : reads->tables)
+      p.scalars().erase(table.global);
   if (!local)
     return failure();
   if (auto localLinalg = llvm::dyn_cast<linalg::LinalgOp>(local)) {
     globalizeLoopIndices(b, localLinalg, loopOffsets);
+    if (reads)
+      rewriteCapturedReads(b, localLinalg, *reads, *mesh);
     FailureOr<linalg::LinalgOp> skipping =
         skipIterationsPast(b, localLinalg, bounds);
     if (failed(skipping))

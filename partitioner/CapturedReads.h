@@ -1,0 +1,42 @@
+//===- CapturedReads.h - Tables a linalg body reads with tensor.extract -*- C++
+//-*-===//
+//
+// See CapturedReads.cpp: which layout each tensor read from inside a
+// partitioned linalg body is brought to, and how the reads become local.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_PARTITIONER_CAPTUREDREADS_H
+#define SPMD_PARTITIONER_CAPTUREDREADS_H
+
+#include "partitioner/Partitioner.h"
+
+namespace mlir::spmd {
+
+struct CapturedReads {
+  struct Table {
+    Value global;
+    Value local;
+    ::spmd::ShardState layout;
+  };
+  std::vector<Table> tables;
+  /// The op's results are pending sums over these axes.
+  ::spmd::AxisList pendingAxes;
+};
+
+/// Chooses the layout of each tensor `op`'s body reads from outside it,
+/// given how its loops are split (`loopAxes`, loops of `loopSizes`), and
+/// brings the tensors there.
+FailureOr<CapturedReads> planCapturedReads(linalg::LinalgOp op, Partitioner &p,
+                                           const MeshInfo &mesh,
+                                           ArrayRef<::spmd::AxisList> loopAxes,
+                                           ArrayRef<int64_t> loopSizes);
+
+/// Rewrites the reads in the body of `local` (the op's local clone, whose
+/// indices are global positions) into reads of the local tables.
+void rewriteCapturedReads(OpBuilder &b, linalg::LinalgOp local,
+                          const CapturedReads &reads, const MeshInfo &mesh);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_PARTITIONER_CAPTUREDREADS_H

@@ -1,0 +1,51 @@
+// Embedding lookups: a linalg body reads a table defined outside it.
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+
+// Table split on the vocabulary: masked local lookup, one all-reduce of the
+// output (vocabulary-parallel embedding).
+func.func @vocab(%ids: tensor<3x4xi64>, %table: tensor<11x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<3x4x6xf32> {
+  %e = tensor.empty() : tensor<3x4x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, s, h)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<3x4xi64>) outs(%e : tensor<3x4x6xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %i = arith.index_cast %id : i64 to index
+    %h = linalg.index 2 : index
+    %v = tensor.extract %table[%i, %h] : tensor<11x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<3x4x6xf32>
+  return %r : tensor<3x4x6xf32>
+}
+
+// Table split on the hidden dimension, output split alike: local lookups.
+func.func @hidden(%ids: tensor<3x5xi64> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %table: tensor<11x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>})
+    -> (tensor<3x5x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}, {"y"}]>}) {
+  %e = tensor.empty() : tensor<3x5x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, s, h)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<3x5xi64>) outs(%e : tensor<3x5x6xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %i = arith.index_cast %id : i64 to index
+    %h = linalg.index 2 : index
+    %v = tensor.extract %table[%i, %h] : tensor<11x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<3x5x6xf32>
+  return %r : tensor<3x5x6xf32>
+}
+
+// A body that transforms what it reads and sums over positions: the table
+// comes whole.
+func.func @pooled(%ids: tensor<3x5xi32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %table: tensor<7x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>}) -> tensor<3x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x6xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x6xf32>) -> tensor<3x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, h)>], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%ids : tensor<3x5xi32>) outs(%f : tensor<3x6xf32>) {
+  ^bb0(%id: i32, %o: f32):
+    %i = arith.index_cast %id : i32 to index
+    %h = linalg.index 2 : index
+    %v = tensor.extract %table[%i, %h] : tensor<7x6xf32>
+    %t = math.tanh %v : f32
+    %s = arith.addf %t, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3x6xf32>
+  return %r : tensor<3x6xf32>
+}
