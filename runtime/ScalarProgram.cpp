@@ -5,8 +5,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -72,6 +74,7 @@ enum class Opcode : uint8_t {
   // either
   Select,
   Copy,
+  Extract, // a = table, b = number of indices, attr = first index register
 };
 
 std::pair<bool, unsigned> ScalarProgram::kindOf(Type type) {
@@ -108,7 +111,8 @@ static int64_t floatWidthCode(Type type) {
 
 llvm::Expected<ScalarProgram> ScalarProgram::compile(
     Block &body, llvm::function_ref<std::optional<unsigned>(Value)> outer,
-    llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters) {
+    llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters,
+    llvm::function_ref<std::optional<unsigned>(Value)> table) {
   ScalarProgram p;
   p.registerKinds.assign(numRegisters, {true, 64});
   llvm::DenseMap<Value, unsigned> regOf;
@@ -158,6 +162,24 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
       unsigned r = index(idx.getDim());
       p.registerKinds[r] = {false, 64};
       regOf[idx.getResult()] = r;
+      continue;
+    }
+    if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(op)) {
+      std::optional<unsigned> t =
+          table ? table(extract.getTensor()) : std::nullopt;
+      if (!t)
+        return fail(&op, "reads a tensor the kernel cannot read");
+      Instruction inst{Opcode::Extract, 0, *t,
+                       unsigned(extract.getIndices().size())};
+      inst.attr = p.extractIndices.size();
+      for (Value i : extract.getIndices()) {
+        std::optional<unsigned> r = regFor(i);
+        if (!r)
+          return fail(&op, "uses a value the kernel cannot read");
+        p.extractIndices.push_back(*r);
+      }
+      inst.dst = newRegister(extract.getResult());
+      p.code.push_back(inst);
       continue;
     }
     SmallVector<unsigned> operands;
@@ -372,8 +394,9 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
   return false;
 }
 
-SPMD_VECTOR_CLONES void ScalarProgram::run(std::vector<Register> &regs,
-                                           int64_t n) const {
+SPMD_VECTOR_CLONES void
+ScalarProgram::run(std::vector<Register> &regs, int64_t n,
+                   llvm::ArrayRef<const HostTensor *> tables) const {
   for (const Instruction &in : code) {
     Register &d = regs[in.dst];
     const Register &a = regs[in.a];
@@ -540,6 +563,23 @@ SPMD_VECTOR_CLONES void ScalarProgram::run(std::vector<Register> &regs,
       else
         std::copy(a.i, a.i + n, di);
       break;
+    case Opcode::Extract: {
+      const HostTensor &t = *tables[in.a];
+      llvm::ArrayRef<int64_t> shape = t.shape();
+      for (int64_t k = 0; k < n; ++k) {
+        int64_t offset = 0;
+        for (unsigned j = 0; j < in.b; ++j) {
+          int64_t position = regs[extractIndices[in.attr + j]].i[k];
+          offset = offset * shape[j] +
+                   std::clamp<int64_t>(position, 0, shape[j] - 1);
+        }
+        if (d.isFloat)
+          df[k] = t.getFloat(offset);
+        else
+          di[k] = t.getInt(offset);
+      }
+      break;
+    }
     }
 #undef FLOAT1
 #undef FLOAT2

@@ -53,10 +53,14 @@ public:
   /// registers 0..n-1. `outer(value)` gives the register index of a value
   /// defined outside the body (filled by the caller before running);
   /// `index(d)` that of `linalg.index d`.
+  /// `tensor.extract` reads tensors defined outside the body (embedding
+  /// tables): `table(value)` gives their position in the `tables` that
+  /// `run` receives.
   static llvm::Expected<ScalarProgram>
   compile(mlir::Block &body,
           llvm::function_ref<std::optional<unsigned>(mlir::Value)> outer,
-          llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters);
+          llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters,
+          llvm::function_ref<std::optional<unsigned>(mlir::Value)> table = {});
 
   /// A program of one elementwise op whose operands are registers
   /// 0..n-1; the result is register n.
@@ -67,8 +71,11 @@ public:
   llvm::ArrayRef<unsigned> results() const { return yields; }
   /// Sets register kinds (float or int, width) in `regs`.
   void prepare(std::vector<Register> &regs) const;
-  /// Runs the instructions over `lanes` lanes.
-  void run(std::vector<Register> &regs, int64_t lanes) const;
+  /// Runs the instructions over `lanes` lanes. Reads of a table clamp each
+  /// position into its bounds (out-of-bounds reads are undefined; padded
+  /// iterations of partitioned programs make them).
+  void run(std::vector<Register> &regs, int64_t lanes,
+           llvm::ArrayRef<const HostTensor *> tables = {}) const;
 
   /// Register kind for an MLIR scalar type.
   static std::pair<bool, unsigned> kindOf(mlir::Type type);
@@ -79,6 +86,8 @@ private:
   std::vector<std::pair<unsigned, double>> floatConstants;
   std::vector<std::pair<unsigned, int64_t>> intConstants;
   std::vector<unsigned> yields;
+  /// Index registers of table reads (an Extract's `attr` is its first).
+  std::vector<unsigned> extractIndices;
 };
 
 } // namespace spmd::runtime

@@ -48,6 +48,7 @@ struct StructuredKernel {
   std::vector<bool> readsInit;
   ScalarProgram program;
   std::vector<std::pair<unsigned, unsigned>> outerRegisters; // (register, slot)
+  std::vector<unsigned> tableSlots; // tensors the body reads with extract
   std::vector<std::pair<unsigned, int64_t>> indexRegisters;  // (register, loop)
   int blockLoop;                                             // -1: none
 };
@@ -155,6 +156,9 @@ runBlockRange(const StructuredKernel &kernel, const Frame &frame,
               llvm::ArrayRef<TensorRef> outputs, int64_t begin, int64_t end) {
   thread_local std::vector<Register> regs;
   kernel.program.prepare(regs);
+  llvm::SmallVector<const HostTensor *, 2> tables;
+  for (unsigned slot : kernel.tableSlots)
+    tables.push_back(frame.slots[slot].tensor.get());
   for (auto [reg, slot] : kernel.outerRegisters) {
     const RValue &v = frame.slots[slot];
     if (regs[reg].isFloat)
@@ -191,7 +195,7 @@ runBlockRange(const StructuredKernel &kernel, const Frame &frame,
       for (auto [reg, loop] : kernel.indexRegisters)
         for (int64_t k = 0; k < lanes; ++k)
           regs[reg].i[k] = idx[loop] + (int(loop) == b ? k : 0);
-      kernel.program.run(regs, lanes);
+      kernel.program.run(regs, lanes, tables);
       for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o) {
         const Access &a = kernel.operands[o];
         int64_t offset = a.base;
@@ -307,11 +311,17 @@ static llvm::Expected<Step> buildStructured(Operation *op,
   // Registers: block arguments, then values from outside, then indices.
   Block *body = linalgOp.getBlock();
   unsigned next = body->getNumArguments();
-  llvm::DenseMap<Value, unsigned> outer;
+  llvm::DenseMap<Value, unsigned> outer, tables;
   llvm::DenseMap<int64_t, unsigned> indices;
   body->walk([&](Operation *inner) {
     for (Value operand : inner->getOperands())
-      if (operand.getParentBlock() != body && !outer.count(operand)) {
+      if (operand.getParentBlock() != body &&
+          llvm::isa<TensorType>(operand.getType())) {
+        if (!tables.count(operand)) {
+          tables[operand] = kernel->tableSlots.size();
+          kernel->tableSlots.push_back(context.slot(operand));
+        }
+      } else if (operand.getParentBlock() != body && !outer.count(operand)) {
         outer[operand] = next;
         kernel->outerRegisters.push_back({next++, context.slot(operand)});
       }
@@ -328,7 +338,12 @@ static llvm::Expected<Step> buildStructured(Operation *op,
         return it == outer.end() ? std::nullopt
                                  : std::optional<unsigned>(it->second);
       },
-      [&](int64_t dim) { return indices.lookup(dim); }, next);
+      [&](int64_t dim) { return indices.lookup(dim); }, next,
+      [&](Value v) -> std::optional<unsigned> {
+        auto it = tables.find(v);
+        return it == tables.end() ? std::nullopt
+                                  : std::optional<unsigned>(it->second);
+      });
   if (!program)
     return program.takeError();
   kernel->program = std::move(*program);

@@ -8,7 +8,18 @@ func.func @vocab(%ids: tensor<3x4xi64>, %table: tensor<11x6xf32> {spmd.sharding 
   %r = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, s, h)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%ids : tensor<3x4xi64>) outs(%e : tensor<3x4x6xf32>) {
   ^bb0(%id: i64, %o: f32):
-    %i = arith.index_cast %id : i64 to index
+    // Ids spread over the vocabulary: id + 3 b + 5 s mod 11.
+    %i0 = arith.index_cast %id : i64 to index
+    %b = linalg.index 0 : index
+    %s = linalg.index 1 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c11 = arith.constant 11 : index
+    %b3 = arith.muli %b, %c3 : index
+    %s5 = arith.muli %s, %c5 : index
+    %i1 = arith.addi %i0, %b3 : index
+    %i2 = arith.addi %i1, %s5 : index
+    %i = arith.remui %i2, %c11 : index
     %h = linalg.index 2 : index
     %v = tensor.extract %table[%i, %h] : tensor<11x6xf32>
     linalg.yield %v : f32
@@ -23,7 +34,18 @@ func.func @hidden(%ids: tensor<3x5xi64> {spmd.sharding = #spmd.sharding<@mesh, [
   %r = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, s, h)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%ids : tensor<3x5xi64>) outs(%e : tensor<3x5x6xf32>) {
   ^bb0(%id: i64, %o: f32):
-    %i = arith.index_cast %id : i64 to index
+    // Ids spread over the vocabulary: id + 3 b + 5 s mod 11.
+    %i0 = arith.index_cast %id : i64 to index
+    %b = linalg.index 0 : index
+    %s = linalg.index 1 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c11 = arith.constant 11 : index
+    %b3 = arith.muli %b, %c3 : index
+    %s5 = arith.muli %s, %c5 : index
+    %i1 = arith.addi %i0, %b3 : index
+    %i2 = arith.addi %i1, %s5 : index
+    %i = arith.remui %i2, %c11 : index
     %h = linalg.index 2 : index
     %v = tensor.extract %table[%i, %h] : tensor<11x6xf32>
     linalg.yield %v : f32
@@ -40,12 +62,23 @@ func.func @pooled(%ids: tensor<3x5xi32> {spmd.sharding = #spmd.sharding<@mesh, [
   %r = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, h)>], iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%ids : tensor<3x5xi32>) outs(%f : tensor<3x6xf32>) {
   ^bb0(%id: i32, %o: f32):
-    %i = arith.index_cast %id : i32 to index
+    // Ids spread over the vocabulary: id + 3 b + 5 s mod 7.
+    %i0 = arith.index_cast %id : i32 to index
+    %b = linalg.index 0 : index
+    %s = linalg.index 1 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c7 = arith.constant 7 : index
+    %b3 = arith.muli %b, %c3 : index
+    %s5 = arith.muli %s, %c5 : index
+    %i1 = arith.addi %i0, %b3 : index
+    %i2 = arith.addi %i1, %s5 : index
+    %i = arith.remui %i2, %c7 : index
     %h = linalg.index 2 : index
     %v = tensor.extract %table[%i, %h] : tensor<7x6xf32>
     %t = math.tanh %v : f32
-    %s = arith.addf %t, %o : f32
-    linalg.yield %s : f32
+    %sum = arith.addf %t, %o : f32
+    linalg.yield %sum : f32
   } -> tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
