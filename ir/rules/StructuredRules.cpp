@@ -111,6 +111,24 @@ static std::optional<::spmd::ShardingRule> structuredRule(Operation *op) {
   return rule;
 }
 
+/// linalg.softmax: every dimension but the normalized one is parallel.
+static std::optional<::spmd::ShardingRule> softmaxRule(Operation *op) {
+  auto softmax = llvm::cast<linalg::SoftmaxOp>(op);
+  if (!rules::allStatic(op))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = softmax.getInputOperandType().getShape();
+  ::spmd::ShardingRule rule;
+  ::spmd::TensorFactors dims;
+  for (auto [d, size] : llvm::enumerate(shape))
+    dims.push_back({rule.addFactor(size, int64_t(d) == softmax.getDimension()
+                                             ? FactorKind::NeedReplication
+                                             : FactorKind::Parallel)});
+  for (unsigned t = 0; t < 3; ++t) // input, init, result
+    rule.addTensor(dims);
+  return rule;
+}
+
 void mlir::spmd::registerStructuredRules(ShardingRuleRegistry &registry) {
+  registry.add(linalg::SoftmaxOp::getOperationName(), softmaxRule);
   registry.addFallback(structuredRule);
 }
