@@ -7,7 +7,29 @@
 
 using namespace spmd;
 
+#include <cmath>
+#include <limits>
+
 namespace spmd::runtime {
+
+/// Fills `t` with values no correct partitioned program can depend on:
+/// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
+/// in turn for integers. So a reduction that counts padding shows it,
+/// whatever its kind.
+static void poison(HostTensor &t) {
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (isFloat(t.type())) {
+      static const double kFloats[] = {NAN, INFINITY, -INFINITY};
+      t.setFloat(i, kFloats[i % 3]);
+    } else {
+      int64_t bits = 8 * dtypeBytes(t.type());
+      int64_t largest = bits >= 64 ? std::numeric_limits<int64_t>::max()
+                                   : (int64_t(1) << (bits - 1)) - 1;
+      const int64_t kInts[] = {largest, -largest - 1, 1};
+      t.setInt(i, kInts[i % 3]);
+    }
+  }
+}
 
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
                    int64_t device) {
@@ -15,10 +37,16 @@ TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
   auto out = std::make_shared<HostTensor>(
       global.type(), std::vector<int64_t>(local.begin(), local.end()));
   std::vector<int64_t> offsets, sizes;
+  bool padded = false;
   for (const DimSlice &slice : layout.sliceOf(device)) {
     offsets.push_back(slice.offset);
     sizes.push_back(slice.valid);
+    padded |= slice.valid < slice.size;
   }
+  // Padding holds unspecified values: poisoned, so that reading it as data
+  // cannot go unnoticed.
+  if (padded)
+    poison(*out);
   copyBox(global, offsets, sizes, *out, std::vector<int64_t>(sizes.size(), 0));
   return out;
 }

@@ -41,7 +41,8 @@ private:
   ReductionKind partialKind;
 };
 
-/// Device `device`'s shard of `global` under `layout` (padding zero).
+/// Device `device`'s shard of `global` under `layout` (padding poisoned:
+/// NaN and infinities, extreme integers).
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
                    int64_t device);
 /// The global tensor from every device's local buffer (`locals[d]` on
