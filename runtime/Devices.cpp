@@ -32,7 +32,7 @@ static void poison(HostTensor &t) {
 }
 
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
-                   int64_t device) {
+                   int64_t device, ReductionKind partialKind) {
   llvm::SmallVector<int64_t> local = layout.localShape();
   auto out = std::make_shared<HostTensor>(
       global.type(), std::vector<int64_t>(local.begin(), local.end()));
@@ -47,6 +47,19 @@ TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
   // cannot go unnoticed.
   if (padded)
     poison(*out);
+  // A pending sum: the first device of each group over the partial axes
+  // holds the value, the others zero, so that their sum is the value.
+  // Every device holds it for max and min.
+  if (partialKind == ReductionKind::Sum) {
+    llvm::SmallVector<int64_t> coords = layout.mesh().coordsOf(device);
+    if (llvm::any_of(layout.partialAxes(),
+                     [&](AxisIndex a) { return coords[a] != 0; })) {
+      HostTensor zeros(global.type(), sizes);
+      copyBox(zeros, std::vector<int64_t>(sizes.size(), 0), sizes, *out,
+              std::vector<int64_t>(sizes.size(), 0));
+      return out;
+    }
+  }
   copyBox(global, offsets, sizes, *out, std::vector<int64_t>(sizes.size(), 0));
   return out;
 }

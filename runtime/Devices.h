@@ -43,8 +43,11 @@ private:
 
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:
 /// NaN and infinities, extreme integers).
+/// With partial axes, the shards' reduction is `global`: for sums, devices
+/// other than the first of their group hold zeros.
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
-                   int64_t device);
+                   int64_t device,
+                   ReductionKind partialKind = ReductionKind::Sum);
 /// The global tensor from every device's local buffer (`locals[d]` on
 /// device d): each element from a device holding it; partial axes summed.
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,

@@ -155,6 +155,11 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
     if (*layout)
       program->devices = (*layout)->mesh().numDevices();
     program->inputLayouts.push_back(std::move(*layout));
+    auto sharding =
+        entry.getArgAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName);
+    program->inputPartialKinds.push_back(
+        sharding ? sharding.toTensorSharding().partialKind
+                 : ReductionKind::Sum);
   }
   for (unsigned i = 0; i < entry.getNumResults(); ++i) {
     auto sharding =
@@ -194,7 +199,8 @@ std::vector<TensorRef> Program::shard(unsigned input,
   std::vector<TensorRef> shards;
   for (int64_t device = 0; device < devices; ++device) {
     if (inputLayouts[input])
-      shards.push_back(shardFor(global, *inputLayouts[input], device));
+      shards.push_back(shardFor(global, *inputLayouts[input], device,
+                                inputPartialKinds[input]));
     else if (shards.empty())
       shards.push_back(std::make_shared<HostTensor>(global));
     else // buffers are immutable: replicas share one copy

@@ -70,7 +70,7 @@ private:
   std::string entryName;
   std::vector<TensorSpec> inputSpecs, outputSpecs;
   std::vector<std::optional<ShardLayout>> inputLayouts, outputLayouts;
-  std::vector<ReductionKind> outputPartialKinds;
+  std::vector<ReductionKind> inputPartialKinds, outputPartialKinds;
   int64_t devices = 1;
   int64_t threads = 1;
   int64_t reductionLength = 1;

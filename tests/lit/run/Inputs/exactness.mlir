@@ -184,3 +184,21 @@ func.func @to_partial_max(%x: tensor<5xf32>) -> (tensor<5xf32> {spmd.sharding = 
   %e = math.exp %x : tensor<5xf32>
   return %e : tensor<5xf32>
 }
+
+// Arguments that are pending reductions: the devices get shares whose
+// reduction is the input.
+func.func @partial_arg(%a: tensor<5x3xf32> {spmd.sharding = #spmd.sharding<@grid, [{"x"}, {}], partial={"y"}>}) -> (tensor<5x3xf32> {spmd.sharding = #spmd.sharding<@grid, [{}, {}]>}) {
+  %e = math.exp %a : tensor<5x3xf32>
+  return %e : tensor<5x3xf32>
+}
+
+func.func @partial_max_arg(%a: tensor<5xi32> {spmd.sharding = #spmd.sharding<@grid, [{}], partial<max>={"x", "y"}>}) -> tensor<5xi32> {
+  return %a : tensor<5xi32>
+}
+
+// A pending sum in, a pending sum out: added to a replicated value.
+func.func @partial_through(%a: tensor<4xf32> {spmd.sharding = #spmd.sharding<@grid, [{}], partial={"y"}>},
+                           %b: tensor<4xf32>) -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@grid, [{}], partial={"y"}>}) {
+  %s = arith.addf %a, %b : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
