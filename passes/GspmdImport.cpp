@@ -102,8 +102,14 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
   }
   llvm::consumeError(common.takeError());
 
-  // Otherwise a mesh per distinct device layout.
+  // Otherwise a mesh per distinct device layout of the tiled shardings;
+  // replicated and maximal ones hold whole tensors, on the first of those
+  // meshes (a mesh of their own would keep them from meeting the others).
   std::vector<std::pair<::spmd::Mesh, std::string>> meshes;
+  std::stable_partition(annotations.begin(), annotations.end(),
+                        [](const Annotation &a) {
+    return a.sharding.kind == ::spmd::GspmdSharding::Kind::Tiled;
+  });
   for (Annotation &a : annotations) {
     llvm::Expected<std::pair<::spmd::Mesh, ::spmd::TensorSharding>> own =
         a.sharding.toSpmd(a.rank, "");
@@ -113,6 +119,9 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
              << llvm::toString(own.takeError());
     auto found = llvm::find_if(
         meshes, [&](const auto &m) { return m.first == own->first; });
+    if (a.sharding.kind != ::spmd::GspmdSharding::Kind::Tiled &&
+        !meshes.empty())
+      found = meshes.begin();
     std::string name =
         found != meshes.end() ? found->second : addMesh(own->first);
     if (found == meshes.end())

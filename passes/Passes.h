@@ -27,6 +27,8 @@ FailureOr<llvm::json::Value> buildCommReport(ModuleOp module);
 
 /// `spmd-pipeline`: import, propagate, partition, optimize collectives.
 void buildSpmdPipeline(OpPassManager &pm);
+/// The pipeline after import: propagate, partition, optimize collectives.
+void buildSpmdPartitionPipeline(OpPassManager &pm);
 void registerSpmdPipeline();
 
 } // namespace mlir::spmd

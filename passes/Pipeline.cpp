@@ -4,11 +4,15 @@
 
 #include "mlir/Pass/PassRegistry.h"
 
-void mlir::spmd::buildSpmdPipeline(OpPassManager &pm) {
-  pm.addPass(createSpmdImport());
+void mlir::spmd::buildSpmdPartitionPipeline(OpPassManager &pm) {
   pm.addPass(createSpmdPropagate());
   pm.addPass(createSpmdPartition());
   pm.addPass(createSpmdOptimizeCollectives());
+}
+
+void mlir::spmd::buildSpmdPipeline(OpPassManager &pm) {
+  pm.addPass(createSpmdImport());
+  buildSpmdPartitionPipeline(pm);
 }
 
 void mlir::spmd::registerSpmdPipeline() {

@@ -90,6 +90,15 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
                                   : "no function @" + entryName);
   program->entryName = entry.getSymName().str();
 
+  // Annotations of other stacks (shard dialect, GSPMD strings) become
+  // spmd ones first, as `--spmd-pipeline` does: the program checked
+  // against is the imported one.
+  if (!partitioned)
+    if (llvm::Error err = runPasses(*module, [](PassManager &pm) {
+          pm.addPass(mlir::spmd::createSpmdImport());
+        }))
+      return std::move(err);
+
   // The global program, kept for checks.
   if (!partitioned) {
     llvm::Expected<std::unique_ptr<Executable>> global =
@@ -137,7 +146,7 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
   bool hasMesh = !module->getOps<mlir::spmd::MeshOp>().empty();
   if (!partitioned && hasMesh)
     if (llvm::Error err = runPasses(*module, [](PassManager &pm) {
-          mlir::spmd::buildSpmdPipeline(pm);
+          mlir::spmd::buildSpmdPartitionPipeline(pm);
         }))
       return std::move(err);
   entry = module->lookupSymbol<func::FuncOp>(program->entryName);

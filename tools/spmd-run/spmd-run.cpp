@@ -207,8 +207,8 @@ int main(int argc, char **argv) {
   std::vector<int64_t> peaks;
   for (int64_t d = 0; d < program.numDevices(); ++d)
     peaks.push_back(MemoryStats::peak(d));
-  llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3}\n", compileMs,
-                                runMs);
+  llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3} devices={2}\n",
+                                compileMs, runMs, program.numDevices());
 
   if (!outputsDir.empty()) {
     llvm::sys::fs::create_directories(outputsDir);

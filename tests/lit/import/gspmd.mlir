@@ -54,3 +54,22 @@ func.func @bad_string(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,2]0,1,2}
 func.func @bad_rank(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2,2]<=[4]}"}) {
   return
 }
+
+// -----
+
+// A non-iota device order with replicated and maximal operands: all on the
+// one mesh of the tiled sharding (a mesh of their own would keep them from
+// meeting in the add).
+// CHECK: spmd.mesh @mesh = <["t0"=2, "t1"=2], device_ids=[0, 2, 1, 3]>
+// CHECK-NOT: spmd.mesh
+// CHECK-LABEL: func.func @non_iota_with_replicated
+// CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{"t0"}, {"t1"}]>}
+// CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
+// CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
+func.func @non_iota_with_replicated(%a: tensor<8x6xf32> {mhlo.sharding = "{devices=[2,2]0,2,1,3}"},
+                                    %b: tensor<8x6xf32> {mhlo.sharding = "{replicated}"},
+                                    %c: tensor<8x6xf32> {mhlo.sharding = "{maximal device=0}"}) -> tensor<8x6xf32> {
+  %s = arith.addf %a, %b : tensor<8x6xf32>
+  %t = arith.addf %s, %c : tensor<8x6xf32>
+  return %t : tensor<8x6xf32>
+}
