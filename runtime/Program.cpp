@@ -62,15 +62,40 @@ layoutOf(ModuleOp module, mlir::spmd::ShardingAttr sharding,
   return std::optional<ShardLayout>(std::move(*layout));
 }
 
-/// Diagnostics of a pass pipeline, as one error.
+/// `file:line:col` of a location, as compilers print it.
+static void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
+       << file.getColumn();
+    return;
+  }
+  if (auto named = llvm::dyn_cast<NameLoc>(loc))
+    return printLocation(os, named.getChildLoc());
+  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return printLocation(os, fused.getLocations().front());
+  loc.print(os);
+}
+
+/// The errors of a pass pipeline (and their notes), as one error of
+/// `file:line:col: error: ...` lines; warnings and remarks are dropped.
 static llvm::Error runPasses(ModuleOp module,
                              llvm::function_ref<void(PassManager &)> build) {
   std::string messages;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Error)
+      return success();
     llvm::raw_string_ostream os(messages);
-    d.getLocation().print(os);
-    os << ": " << d.str() << "\n";
-    return success(d.getSeverity() != DiagnosticSeverity::Error);
+    if (!messages.empty())
+      os << "\n";
+    printLocation(os, d.getLocation());
+    os << ": error: " << d.str();
+    for (const Diagnostic &note : d.getNotes()) {
+      os << "\n";
+      printLocation(os, note.getLocation());
+      os << ": note: " << note.str();
+    }
+    return success();
   });
   PassManager pm(module.getContext());
   build(pm);

@@ -10,14 +10,10 @@
 
 #include "Mutation.h"
 #include "ir/SpmdOps.h"
+#include "passes/Dialects.h"
 #include "runtime/Program.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -68,9 +64,7 @@ TEST_P(PipelineRobustness, MutantsNeverCrash) {
   ASSERT_TRUE(bool(buffer)) << path;
   std::string seed = (*buffer)->getBuffer().str();
   DialectRegistry registry;
-  registry.insert<mlir::spmd::SpmdDialect, arith::ArithDialect,
-                  func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
-                  scf::SCFDialect, tensor::TensorDialect>();
+  mlir::spmd::registerInputDialects(registry);
   std::mt19937 rng(4242);
   int parsed = 0, compiled = 0, ran = 0;
   for (int i = 0; i < 2000; ++i) {

@@ -9,21 +9,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "mesh/MeshConfig.h"
+#include "passes/Dialects.h"
 #include "passes/Passes.h"
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Shard/IR/ShardDialect.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -37,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <regex>
 
 using namespace spmd::runtime;
 namespace cl = llvm::cl;
@@ -72,9 +63,19 @@ static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
 static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
                                        cl::init(""));
 
-/// A bad input: one line, exit code 2.
+/// Prints an error once: diagnostics of the program already read
+/// `file:line:col: error: ...`; other errors are the tool's.
+static void printError(const llvm::Twine &message) {
+  std::string text = message.str();
+  static const std::regex located("^[^ ]+:[0-9]+:[0-9]+: error: ");
+  if (!std::regex_search(text, located))
+    llvm::errs() << "spmd-run: error: ";
+  llvm::errs() << text << "\n";
+}
+
+/// A bad input: one error, exit code 2.
 [[noreturn]] static void badInput(const llvm::Twine &message) {
-  llvm::errs() << "spmd-run: error: " << message << "\n";
+  printError(message);
   std::exit(2);
 }
 
@@ -119,15 +120,11 @@ int main(int argc, char **argv) {
   auto compileStart = std::chrono::steady_clock::now();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
-                  mlir::bufferization::BufferizationDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::linalg::LinalgDialect,
-                  mlir::ml_program::MLProgramDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect, mlir::shard::ShardDialect,
-                  mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
+  mlir::spmd::registerInputDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name ops by location, never by a generic-form dump.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   std::string parseErrors;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
@@ -136,7 +133,7 @@ int main(int argc, char **argv) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sourceMgr, &context);
   if (!module)
-    badInput("cannot parse '" + inputFile + "'");
+    std::exit(2); // the parser's diagnostics said why
 
   if (!meshConfig.empty()) {
     llvm::Expected<spmd::HybridMesh> hybrid =
@@ -196,8 +193,7 @@ int main(int argc, char **argv) {
                            std::chrono::steady_clock::now() - start)
                            .count());
     if (!out) {
-      llvm::errs() << "spmd-run: error: " << llvm::toString(out.takeError())
-                   << "\n";
+      printError(llvm::toString(out.takeError()));
       return 1;
     }
     outputs = std::move(*out);

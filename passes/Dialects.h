@@ -1,0 +1,21 @@
+//===- Dialects.h - The dialects every tool of the compiler reads -*- C++ -*-===//
+//
+// spmd-opt, spmd-run and the C++ API accept the same programs: the spmd
+// dialect, the input dialects of linalg-on-tensors programs, and what other
+// stacks' annotated programs use (shard, tosa, dlti) so they can be
+// imported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_PASSES_DIALECTS_H
+#define SPMD_PASSES_DIALECTS_H
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::spmd {
+
+void registerInputDialects(DialectRegistry &registry);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_PASSES_DIALECTS_H
