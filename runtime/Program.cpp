@@ -2,6 +2,7 @@
 
 #include "runtime/Program.h"
 #include "runtime/Parallel.h"
+#include "runtime/WidenFloats.h"
 
 #include "ir/SpmdOps.h"
 #include "passes/Passes.h"
@@ -131,6 +132,22 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
     if (!global)
       return global.takeError();
     program->global = std::move(*global);
+    // The same in f64, for checks, where the program computes in narrower
+    // floats.
+    bool narrow = false;
+    module->walk([&](Operation *op) {
+      for (Type type : op->getResultTypes())
+        if (isa<Float16Type, BFloat16Type, Float32Type>(
+                getElementTypeOrSelf(type)))
+          narrow = true;
+    });
+    OwningOpRef<ModuleOp> wide = module->clone();
+    if (narrow && succeeded(widenFloats(*wide)))
+      if (llvm::Expected<std::unique_ptr<Executable>> compiled =
+              Executable::compile(*wide))
+        program->wideGlobal = std::move(*compiled);
+      else
+        llvm::consumeError(compiled.takeError());
     module->walk([&](linalg::LinalgOp op) {
       int64_t length = 1;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -327,27 +344,66 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
   return results;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
-  if (!global)
-    return fail("the module is already partitioned: there is no "
-                "unpartitioned program to run");
+/// `specs` with float types made f64.
+static std::vector<TensorSpec> widened(llvm::ArrayRef<TensorSpec> specs) {
+  std::vector<TensorSpec> wide(specs.begin(), specs.end());
+  for (TensorSpec &spec : wide)
+    if (isFloat(spec.type))
+      spec.type = DType::F64;
+  return wide;
+}
+
+/// Runs `function` of `executable` on one device.
+static llvm::Expected<std::vector<HostTensor>>
+runOnOneDevice(Executable &executable, llvm::StringRef function,
+               llvm::ArrayRef<HostTensor> args,
+               llvm::ArrayRef<TensorSpec> inputs,
+               llvm::ArrayRef<TensorSpec> outputs, int64_t threads) {
   std::vector<RValue> values;
-  for (auto [i, arg] : llvm::enumerate(args))
-    values.push_back(
-        toValue(std::make_shared<HostTensor>(arg), inputSpecs[i].scalar));
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (arg.type() == inputs[i].type) {
+      values.push_back(
+          toValue(std::make_shared<HostTensor>(arg), inputs[i].scalar));
+      continue;
+    }
+    auto tensor = std::make_shared<HostTensor>(inputs[i].type, arg.shape());
+    for (int64_t e = 0; e < arg.numElements(); ++e) {
+      if (isFloat(inputs[i].type))
+        tensor->setFloat(e, arg.getAsDouble(e));
+      else
+        tensor->setInt(e, arg.getInt(e));
+    }
+    values.push_back(toValue(tensor, inputs[i].scalar));
+  }
   LocalCommunicator communicator;
   DeviceContext context;
   context.threads = threads;
   context.communicator = &communicator;
   llvm::Expected<std::vector<RValue>> results =
-      global->run(entryName, std::move(values), context);
+      executable.run(function, std::move(values), context);
   if (!results)
     return results.takeError();
-  std::vector<HostTensor> outputs;
+  std::vector<HostTensor> out;
   for (auto [r, value] : llvm::enumerate(*results))
-    outputs.push_back(*fromValue(value, outputSpecs[r]));
-  return outputs;
+    out.push_back(*fromValue(value, outputs[r]));
+  return out;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
+  if (!global)
+    return fail("the module is already partitioned: there is no "
+                "unpartitioned program to run");
+  return runOnOneDevice(*global, entryName, args, inputSpecs, outputSpecs,
+                        threads);
+}
+
+llvm::Expected<std::vector<HostTensor>>
+Program::runWideGlobal(llvm::ArrayRef<HostTensor> args) {
+  if (!wideGlobal)
+    return fail("the program has no f64 form");
+  return runOnOneDevice(*wideGlobal, entryName, args, widened(inputSpecs),
+                        widened(outputSpecs), threads);
 }
 
 } // namespace spmd::runtime

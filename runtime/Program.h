@@ -60,6 +60,13 @@ public:
   /// Runs the unpartitioned program on one device.
   llvm::Expected<std::vector<HostTensor>>
   runGlobal(llvm::ArrayRef<HostTensor> args);
+  /// Whether the unpartitioned program also exists computed in f64 (it
+  /// computes in narrower floats and could be widened).
+  bool hasWideGlobalProgram() const { return bool(wideGlobal); }
+  /// Runs the unpartitioned program in f64 on one device: float inputs are
+  /// widened, float results are f64.
+  llvm::Expected<std::vector<HostTensor>>
+  runWideGlobal(llvm::ArrayRef<HostTensor> args);
 
   /// The input split over devices, as `run` splits it.
   std::vector<TensorRef> shard(unsigned input, const HostTensor &global) const;
@@ -74,7 +81,7 @@ private:
   int64_t devices = 1;
   int64_t threads = 1;
   int64_t reductionLength = 1;
-  std::unique_ptr<Executable> local, global;
+  std::unique_ptr<Executable> local, global, wideGlobal;
   llvm::json::Value report = llvm::json::Object{};
 };
 

@@ -1,0 +1,96 @@
+//===- Check.cpp - Partitioned results against the unpartitioned ones -----===//
+
+#include "runtime/Check.h"
+
+#include <cmath>
+
+namespace spmd::runtime {
+
+double epsilonOf(DType type) {
+  switch (type) {
+  case DType::F64:
+    return std::ldexp(1.0, -52);
+  case DType::F16:
+    return std::ldexp(1.0, -10);
+  case DType::BF16:
+    return std::ldexp(1.0, -7);
+  default:
+    return std::ldexp(1.0, -23);
+  }
+}
+
+/// The smallest normal value of a float type.
+static double smallestNormal(DType type) {
+  switch (type) {
+  case DType::F64:
+    return std::ldexp(1.0, -1022);
+  case DType::F16:
+    return std::ldexp(1.0, -14);
+  default: // f32 and bf16
+    return std::ldexp(1.0, -126);
+  }
+}
+
+CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
+                         llvm::ArrayRef<HostTensor> reference,
+                         llvm::ArrayRef<HostTensor> wide,
+                         int64_t longestReduction) {
+  CheckResult result;
+  double k = std::sqrt(double(std::max<int64_t>(longestReduction, 1)));
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const HostTensor &out = outputs[o], &ref = reference[o];
+    DType type = ref.type();
+    bool useWide = o < wide.size() && isFloat(type) && type != DType::F64;
+    double eps = epsilonOf(type);
+    // The reference's typical error over the tensor: where a value is the
+    // small difference of large terms, its own error can be small by
+    // chance while a reassociated sum's is not.
+    double typical = 0;
+    if (useWide) {
+      double sum = 0;
+      int64_t count = 0;
+      for (int64_t e = 0; e < ref.numElements(); ++e) {
+        double d = ref.getAsDouble(e) - wide[o].getAsDouble(e);
+        if (std::isfinite(d)) {
+          sum += d * d;
+          ++count;
+        }
+      }
+      typical = count ? std::sqrt(sum / count) : 0;
+    }
+    for (int64_t e = 0; e < ref.numElements(); ++e) {
+      double a = out.getAsDouble(e), r = ref.getAsDouble(e);
+      double diff = std::fabs(a - r);
+      double error, bound;
+      if (!isFloat(type)) {
+        error = diff;
+        bound = 0;
+      } else if (!std::isfinite(a) || !std::isfinite(r)) {
+        // Where the reference overflows or is undefined, so must the result.
+        bool same = std::isnan(a) ? std::isnan(r) : a == r;
+        error = same ? 0 : INFINITY;
+        bound = 0;
+        diff = same ? 0 : INFINITY;
+      } else if (useWide && std::isfinite(wide[o].getAsDouble(e))) {
+        double w = wide[o].getAsDouble(e);
+        error = std::fabs(a - w);
+        bound = 8 * std::max(std::fabs(r - w), typical) +
+                (8 + k) * eps * std::max(std::fabs(w), smallestNormal(type));
+      } else {
+        error = diff;
+        bound = 64 * eps * k * (1 + std::fabs(r));
+      }
+      result.maxAbsErr = std::max(result.maxAbsErr, diff);
+      // Relative to 1 + |r|: a plain |a - r| / |r| explodes near zero.
+      result.maxRelErr = std::max(result.maxRelErr, diff / (1 + std::fabs(r)));
+      if (error > bound)
+        result.pass = false;
+      result.worst = std::max(result.worst, bound > 0 ? error / bound
+                                            : error > 0 ? INFINITY
+                                                        : 0.0);
+    }
+  }
+  return result;
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,43 @@
+//===- Check.h - Partitioned results against the unpartitioned ones -*- C++ -*-===//
+//
+// What `spmd-run --check` accepts. Integers must be equal. A float element
+// `a` of the partitioned program is compared with the unpartitioned
+// program's `r` and, where the program computes in f16, bf16 or f32, with
+// the same program computed in f64 (`w`): it passes when
+//   |a - w| <= 8 max(|r - w|, rms(r - w)) + (8 + sqrt(K)) eps max(|w|, tiny)
+// (the reference's own error there or, if larger, its root mean square
+// over the tensor, plus a few ulps of the output type growing with the
+// longest reduction K; tiny is the type's smallest normal). Without an f64 reference (f64 outputs, or
+// programs that cannot be widened) it passes when
+//   |a - r| <= 64 * eps * sqrt(K) * (1 + |r|).
+// NaNs and infinities must be where the reference has them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_CHECK_H
+#define SPMD_RUNTIME_CHECK_H
+
+#include "runtime/HostTensor.h"
+
+namespace spmd::runtime {
+
+struct CheckResult {
+  bool pass = true;
+  /// Largest |a - r| and |a - r| / (1 + |r|).
+  double maxAbsErr = 0, maxRelErr = 0;
+  /// Largest error over its bound (at most 1 when passing).
+  double worst = 0;
+};
+
+/// `wide` holds the f64 results of the same program, or is empty.
+CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
+                         llvm::ArrayRef<HostTensor> reference,
+                         llvm::ArrayRef<HostTensor> wide,
+                         int64_t longestReduction);
+
+/// The distance between 1 and the next larger value of a float type.
+double epsilonOf(DType type);
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_CHECK_H

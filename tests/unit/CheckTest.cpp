@@ -1,0 +1,105 @@
+//===- CheckTest.cpp - What spmd-run --check accepts ----------------------===//
+
+#include "runtime/Check.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace spmd::runtime;
+
+namespace {
+
+/// `v` rounded to bf16, as a bf16 tensor stores it.
+double bf16(double v) {
+  HostTensor t(DType::BF16, {1});
+  t.setFloat(0, v);
+  return t.getFloat(0);
+}
+
+/// Four rows of ten bf16 values: the sequential bf16 sum (the reference),
+/// the exact sum (the f64 reference), and the sum in two halves (the
+/// partitioned program's order).
+struct Sums {
+  HostTensor reference{DType::BF16, {4}}, wide{DType::F64, {4}},
+      reassociated{DType::BF16, {4}};
+};
+
+Sums bf16Sums(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  Sums sums;
+  for (int row = 0; row < 4; ++row) {
+    double sequential = 0, exact = 0, left = 0, right = 0;
+    for (int i = 0; i < 10; ++i) {
+      double x = bf16(value(rng));
+      sequential = bf16(sequential + x);
+      exact += x;
+      (i < 5 ? left : right) = bf16((i < 5 ? left : right) + x);
+    }
+    sums.reference.setFloat(row, sequential);
+    sums.wide.setFloat(row, exact);
+    sums.reassociated.setFloat(row, bf16(left + right));
+  }
+  return sums;
+}
+
+TEST(Check, ReassociatedLowPrecisionSumsPass) {
+  for (unsigned seed = 0; seed < 50; ++seed) {
+    Sums sums = bf16Sums(seed);
+    CheckResult result =
+        checkOutputs({sums.reassociated}, {sums.reference}, {sums.wide}, 10);
+    EXPECT_TRUE(result.pass) << "seed " << seed << " worst " << result.worst;
+  }
+}
+
+// 64 * eps * sqrt(K) allowed 158% for a bf16 sum of ten elements.
+TEST(Check, EighteenPercentOffFailsInBf16) {
+  for (unsigned seed = 0; seed < 50; ++seed) {
+    Sums sums = bf16Sums(seed);
+    HostTensor wrong(DType::BF16, {4});
+    for (int row = 0; row < 4; ++row)
+      wrong.setFloat(row, bf16(sums.wide.getFloat(row) * 1.18 + 0.18));
+    CheckResult result =
+        checkOutputs({wrong}, {sums.reference}, {sums.wide}, 10);
+    EXPECT_FALSE(result.pass) << "seed " << seed;
+    EXPECT_GT(result.worst, 1);
+  }
+}
+
+TEST(Check, IntegersMustBeEqual) {
+  HostTensor a(DType::I32, {3}), b(DType::I32, {3});
+  for (int i = 0; i < 3; ++i) {
+    a.setInt(i, i);
+    b.setInt(i, i);
+  }
+  EXPECT_TRUE(checkOutputs({a}, {b}, {}, 1000).pass);
+  a.setInt(2, 3);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 1000).pass);
+}
+
+TEST(Check, NonFiniteValuesMustMatch) {
+  HostTensor a(DType::F32, {2}), b(DType::F32, {2});
+  a.setFloat(0, NAN);
+  b.setFloat(0, NAN);
+  a.setFloat(1, INFINITY);
+  b.setFloat(1, INFINITY);
+  EXPECT_TRUE(checkOutputs({a}, {b}, {}, 1).pass);
+  a.setFloat(1, -INFINITY);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 1).pass);
+  a.setFloat(1, 1);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 1).pass);
+}
+
+// Without an f64 reference (f64 programs) the tolerance is relative to the
+// magnitude and grows with the reduction length.
+TEST(Check, F64OutputsUseTheScaledTolerance) {
+  HostTensor a(DType::F64, {1}), b(DType::F64, {1});
+  b.setFloat(0, 1.0);
+  a.setFloat(0, 1.0 + 1e-13);
+  EXPECT_TRUE(checkOutputs({a}, {b}, {}, 100).pass);
+  a.setFloat(0, 1.0 + 1e-10);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 100).pass);
+}
+
+} // namespace
