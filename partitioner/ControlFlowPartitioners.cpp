@@ -9,6 +9,7 @@
 #include "partitioner/OpPartitioners.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -306,4 +307,7 @@ void mlir::spmd::registerControlFlowPartitioners(
   registry.add(scf::WhileOp::getOperationName(), partitionWhile);
   registry.add(ShardingConstraintOp::getOperationName(), partitionConstraint);
   registry.add(arith::ConstantOp::getOperationName(), partitionConstant);
+  // A constant global is whole on every device, sliced on use.
+  registry.add(ml_program::GlobalLoadConstOp::getOperationName(),
+               partitionReplicated);
 }

@@ -51,6 +51,7 @@ const KernelRegistry &KernelRegistry::get() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
     registerTensorKernels(r);
+    registerSoftmaxKernels(r);
     registerControlFlowKernels(r);
     registerCollectiveKernels(r);
     // Specialised kernels before the evaluator's fallback.

@@ -139,6 +139,7 @@ void registerEigenKernels(KernelRegistry &registry);
 void registerLayoutKernels(KernelRegistry &registry);
 void registerReductionKernels(KernelRegistry &registry);
 void registerWindowKernels(KernelRegistry &registry);
+void registerSoftmaxKernels(KernelRegistry &registry);
 void registerLinalgKernels(KernelRegistry &registry);
 void registerElementwiseKernels(KernelRegistry &registry);
 void registerTensorKernels(KernelRegistry &registry);

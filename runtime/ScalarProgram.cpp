@@ -3,6 +3,7 @@
 #include "runtime/ScalarProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -145,136 +146,172 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
     return r;
   };
 
-  for (Operation &op : body.without_terminator()) {
-    if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
-      unsigned r = newRegister(constant.getResult());
-      if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
-        p.floatConstants.push_back({r, f.getValueAsDouble()});
-      else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
-        p.intConstants.push_back({r, constant.getType().isInteger(1)
-                                         ? int64_t(i.getValue().getBoolValue())
-                                         : i.getValue().getSExtValue()});
-      else
-        return fail(&op, "unsupported constant in a kernel body");
-      continue;
-    }
-    if (auto idx = llvm::dyn_cast<linalg::IndexOp>(op)) {
-      unsigned r = index(idx.getDim());
-      p.registerKinds[r] = {false, 64};
-      regOf[idx.getResult()] = r;
-      continue;
-    }
-    if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(op)) {
-      std::optional<unsigned> t =
-          table ? table(extract.getTensor()) : std::nullopt;
-      if (!t)
-        return fail(&op, "reads a tensor the kernel cannot read");
-      Instruction inst{Opcode::Extract, 0, *t,
-                       unsigned(extract.getIndices().size())};
-      inst.attr = p.extractIndices.size();
-      for (Value i : extract.getIndices()) {
-        std::optional<unsigned> r = regFor(i);
+  // Calls of scalar functions are compiled in place (an LSTM cell's
+  // sigmoid): the callee's arguments are the call's operand registers.
+  std::function<llvm::Error(Block &, unsigned)> compileOps =
+      [&](Block &block, unsigned depth) -> llvm::Error {
+    for (Operation &op : block.without_terminator()) {
+      if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (!callee || callee.isExternal() ||
+            !callee.getBody().hasOneBlock())
+          return fail(&op, "calls a function without a single-block body");
+        if (depth >= 64)
+          return fail(&op, "calls nest more than 64 deep (recursion?)");
+        Block &entry = callee.getBody().front();
+        for (auto [arg, operand] :
+             llvm::zip_equal(entry.getArguments(), call.getOperands())) {
+          std::optional<unsigned> r = regFor(operand);
+          if (!r)
+            return fail(&op, "uses a value the kernel cannot read");
+          regOf[arg] = *r;
+        }
+        if (llvm::Error err = compileOps(entry, depth + 1))
+          return err;
+        for (auto [result, returned] :
+             llvm::zip_equal(call.getResults(),
+                             entry.getTerminator()->getOperands())) {
+          std::optional<unsigned> r = regFor(returned);
+          if (!r)
+            return fail(&op, "returns a value the kernel cannot read");
+          regOf[result] = *r;
+        }
+        continue;
+      }
+      if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+        unsigned r = newRegister(constant.getResult());
+        if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
+          p.floatConstants.push_back({r, f.getValueAsDouble()});
+        else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
+          p.intConstants.push_back({r, constant.getType().isInteger(1)
+                                           ? int64_t(i.getValue().getBoolValue())
+                                           : i.getValue().getSExtValue()});
+        else
+          return fail(&op, "unsupported constant in a kernel body");
+        continue;
+      }
+      if (auto idx = llvm::dyn_cast<linalg::IndexOp>(op)) {
+        unsigned r = index(idx.getDim());
+        p.registerKinds[r] = {false, 64};
+        regOf[idx.getResult()] = r;
+        continue;
+      }
+      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(op)) {
+        std::optional<unsigned> t =
+            table ? table(extract.getTensor()) : std::nullopt;
+        if (!t)
+          return fail(&op, "reads a tensor the kernel cannot read");
+        Instruction inst{Opcode::Extract, 0, *t,
+                         unsigned(extract.getIndices().size())};
+        inst.attr = p.extractIndices.size();
+        for (Value i : extract.getIndices()) {
+          std::optional<unsigned> r = regFor(i);
+          if (!r)
+            return fail(&op, "uses a value the kernel cannot read");
+          p.extractIndices.push_back(*r);
+        }
+        inst.dst = newRegister(extract.getResult());
+        p.code.push_back(inst);
+        continue;
+      }
+      SmallVector<unsigned> operands;
+      for (Value operand : op.getOperands()) {
+        std::optional<unsigned> r = regFor(operand);
         if (!r)
           return fail(&op, "uses a value the kernel cannot read");
-        p.extractIndices.push_back(*r);
+        operands.push_back(*r);
       }
-      inst.dst = newRegister(extract.getResult());
+      if (op.getNumResults() != 1)
+        return fail(&op, "'" + op.getName().getStringRef() +
+                             "' is not supported in kernel bodies");
+      std::optional<Opcode> code =
+          llvm::TypeSwitch<Operation *, std::optional<Opcode>>(&op)
+              .Case([](arith::AddFOp) { return Opcode::AddF; })
+              .Case([](arith::SubFOp) { return Opcode::SubF; })
+              .Case([](arith::MulFOp) { return Opcode::MulF; })
+              .Case([](arith::DivFOp) { return Opcode::DivF; })
+              .Case([](arith::RemFOp) { return Opcode::RemF; })
+              .Case([](arith::NegFOp) { return Opcode::NegF; })
+              .Case([](arith::MaximumFOp) { return Opcode::MaximumF; })
+              .Case([](arith::MinimumFOp) { return Opcode::MinimumF; })
+              .Case([](arith::MaxNumFOp) { return Opcode::MaxNumF; })
+              .Case([](arith::MinNumFOp) { return Opcode::MinNumF; })
+              .Case([](math::AbsFOp) { return Opcode::AbsF; })
+              .Case([](math::ExpOp) { return Opcode::Exp; })
+              .Case([](math::Exp2Op) { return Opcode::Exp2; })
+              .Case([](math::LogOp) { return Opcode::Log; })
+              .Case([](math::Log2Op) { return Opcode::Log2; })
+              .Case([](math::Log1pOp) { return Opcode::Log1p; })
+              .Case([](math::TanhOp) { return Opcode::Tanh; })
+              .Case([](math::SqrtOp) { return Opcode::Sqrt; })
+              .Case([](math::RsqrtOp) { return Opcode::Rsqrt; })
+              .Case([](math::PowFOp) { return Opcode::Pow; })
+              .Case([](math::ErfOp) { return Opcode::Erf; })
+              .Case([](math::SinOp) { return Opcode::Sin; })
+              .Case([](math::CosOp) { return Opcode::Cos; })
+              .Case([](math::FloorOp) { return Opcode::Floor; })
+              .Case([](math::CeilOp) { return Opcode::Ceil; })
+              .Case([](math::RoundOp) { return Opcode::RoundF; })
+              .Case([](arith::TruncFOp) { return Opcode::TruncF; })
+              .Case([](arith::ExtFOp) { return Opcode::Copy; })
+              .Case([](arith::CmpFOp) { return Opcode::CmpF; })
+              .Case([](arith::FPToSIOp) { return Opcode::FPToSI; })
+              .Case([](arith::FPToUIOp) { return Opcode::FPToUI; })
+              .Case([](arith::AddIOp) { return Opcode::AddI; })
+              .Case([](arith::SubIOp) { return Opcode::SubI; })
+              .Case([](arith::MulIOp) { return Opcode::MulI; })
+              .Case([](arith::DivSIOp) { return Opcode::DivSI; })
+              .Case([](arith::DivUIOp) { return Opcode::DivUI; })
+              .Case([](arith::RemSIOp) { return Opcode::RemSI; })
+              .Case([](arith::RemUIOp) { return Opcode::RemUI; })
+              .Case([](arith::AndIOp) { return Opcode::AndI; })
+              .Case([](arith::OrIOp) { return Opcode::OrI; })
+              .Case([](arith::XOrIOp) { return Opcode::XOrI; })
+              .Case([](arith::ShLIOp) { return Opcode::ShLI; })
+              .Case([](arith::ShRSIOp) { return Opcode::ShRSI; })
+              .Case([](arith::ShRUIOp) { return Opcode::ShRUI; })
+              .Case([](arith::MaxSIOp) { return Opcode::MaxSI; })
+              .Case([](arith::MinSIOp) { return Opcode::MinSI; })
+              .Case([](arith::MaxUIOp) { return Opcode::MaxUI; })
+              .Case([](arith::MinUIOp) { return Opcode::MinUI; })
+              .Case([](arith::CmpIOp) { return Opcode::CmpI; })
+              .Case([](arith::ExtSIOp) { return Opcode::Ext; })
+              .Case([](arith::ExtUIOp) { return Opcode::Ext; })
+              .Case([](arith::TruncIOp) { return Opcode::TruncI; })
+              .Case([](arith::IndexCastOp) { return Opcode::Ext; })
+              .Case([](arith::IndexCastUIOp) { return Opcode::Ext; })
+              .Case([](arith::SIToFPOp) { return Opcode::SIToFP; })
+              .Case([](arith::UIToFPOp) { return Opcode::UIToFP; })
+              .Case([](math::AbsIOp) { return Opcode::AbsI; })
+              .Case([](arith::SelectOp) { return Opcode::Select; })
+              .Default([](Operation *) { return std::nullopt; });
+      if (!code)
+        return fail(&op, "'" + op.getName().getStringRef() +
+                             "' is not supported in kernel bodies");
+      Instruction inst{*code, newRegister(op.getResult(0))};
+      inst.a = operands.size() > 0 ? operands[0] : 0;
+      inst.b = operands.size() > 1 ? operands[1] : 0;
+      inst.c = operands.size() > 2 ? operands[2] : 0;
+      if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op))
+        inst.attr = int64_t(cmp.getPredicate());
+      else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
+        inst.attr = int64_t(cmp.getPredicate());
+      else if (llvm::isa<arith::TruncFOp>(op))
+        inst.attr = floatWidthCode(op.getResult(0).getType());
+      else if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp,
+                         arith::FPToUIOp>(op))
+        inst.attr = 1; // unsigned source
+      if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp>(op))
+        inst.attr = p.registerKinds[inst.a].second; // source width, unsigned
+      else if (llvm::isa<arith::ExtSIOp, arith::IndexCastOp, arith::SIToFPOp>(op))
+        inst.attr = 0;
       p.code.push_back(inst);
-      continue;
-    }
-    SmallVector<unsigned> operands;
-    for (Value operand : op.getOperands()) {
-      std::optional<unsigned> r = regFor(operand);
-      if (!r)
-        return fail(&op, "uses a value the kernel cannot read");
-      operands.push_back(*r);
-    }
-    if (op.getNumResults() != 1)
-      return fail(&op, "'" + op.getName().getStringRef() +
-                           "' is not supported in kernel bodies");
-    std::optional<Opcode> code =
-        llvm::TypeSwitch<Operation *, std::optional<Opcode>>(&op)
-            .Case([](arith::AddFOp) { return Opcode::AddF; })
-            .Case([](arith::SubFOp) { return Opcode::SubF; })
-            .Case([](arith::MulFOp) { return Opcode::MulF; })
-            .Case([](arith::DivFOp) { return Opcode::DivF; })
-            .Case([](arith::RemFOp) { return Opcode::RemF; })
-            .Case([](arith::NegFOp) { return Opcode::NegF; })
-            .Case([](arith::MaximumFOp) { return Opcode::MaximumF; })
-            .Case([](arith::MinimumFOp) { return Opcode::MinimumF; })
-            .Case([](arith::MaxNumFOp) { return Opcode::MaxNumF; })
-            .Case([](arith::MinNumFOp) { return Opcode::MinNumF; })
-            .Case([](math::AbsFOp) { return Opcode::AbsF; })
-            .Case([](math::ExpOp) { return Opcode::Exp; })
-            .Case([](math::Exp2Op) { return Opcode::Exp2; })
-            .Case([](math::LogOp) { return Opcode::Log; })
-            .Case([](math::Log2Op) { return Opcode::Log2; })
-            .Case([](math::Log1pOp) { return Opcode::Log1p; })
-            .Case([](math::TanhOp) { return Opcode::Tanh; })
-            .Case([](math::SqrtOp) { return Opcode::Sqrt; })
-            .Case([](math::RsqrtOp) { return Opcode::Rsqrt; })
-            .Case([](math::PowFOp) { return Opcode::Pow; })
-            .Case([](math::ErfOp) { return Opcode::Erf; })
-            .Case([](math::SinOp) { return Opcode::Sin; })
-            .Case([](math::CosOp) { return Opcode::Cos; })
-            .Case([](math::FloorOp) { return Opcode::Floor; })
-            .Case([](math::CeilOp) { return Opcode::Ceil; })
-            .Case([](math::RoundOp) { return Opcode::RoundF; })
-            .Case([](arith::TruncFOp) { return Opcode::TruncF; })
-            .Case([](arith::ExtFOp) { return Opcode::Copy; })
-            .Case([](arith::CmpFOp) { return Opcode::CmpF; })
-            .Case([](arith::FPToSIOp) { return Opcode::FPToSI; })
-            .Case([](arith::FPToUIOp) { return Opcode::FPToUI; })
-            .Case([](arith::AddIOp) { return Opcode::AddI; })
-            .Case([](arith::SubIOp) { return Opcode::SubI; })
-            .Case([](arith::MulIOp) { return Opcode::MulI; })
-            .Case([](arith::DivSIOp) { return Opcode::DivSI; })
-            .Case([](arith::DivUIOp) { return Opcode::DivUI; })
-            .Case([](arith::RemSIOp) { return Opcode::RemSI; })
-            .Case([](arith::RemUIOp) { return Opcode::RemUI; })
-            .Case([](arith::AndIOp) { return Opcode::AndI; })
-            .Case([](arith::OrIOp) { return Opcode::OrI; })
-            .Case([](arith::XOrIOp) { return Opcode::XOrI; })
-            .Case([](arith::ShLIOp) { return Opcode::ShLI; })
-            .Case([](arith::ShRSIOp) { return Opcode::ShRSI; })
-            .Case([](arith::ShRUIOp) { return Opcode::ShRUI; })
-            .Case([](arith::MaxSIOp) { return Opcode::MaxSI; })
-            .Case([](arith::MinSIOp) { return Opcode::MinSI; })
-            .Case([](arith::MaxUIOp) { return Opcode::MaxUI; })
-            .Case([](arith::MinUIOp) { return Opcode::MinUI; })
-            .Case([](arith::CmpIOp) { return Opcode::CmpI; })
-            .Case([](arith::ExtSIOp) { return Opcode::Ext; })
-            .Case([](arith::ExtUIOp) { return Opcode::Ext; })
-            .Case([](arith::TruncIOp) { return Opcode::TruncI; })
-            .Case([](arith::IndexCastOp) { return Opcode::Ext; })
-            .Case([](arith::IndexCastUIOp) { return Opcode::Ext; })
-            .Case([](arith::SIToFPOp) { return Opcode::SIToFP; })
-            .Case([](arith::UIToFPOp) { return Opcode::UIToFP; })
-            .Case([](math::AbsIOp) { return Opcode::AbsI; })
-            .Case([](arith::SelectOp) { return Opcode::Select; })
-            .Default([](Operation *) { return std::nullopt; });
-    if (!code)
-      return fail(&op, "'" + op.getName().getStringRef() +
-                           "' is not supported in kernel bodies");
-    Instruction inst{*code, newRegister(op.getResult(0))};
-    inst.a = operands.size() > 0 ? operands[0] : 0;
-    inst.b = operands.size() > 1 ? operands[1] : 0;
-    inst.c = operands.size() > 2 ? operands[2] : 0;
-    if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op))
-      inst.attr = int64_t(cmp.getPredicate());
-    else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
-      inst.attr = int64_t(cmp.getPredicate());
-    else if (llvm::isa<arith::TruncFOp>(op))
-      inst.attr = floatWidthCode(op.getResult(0).getType());
-    else if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp,
-                       arith::FPToUIOp>(op))
-      inst.attr = 1; // unsigned source
-    if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp>(op))
-      inst.attr = p.registerKinds[inst.a].second; // source width, unsigned
-    else if (llvm::isa<arith::ExtSIOp, arith::IndexCastOp, arith::SIToFPOp>(op))
-      inst.attr = 0;
-    p.code.push_back(inst);
-  }
+      }
+    return llvm::Error::success();
+  };
+  if (llvm::Error err = compileOps(body, 0))
+    return std::move(err);
   for (Value yielded : body.getTerminator()->getOperands()) {
     std::optional<unsigned> r = regFor(yielded);
     if (!r)

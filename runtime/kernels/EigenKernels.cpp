@@ -188,7 +188,7 @@ static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
         llvm::cast<RankedTensorType>(operand.get().getType()).getShape();
     std::vector<int64_t> perLoop(ranges.size(), 0);
     int64_t stride = 1;
-    for (int64_t r = map.getNumResults() - 1; r >= 0; --r) {
+    for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
       perLoop[map.getDimPosition(r)] = stride;
       stride *= shape[r];
     }

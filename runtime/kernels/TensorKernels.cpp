@@ -4,10 +4,12 @@
 #include "runtime/TensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -96,6 +98,84 @@ static llvm::Expected<Step> buildConstant(Operation *op, KernelContext &ctx) {
   }
   return Step([=](Frame &frame, DeviceContext &) {
     frame.slots[result] = value;
+    return llvm::Error::success();
+  });
+}
+
+/// ml_program.global_load_const: the global's value, built once and
+/// shared by every call.
+static llvm::Expected<Step> buildGlobalLoadConst(Operation *op,
+                                                 KernelContext &ctx) {
+  auto load = llvm::cast<ml_program::GlobalLoadConstOp>(op);
+  auto global = SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
+      op, load.getGlobalAttr());
+  if (!global || !global.getValue())
+    return opError(op, "reads a global without a value");
+  llvm::Expected<TensorRef> tensor = tensorOf(op, *global.getValue());
+  if (!tensor)
+    return tensor.takeError();
+  unsigned result = ctx.slot(load.getResult());
+  return Step([=, value = RValue::ofTensor(*tensor)](Frame &frame,
+                                                      DeviceContext &) {
+    frame.slots[result] = value;
+    return llvm::Error::success();
+  });
+}
+
+/// tensor.gather: for each index tuple, the source slice at it (the
+/// gathered dimensions of size one or dropped). Positions outside the
+/// source are undefined in MLIR; they read the nearest element, as XLA's
+/// gather does (the padding of partitioned indices reads in bounds).
+static llvm::Expected<Step> buildGather(Operation *op, KernelContext &ctx) {
+  auto gather = llvm::cast<tensor::GatherOp>(op);
+  if (!gather.getSource().getType().hasStaticShape() ||
+      !gather.getIndices().getType().hasStaticShape())
+    return opError(op, "needs statically shaped tensors");
+  llvm::Expected<TensorInfo> info = infoOf(op, gather.getResult().getType());
+  if (!info)
+    return info.takeError();
+  std::vector<int64_t> dims(gather.getGatherDims().begin(),
+                            gather.getGatherDims().end());
+  unsigned source = ctx.slot(gather.getSource()),
+           indices = ctx.slot(gather.getIndices()),
+           result = ctx.slot(gather.getResult());
+  return Step([=, info = *info](Frame &frame, DeviceContext &) {
+    const HostTensor &src = *frame.slots[source].tensor;
+    const HostTensor &idx = *frame.slots[indices].tensor;
+    auto out = std::make_shared<HostTensor>(info.type, info.shape, Init::None);
+    llvm::ArrayRef<int64_t> shape = src.shape();
+    std::vector<int64_t> strides = src.strides();
+    int64_t tuples = idx.numElements() / int64_t(dims.size());
+    // The elements of one slice: the source's positions over the dimensions
+    // not gathered, in order.
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+      if (!llvm::is_contained(dims, d))
+        kept.push_back(d);
+    int64_t sliceSize = 1;
+    for (int64_t d : kept)
+      sliceSize *= shape[d];
+    size_t bytes = dtypeBytes(src.type());
+    const uint8_t *from = src.data();
+    uint8_t *to = out->data();
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t base = 0;
+      for (size_t j = 0; j < dims.size(); ++j) {
+        int64_t position = idx.getInt(t * int64_t(dims.size()) + j);
+        position = std::clamp<int64_t>(position, 0, shape[dims[j]] - 1);
+        base += position * strides[dims[j]];
+      }
+      for (int64_t e = 0; e < sliceSize; ++e) {
+        int64_t offset = base, rest = e;
+        for (int64_t k = int64_t(kept.size()) - 1; k >= 0; --k) {
+          offset += (rest % shape[kept[k]]) * strides[kept[k]];
+          rest /= shape[kept[k]];
+        }
+        std::memcpy(to + (t * sliceSize + e) * bytes, from + offset * bytes,
+                    bytes);
+      }
+    }
+    frame.slots[result] = RValue::ofTensor(std::move(out));
     return llvm::Error::success();
   });
 }
@@ -464,6 +544,9 @@ void registerTensorKernels(KernelRegistry &registry) {
   registry.add(tensor::PadOp::getOperationName(), buildPad);
   registry.add(tensor::ConcatOp::getOperationName(), buildConcat);
   registry.add(tensor::ExtractOp::getOperationName(), buildExtract);
+  registry.add(tensor::GatherOp::getOperationName(), buildGather);
+  registry.add(ml_program::GlobalLoadConstOp::getOperationName(),
+               buildGlobalLoadConst);
   registry.add(tensor::InsertOp::getOperationName(), buildInsert);
   registry.add(tensor::SplatOp::getOperationName(), buildSplat);
   registry.add(tensor::FromElementsOp::getOperationName(), buildSplat);
