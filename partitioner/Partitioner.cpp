@@ -292,12 +292,18 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
   if (failed(partitionBlock(function.getBody().front())))
     return failure();
   function.erase();
-  // Values made for layouts nobody ended up using.
+  // Values made for layouts nobody ended up using. Users come after their
+  // operands, so a reverse walk frees chains at once; an erased op takes
+  // its regions' ops with it, and those are not visited again.
   SmallVector<Operation *> ops;
   local.walk([&](Operation *op) { ops.push_back(op); });
-  for (Operation *op : llvm::reverse(ops))
-    if (isOpTriviallyDead(op))
-      op->erase();
+  llvm::DenseSet<Operation *> erased;
+  for (Operation *op : llvm::reverse(ops)) {
+    if (erased.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    op->walk([&](Operation *nested) { erased.insert(nested); });
+    op->erase();
+  }
   return success();
 }
 

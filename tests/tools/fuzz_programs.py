@@ -1,0 +1,762 @@
+#!/usr/bin/env python3
+"""Random programs drawn from a grammar of the input language, partitioned
+and run against the unpartitioned program.
+
+Usage: fuzz_programs.py SPMD_RUN [--seed=S] [--cases=N] [--jobs=J]
+                        [--keep=DIR] [--timeout=SEC]
+
+Each program is a mesh of 1 to 8 devices (1 to 3 axes, sometimes permuted
+device ids) and one function: a chain of 1 to 4 ops drawn from the
+families below, on tensors of uneven sizes in every element type, with
+random shardings (split, replicated, pending sums and maxima) on arguments,
+results and intermediate values. Bodies of linalg.generic ops are random
+scalar expressions over all their inputs and loop positions; reductions
+have 1 to 3 reduced loops, any combiner, one or two results. So the
+programs are not limited to what the partitioner's rules already know.
+
+`spmd-run P --check` runs each program; a check failure, an error or a
+crash is a failure. Failing programs are kept (in --keep, or a temporary
+folder that is printed). Ends with one line `fuzz: N passed, M failed` and
+exits 1 if M > 0.
+"""
+import argparse
+import concurrent.futures
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+FLOATS = ["f32", "f64", "f16", "bf16"]
+INTS = ["i1", "i8", "i16", "i32", "i64"]
+SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 10]
+
+
+def is_float(t):
+    return t in FLOATS
+
+
+def width(t):
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i1": 1, "i8": 8,
+            "i16": 16, "i32": 32, "i64": 64}[t]
+
+
+def ttype(shape, t):
+    return "tensor<%s>" % "x".join([str(s) for s in shape] + [t])
+
+
+def constant(name, value, t):
+    """An arith.constant line (i1 constants are written without a type)."""
+    if t == "i1":
+        value = {"0": "false", "1": "true", "-1": "true"}.get(value, value)
+        return "%s = arith.constant %s" % (name, value)
+    return "%s = arith.constant %s : %s" % (name, value, t)
+
+
+def zero(t):
+    return "0.0" if is_float(t) else ("false" if t == "i1" else "0")
+
+
+def one(t):
+    return "1.0" if is_float(t) else ("true" if t == "i1" else "1")
+
+
+class Program:
+    """A function under construction: its arguments, ops and values."""
+
+    def __init__(self, rng, mesh):
+        self.rng = rng
+        self.mesh = mesh  # [(name, size)]
+        self.args = []    # (name, shape, type, attr)
+        self.lines = []
+        self.helpers = []
+        self.counter = 0
+        self.values = []  # (name, shape, type) of tensors made so far
+
+    def fresh(self, prefix="v"):
+        self.counter += 1
+        return "%%%s%d" % (prefix, self.counter)
+
+    def sharding(self, rank, allow_partial=True, t="f32"):
+        rng = self.rng
+        dims = [[] for _ in range(rank)]
+        axes = [a for a, _ in self.mesh]
+        rng.shuffle(axes)
+        partial = []
+        for a in axes:
+            r = rng.random()
+            if rank and r < 0.55:
+                dims[rng.randrange(rank)].append(a)
+            elif allow_partial and r < 0.65:
+                partial.append(a)
+        text = "[%s]" % ", ".join(
+            "{%s}" % ", ".join('"%s"' % a for a in d) for d in dims)
+        if partial:
+            kind = rng.choice(["", "<max>", "<min>"] if t != "i1" else [""])
+            if not is_float(t) and kind == "" and t == "i1":
+                return "#spmd.sharding<@mesh, %s>" % text
+            text += ", partial%s={%s}" % (kind, ", ".join('"%s"' % a for a in partial))
+        return "#spmd.sharding<@mesh, %s>" % text
+
+    def arg(self, shape, t, partial_ok=True):
+        name = "%%a%d" % len(self.args)
+        attr = ""
+        if self.rng.random() < 0.8:
+            attr = " {spmd.sharding = %s}" % self.sharding(
+                len(shape), partial_ok and t != "i1", t)
+        self.args.append((name, shape, t, attr))
+        return name
+
+    def emit(self, line):
+        self.lines.append("  " + line)
+
+    def tensor_value(self, shape=None, t=None):
+        """An existing value of that shape and type, or a new argument."""
+        rng = self.rng
+        fits = [v for v in self.values
+                if (shape is None or v[1] == shape) and (t is None or v[2] == t)]
+        if fits and rng.random() < 0.7:
+            return rng.choice(fits)
+        if shape is None:
+            shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 3))]
+        if t is None:
+            t = rng.choice(FLOATS + INTS)
+        return (self.arg(shape, t), shape, t)
+
+    def add(self, name, shape, t):
+        self.values.append((name, shape, t))
+        # A constraint on an intermediate value now and then.
+        if self.rng.random() < 0.15:
+            c = self.fresh("c")
+            self.emit("%s = spmd.sharding_constraint %s <@mesh, %s> : %s" % (
+                c, name, self.sharding(len(shape), allow_partial=False)[len("#spmd.sharding<@mesh, "):-1],
+                ttype(shape, t)))
+            self.values.append((c, shape, t))
+            return (c, shape, t)
+        return (name, shape, t)
+
+    def init(self, shape, t, identity):
+        """An init tensor: the identity, another constant, or an argument."""
+        r = self.rng.random()
+        if r < 0.2:
+            return self.arg(shape, t, partial_ok=False)
+        value = identity if r < 0.8 else (one(t) if is_float(t) or t != "i1" else "false")
+        e, f, c = self.fresh("e"), self.fresh("f"), self.fresh("k")
+        self.emit(constant(c, value, t))
+        self.emit("%s = tensor.empty() : %s" % (e, ttype(shape, t)))
+        self.emit("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s" % (
+            f, c, t, e, ttype(shape, t), ttype(shape, t)))
+        return f
+
+
+class Body:
+    """A random scalar expression over block arguments and loop positions."""
+
+    def __init__(self, rng, program, loops):
+        self.rng = rng
+        self.program = program
+        self.lines = []
+        self.loops = loops
+        self.n = 0
+
+    def fresh(self):
+        self.n += 1
+        return "%%s%d" % self.n
+
+    def emit(self, line):
+        self.lines.append("    " + line)
+
+    def const(self, value, t):
+        name = self.fresh()
+        self.emit(constant(name, value, t))
+        return name
+
+    def cast(self, v, frm, to):
+        if frm == to:
+            return v
+        name = self.fresh()
+        if is_float(frm) and is_float(to):
+            op = "arith.extf" if width(to) > width(frm) or (frm == "bf16" and to == "f32") else "arith.truncf"
+            if frm in ("f16", "bf16") and to in ("f16", "bf16"):
+                mid = self.cast(v, frm, "f32")
+                return self.cast(mid, "f32", to)
+            self.emit("%s = %s %s : %s to %s" % (name, op, v, frm, to))
+        elif is_float(frm):
+            self.emit("%s = arith.fptosi %s : %s to %s" % (name, v, frm, to))
+        elif is_float(to):
+            if frm == "i1":
+                self.emit("%s = arith.uitofp %s : %s to %s" % (name, v, frm, to))
+            else:
+                self.emit("%s = arith.sitofp %s : %s to %s" % (name, v, frm, to))
+        else:
+            if width(to) > width(frm):
+                op = "arith.extui" if frm == "i1" else "arith.extsi"
+                self.emit("%s = %s %s : %s to %s" % (name, op, v, frm, to))
+            else:
+                self.emit("%s = arith.trunci %s : %s to %s" % (name, v, frm, to))
+        return name
+
+    def position(self, t):
+        """A loop position, as a value of type t."""
+        loop = self.rng.choice(self.loops)
+        i = self.fresh()
+        self.emit("%s = linalg.index %d : index" % (i, loop))
+        j = self.fresh()
+        self.emit("%s = arith.index_cast %s : index to i32" % (j, i))
+        return self.cast(j, "i32", t)
+
+    def expr(self, leaves, t, depth):
+        """A value of type t from leaves [(name, type)]."""
+        rng = self.rng
+        if depth == 0 or rng.random() < 0.3:
+            r = rng.random()
+            if r < 0.15 and self.loops:
+                return self.position(t)
+            if r < 0.22:
+                return self.const(rng.choice(["0.5", "-2.0", "3.0"]) if is_float(t)
+                                  else ("true" if t == "i1" else rng.choice(["1", "2", "-1"])), t)
+            name, lt = rng.choice(leaves)
+            return self.cast(name, lt, t)
+        if is_float(t):
+            kind = rng.choice(["unary", "binary", "binary", "select", "div", "causal"])
+            if kind == "unary":
+                a = self.expr(leaves, t, depth - 1)
+                op = rng.choice(["math.exp", "arith.negf", "math.absf", "math.tanh",
+                                 "log1p", "math.sin"])
+                name = self.fresh()
+                if op == "log1p":
+                    b = self.fresh()
+                    self.emit("%s = math.absf %s : %s" % (b, a, t))
+                    self.emit("%s = math.log1p %s : %s" % (name, b, t))
+                elif op == "math.exp":
+                    b = self.fresh()
+                    self.emit("%s = math.tanh %s : %s" % (b, a, t))
+                    self.emit("%s = math.exp %s : %s" % (name, b, t))
+                else:
+                    self.emit("%s = %s %s : %s" % (name, op, a, t))
+                return name
+            if kind == "binary":
+                a, b = self.expr(leaves, t, depth - 1), self.expr(leaves, t, depth - 1)
+                op = rng.choice(["arith.addf", "arith.subf", "arith.mulf",
+                                 "arith.maximumf", "arith.minimumf"])
+                name = self.fresh()
+                self.emit("%s = %s %s, %s : %s" % (name, op, a, b, t))
+                return name
+            if kind == "div":
+                a, b = self.expr(leaves, t, depth - 1), self.expr(leaves, t, depth - 1)
+                c, d, two, name = self.fresh(), self.fresh(), self.const("2.0", t), self.fresh()
+                self.emit("%s = math.absf %s : %s" % (c, b, t))
+                self.emit("%s = arith.addf %s, %s : %s" % (d, c, two, t))
+                self.emit("%s = arith.divf %s, %s : %s" % (name, a, d, t))
+                return name
+            if kind == "causal" and len(self.loops) >= 2:
+                l0, l1 = rng.sample(self.loops, 2)
+                i, j, c = self.fresh(), self.fresh(), self.fresh()
+                self.emit("%s = linalg.index %d : index" % (i, l0))
+                self.emit("%s = linalg.index %d : index" % (j, l1))
+                self.emit("%s = arith.cmpi ule, %s, %s : index" % (c, j, i))
+                a = self.expr(leaves, t, depth - 1)
+                neg = self.const("-3.0", t)
+                name = self.fresh()
+                self.emit("%s = arith.select %s, %s, %s : %s" % (name, c, a, neg, t))
+                return name
+            a, b = self.expr(leaves, t, depth - 1), self.expr(leaves, t, depth - 1)
+            c, name = self.fresh(), self.fresh()
+            self.emit("%s = arith.cmpf %s, %s, %s : %s" % (
+                c, rng.choice(["olt", "oge", "une"]), a, b, t))
+            x, y = self.expr(leaves, t, depth - 1), self.expr(leaves, t, depth - 1)
+            self.emit("%s = arith.select %s, %s, %s : %s" % (name, c, x, y, t))
+            return name
+        # Integers.
+        kind = rng.choice(["binary", "binary", "select", "cmp"])
+        if kind == "binary" or t == "i1" and kind == "cmp":
+            a, b = self.expr(leaves, t, depth - 1), self.expr(leaves, t, depth - 1)
+            ops = ["arith.andi", "arith.ori", "arith.xori"] if t == "i1" else \
+                ["arith.addi", "arith.subi", "arith.muli", "arith.maxsi", "arith.minsi",
+                 "arith.andi", "arith.xori"]
+            name = self.fresh()
+            self.emit("%s = %s %s, %s : %s" % (name, rng.choice(ops), a, b, t))
+            return name
+        if kind == "cmp":
+            a, b = self.expr(leaves, "i32", depth - 1), self.expr(leaves, "i32", depth - 1)
+            c = self.fresh()
+            self.emit("%s = arith.cmpi %s, %s, %s : i32" % (c, rng.choice(["slt", "eq", "sge"]), a, b))
+            return self.cast(c, "i1", t)
+        a, b = self.expr(leaves, t, depth - 1), self.expr(leaves, t, depth - 1)
+        c, name = self.fresh(), self.fresh()
+        p = self.expr(leaves, "i1", depth - 1)
+        self.emit("%s = arith.select %s, %s, %s : %s" % (name, p, a, b, t))
+        return name
+
+
+COMBINERS = {
+    "float": [("arith.addf", "0.0"), ("arith.maximumf", "-3.0e38"),
+              ("arith.minimumf", "3.0e38"), ("arith.mulf", "1.0")],
+    "int": [("arith.addi", "0"), ("arith.maxsi", "MIN"), ("arith.minsi", "MAX"),
+            ("arith.muli", "1"), ("arith.andi", "-1"), ("arith.ori", "0")],
+    "i1": [("arith.andi", "true"), ("arith.ori", "false"), ("arith.xori", "false")],
+}
+
+
+def int_identity(value, t):
+    bits = width(t)
+    if value == "MIN":
+        return str(-(1 << (bits - 1)))
+    if value == "MAX":
+        return str((1 << (bits - 1)) - 1)
+    return value
+
+
+def affine(dims, loops):
+    return "affine_map<(%s) -> (%s)>" % (", ".join("d%d" % i for i in range(loops)),
+                                         ", ".join(dims))
+
+
+def gen_generic(p):
+    """A linalg.generic: elementwise or reducing, 1-3 inputs, 1-2 results."""
+    rng = p.rng
+    loops = [rng.choice(SIZES) for _ in range(rng.randint(1, 4))]
+    nred = 0 if rng.random() < 0.35 else rng.randint(1, min(3, len(loops)))
+    red = set(rng.sample(range(len(loops)), nred))
+    inputs = []
+    for _ in range(rng.randint(1, 3)):
+        # Each input reads a subset of the loops (the rest broadcast), in
+        # some order; reduced loops are read by at least the first input.
+        used = [l for l in range(len(loops)) if l in red and not inputs or rng.random() < 0.8]
+        if not used:
+            used = [rng.randrange(len(loops))]
+        if rng.random() < 0.3:
+            rng.shuffle(used)
+        t = rng.choice(FLOATS + INTS)
+        name, _, _ = p.tensor_value([loops[l] for l in used], t)
+        inputs.append((name, used, t))
+    out_loops = [l for l in range(len(loops)) if l not in red]
+    if rng.random() < 0.3:
+        rng.shuffle(out_loops)
+    out_shape = [loops[l] for l in out_loops]
+    results = []
+    for _ in range(1 if rng.random() < 0.75 else 2):
+        t = rng.choice(FLOATS + INTS)
+        if red:
+            family = "float" if is_float(t) else ("i1" if t == "i1" else "int")
+            op, identity = rng.choice(COMBINERS[family])
+            identity = int_identity(identity, t) if family == "int" else identity
+        else:
+            op, identity = None, zero(t)
+        results.append((t, op, identity))
+    inits = [p.init(out_shape, t, ident) for t, op, ident in results]
+    body = Body(rng, p, list(range(len(loops))))
+    args = ["%%in%d" % i for i in range(len(inputs))]
+    outs = ["%%out%d" % i for i in range(len(results))]
+    leaves = [(a, t) for a, (_, _, t) in zip(args, inputs)]
+    yields = []
+    for (t, op, _), out in zip(results, outs):
+        v = body.expr(leaves, t, rng.randint(1, 3))
+        if op:
+            if rng.random() < 0.5:
+                name = body.fresh()
+                body.emit("%s = %s %s, %s : %s" % (name, op, v, out, t))
+            else:  # the accumulator on the left
+                name = body.fresh()
+                body.emit("%s = %s %s, %s : %s" % (name, op, out, v, t))
+            v = name
+        yields.append((v, t))
+    maps = [affine(["d%d" % l for l in used], len(loops)) for _, used, _ in inputs]
+    maps += [affine(["d%d" % l for l in out_loops], len(loops))] * len(results)
+    iters = ", ".join('"reduction"' if l in red else '"parallel"' for l in range(len(loops)))
+    names = [p.fresh("g") for _ in results]
+    lhs = names[0] if len(names) == 1 else "%s:%d" % (names[0], len(names))
+    p.emit("%s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}" % (
+        lhs, ", ".join(maps), iters))
+    p.emit("    ins(%s : %s) outs(%s : %s) {" % (
+        ", ".join(n for n, _, _ in inputs),
+        ", ".join(ttype([loops[l] for l in used], t) for _, used, t in inputs),
+        ", ".join(inits), ", ".join(ttype(out_shape, t) for t, _, _ in results)))
+    p.emit("^bb0(%s):" % ", ".join(
+        ["%s: %s" % (a, t) for a, (_, _, t) in zip(args, inputs)] +
+        ["%s: %s" % (o, t) for o, (t, _, _) in zip(outs, results)]))
+    p.lines.extend(body.lines)
+    p.emit("  linalg.yield %s : %s" % (", ".join(v for v, _ in yields),
+                                       ", ".join(t for _, t in yields)))
+    p.emit("} -> (%s)" % ", ".join(ttype(out_shape, t) for t, _, _ in results))
+    made = []
+    for i, (t, _, _) in enumerate(results):
+        name = names[0] if len(names) == 1 else "%s#%d" % (names[0], i)
+        made.append(p.add(name, out_shape, t))
+    return made[-1]
+
+
+def gen_named(p):
+    rng = p.rng
+    kind = rng.choice(["matmul", "batch_matmul", "dot", "matvec", "vecmat",
+                       "softmax", "transpose", "broadcast", "reduce", "conv",
+                       "pool", "depthwise"])
+    t = rng.choice(["f32", "f64", "f16", "bf16", "i32", "i64"]) \
+        if kind not in ("softmax", "conv", "pool", "depthwise") else rng.choice(["f32", "f64"])
+    m, k, n, b = (rng.choice(SIZES) for _ in range(4))
+    name = p.fresh("n")
+    if kind in ("matmul", "batch_matmul", "dot", "matvec", "vecmat"):
+        shapes = {"matmul": ([m, k], [k, n], [m, n]),
+                  "batch_matmul": ([b, m, k], [b, k, n], [b, m, n]),
+                  "dot": ([k], [k], []), "matvec": ([m, k], [k], [m]),
+                  "vecmat": ([k], [k, n], [n])}[kind]
+        x = p.tensor_value(shapes[0], t)[0]
+        y = p.tensor_value(shapes[1], t)[0]
+        init = p.init(shapes[2], t, zero(t))
+        p.emit("%s = linalg.%s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+            name, kind, x, y, ttype(shapes[0], t), ttype(shapes[1], t), init,
+            ttype(shapes[2], t), ttype(shapes[2], t)))
+        return p.add(name, shapes[2], t)
+    if kind == "softmax":
+        shape = [m, n] if rng.random() < 0.7 else [b, m, n]
+        x = p.tensor_value(shape, t)[0]
+        d = rng.randrange(len(shape))
+        e = p.fresh("e")
+        p.emit("%s = tensor.empty() : %s" % (e, ttype(shape, t)))
+        p.emit("%s = linalg.softmax dimension(%d) ins(%s : %s) outs(%s : %s) -> %s" % (
+            name, d, x, ttype(shape, t), e, ttype(shape, t), ttype(shape, t)))
+        return p.add(name, shape, t)
+    if kind == "transpose":
+        shape = [m, k, n][:rng.randint(2, 3)]
+        perm = list(range(len(shape)))
+        rng.shuffle(perm)
+        x = p.tensor_value(shape, t)[0]
+        out = [shape[i] for i in perm]
+        e = p.fresh("e")
+        p.emit("%s = tensor.empty() : %s" % (e, ttype(out, t)))
+        p.emit("%s = linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [%s]" % (
+            name, x, ttype(shape, t), e, ttype(out, t), ", ".join(map(str, perm))))
+        return p.add(name, out, t)
+    if kind == "broadcast":
+        x = p.tensor_value([m], t)[0]
+        d = rng.randrange(2)
+        out = [n, m] if d == 0 else [m, n]
+        e = p.fresh("e")
+        p.emit("%s = tensor.empty() : %s" % (e, ttype(out, t)))
+        p.emit("%s = linalg.broadcast ins(%s : %s) outs(%s : %s) dimensions = [%d]" % (
+            name, x, ttype([m], t), e, ttype(out, t), d))
+        return p.add(name, out, t)
+    if kind == "reduce":
+        shape = [m, k, n][:rng.randint(1, 3)]
+        dims = sorted(rng.sample(range(len(shape)), rng.randint(1, len(shape))))
+        out = [s for i, s in enumerate(shape) if i not in dims]
+        family = "float" if is_float(t) else "int"
+        op, ident = rng.choice(COMBINERS[family])
+        ident = int_identity(ident, t) if family == "int" else ident
+        x = p.tensor_value(shape, t)[0]
+        init = p.init(out, t, ident)
+        p.emit("%s = linalg.reduce ins(%s : %s) outs(%s : %s) dimensions = [%s]" % (
+            name, x, ttype(shape, t), init, ttype(out, t), ", ".join(map(str, dims))))
+        p.emit("  (%%x: %s, %%acc: %s) {" % (t, t))
+        if rng.random() < 0.5 and is_float(t):
+            p.emit("    %%w = math.absf %%x : %s" % t)
+            p.emit("    %%r = %s %%w, %%acc : %s" % (op, t))
+        else:
+            p.emit("    %%r = %s %%x, %%acc : %s" % (op, t))
+        p.emit("    linalg.yield %%r : %s" % t)
+        p.emit("  }")
+        return p.add(name, out, t)
+    # Windows: NHWC images.
+    h, w, c = rng.choice([5, 6, 7, 9]), rng.choice([4, 5, 8]), rng.choice([1, 2, 3])
+    kh, kw, s = rng.choice([1, 2, 3]), rng.choice([1, 2]), rng.choice([1, 2])
+    oh, ow = (h - kh) // s + 1, (w - kw) // s + 1
+    img = p.tensor_value([b, h, w, c], t)[0]
+    strides = "{dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : tensor<2xi64>}" % s
+    if kind == "conv":
+        f = rng.choice([1, 2, 4])
+        flt = p.tensor_value([kh, kw, c, f], t)[0]
+        out = [b, oh, ow, f]
+        init = p.init(out, t, zero(t))
+        p.emit("%s = linalg.conv_2d_nhwc_hwcf %s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+            name, strides, img, flt, ttype([b, h, w, c], t), ttype([kh, kw, c, f], t),
+            init, ttype(out, t), ttype(out, t)))
+    elif kind == "depthwise":
+        flt = p.tensor_value([kh, kw, c], t)[0]
+        out = [b, oh, ow, c]
+        init = p.init(out, t, zero(t))
+        p.emit("%s = linalg.depthwise_conv_2d_nhwc_hwc %s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+            name, strides, img, flt, ttype([b, h, w, c], t), ttype([kh, kw, c], t),
+            init, ttype(out, t), ttype(out, t)))
+    else:
+        op, ident = rng.choice([("max", "-3.0e38"), ("sum", "0.0")])
+        win = p.fresh("w")
+        p.emit("%s = tensor.empty() : %s" % (win, ttype([kh, kw], t)))
+        out = [b, oh, ow, c]
+        init = p.init(out, t, ident)
+        p.emit("%s = linalg.pooling_nhwc_%s %s ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+            name, op, strides, img, win, ttype([b, h, w, c], t), ttype([kh, kw], t),
+            init, ttype(out, t), ttype(out, t)))
+    return p.add(name, out, t)
+
+
+def gen_tensor(p):
+    rng = p.rng
+    kind = rng.choice(["extract", "gather", "insert_slice", "extract_slice",
+                       "concat", "pad", "reshape", "embedding", "insert"])
+    t = rng.choice(FLOATS + INTS)
+    m, n = rng.choice(SIZES[1:]), rng.choice(SIZES[1:])
+    name = p.fresh("t")
+    if kind in ("extract", "insert"):
+        x, shape, t = p.tensor_value([m, n], t)
+        idx = p.fresh("i")
+        # A position from data: an index argument (0 or 1) plus a constant.
+        k = p.arg([], "index", partial_ok=False) if False else None
+        c = p.fresh("c")
+        p.emit("%s = arith.constant %d : index" % (c, rng.randrange(m)))
+        j = p.fresh("c")
+        p.emit("%s = arith.constant %d : index" % (j, rng.randrange(n)))
+        if kind == "extract":
+            p.emit("%s = tensor.extract %s[%s, %s] : %s" % (name, x, c, j, ttype(shape, t)))
+            e = p.fresh("e")
+            p.emit("%s = tensor.splat %s : %s" % (e, name, ttype([3], t)))
+            return p.add(e, [3], t)
+        v = p.fresh("c")
+        p.emit(constant(v, one(t), t))
+        p.emit("%s = tensor.insert %s into %s[%s, %s] : %s" % (name, v, x, c, j, ttype(shape, t)))
+        return p.add(name, shape, t)
+    if kind == "gather":
+        src, shape, t = p.tensor_value([m, n], t)
+        cnt = rng.choice(SIZES)
+        ids = p.tensor_value([cnt, 1], "i32")[0]
+        out = [cnt, n] if rng.random() < 0.5 else [cnt, 1, n]
+        p.emit("%s = tensor.gather %s[%s] gather_dims([0])%s : (%s, %s) -> %s" % (
+            name, src, ids, " unique" if len(out) == 2 else "", ttype(shape, t),
+            ttype([cnt, 1], "i32"), ttype(out, t)))
+        return p.add(name, out, t)
+    if kind == "embedding":
+        table, tshape, t = p.tensor_value([m, n], t)
+        bsz = rng.choice(SIZES)
+        ids = p.tensor_value([bsz], "i64")[0]
+        out = [bsz, n]
+        e = p.fresh("e")
+        p.emit("%s = tensor.empty() : %s" % (e, ttype(out, t)))
+        p.emit("%s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}" % name)
+        p.emit("    ins(%s : %s) outs(%s : %s) {" % (ids, ttype([bsz], "i64"), e, ttype(out, t)))
+        p.emit("^bb0(%%eid: i64, %%eo: %s):" % t)
+        p.emit("  %ei0 = arith.index_cast %eid : i64 to index")
+        p.emit("  %eb = linalg.index 0 : index")
+        p.emit("  %ec3 = arith.constant 3 : index")
+        p.emit("  %%ecm = arith.constant %d : index" % m)
+        p.emit("  %eb3 = arith.muli %eb, %ec3 : index")
+        p.emit("  %ei1 = arith.addi %ei0, %eb3 : index")
+        p.emit("  %ei = arith.remui %ei1, %ecm : index")
+        p.emit("  %eh = linalg.index 1 : index")
+        p.emit("  %%ev = tensor.extract %s[%%ei, %%eh] : %s" % (table, ttype(tshape, t)))
+        p.emit("  linalg.yield %%ev : %s" % t)
+        p.emit("} -> %s" % ttype(out, t))
+        return p.add(name, out, t)
+    if kind == "insert_slice":
+        dest, shape, t = p.tensor_value([m, n], t)
+        sm, sn = rng.randint(1, m), rng.randint(1, n)
+        src = p.tensor_value([sm, sn], t)[0]
+        om, on = rng.randint(0, m - sm), rng.randint(0, n - sn)
+        c = p.fresh("c")
+        p.emit("%s = arith.constant %d : index" % (c, om))
+        p.emit("%s = tensor.insert_slice %s into %s[%s, %d] [%d, %d] [1, 1] : %s into %s" % (
+            name, src, dest, c, on, sm, sn, ttype([sm, sn], t), ttype(shape, t)))
+        return p.add(name, shape, t)
+    if kind == "extract_slice":
+        x, shape, t = p.tensor_value([m, n], t)
+        sm, sn = rng.randint(1, m), rng.randint(1, n)
+        st = rng.choice([1, 1, 2])
+        sm = min(sm, (m - 1) // st + 1)
+        om = rng.randint(0, m - ((sm - 1) * st + 1))
+        on = rng.randint(0, n - sn)
+        p.emit("%s = tensor.extract_slice %s[%d, %d] [%d, %d] [%d, 1] : %s to %s" % (
+            name, x, om, on, sm, sn, st, ttype(shape, t), ttype([sm, sn], t)))
+        return p.add(name, [sm, sn], t)
+    if kind == "concat":
+        d = rng.randrange(2)
+        a, sa, t = p.tensor_value([m, n], t)
+        other = [m, rng.choice(SIZES)] if d == 1 else [rng.choice(SIZES), n]
+        b = p.tensor_value(other, t)[0]
+        out = [m, n + other[1]] if d == 1 else [m + other[0], n]
+        p.emit("%s = tensor.concat dim(%d) %s, %s : (%s, %s) -> %s" % (
+            name, d, a, b, ttype(sa, t), ttype(other, t), ttype(out, t)))
+        return p.add(name, out, t)
+    if kind == "pad":
+        x, shape, t = p.tensor_value([m, n], t)
+        lo = [rng.randint(0, 2), rng.randint(0, 2)]
+        hi = [rng.randint(0, 2), rng.randint(0, 2)]
+        out = [m + lo[0] + hi[0], n + lo[1] + hi[1]]
+        c = p.fresh("c")
+        p.emit(constant(c, one(t), t))
+        p.emit("%s = tensor.pad %s low[%d, %d] high[%d, %d] {" % (name, x, lo[0], lo[1], hi[0], hi[1]))
+        p.emit("^bb0(%i: index, %j: index):")
+        p.emit("  tensor.yield %s : %s" % (c, t))
+        p.emit("} : %s to %s" % (ttype(shape, t), ttype(out, t)))
+        return p.add(name, out, t)
+    # reshape
+    x, shape, t = p.tensor_value([m, n], t)
+    c = p.fresh("r")
+    p.emit("%s = tensor.collapse_shape %s [[0, 1]] : %s into %s" % (c, x, ttype(shape, t), ttype([m * n], t)))
+    p.emit("%s = tensor.expand_shape %s [[0, 1]] output_shape [%d, %d] : %s into %s" % (
+        name, c, n, m, ttype([m * n], t), ttype([n, m], t)))
+    return p.add(name, [n, m], t)
+
+
+def gen_control(p):
+    rng = p.rng
+    kind = rng.choice(["for", "if", "while", "call", "execute_region", "index_switch"])
+    t = rng.choice(["f32", "f64", "i32", "bf16"])
+    shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 2))]
+    x = p.tensor_value(shape, t)[0]
+    y = p.tensor_value(shape, t)[0]  # read from inside the region
+    op = "arith.addf" if is_float(t) else "arith.addi"
+    tt = ttype(shape, t)
+    name = p.fresh("cf")
+    if kind == "for":
+        p.emit("%%lb%s = arith.constant 0 : index" % name[1:])
+        p.emit("%%ub%s = arith.constant 3 : index" % name[1:])
+        p.emit("%%st%s = arith.constant 1 : index" % name[1:])
+        p.emit("%s = scf.for %%iv%s = %%lb%s to %%ub%s step %%st%s iter_args(%%acc%s = %s) -> (%s) {" % (
+            name, name[1:], name[1:], name[1:], name[1:], name[1:], x, tt))
+        p.emit("  %%n%s = %s %%acc%s, %s : %s" % (name[1:], op, name[1:], y, tt))
+        p.emit("  scf.yield %%n%s : %s" % (name[1:], tt))
+        p.emit("}")
+    elif kind in ("if", "index_switch"):
+        k = p.fresh("k")
+        p.emit("%s = arith.constant %d : index" % (k, rng.randrange(2)))
+        if kind == "if":
+            c = p.fresh("p")
+            z = p.fresh("z")
+            p.emit("%s = arith.constant 0 : index" % z)
+            p.emit("%s = arith.cmpi eq, %s, %s : index" % (c, k, z))
+            p.emit("%s = scf.if %s -> %s {" % (name, c, tt))
+        else:
+            p.emit("%s = scf.index_switch %s -> %s" % (name, k, tt))
+            p.emit("case 1 {")
+        p.emit("  %%n%s = %s %s, %s : %s" % (name[1:], op, x, y, tt))
+        p.emit("  scf.yield %%n%s : %s" % (name[1:], tt))
+        p.emit("} else {" if kind == "if" else "}\ndefault {")
+        p.emit("  scf.yield %s : %s" % (x, tt))
+        p.emit("}")
+    elif kind == "while":
+        z = p.fresh("z")
+        p.emit("%s = arith.constant 0 : index" % z)
+        p.emit("%s:2 = scf.while (%%w%s = %s, %%j%s = %s) : (%s, index) -> (%s, index) {" % (
+            name, name[1:], x, name[1:], z, tt, tt))
+        p.emit("  %%lim%s = arith.constant 2 : index" % name[1:])
+        p.emit("  %%more%s = arith.cmpi slt, %%j%s, %%lim%s : index" % (name[1:], name[1:], name[1:]))
+        p.emit("  scf.condition(%%more%s) %%w%s, %%j%s : %s, index" % (name[1:], name[1:], name[1:], tt))
+        p.emit("} do {")
+        p.emit("^bb0(%%u%s: %s, %%q%s: index):" % (name[1:], tt, name[1:]))
+        p.emit("  %%n%s = %s %%u%s, %s : %s" % (name[1:], op, name[1:], y, tt))
+        p.emit("  %%one%s = arith.constant 1 : index" % name[1:])
+        p.emit("  %%q2%s = arith.addi %%q%s, %%one%s : index" % (name[1:], name[1:], name[1:]))
+        p.emit("  scf.yield %%n%s, %%q2%s : %s, index" % (name[1:], name[1:], tt))
+        p.emit("}")
+        return p.add(name + "#0", shape, t)
+    elif kind == "call":
+        helper = "helper%d" % len(p.helpers)
+        body_op = "math.tanh %%h : %s" % tt if is_float(t) else "arith.muli %%h, %%h : %s" % tt
+        p.helpers.append("func.func private @%s(%%h: %s) -> %s {\n  %%r = %s\n  return %%r : %s\n}\n" % (
+            helper, tt, tt, body_op, tt))
+        p.emit("%s = func.call @%s(%s) : (%s) -> %s" % (name, helper, x, tt, tt))
+    else:
+        p.emit("%s = scf.execute_region -> %s {" % (name, tt))
+        p.emit("  %%n%s = %s %s, %s : %s" % (name[1:], op, x, y, tt))
+        p.emit("  scf.yield %%n%s : %s" % (name[1:], tt))
+        p.emit("}")
+    return p.add(name, shape, t)
+
+
+def make_program(rng):
+    axes = [("x", rng.choice([1, 2, 2, 3, 4]))]
+    if rng.random() < 0.6:
+        axes.append(("y", rng.choice([1, 2, 2, 3, 4])))
+    if rng.random() < 0.2:
+        axes.append(("z", 2))
+    while True:
+        total = 1
+        for _, s in axes:
+            total *= s
+        if total <= 8:
+            break
+        axes.pop()
+    ids = ""
+    if total > 1 and rng.random() < 0.3:
+        perm = list(range(total))
+        rng.shuffle(perm)
+        ids = ", device_ids=[%s]" % ", ".join(map(str, perm))
+    p = Program(rng, axes)
+    last = None
+    for _ in range(rng.randint(1, 4)):
+        family = rng.choices([gen_generic, gen_named, gen_tensor, gen_control],
+                             weights=[5, 3, 3, 2])[0]
+        last = family(p)
+    name, shape, t = last
+    result_attr = ""
+    if rng.random() < 0.5:
+        allow = t != "i1"
+        result_attr = " {spmd.sharding = %s}" % p.sharding(len(shape), allow, t)
+    text = "spmd.mesh @mesh = <[%s]%s>\n" % (
+        ", ".join('"%s"=%d' % a for a in axes), ids)
+    text += "".join(p.helpers)
+    text += "func.func @main(%s) -> (%s%s) {\n" % (
+        ", ".join("%s: %s%s" % (n, ttype(s, t_) if s != [] or t_ != "index" else "index", a)
+                  for n, s, t_, a in p.args),
+        ttype(shape, t), result_attr)
+    text += "\n".join(p.lines) + "\n"
+    text += "  return %s : %s\n}\n" % (name, ttype(shape, t))
+    return text
+
+
+def run_one(spmd_run, path, seed, timeout):
+    try:
+        run = subprocess.run([spmd_run, path, "--check", "--seed", str(seed)],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return path, "hang", ""
+    out = (run.stdout + run.stderr).strip()
+    if run.returncode == 0 and "check: PASS" in run.stdout:
+        return path, None, out
+    if run.returncode < 0 or run.returncode > 2:
+        return path, "crash", out
+    if "check: FAIL" in run.stdout:
+        return path, "wrong", out
+    return path, "error", out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("spmd_run")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cases", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--keep", default="")
+    ap.add_argument("--timeout", type=int, default=60)
+    a = ap.parse_args()
+    keep = a.keep or tempfile.mkdtemp(prefix="fuzz-")
+    os.makedirs(keep, exist_ok=True)
+    jobs = []
+    for case in range(a.cases):
+        rng = random.Random("%d/%d" % (a.seed, case))
+        path = os.path.join(keep, "s%d_c%d.mlir" % (a.seed, case))
+        with open(path, "w") as f:
+            f.write(make_program(rng))
+        jobs.append((path, case))
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        futures = [pool.submit(run_one, a.spmd_run, path, case, a.timeout)
+                   for path, case in jobs]
+        for future in futures:
+            path, kind, out = future.result()
+            if kind is None:
+                passed += 1
+                if not a.keep:
+                    os.remove(path)
+            else:
+                failed += 1
+                first = "\n    ".join(out.splitlines()[-3:])
+                print("FAIL %s (%s): %s" % (path, kind, first))
+    if failed:
+        print("failing programs are in %s" % keep)
+    elif not a.keep:
+        os.rmdir(keep)
+    print("fuzz: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
