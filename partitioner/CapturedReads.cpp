@@ -53,6 +53,11 @@ mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
                               ArrayRef<AxisList> loopAxes,
                               ArrayRef<int64_t> loopSizes) {
   CapturedReads reads;
+  // Axes that split the op's loops: a pending sum over one of them would
+  // add up different devices' outputs.
+  llvm::SmallDenseSet<::spmd::AxisIndex> loopUsed;
+  for (const AxisList &axes : loopAxes)
+    loopUsed.insert(axes.begin(), axes.end());
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   for (Value table : captured) {
@@ -82,7 +87,10 @@ mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
             llvm::divideCeil(loopSizes[*loop], mesh.mesh.groupSize(axes)) ==
                 shard)
           continue;
-        if (captured.size() == 1 && onlyYieldsReadsOf(op, table)) {
+        if (captured.size() == 1 && onlyYieldsReadsOf(op, table) &&
+            llvm::none_of(axes, [&](::spmd::AxisIndex a) {
+              return loopUsed.contains(a);
+            })) {
           pending = true;
           continue;
         }

@@ -169,26 +169,25 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     return remade;
   }
   auto type = llvm::cast<RankedTensorType>(global.getType());
-  // Partial over axes the value is not yet partial over: reach the layout
-  // without them, then keep the value on one device of each group (sums;
-  // every device keeps it for max and min). No communication.
-  ::spmd::AxisList added;
-  for (::spmd::AxisIndex axis : state.partial)
-    if (!llvm::is_contained(current.state.partial, axis))
-      added.push_back(axis);
-  if (!added.empty()) {
-    if (!current.state.partial.empty() &&
-        current.state.reduction != state.reduction)
-      return user->emitError("cannot turn a pending ")
-             << ::spmd::stringifyReduction(current.state.reduction)
-             << " into a pending "
-             << ::spmd::stringifyReduction(state.reduction);
-    ::spmd::ShardState kept = state;
-    kept.partial.clear();
+  // Pending over axes the value is not pending over (or pending another
+  // reduction, which is done first): reach the layout without them, then
+  // keep the value on one device of each group (sums; every device keeps
+  // it for max and min). No communication.
+  bool sameKind = current.state.partial.empty() ||
+                  current.state.reduction == state.reduction;
+  ::spmd::ShardState kept = state;
+  kept.partial.clear();
+  if (sameKind)
     for (::spmd::AxisIndex axis : current.state.partial)
       if (llvm::is_contained(state.partial, axis))
         kept.partial.push_back(axis);
-    kept.reduction = current.state.reduction;
+  kept.reduction = kept.partial.empty() ? state.reduction
+                                        : current.state.reduction;
+  ::spmd::AxisList added;
+  for (::spmd::AxisIndex axis : state.partial)
+    if (!llvm::is_contained(kept.partial, axis))
+      added.push_back(axis);
+  if (!added.empty()) {
     FailureOr<Value> whole = get(user, global, kept);
     if (failed(whole))
       return failure();

@@ -60,6 +60,8 @@ std::string ShardState::key() const {
   }
   os << 'p';
   llvm::interleaveComma(partial, os);
+  if (!partial.empty() && reduction != ReductionKind::Sum)
+    os << stringifyReduction(reduction);
   return text;
 }
 

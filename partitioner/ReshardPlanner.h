@@ -51,7 +51,8 @@ struct ShardState {
   ReductionKind reduction = ReductionKind::Sum;
 
   bool operator==(const ShardState &o) const {
-    return dims == o.dims && partial == o.partial;
+    return dims == o.dims && partial == o.partial &&
+           (partial.empty() || reduction == o.reduction);
   }
   std::string key() const;
 };

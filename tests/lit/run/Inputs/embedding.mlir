@@ -82,3 +82,25 @@ func.func @pooled(%ids: tensor<3x5xi32> {spmd.sharding = #spmd.sharding<@mesh, [
   } -> tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
+
+// The table's hidden dimension is split over the axis that splits the
+// output's rows: no pending sum over it (it would add different rows).
+func.func @hidden_axis_taken(%ids: tensor<5xi64> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}, %table: tensor<6x5xi64> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>})
+    -> (tensor<5x5xi64> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %e = tensor.empty() : tensor<5x5xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, h) -> (b)>, affine_map<(b, h) -> (b, h)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<5xi64>) outs(%e : tensor<5x5xi64>) {
+  ^bb0(%id: i64, %o: i64):
+    %i0 = arith.index_cast %id : i64 to index
+    %b = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %c6 = arith.constant 6 : index
+    %b3 = arith.muli %b, %c3 : index
+    %i1 = arith.addi %i0, %b3 : index
+    %i = arith.remui %i1, %c6 : index
+    %h = linalg.index 1 : index
+    %v = tensor.extract %table[%i, %h] : tensor<6x5xi64>
+    linalg.yield %v : i64
+  } -> tensor<5x5xi64>
+  return %r : tensor<5x5xi64>
+}

@@ -202,3 +202,17 @@ func.func @partial_through(%a: tensor<4xf32> {spmd.sharding = #spmd.sharding<@gr
   %s = arith.addf %a, %b : tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// A pending minimum returned as a pending maximum: the minimum is taken
+// first (the two were confused: kinds did not count in layout equality).
+func.func @min_as_max(%x: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@grid, [{"x"}, {"y"}]>}) -> (tensor<f32> {spmd.sharding = #spmd.sharding<@grid, [], partial<max>={"x", "y"}>}) {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%x : tensor<8x8xf32>) outs(%f : tensor<f32>) dimensions = [0, 1]
+    (%a: f32, %o: f32) {
+      %m = arith.minimumf %a, %o : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<f32>
+}
