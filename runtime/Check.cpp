@@ -31,9 +31,19 @@ static double smallestNormal(DType type) {
   }
 }
 
+std::vector<HostTensor> absoluteValues(llvm::ArrayRef<HostTensor> inputs) {
+  std::vector<HostTensor> result(inputs.begin(), inputs.end());
+  for (HostTensor &t : result)
+    if (isFloat(t.type()))
+      for (int64_t e = 0; e < t.numElements(); ++e)
+        t.setFloat(e, std::fabs(t.getFloat(e)));
+  return result;
+}
+
 CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
                          llvm::ArrayRef<HostTensor> reference,
                          llvm::ArrayRef<HostTensor> wide,
+                         llvm::ArrayRef<HostTensor> magnitude,
                          int64_t longestReduction) {
   CheckResult result;
   double k = std::sqrt(double(std::max<int64_t>(longestReduction, 1)));
@@ -74,8 +84,10 @@ CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
       } else if (useWide && std::isfinite(wide[o].getAsDouble(e))) {
         double w = wide[o].getAsDouble(e);
         error = std::fabs(a - w);
+        double m = o < magnitude.size() ? magnitude[o].getAsDouble(e) : 0;
         bound = 8 * std::max(std::fabs(r - w), typical) +
-                (8 + k) * eps * std::max(std::fabs(w), smallestNormal(type));
+                (8 + k) * eps * std::max(std::fabs(w), smallestNormal(type)) +
+                (std::isfinite(m) ? eps * std::fabs(m) : 0);
       } else {
         error = diff;
         bound = 64 * eps * k * (1 + std::fabs(r));

@@ -3,13 +3,17 @@
 // What `spmd-run --check` accepts. Integers must be equal. A float element
 // `a` of the partitioned program is compared with the unpartitioned
 // program's `r` and, where the program computes in f16, bf16 or f32, with
-// the same program computed in f64 (`w`): it passes when
+// the same program computed in f64 (`w`) and in f64 on the absolute values
+// of its float inputs (`m`, the magnitude of the terms a result sums): it
+// passes when
 //   |a - w| <= 8 max(|r - w|, rms(r - w)) + (8 + sqrt(K)) eps max(|w|, tiny)
+//              + eps |m|
 // (the reference's own error there or, if larger, its root mean square
-// over the tensor, plus a few ulps of the output type growing with the
-// longest reduction K; tiny is the type's smallest normal). Without an f64 reference (f64 outputs, or
-// programs that cannot be widened) it passes when
-//   |a - r| <= 64 * eps * sqrt(K) * (1 + |r|).
+// over the tensor; a few ulps of the output type growing with the longest
+// reduction K; one ulp of the terms' magnitude, which a reassociated sum
+// of cancelling terms can lose; tiny is the type's smallest normal).
+// Without an f64 reference (f64 outputs, or programs that cannot be
+// widened) it passes when |a - r| <= 64 eps sqrt(K) (1 + |r|).
 // NaNs and infinities must be where the reference has them.
 //
 //===----------------------------------------------------------------------===//
@@ -29,11 +33,16 @@ struct CheckResult {
   double worst = 0;
 };
 
-/// `wide` holds the f64 results of the same program, or is empty.
+/// `wide` holds the f64 results of the same program and `magnitude` those
+/// on the absolute values of its inputs, or both are empty.
 CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
                          llvm::ArrayRef<HostTensor> reference,
                          llvm::ArrayRef<HostTensor> wide,
+                         llvm::ArrayRef<HostTensor> magnitude,
                          int64_t longestReduction);
+
+/// `inputs` with every float element replaced by its absolute value.
+std::vector<HostTensor> absoluteValues(llvm::ArrayRef<HostTensor> inputs);
 
 /// The distance between 1 and the next larger value of a float type.
 double epsilonOf(DType type);

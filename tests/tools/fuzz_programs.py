@@ -386,6 +386,40 @@ def gen_generic(p):
     return made[-1]
 
 
+def gen_argmax(p):
+    """Argmax over 1-2 reduced loops: a value and a position, one select
+    combiner for both results."""
+    rng = p.rng
+    shape = [rng.choice(SIZES) for _ in range(rng.randint(2, 3))]
+    t = rng.choice(["f32", "f64", "bf16", "i32"])
+    x = p.tensor_value(shape, t)[0]
+    red = sorted(rng.sample(range(len(shape)), rng.randint(1, len(shape) - 1)))
+    keep = [d for d in range(len(shape)) if d not in red]
+    out = [shape[d] for d in keep]
+    low = "-3.0e38" if is_float(t) else "-2147483648"
+    best = p.init(out, t, low)
+    where = p.init(out, "i32", "0")
+    loops = len(shape)
+    maps = [affine(["d%d" % d for d in range(loops)], loops)] + \
+        [affine(["d%d" % d for d in keep], loops)] * 2
+    iters = ", ".join('"reduction"' if d in red else '"parallel"' for d in range(loops))
+    name = p.fresh("g")
+    cmp = "arith.cmpf ogt," if is_float(t) else "arith.cmpi sgt,"
+    p.emit("%s:2 = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}" % (name, ", ".join(maps), iters))
+    p.emit("    ins(%s : %s) outs(%s, %s : %s, %s) {" % (
+        x, ttype(shape, t), best, where, ttype(out, t), ttype(out, "i32")))
+    p.emit("^bb0(%%ax: %s, %%am: %s, %%ak: i32):" % (t, t))
+    p.emit("  %%aj = linalg.index %d : index" % red[-1])
+    p.emit("  %aji = arith.index_cast %aj : index to i32")
+    p.emit("  %%agt = %s %%ax, %%am : %s" % (cmp, t))
+    p.emit("  %%anm = arith.select %%agt, %%ax, %%am : %s" % t)
+    p.emit("  %ank = arith.select %agt, %aji, %ak : i32")
+    p.emit("  linalg.yield %%anm, %%ank : %s, i32" % t)
+    p.emit("} -> (%s, %s)" % (ttype(out, t), ttype(out, "i32")))
+    p.add(name + "#0", out, t)
+    return p.add(name + "#1", out, "i32")
+
+
 def gen_named(p):
     rng = p.rng
     kind = rng.choice(["matmul", "batch_matmul", "dot", "matvec", "vecmat",
@@ -502,7 +536,18 @@ def gen_tensor(p):
         # A position from data: an index argument (0 or 1) plus a constant.
         k = p.arg([], "index", partial_ok=False) if False else None
         c = p.fresh("c")
-        p.emit("%s = arith.constant %d : index" % (c, rng.randrange(m)))
+        if rng.random() < 0.5:
+            # A position from data: an integer (0 or 1) plus a constant.
+            pos = p.tensor_value([2], "i32")[0]
+            z, d, o = p.fresh("c"), p.fresh("d"), p.fresh("c")
+            p.emit("%s = arith.constant 0 : index" % z)
+            p.emit("%s = tensor.extract %s[%s] : %s" % (d, pos, z, ttype([2], "i32")))
+            p.emit("%s = arith.constant %d : i32" % (o, rng.randrange(m - 1) if m > 1 else 0))
+            q, r = p.fresh("d"), p.fresh("d")
+            p.emit("%s = arith.addi %s, %s : i32" % (q, d, o))
+            p.emit("%s = arith.index_cast %s : i32 to index" % (c, q))
+        else:
+            p.emit("%s = arith.constant %d : index" % (c, rng.randrange(m)))
         j = p.fresh("c")
         p.emit("%s = arith.constant %d : index" % (j, rng.randrange(n)))
         if kind == "extract":
@@ -682,8 +727,8 @@ def make_program(rng):
     p = Program(rng, axes)
     last = None
     for _ in range(rng.randint(1, 4)):
-        family = rng.choices([gen_generic, gen_named, gen_tensor, gen_control],
-                             weights=[5, 3, 3, 2])[0]
+        family = rng.choices([gen_generic, gen_argmax, gen_named, gen_tensor,
+                              gen_control], weights=[5, 1, 3, 3, 2])[0]
         last = family(p)
     name, shape, t = last
     result_attr = ""

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 using namespace spmd::runtime;
@@ -18,11 +19,11 @@ double bf16(double v) {
 }
 
 /// Four rows of ten bf16 values: the sequential bf16 sum (the reference),
-/// the exact sum (the f64 reference), and the sum in two halves (the
-/// partitioned program's order).
+/// the exact sum (the f64 reference), the sum of their absolute values (the
+/// magnitude), and the sum in two halves (the partitioned program's order).
 struct Sums {
   HostTensor reference{DType::BF16, {4}}, wide{DType::F64, {4}},
-      reassociated{DType::BF16, {4}};
+      magnitude{DType::F64, {4}}, reassociated{DType::BF16, {4}};
 };
 
 Sums bf16Sums(unsigned seed) {
@@ -30,15 +31,17 @@ Sums bf16Sums(unsigned seed) {
   std::uniform_real_distribution<double> value(-1, 1);
   Sums sums;
   for (int row = 0; row < 4; ++row) {
-    double sequential = 0, exact = 0, left = 0, right = 0;
+    double sequential = 0, exact = 0, sizes = 0, left = 0, right = 0;
     for (int i = 0; i < 10; ++i) {
       double x = bf16(value(rng));
       sequential = bf16(sequential + x);
       exact += x;
+      sizes += std::fabs(x);
       (i < 5 ? left : right) = bf16((i < 5 ? left : right) + x);
     }
     sums.reference.setFloat(row, sequential);
     sums.wide.setFloat(row, exact);
+    sums.magnitude.setFloat(row, sizes);
     sums.reassociated.setFloat(row, bf16(left + right));
   }
   return sums;
@@ -48,7 +51,8 @@ TEST(Check, ReassociatedLowPrecisionSumsPass) {
   for (unsigned seed = 0; seed < 50; ++seed) {
     Sums sums = bf16Sums(seed);
     CheckResult result =
-        checkOutputs({sums.reassociated}, {sums.reference}, {sums.wide}, 10);
+        checkOutputs({sums.reassociated}, {sums.reference}, {sums.wide},
+                     {sums.magnitude}, 10);
     EXPECT_TRUE(result.pass) << "seed " << seed << " worst " << result.worst;
   }
 }
@@ -61,7 +65,8 @@ TEST(Check, EighteenPercentOffFailsInBf16) {
     for (int row = 0; row < 4; ++row)
       wrong.setFloat(row, bf16(sums.wide.getFloat(row) * 1.18 + 0.18));
     CheckResult result =
-        checkOutputs({wrong}, {sums.reference}, {sums.wide}, 10);
+        checkOutputs({wrong}, {sums.reference}, {sums.wide},
+                     {sums.magnitude}, 10);
     EXPECT_FALSE(result.pass) << "seed " << seed;
     EXPECT_GT(result.worst, 1);
   }
@@ -73,9 +78,9 @@ TEST(Check, IntegersMustBeEqual) {
     a.setInt(i, i);
     b.setInt(i, i);
   }
-  EXPECT_TRUE(checkOutputs({a}, {b}, {}, 1000).pass);
+  EXPECT_TRUE(checkOutputs({a}, {b}, {}, {}, 1000).pass);
   a.setInt(2, 3);
-  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 1000).pass);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1000).pass);
 }
 
 TEST(Check, NonFiniteValuesMustMatch) {
@@ -84,11 +89,11 @@ TEST(Check, NonFiniteValuesMustMatch) {
   b.setFloat(0, NAN);
   a.setFloat(1, INFINITY);
   b.setFloat(1, INFINITY);
-  EXPECT_TRUE(checkOutputs({a}, {b}, {}, 1).pass);
+  EXPECT_TRUE(checkOutputs({a}, {b}, {}, {}, 1).pass);
   a.setFloat(1, -INFINITY);
-  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 1).pass);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1).pass);
   a.setFloat(1, 1);
-  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 1).pass);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1).pass);
 }
 
 // Without an f64 reference (f64 programs) the tolerance is relative to the
@@ -97,9 +102,9 @@ TEST(Check, F64OutputsUseTheScaledTolerance) {
   HostTensor a(DType::F64, {1}), b(DType::F64, {1});
   b.setFloat(0, 1.0);
   a.setFloat(0, 1.0 + 1e-13);
-  EXPECT_TRUE(checkOutputs({a}, {b}, {}, 100).pass);
+  EXPECT_TRUE(checkOutputs({a}, {b}, {}, {}, 100).pass);
   a.setFloat(0, 1.0 + 1e-10);
-  EXPECT_FALSE(checkOutputs({a}, {b}, {}, 100).pass);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 100).pass);
 }
 
 } // namespace

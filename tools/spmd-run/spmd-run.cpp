@@ -210,15 +210,20 @@ int main(int argc, char **argv) {
         program.runGlobal(inputs);
     if (!reference)
       badInput(llvm::toString(reference.takeError()));
-    std::vector<HostTensor> wide;
+    std::vector<HostTensor> wide, magnitude;
     if (program.hasWideGlobalProgram()) {
       llvm::Expected<std::vector<HostTensor>> computed =
           program.runWideGlobal(inputs);
+      llvm::Expected<std::vector<HostTensor>> magnitudes =
+          program.runWideGlobal(absoluteValues(inputs));
       if (!computed)
         badInput(llvm::toString(computed.takeError()));
+      if (!magnitudes)
+        badInput(llvm::toString(magnitudes.takeError()));
       wide = std::move(*computed);
+      magnitude = std::move(*magnitudes);
     }
-    CheckResult checked = checkOutputs(outputs, *reference, wide,
+    CheckResult checked = checkOutputs(outputs, *reference, wide, magnitude,
                                        program.longestReduction());
     bool pass = checked.pass;
     double maxAbs = checked.maxAbsErr, maxRel = checked.maxRelErr;
