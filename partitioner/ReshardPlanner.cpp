@@ -59,7 +59,7 @@ std::string ShardState::key() const {
     os << ']';
   }
   os << 'p';
-  llvm::interleaveComma(partial, os);
+  llvm::interleaveComma(sortedPartial(), os);
   if (!partial.empty() && reduction != ReductionKind::Sum)
     os << stringifyReduction(reduction);
   return text;
@@ -310,12 +310,9 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
   if (from.dims.size() != shape.size() || to.dims.size() != shape.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "reshard between shardings of other ranks");
-  // Reductions keep the order of the remaining partial axes.
-  AxisList kept;
-  for (AxisIndex axis : from.partial)
-    if (llvm::is_contained(to.partial, axis))
-      kept.push_back(axis);
-  if (kept != to.partial)
+  if (!llvm::all_of(to.partial, [&](AxisIndex axis) {
+        return llvm::is_contained(from.partial, axis);
+      }))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "a reshard cannot make a value partial over new axes");

@@ -50,9 +50,15 @@ struct ShardState {
   llvm::SmallVector<AxisIndex, 2> partial;
   ReductionKind reduction = ReductionKind::Sum;
 
+  /// Pending axes are a set: their order does not change the value.
   bool operator==(const ShardState &o) const {
-    return dims == o.dims && partial == o.partial &&
+    return dims == o.dims && sortedPartial() == o.sortedPartial() &&
            (partial.empty() || reduction == o.reduction);
+  }
+  llvm::SmallVector<AxisIndex, 2> sortedPartial() const {
+    llvm::SmallVector<AxisIndex, 2> axes = partial;
+    llvm::sort(axes);
+    return axes;
   }
   std::string key() const;
 };

@@ -216,3 +216,17 @@ func.func @min_as_max(%x: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@grid,
     }
   return %r : tensor<f32>
 }
+
+// Pending over the same axes in another order is the same layout (the
+// reshard between the two orders was refused).
+func.func @pending_axis_order(%x: tensor<6x4xf32> {spmd.sharding = #spmd.sharding<@grid, [{"x", "y"}, {}]>}) -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@grid, [{}], partial={"y", "x"}>}) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.reduce ins(%x : tensor<6x4xf32>) outs(%f : tensor<4xf32>) dimensions = [0]
+    (%a: f32, %o: f32) {
+      %s = arith.addf %a, %o : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<4xf32>
+}
