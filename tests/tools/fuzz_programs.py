@@ -205,6 +205,25 @@ class Body:
         self.emit("%s = arith.index_cast %s : index to i32" % (j, i))
         return self.cast(j, "i32", t)
 
+    def captured(self, t):
+        """An element of a tensor defined outside the body, read at loop
+        positions (a table lookup)."""
+        rng = self.rng
+        shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 2))]
+        et = rng.choice(FLOATS + INTS)
+        table = self.program.tensor_value(shape, et)[0]
+        indices = []
+        for size in shape:
+            i, m, r = self.fresh(), self.fresh(), self.fresh()
+            self.emit("%s = linalg.index %d : index" % (i, rng.choice(self.loops)))
+            self.emit("%s = arith.constant %d : index" % (m, size))
+            self.emit("%s = arith.remui %s, %s : index" % (r, i, m))
+            indices.append(r)
+        v = self.fresh()
+        self.emit("%s = tensor.extract %s[%s] : %s" % (v, table, ", ".join(indices),
+                                                      ttype(shape, et)))
+        return self.cast(v, et, t)
+
     def expr(self, leaves, t, depth):
         """A value of type t from leaves [(name, type)]."""
         rng = self.rng
@@ -212,7 +231,9 @@ class Body:
             r = rng.random()
             if r < 0.15 and self.loops:
                 return self.position(t)
-            if r < 0.22:
+            if r < 0.2 and self.loops:
+                return self.captured(t)
+            if r < 0.27:
                 return self.const(rng.choice(["0.5", "-2.0", "3.0"]) if is_float(t)
                                   else ("true" if t == "i1" else rng.choice(["1", "2", "-1"])), t)
             name, lt = rng.choice(leaves)
