@@ -210,6 +210,11 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
            << " to "
            << ::spmd::describe(current.mesh->mesh,
                                current.mesh->symbol.getValue(), state);
+  if (plan->fallback)
+    user->emitRemark() << "reshard planning stopped after "
+                       << ::spmd::kReshardSearchBudget
+                       << " layouts: gathering and slicing instead (exact, "
+                          "not the fewest bytes)";
   Value local =
       emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
   reshards[key] = local;

@@ -124,10 +124,14 @@ static void forEachSequence(ArrayRef<AxisIndex> items,
                             llvm::function_ref<void(const AxisList &)> fn) {
   AxisList current;
   std::vector<bool> taken(items.size(), false);
+  // Sequences grow factorially: past a few thousand, the search's budget
+  // would run out anyway.
+  size_t budget = 4096;
   std::function<void()> extend = [&] {
-    for (size_t i = 0; i < items.size(); ++i) {
+    for (size_t i = 0; i < items.size() && budget; ++i) {
       if (taken[i])
         continue;
+      --budget;
       taken[i] = true;
       current.push_back(items[i]);
       fn(current);
@@ -243,8 +247,9 @@ std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
         steps.push_back(std::move(step));
       }
     }
-    // collective_permute reordering the dimension's axes.
-    if (axes.size() >= 2) {
+    // collective_permute reordering the dimension's axes (few axes: their
+    // orders grow factorially).
+    if (axes.size() >= 2 && axes.size() <= 5) {
       AxisList order = axes;
       llvm::sort(order);
       do {
@@ -302,6 +307,58 @@ std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
   return steps;
 }
 
+/// The plan that always exists: reduce the pending axes the target does
+/// not keep, gather every split dimension whole, slice as the target does.
+static ReshardPlan fallbackPlan(const Mesh &mesh, ArrayRef<int64_t> shape,
+                                int64_t elementBytes, const ShardState &from,
+                                const ShardState &to) {
+  ReshardPlan plan;
+  plan.fallback = true;
+  ShardState state = from;
+  auto add = [&](ReshardStep step, int64_t inBytes) {
+    step.localShape = localShape(mesh, shape, step.after);
+    int64_t outBytes = product(step.localShape) * elementBytes;
+    step.cost = commBytes(step.kind, groupSize(mesh, step.axes), inBytes,
+                          outBytes);
+    plan.cost += step.cost;
+    state = step.after;
+    plan.steps.push_back(std::move(step));
+  };
+  auto bytes = [&] {
+    return product(localShape(mesh, shape, state)) * elementBytes;
+  };
+  AxisList reduced, kept;
+  for (AxisIndex axis : state.partial)
+    (llvm::is_contained(to.partial, axis) ? kept : reduced).push_back(axis);
+  if (!reduced.empty()) {
+    ReshardStep step{CollectiveKind::AllReduce, reduced};
+    step.reduction = state.reduction;
+    step.after = state;
+    step.after.partial = kept;
+    add(std::move(step), bytes());
+  }
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    if (state.dims[d].empty() || state.dims[d] == to.dims[d])
+      continue;
+    ReshardStep step{CollectiveKind::AllGather, state.dims[d], d};
+    int64_t local = localShape(mesh, shape, state)[d];
+    if (groupSize(mesh, state.dims[d]) * local > shape[d])
+      step.truncate = shape[d];
+    step.after = state;
+    step.after.dims[d].clear();
+    add(std::move(step), bytes());
+  }
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    if (to.dims[d].empty() || state.dims[d] == to.dims[d])
+      continue;
+    ReshardStep step{CollectiveKind::AllSlice, to.dims[d], d};
+    step.after = state;
+    step.after.dims[d] = to.dims[d];
+    add(std::move(step), bytes());
+  }
+  return plan;
+}
+
 llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
                                               ArrayRef<int64_t> shape,
                                               int64_t elementBytes,
@@ -350,6 +407,7 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
   best[from.key()] = {0, 0, from, "", ReshardStep{}};
   queue.push({0, 0, from.key()});
   std::string target = to.key();
+  size_t expanded = 0;
   while (!queue.empty()) {
     Entry top = queue.top();
     queue.pop();
@@ -359,6 +417,8 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
     node.done = true;
     if (top.key == target)
       break;
+    if (++expanded > kReshardSearchBudget)
+      return fallbackPlan(mesh, shape, elementBytes, from, to);
     ShardState state = node.state;
     for (ReshardStep &step : generator.from(state)) {
       step.after.reduction = state.reduction;

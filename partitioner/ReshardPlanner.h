@@ -87,7 +87,15 @@ struct ReshardStep {
 struct ReshardPlan {
   std::vector<ReshardStep> steps;
   double cost = 0;
+  /// The search ran out of its budget: this is the plan that gathers
+  /// everything the target does not split, then slices (exact, not the
+  /// cheapest).
+  bool fallback = false;
 };
+
+/// How many layouts the search expands before it falls back; layouts grow
+/// factorially with the mesh axes a reshard involves.
+constexpr size_t kReshardSearchBudget = 4000;
 
 /// The local (per-device, padded) shape of a tensor of `globalShape` in
 /// `state`.
