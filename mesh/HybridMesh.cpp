@@ -3,6 +3,7 @@
 #include "mesh/HybridMesh.h"
 #include "mesh/MeshConfig.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace spmd;
@@ -27,9 +28,21 @@ llvm::Expected<HybridMesh> HybridMesh::create(std::vector<std::string> names,
 
   // Logical coordinate c_i = dcn_i * ici_i_size + ici_i; the device at c is
   // process(dcn coords) * L + position(ici coords).
+  // Sizes are checked before anything is allocated: a config may promise
+  // any number of devices.
   std::vector<int64_t> shape(names.size());
-  for (size_t i = 0; i < names.size(); ++i)
-    shape[i] = dcn[i] * ici[i];
+  std::optional<int64_t> total = 1;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::optional<int64_t> size = llvm::checkedMul(dcn[i], ici[i]);
+    if (size)
+      total = llvm::checkedMul(*total, *size);
+    if (!size || !total || *total > Mesh::kMaxDevices)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("the mesh has more than {0} devices",
+                        Mesh::kMaxDevices));
+    shape[i] = *size;
+  }
   int64_t perProcess = product(ici);
   std::vector<int64_t> deviceIds(product(shape));
   llvm::SmallVector<int64_t> dcnCoords(names.size()), iciCoords(names.size());

@@ -3,6 +3,8 @@
 #include "mesh/MeshConfig.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -56,6 +58,13 @@ private:
                                                     llvm::StringRef key);
   std::optional<std::vector<int64_t>> readSizes(yaml::Node *node,
                                                 llvm::StringRef key);
+  /// Where `node` starts; the start of the text for a missing node (the
+  /// parser gives none after some syntax errors).
+  llvm::SMLoc locOf(yaml::Node *node) {
+    return node ? node->getSourceRange().Start
+                : llvm::SMLoc::getFromPointer(
+                      sourceMgr.getMemoryBuffer(1)->getBufferStart());
+  }
   llvm::Error takeError() {
     return llvm::Error(std::unique_ptr<llvm::ErrorInfoBase>(error.release()));
   }
@@ -70,12 +79,13 @@ std::optional<std::vector<std::string>>
 ConfigReader::readNames(yaml::Node *node, llvm::StringRef key) {
   auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
   if (!seq) {
-    fail(node->getSourceRange().Start,
-         "'" + key + "' must be a list of axis names");
+    fail(locOf(node), "'" + key + "' must be a list of axis names");
     return std::nullopt;
   }
   std::vector<std::string> names;
   for (yaml::Node &entry : *seq) {
+    if (error)
+      return std::nullopt;
     auto *scalar = llvm::dyn_cast<yaml::ScalarNode>(&entry);
     if (!scalar) {
       fail(entry.getSourceRange().Start,
@@ -97,11 +107,13 @@ std::optional<std::vector<int64_t>>
 ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
   auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
   if (!seq) {
-    fail(node->getSourceRange().Start, "'" + key + "' must be a list of sizes");
+    fail(locOf(node), "'" + key + "' must be a list of sizes");
     return std::nullopt;
   }
   std::vector<int64_t> sizes;
   for (yaml::Node &entry : *seq) {
+    if (error)
+      return std::nullopt;
     auto *scalar = llvm::dyn_cast<yaml::ScalarNode>(&entry);
     llvm::SmallString<16> storage;
     int64_t value;
@@ -151,6 +163,10 @@ ConfigReader::read(std::optional<int64_t> expectedProcesses) {
       fail(loc, "key '" + key + "' appears twice");
       break;
     }
+    // The parser may have failed on the way here; reading the value of a
+    // broken pair dereferences nothing it can check.
+    if (error)
+      break;
     yaml::Node *value = kv.getValue();
     if (key == "axis_names")
       names = readNames(value, key);
@@ -194,13 +210,29 @@ ConfigReader::read(std::optional<int64_t> expectedProcesses) {
              "'axis_names' lists \"" + (*names)[i] + "\" twice");
         return takeError();
       }
+  // A config may promise any number of devices: counted without overflow
+  // before anything is allocated.
+  std::optional<int64_t> devices = 1, processes = 1;
+  for (size_t i = 0; i < names->size() && devices; ++i) {
+    devices = llvm::checkedMul(*devices, (*ici)[i]);
+    if (dcn && devices && processes) {
+      devices = llvm::checkedMul(*devices, (*dcn)[i]);
+      processes = llvm::checkedMul(*processes, (*dcn)[i]);
+    }
+  }
+  if (!devices || *devices > Mesh::kMaxDevices) {
+    fail(keyLocs["ici_mesh_shape"],
+         llvm::formatv("the mesh has more than {0} devices (the products of "
+                       "'ici_mesh_shape' and 'dcn_mesh_shape')",
+                       Mesh::kMaxDevices));
+    return takeError();
+  }
   if (expectedProcesses) {
-    int64_t processes = dcn ? product(*dcn) : 1;
-    if (processes != *expectedProcesses) {
+    if (*processes != *expectedProcesses) {
       fail(dcn ? keyLocs["dcn_mesh_shape"] : mapLoc,
            llvm::formatv("'dcn_mesh_shape' describes {0} processes but {1} "
                          "were started",
-                         processes, *expectedProcesses));
+                         *processes, *expectedProcesses));
       return takeError();
     }
   }
@@ -235,6 +267,14 @@ spmd::parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
 llvm::Expected<HybridMesh>
 spmd::loadMeshConfigFile(llvm::StringRef path,
                          std::optional<int64_t> expectedProcesses) {
+  uint64_t size = 0;
+  if (!llvm::sys::fs::file_size(path, size) && size > kMaxMeshConfigBytes)
+    return llvm::make_error<ConfigError>(
+        path.str(), 0, 0,
+        llvm::formatv("the mesh config has {0} bytes; configs are read up to "
+                      "{1} bytes",
+                      size, kMaxMeshConfigBytes)
+            .str());
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)

@@ -43,7 +43,11 @@ llvm::Expected<HybridMesh>
 parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
                 std::optional<int64_t> expectedProcesses = std::nullopt);
 
-/// Reads and parses the configuration file at `path`.
+/// Configuration files are small; larger ones are refused unread.
+constexpr uint64_t kMaxMeshConfigBytes = 1 << 20;
+
+/// Reads and parses the configuration file at `path` (at most
+/// kMaxMeshConfigBytes).
 llvm::Expected<HybridMesh>
 loadMeshConfigFile(llvm::StringRef path,
                    std::optional<int64_t> expectedProcesses = std::nullopt);
