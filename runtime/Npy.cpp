@@ -2,6 +2,7 @@
 
 #include "runtime/Npy.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -121,11 +122,21 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path) {
     }
     shapeText = rest;
   }
-  HostTensor tensor(*type, shape);
+  // The header may promise anything: the data it promises must be in the
+  // file before anything is allocated.
+  std::optional<int64_t> expected = dtypeBytes(*type);
+  for (int64_t size : shape)
+    if (expected)
+      expected = llvm::checkedMul(*expected, size);
   size_t data = offset + headerLength;
-  if (bytes.size() - data < size_t(tensor.sizeInBytes()))
-    return fail(path, llvm::formatv("holds {0} bytes of data, {1} expected",
-                                    bytes.size() - data, tensor.sizeInBytes()));
+  if (!expected || uint64_t(*expected) > bytes.size() - data)
+    return fail(path,
+                llvm::formatv("holds {0} bytes of data, but its header "
+                              "promises {1}",
+                              bytes.size() - data,
+                              expected ? std::to_string(*expected)
+                                       : std::string("more than 2^63")));
+  HostTensor tensor(*type, shape);
   std::memcpy(tensor.data(), bytes.data() + data, tensor.sizeInBytes());
   return tensor;
 }
