@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -101,6 +102,18 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
     if (result.tileShape.empty() ||
         llvm::any_of(result.tileShape, [](int64_t s) { return s < 1; }))
       return lex.error("a non-empty tile shape of sizes >= 1");
+    // Device counts are bounded before any list is built from them.
+    auto tooMany = [&](llvm::ArrayRef<int64_t> sizes) {
+      std::optional<int64_t> count = 1;
+      for (int64_t size : sizes)
+        if (count)
+          count = llvm::checkedMul(*count, size);
+      return !count || *count > Mesh::kMaxDevices;
+    };
+    if (tooMany(result.tileShape))
+      return makeError(llvm::formatv("invalid GSPMD sharding '{0}': more than "
+                                     "{1} devices",
+                                     text, Mesh::kMaxDevices));
     if (lex.consume("<=")) {
       std::vector<int64_t> reshape, perm;
       if (llvm::Error err = lex.intList(reshape))
@@ -128,6 +141,10 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
       if (llvm::any_of(reshape, [](int64_t s) { return s < 1; }))
         return makeError("invalid GSPMD sharding '" + text +
                          "': iota sizes must be >= 1");
+      if (tooMany(reshape))
+        return makeError(llvm::formatv("invalid GSPMD sharding '{0}': more "
+                                       "than {1} devices",
+                                       text, Mesh::kMaxDevices));
       result.devices = expandIota(reshape, perm);
       result.iotaReshape = reshape;
       result.iotaPerm = perm;
@@ -136,6 +153,10 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
         int64_t d;
         if (!lex.consumeInt(d))
           return lex.error("a device number");
+        if (int64_t(result.devices.size()) >= Mesh::kMaxDevices)
+          return makeError(llvm::formatv("invalid GSPMD sharding '{0}': more "
+                                         "than {1} devices",
+                                         text, Mesh::kMaxDevices));
         result.devices.push_back(d);
       } while (lex.consume(","));
     }

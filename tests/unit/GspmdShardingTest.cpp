@@ -175,3 +175,18 @@ TEST(GspmdSharding, CommonMeshFailures) {
   EXPECT_NE(llvm::toString(noChain.takeError()).find("no common refinement"),
             std::string::npos);
 }
+
+// Device counts are bounded before any device list is built (huge tile
+// shapes and iota lists ran out of memory).
+TEST(GspmdSharding, HugeDeviceCountsAreRefused) {
+  for (const char *text :
+       {"{devices=[65536,65536]<=[4294967296]}",
+        "{devices=[2,2]<=[9223372036854775807,2]}",
+        "{devices=[4611686018427387904,4]0,1}",
+        "{devices=[100000000,1]<=[100000000]}"}) {
+    llvm::Expected<GspmdSharding> parsed = GspmdSharding::parse(text);
+    ASSERT_FALSE(bool(parsed)) << text;
+    EXPECT_NE(llvm::toString(parsed.takeError()).find("devices"),
+              std::string::npos);
+  }
+}
