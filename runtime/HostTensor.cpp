@@ -3,6 +3,7 @@
 #include "runtime/HostTensor.h"
 
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <array>
 #include <atomic>
@@ -109,6 +110,14 @@ private:
 TrackedBytes::TrackedBytes(size_t size, Init init)
     : device(MemoryStats::currentDevice()), size(size),
       ptr(BlockPool::get().take(size)) {
+  // Kernels cannot fail halfway; programs whose tensors exceed memory are
+  // refused when compiled (SPMD_MAX_TENSOR_BYTES), so this is the machine
+  // running out while running: one clear line, not a null dereference.
+  if (!ptr)
+    llvm::report_fatal_error(
+        llvm::formatv("out of memory: {0} bytes requested on device {1}", size,
+                      device),
+        /*GenCrashDiag=*/false);
   if (init == Init::Zero)
     std::memset(ptr, 0, size);
   MemoryStats::add(device, size);

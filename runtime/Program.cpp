@@ -12,6 +12,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -105,6 +109,55 @@ static llvm::Error runPasses(ModuleOp module,
   return llvm::Error::success();
 }
 
+int64_t maxTensorBytes() {
+  if (const char *env = std::getenv("SPMD_MAX_TENSOR_BYTES")) {
+    int64_t limit;
+    if (!llvm::StringRef(env).getAsInteger(10, limit) && limit > 0)
+      return limit;
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && pageSize > 0 ? int64_t(pages) * pageSize
+                                   : std::numeric_limits<int64_t>::max();
+}
+
+/// Every tensor of `module` fits the limit; checked before anything runs,
+/// since kernels cannot fail halfway (sizes counted without overflow).
+static llvm::Error checkTensorSizes(ModuleOp module) {
+  int64_t limit = maxTensorBytes();
+  std::string message;
+  module.walk([&](Operation *op) {
+    auto check = [&](Type type) {
+      auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape() || !message.empty())
+        return;
+      llvm::Expected<DType> dtype = dtypeOf(tensor.getElementType());
+      if (!dtype) {
+        llvm::consumeError(dtype.takeError());
+        return;
+      }
+      std::optional<int64_t> bytes = dtypeBytes(*dtype);
+      for (int64_t size : tensor.getShape())
+        if (bytes)
+          bytes = llvm::checkedMul(*bytes, size);
+      if (bytes && *bytes <= limit)
+        return;
+      llvm::raw_string_ostream os(message);
+      printLocation(os, op->getLoc());
+      os << ": error: " << tensor << " needs "
+         << (bytes ? std::to_string(*bytes) : std::string("more than 2^63"))
+         << " bytes; tensors may have up to " << limit
+         << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";
+    };
+    for (Type type : op->getResultTypes())
+      check(type);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg.getType());
+  });
+  return message.empty() ? llvm::Error::success() : fail(message);
+}
+
 llvm::Expected<std::unique_ptr<Program>>
 Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
   std::unique_ptr<Program> program(new Program());
@@ -124,6 +177,9 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
           pm.addPass(mlir::spmd::createSpmdImport());
         }))
       return std::move(err);
+
+  if (llvm::Error err = checkTensorSizes(*module))
+    return std::move(err);
 
   // The global program, kept for checks.
   if (!partitioned) {

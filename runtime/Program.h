@@ -28,6 +28,11 @@ struct TensorSpec {
   bool scalar = false;
 };
 
+/// The most bytes one tensor of a program may need: SPMD_MAX_TENSOR_BYTES
+/// if set, else the machine's memory. Programs with larger tensors are
+/// refused when compiled.
+int64_t maxTensorBytes();
+
 class Program {
 public:
   /// Compiles `module` (consumed) for its mesh's devices; `entry` empty
