@@ -3,12 +3,14 @@
 #include "runtime/Devices.h"
 #include "runtime/TensorOps.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <thread>
 
 using namespace spmd;
-
-#include <cmath>
-#include <limits>
 
 namespace spmd::runtime {
 
@@ -129,10 +131,27 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
   return global;
 }
 
+int64_t maxLocalDevices() {
+  if (const char *env = std::getenv("SPMD_MAX_LOCAL_DEVICES")) {
+    int64_t limit;
+    if (!llvm::StringRef(env).getAsInteger(10, limit) && limit > 0)
+      return limit;
+  }
+  return 8192;
+}
+
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
              Communicator &communicator, int64_t threadsPerDevice) {
+  // Every device is a thread until the process's thread limit; past it
+  // std::thread aborts the process.
+  if (numDevices > maxLocalDevices())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the mesh has {0} devices; one process runs at most {1} "
+                      "(SPMD_MAX_LOCAL_DEVICES)",
+                      numDevices, maxLocalDevices()));
   std::vector<std::vector<RValue>> results(numDevices);
   std::vector<std::string> errors(numDevices);
   std::vector<std::thread> threads;

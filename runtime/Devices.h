@@ -54,6 +54,10 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind);
 
+/// The most devices one process runs (a thread each):
+/// SPMD_MAX_LOCAL_DEVICES if set, else 8192.
+int64_t maxLocalDevices();
+
 /// Runs `function` of `executable` on `numDevices` threads, each kernel
 /// using up to `threadsPerDevice`; `args[d]` are device d's arguments.
 /// Returns each device's results.
