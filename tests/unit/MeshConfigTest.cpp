@@ -148,7 +148,7 @@ TEST(MeshConfig, MutantsNeverCrashOrHang) {
   std::mt19937 rng(99);
   int read = 0;
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0, e = spmd::testing::mutantCount(3000); i < e; ++i) {
     std::string mutant = spmd::testing::mutate(seeds[i % 3], rng);
     llvm::Expected<spmd::HybridMesh> mesh =
         spmd::parseMeshConfig(mutant, "mutant.yaml");
@@ -162,4 +162,18 @@ TEST(MeshConfig, MutantsNeverCrashOrHang) {
                        .count();
   EXPECT_GT(read, 100);
   EXPECT_LT(seconds, 20);
+}
+
+// Binary garbage (any bytes, NULs included) is refused with an error.
+TEST(MeshConfig, BinaryGarbageIsAnError) {
+  std::mt19937 rng(3);
+  for (int i = 0; i < 500; ++i) {
+    std::string bytes(1 + rng() % 2000, '\0');
+    for (char &c : bytes)
+      c = char(rng());
+    llvm::Expected<spmd::HybridMesh> mesh =
+        spmd::parseMeshConfig(bytes, "garbage.yaml");
+    EXPECT_FALSE(bool(mesh));
+    llvm::consumeError(mesh.takeError());
+  }
 }

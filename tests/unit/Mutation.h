@@ -3,11 +3,20 @@
 #ifndef SPMD_TESTS_UNIT_MUTATION_H
 #define SPMD_TESTS_UNIT_MUTATION_H
 
+#include <cstdlib>
 #include <iterator>
 #include <random>
 #include <string>
 
 namespace spmd::testing {
+
+/// How many mutants a robustness test tries: `fallback`, or SPMD_MUTANTS
+/// for long campaigns.
+inline int mutantCount(int fallback) {
+  const char *env = std::getenv("SPMD_MUTANTS");
+  int count = env ? std::atoi(env) : 0;
+  return count > 0 ? count : fallback;
+}
 
 /// One to three random edits of `text`: deleted and inserted characters,
 /// numbers replaced by edge values, repeated pieces.

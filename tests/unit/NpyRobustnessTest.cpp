@@ -28,7 +28,7 @@ TEST(NpyRobustness, MutantsNeverCrash) {
   std::string bytes = (*llvm::MemoryBuffer::getFile(path))->getBuffer().str();
   std::mt19937 rng(5);
   int read = 0;
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0, e = spmd::testing::mutantCount(2000); i < e; ++i) {
     std::string mutant = spmd::testing::mutate(bytes, rng);
     {
       std::error_code ec;

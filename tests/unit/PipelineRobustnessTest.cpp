@@ -79,7 +79,7 @@ TEST_P(PipelineRobustness, MutantsNeverCrash) {
   mlir::spmd::registerInputDialects(registry);
   std::mt19937 rng(4242);
   int parsed = 0, compiled = 0, ran = 0;
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0, e = ::spmd::testing::mutantCount(2000); i < e; ++i) {
     MLIRContext context(registry);
     context.loadAllAvailableDialects();
     ScopedDiagnosticHandler quiet(&context,

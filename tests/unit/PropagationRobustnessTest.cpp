@@ -71,7 +71,7 @@ TEST(PropagationRobustness, MutantsNeverCrash) {
               shard::ShardDialect, tensor::TensorDialect>();
   std::mt19937 rng(777);
   int parsed = 0, propagated = 0;
-  for (int i = 0; i < 4000; ++i) {
+  for (int i = 0, e = ::spmd::testing::mutantCount(4000); i < e; ++i) {
     // A fresh context each time: failed passes may leave state behind.
     MLIRContext context(registry);
     context.loadAllAvailableDialects();
