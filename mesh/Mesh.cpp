@@ -4,8 +4,11 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
 
 using namespace spmd;
 using llvm::ArrayRef;
@@ -13,8 +16,12 @@ using llvm::SmallVector;
 
 int64_t spmd::product(ArrayRef<int64_t> values) {
   int64_t result = 1;
-  for (int64_t v : values)
-    result *= v;
+  for (int64_t v : values) {
+    std::optional<int64_t> next = llvm::checkedMul(result, v);
+    if (!next)
+      return std::numeric_limits<int64_t>::max();
+    result = *next;
+  }
   return result;
 }
 

@@ -105,7 +105,8 @@ struct Mesh::SubMesh {
   llvm::SmallVector<int64_t> devices;
 };
 
-/// Row-major helpers shared by the mesh and sharding code.
+/// Row-major helpers shared by the mesh and sharding code. `product`
+/// saturates at INT64_MAX (sizes from hostile input overflow).
 int64_t product(llvm::ArrayRef<int64_t> values);
 int64_t linearize(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);
 llvm::SmallVector<int64_t> delinearize(int64_t linear,

@@ -194,7 +194,12 @@ TEST(ReshardPlanner, ManyAxesStayBoundedAndExact) {
                        std::chrono::steady_clock::now() - start)
                        .count();
   ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
-  EXPECT_LT(seconds, 1.0);
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double kSlowdown = 5; // sanitized builds run several times slower
+#else
+  constexpr double kSlowdown = 1;
+#endif
+  EXPECT_LT(seconds, 1.0 * kSlowdown);
   RecordProperty("plan_seconds", std::to_string(seconds));
   EXPECT_TRUE(plan->fallback);
   expectExact(mesh, shape, from, to, *plan);
