@@ -5,6 +5,7 @@
 #include "runtime/WidenFloats.h"
 
 #include "ir/SpmdOps.h"
+#include "ir/ValueTypes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -125,35 +126,27 @@ int64_t maxTensorBytes() {
 static llvm::Error checkTensorSizes(ModuleOp module) {
   int64_t limit = maxTensorBytes();
   std::string message;
-  module.walk([&](Operation *op) {
-    auto check = [&](Type type) {
-      auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-      if (!tensor || !tensor.hasStaticShape() || !message.empty())
-        return;
-      llvm::Expected<DType> dtype = dtypeOf(tensor.getElementType());
-      if (!dtype) {
-        llvm::consumeError(dtype.takeError());
-        return;
-      }
-      std::optional<int64_t> bytes = dtypeBytes(*dtype);
-      for (int64_t size : tensor.getShape())
-        if (bytes)
-          bytes = llvm::checkedMul(*bytes, size);
-      if (bytes && *bytes <= limit)
-        return;
-      llvm::raw_string_ostream os(message);
-      printLocation(os, op->getLoc());
-      os << ": error: " << tensor << " needs "
-         << (bytes ? std::to_string(*bytes) : std::string("more than 2^63"))
-         << " bytes; tensors may have up to " << limit
-         << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";
-    };
-    for (Type type : op->getResultTypes())
-      check(type);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          check(arg.getType());
+  mlir::spmd::forEachDefinedType(module, [&](Operation *op, Type type) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() || !message.empty())
+      return;
+    llvm::Expected<DType> dtype = dtypeOf(tensor.getElementType());
+    if (!dtype) {
+      llvm::consumeError(dtype.takeError());
+      return;
+    }
+    std::optional<int64_t> bytes = dtypeBytes(*dtype);
+    for (int64_t size : tensor.getShape())
+      if (bytes)
+        bytes = llvm::checkedMul(*bytes, size);
+    if (bytes && *bytes <= limit)
+      return;
+    llvm::raw_string_ostream os(message);
+    printLocation(os, op->getLoc());
+    os << ": error: " << tensor << " needs "
+       << (bytes ? std::to_string(*bytes) : std::string("more than 2^63"))
+       << " bytes; tensors may have up to " << limit
+       << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";
   });
   return message.empty() ? llvm::Error::success() : fail(message);
 }

@@ -11,6 +11,7 @@
 
 #include "Mutation.h"
 #include "ir/SpmdOps.h"
+#include "ir/ValueTypes.h"
 #include "passes/Dialects.h"
 #include "runtime/Program.h"
 
@@ -34,18 +35,10 @@ static bool isSmall(ModuleOp module) {
     if (mesh.getMesh().toMesh().numDevices() > 8)
       return false;
   bool small = true;
-  module.walk([&](Operation *op) {
-    auto check = [&](Type type) {
-      if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
-        if (!tensor.hasStaticShape() || tensor.getNumElements() > 4096)
-          small = false;
-    };
-    for (Type type : op->getResultTypes())
-      check(type);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          check(arg.getType());
+  mlir::spmd::forEachDefinedType(module, [&](Operation *, Type type) {
+    if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
+      if (!tensor.hasStaticShape() || tensor.getNumElements() > 4096)
+        small = false;
   });
   return small;
 }
