@@ -55,9 +55,9 @@ mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
   CapturedReads reads;
   // Axes that split the op's loops: a pending sum over one of them would
   // add up different devices' outputs.
-  llvm::SmallDenseSet<::spmd::AxisIndex> loopUsed;
+  AxisList loopUsed;
   for (const AxisList &axes : loopAxes)
-    loopUsed.insert(axes.begin(), axes.end());
+    loopUsed.append(axes.begin(), axes.end());
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   for (Value table : captured) {
@@ -84,12 +84,12 @@ mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
           continue;
         std::optional<unsigned> loop = loopOf(extract.getIndices()[d]);
         if (loop && loopAxes[*loop] == axes &&
-            llvm::divideCeil(loopSizes[*loop], mesh.mesh.groupSize(axes)) ==
-                shard)
+            int64_t(llvm::divideCeil(loopSizes[*loop],
+                                     mesh.mesh.groupSize(axes))) == shard)
           continue;
         if (captured.size() == 1 && onlyYieldsReadsOf(op, table) &&
             llvm::none_of(axes, [&](::spmd::AxisIndex a) {
-              return loopUsed.contains(a);
+              return llvm::is_contained(loopUsed, a);
             })) {
           pending = true;
           continue;

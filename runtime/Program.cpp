@@ -191,12 +191,14 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
           narrow = true;
     });
     OwningOpRef<ModuleOp> wide = module->clone();
-    if (narrow && succeeded(widenFloats(*wide)))
-      if (llvm::Expected<std::unique_ptr<Executable>> compiled =
-              Executable::compile(*wide))
+    if (narrow && succeeded(widenFloats(*wide))) {
+      llvm::Expected<std::unique_ptr<Executable>> compiled =
+          Executable::compile(*wide);
+      if (compiled)
         program->wideGlobal = std::move(*compiled);
       else
         llvm::consumeError(compiled.takeError());
+    }
     module->walk([&](linalg::LinalgOp op) {
       int64_t length = 1;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();

@@ -120,7 +120,7 @@ static std::optional<::spmd::ShardingRule> softmaxRule(Operation *op) {
   ::spmd::ShardingRule rule;
   ::spmd::TensorFactors dims;
   for (auto [d, size] : llvm::enumerate(shape))
-    dims.push_back({rule.addFactor(size, int64_t(d) == softmax.getDimension()
+    dims.push_back({rule.addFactor(size, d == softmax.getDimension()
                                              ? FactorKind::NeedReplication
                                              : FactorKind::Parallel)});
   for (unsigned t = 0; t < 3; ++t) // input, init, result
