@@ -11,6 +11,7 @@
 #include "mesh/MeshConfig.h"
 #include "passes/Dialects.h"
 #include "passes/Passes.h"
+#include "passes/UpstreamParserGuard.h"
 #include "runtime/Check.h"
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -117,6 +119,11 @@ int main(int argc, char **argv) {
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
   if (!llvm::sys::fs::exists(inputFile))
     badInput("cannot read '" + inputFile + "'");
+  if (auto text = llvm::MemoryBuffer::getFile(inputFile))
+    if (std::optional<std::string> hazard =
+            mlir::spmd::findUpstreamParserHazard((*text)->getBuffer(),
+                                                 inputFile))
+      badInput(*hazard);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sourceMgr, &context);
   if (!module)

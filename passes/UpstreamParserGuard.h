@@ -1,0 +1,27 @@
+//===- UpstreamParserGuard.h - Inputs MLIR's own parsers crash on -*- C++ -*-===//
+//
+// MLIR 22's parsers of linalg.reduce, linalg.broadcast and linalg.transpose
+// dereference a null attribute when their `dimensions` / `permutation`
+// list is malformed (`mlir-opt` crashes the same way). The tools scan for
+// such lists before parsing and report them as errors instead.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_PASSES_UPSTREAMPARSERGUARD_H
+#define SPMD_PASSES_UPSTREAMPARSERGUARD_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::spmd {
+
+/// `file:line:col: error: ...` for the first malformed list in `text` (read
+/// from `bufferName`), or nothing.
+std::optional<std::string> findUpstreamParserHazard(llvm::StringRef text,
+                                                    llvm::StringRef bufferName);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_PASSES_UPSTREAMPARSERGUARD_H
