@@ -43,11 +43,13 @@ private:
 
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:
 /// NaN and infinities, extreme integers).
-/// With partial axes, the shards' reduction is `global`: for sums, devices
-/// other than the first of their group hold zeros.
+/// With partial axes, the shards' `partialKind` reduction is `global`: for
+/// sums, the first device of each group over the partial axes holds the
+/// value and the others zeros; for max and min every device holds it. The
+/// kind has no default, since the layout does not carry it and zeros are
+/// no identity of max or min.
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
-                   int64_t device,
-                   ReductionKind partialKind = ReductionKind::Sum);
+                   int64_t device, ReductionKind partialKind);
 /// The global tensor from every device's local buffer (`locals[d]` on
 /// device d): each element from a device holding it; partial axes summed.
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,

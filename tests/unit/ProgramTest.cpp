@@ -27,14 +27,18 @@ std::unique_ptr<Program> compile(mlir::MLIRContext &context,
   return std::move(*program);
 }
 
-// An uneven split (5 rows over 2 devices) and a replicated result: every
-// shard says which global elements it holds, and toHost reassembles.
-TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
+mlir::DialectRegistry inputDialects() {
   mlir::DialectRegistry registry;
   registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::tensor::TensorDialect>();
-  mlir::MLIRContext context(registry);
+  return registry;
+}
+
+// An uneven split (5 rows over 2 devices) and a replicated result: every
+// shard says which global elements it holds, and toHost reassembles.
+TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
+  mlir::MLIRContext context(inputDialects());
   std::unique_ptr<Program> program = compile(context, R"mlir(
     spmd.mesh @mesh = <["x"=2]>
     func.func @main(%a: tensor<5x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
@@ -81,6 +85,62 @@ TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
     for (int64_t i = 0; i < 3; ++i)
       EXPECT_EQ(shard.data->getFloat(i), double((i + 1) * (i + 1)));
   }
+}
+
+// An argument that is a pending sum over "y": the devices get shares whose
+// sum over "y" is the input (the first device of each group the value, the
+// others zeros), so returning it replicated gives the input back, not twice
+// it.
+TEST(Program, PartialSumArgumentIsSplitIntoShares) {
+  mlir::MLIRContext context(inputDialects());
+  std::unique_ptr<Program> program = compile(context, R"mlir(
+    spmd.mesh @mesh = <["x"=2, "y"=2]>
+    func.func @main(%a: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], partial={"y"}>})
+        -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+      return %a : tensor<4xf32>
+    })mlir");
+  ASSERT_TRUE(program);
+  ASSERT_EQ(program->numDevices(), 4);
+
+  HostTensor a(DType::F32, {4});
+  for (int64_t i = 0; i < 4; ++i)
+    a.setFloat(i, i + 1);
+  std::vector<TensorRef> shards = program->shard(0, a);
+  ASSERT_EQ(shards.size(), 4u);
+  // Devices are row-major over ["x", "y"]: y is the device's lowest bit.
+  for (int64_t device = 0; device < 4; ++device)
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(shards[device]->getFloat(i), device % 2 == 0 ? i + 1 : 0.0)
+          << "device " << device << " element " << i;
+
+  llvm::Expected<std::vector<HostTensor>> out = program->run({a});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ((*out)[0].getFloat(i), i + 1.0);
+}
+
+// A pending max (or min) is its value on every device: each device may keep
+// the input whole.
+TEST(Program, PartialMaxArgumentIsOnEveryDevice) {
+  mlir::MLIRContext context(inputDialects());
+  std::unique_ptr<Program> program = compile(context, R"mlir(
+    spmd.mesh @mesh = <["x"=2, "y"=2]>
+    func.func @main(%a: tensor<3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{}], partial<max>={"x", "y"}>})
+        -> (tensor<3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+      return %a : tensor<3xi32>
+    })mlir");
+  ASSERT_TRUE(program);
+
+  HostTensor a(DType::I32, {3});
+  for (int64_t i = 0; i < 3; ++i)
+    a.setInt(i, -5 + 4 * i);
+  for (const TensorRef &shard : program->shard(0, a))
+    for (int64_t i = 0; i < 3; ++i)
+      EXPECT_EQ(shard->getInt(i), -5 + 4 * i);
+  llvm::Expected<std::vector<HostTensor>> out = program->run({a});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  for (int64_t i = 0; i < 3; ++i)
+    EXPECT_EQ((*out)[0].getInt(i), -5 + 4 * i);
 }
 
 } // namespace
