@@ -2,6 +2,7 @@
 
 #include "runtime/Executable.h"
 
+#include "ir/Locations.h"
 #include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,8 +15,8 @@ namespace spmd::runtime {
 llvm::Error opError(Operation *op, const Twine &message) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->getLoc().print(os);
-  os << ": '" << op->getName() << "': " << message;
+  mlir::spmd::printFileLineCol(os, op->getLoc());
+  os << ": error: '" << op->getName() << "': " << message;
   return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
 }
 

@@ -112,7 +112,7 @@ llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context);
 
 /// The element type of an MLIR type, or an error naming it.
 llvm::Expected<DType> dtypeOf(mlir::Type type);
-/// An error located at `op`.
+/// An error located at `op`: `file:line:col: error: 'op.name': message`.
 llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
 
 /// Kernel builders by op name, and by family for ops without their own.

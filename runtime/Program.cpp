@@ -4,6 +4,7 @@
 #include "runtime/Parallel.h"
 #include "runtime/WidenFloats.h"
 
+#include "ir/Locations.h"
 #include "ir/SpmdOps.h"
 #include "ir/ValueTypes.h"
 #include "passes/Passes.h"
@@ -68,21 +69,6 @@ layoutOf(ModuleOp module, mlir::spmd::ShardingAttr sharding,
   return std::optional<ShardLayout>(std::move(*layout));
 }
 
-/// `file:line:col` of a location, as compilers print it.
-static void printLocation(llvm::raw_ostream &os, Location loc) {
-  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc)) {
-    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
-       << file.getColumn();
-    return;
-  }
-  if (auto named = llvm::dyn_cast<NameLoc>(loc))
-    return printLocation(os, named.getChildLoc());
-  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return printLocation(os, fused.getLocations().front());
-  loc.print(os);
-}
-
 /// The errors of a pass pipeline (and their notes), as one error of
 /// `file:line:col: error: ...` lines; warnings and remarks are dropped.
 static llvm::Error runPasses(ModuleOp module,
@@ -94,11 +80,11 @@ static llvm::Error runPasses(ModuleOp module,
     llvm::raw_string_ostream os(messages);
     if (!messages.empty())
       os << "\n";
-    printLocation(os, d.getLocation());
+    mlir::spmd::printFileLineCol(os, d.getLocation());
     os << ": error: " << d.str();
     for (const Diagnostic &note : d.getNotes()) {
       os << "\n";
-      printLocation(os, note.getLocation());
+      mlir::spmd::printFileLineCol(os, note.getLocation());
       os << ": note: " << note.str();
     }
     return success();
@@ -142,7 +128,7 @@ static llvm::Error checkTensorSizes(ModuleOp module) {
     if (bytes && *bytes <= limit)
       return;
     llvm::raw_string_ostream os(message);
-    printLocation(os, op->getLoc());
+    mlir::spmd::printFileLineCol(os, op->getLoc());
     os << ": error: " << tensor << " needs "
        << (bytes ? std::to_string(*bytes) : std::string("more than 2^63"))
        << " bytes; tensors may have up to " << limit

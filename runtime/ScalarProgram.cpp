@@ -1,6 +1,7 @@
 //===- ScalarProgram.cpp - Scalar op sequences run over blocks ------------===//
 
 #include "runtime/ScalarProgram.h"
+#include "ir/Locations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -124,9 +125,9 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
   auto fail = [&](Operation *op, const Twine &why) {
     std::string location;
     llvm::raw_string_ostream os(location);
-    op->getLoc().print(os);
+    mlir::spmd::printFileLineCol(os, op->getLoc());
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   location + ": " + why);
+                                   location + ": error: " + why);
   };
   auto regFor = [&](Value v) -> std::optional<unsigned> {
     auto it = regOf.find(v);
