@@ -85,8 +85,8 @@ CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
         double w = wide[o].getAsDouble(e);
         error = std::fabs(a - w);
         double m = o < magnitude.size() ? magnitude[o].getAsDouble(e) : 0;
-        bound = 8 * std::max(std::fabs(r - w), typical) +
-                (8 + k) * eps * std::max(std::fabs(w), smallestNormal(type)) +
+        bound = 4 * std::max(std::fabs(r - w), typical) +
+                8 * eps * std::max(std::fabs(w), smallestNormal(type)) +
                 (std::isfinite(m) ? eps * std::fabs(m) : 0);
       } else {
         error = diff;

@@ -6,12 +6,12 @@
 // the same program computed in f64 (`w`) and in f64 on the absolute values
 // of its float inputs (`m`, the magnitude of the terms a result sums): it
 // passes when
-//   |a - w| <= 8 max(|r - w|, rms(r - w)) + (8 + sqrt(K)) eps max(|w|, tiny)
-//              + eps |m|
-// (the reference's own error there or, if larger, its root mean square
-// over the tensor; a few ulps of the output type growing with the longest
-// reduction K; one ulp of the terms' magnitude, which a reassociated sum
-// of cancelling terms can lose; tiny is the type's smallest normal).
+//   |a - w| <= 4 max(|r - w|, rms(r - w)) + 8 eps max(|w|, tiny) + eps |m|
+// (four times the reference's own error there or, if larger, its root mean
+// square over the tensor; eight ulps of the output type at |w|, tiny being
+// the type's smallest normal; one ulp of the terms' magnitude, which a
+// reassociated sum of cancelling terms can lose). The reduction length
+// does not widen it: what a longer reduction loses shows in |r - w| and m.
 // Without an f64 reference (f64 outputs, or programs that cannot be
 // widened) it passes when |a - r| <= 64 eps sqrt(K) (1 + |r|).
 // NaNs and infinities must be where the reference has them.
