@@ -1,6 +1,7 @@
 //===- Communicator.cpp - Exchanging buffers between devices --------------===//
 
 #include "runtime/Communicator.h"
+#include "runtime/DevicePool.h"
 #include "runtime/TensorOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -25,9 +26,10 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   meeting.posted[position] = std::move(local);
   meeting.arrived[position] = true;
   ++meeting.count;
-  changed.notify_all();
-  bool complete = changed.wait_for(
-      lock, timeout, [&] { return meeting.count == group.size(); });
+  notifyDevices(changed);
+  bool complete = waitForDevices(lock, changed, timeout, [&] {
+    return meeting.count == group.size();
+  });
   if (!complete) {
     std::string missing;
     llvm::raw_string_ostream os(missing);

@@ -1,6 +1,7 @@
 //===- Devices.cpp - Running on all local devices -------------------------===//
 
 #include "runtime/Devices.h"
+#include "runtime/DevicePool.h"
 #include "runtime/TensorOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -8,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <thread>
 
 using namespace spmd;
 
@@ -144,8 +144,8 @@ llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
              Communicator &communicator, int64_t threadsPerDevice) {
-  // Every device is a thread until the process's thread limit; past it
-  // std::thread aborts the process.
+  // Devices cost a reserved stack and their buffers; the limit keeps a
+  // mistyped mesh from reserving the address space.
   if (numDevices > maxLocalDevices())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -154,23 +154,20 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
                       numDevices, maxLocalDevices()));
   std::vector<std::vector<RValue>> results(numDevices);
   std::vector<std::string> errors(numDevices);
-  std::vector<std::thread> threads;
-  for (int64_t device = 0; device < numDevices; ++device)
-    threads.emplace_back([&, device] {
-      MemoryStats::setCurrentDevice(device);
-      DeviceContext context;
-      context.device = device;
-      context.threads = threadsPerDevice;
-      context.communicator = &communicator;
-      llvm::Expected<std::vector<RValue>> out =
-          executable.run(function, std::move(args[device]), context);
-      if (out)
-        results[device] = std::move(*out);
-      else
-        errors[device] = llvm::toString(out.takeError());
-    });
-  for (std::thread &t : threads)
-    t.join();
+  if (llvm::Error error = runOnDevicePool(
+          numDevices, defaultDeviceWorkers(numDevices), [&](int64_t device) {
+            DeviceContext context;
+            context.device = device;
+            context.threads = threadsPerDevice;
+            context.communicator = &communicator;
+            llvm::Expected<std::vector<RValue>> out =
+                executable.run(function, std::move(args[device]), context);
+            if (out)
+              results[device] = std::move(*out);
+            else
+              errors[device] = llvm::toString(out.takeError());
+          }))
+    return error;
   for (int64_t device = 0; device < numDevices; ++device)
     if (!errors[device].empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),

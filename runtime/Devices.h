@@ -1,8 +1,9 @@
 //===- Devices.h - Running on all local devices -----------------*- C++ -*-===//
 //
-// Runs one executable on N virtual devices (one thread each) as one logical
-// device: host tensors are split into per-device shards by their sharding
-// (uneven dimensions padded), and results assembled back.
+// Runs one executable on N virtual devices (multiplexed over a few threads,
+// runtime/DevicePool.h) as one logical device: host tensors are split into
+// per-device shards by their sharding (uneven dimensions padded), and
+// results assembled back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,11 +57,11 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind);
 
-/// The most devices one process runs (a thread each):
+/// The most devices one process runs:
 /// SPMD_MAX_LOCAL_DEVICES if set, else 8192.
 int64_t maxLocalDevices();
 
-/// Runs `function` of `executable` on `numDevices` threads, each kernel
+/// Runs `function` of `executable` on `numDevices` devices, each kernel
 /// using up to `threadsPerDevice`; `args[d]` are device d's arguments.
 /// Returns each device's results.
 llvm::Expected<std::vector<std::vector<RValue>>>

@@ -1,0 +1,283 @@
+//===- DevicePool.cpp - Devices multiplexed over a few threads ------------===//
+
+#include "runtime/DevicePool.h"
+#include "runtime/HostTensor.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SPMD_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPMD_ASAN_FIBERS 1
+#endif
+#endif
+#ifdef SPMD_ASAN_FIBERS
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace spmd::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Reserved, not committed: a device touches the pages it uses. As large
+// as a thread's default stack, since kernels (Eigen's) may put scratch
+// blocks on it.
+constexpr size_t kStackBytes = size_t(8) << 20;
+
+class Pool;
+struct Worker;
+
+struct Fiber {
+  int64_t device = 0;
+  Worker *worker = nullptr;
+  ucontext_t context;
+  char *mapping = nullptr; // guard page, then the stack
+  size_t mappingBytes = 0;
+  bool started = false, finished = false;
+  // Set while the device waits in waitForDevices.
+  bool waiting = false;
+  std::mutex *waitMutex = nullptr;
+  llvm::function_ref<bool()> ready;
+  Clock::time_point deadline;
+#ifdef SPMD_ASAN_FIBERS
+  void *fakeStack = nullptr;
+#endif
+
+  char *stackBottom() const { return mapping + getpagesize(); }
+  size_t stackBytes() const { return mappingBytes - getpagesize(); }
+};
+
+struct Worker {
+  Pool *pool = nullptr;
+  std::vector<Fiber *> fibers;
+  ucontext_t context;
+  llvm::function_ref<void(int64_t)> body;
+#ifdef SPMD_ASAN_FIBERS
+  const void *stackBottom = nullptr;
+  size_t stackBytes = 0;
+  void *fakeStack = nullptr;
+#endif
+};
+
+/// Wakes idle workers when a device may have become ready.
+class Pool {
+public:
+  void wake() {
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      ++epoch;
+    }
+    woken.notify_all();
+  }
+  uint64_t currentEpoch() {
+    std::lock_guard<std::mutex> guard(mutex);
+    return epoch;
+  }
+  void sleepUntil(uint64_t seen, Clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(mutex);
+    woken.wait_until(lock, deadline, [&] { return epoch != seen; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable woken;
+  uint64_t epoch = 0;
+};
+
+thread_local Fiber *currentFiber = nullptr;
+
+void switchToFiber(Worker &worker, Fiber &fiber) {
+  currentFiber = &fiber;
+  MemoryStats::setCurrentDevice(fiber.device);
+#ifdef SPMD_ASAN_FIBERS
+  __sanitizer_start_switch_fiber(&worker.fakeStack, fiber.stackBottom(),
+                                 fiber.stackBytes());
+#endif
+  swapcontext(&worker.context, &fiber.context);
+#ifdef SPMD_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(worker.fakeStack, nullptr, nullptr);
+#endif
+  currentFiber = nullptr;
+}
+
+/// Back to the worker; returns when the worker resumes this fiber.
+void switchToWorker(Fiber &fiber) {
+#ifdef SPMD_ASAN_FIBERS
+  Worker &worker = *fiber.worker;
+  __sanitizer_start_switch_fiber(&fiber.fakeStack, worker.stackBottom,
+                                 worker.stackBytes);
+#endif
+  swapcontext(&fiber.context, &fiber.worker->context);
+#ifdef SPMD_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(fiber.fakeStack, &worker.stackBottom,
+                                  &worker.stackBytes);
+#endif
+}
+
+/// A fiber's first frame; makecontext passes the pointer as two ints.
+void fiberMain(unsigned high, unsigned low) {
+  auto *fiber = reinterpret_cast<Fiber *>((uintptr_t(high) << 32) | low);
+#ifdef SPMD_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(nullptr, &fiber->worker->stackBottom,
+                                  &fiber->worker->stackBytes);
+#endif
+  fiber->worker->body(fiber->device);
+  fiber->finished = true;
+#ifdef SPMD_ASAN_FIBERS
+  // This stack is left for good: ASan may drop its fake frames.
+  __sanitizer_start_switch_fiber(nullptr, fiber->worker->stackBottom,
+                                 fiber->worker->stackBytes);
+#endif
+  // Returning continues at uc_link, the worker's context.
+}
+
+/// Runs the worker's devices until all have finished: each ready device in
+/// turn; when none is ready, sleeps until a device is notified or the
+/// nearest deadline of a waiting one.
+void runWorker(Worker &worker) {
+  size_t left = worker.fibers.size();
+  while (left) {
+    uint64_t seen = worker.pool->currentEpoch();
+    bool ran = false;
+    Clock::time_point next = Clock::time_point::max();
+    for (Fiber *fiber : worker.fibers) {
+      if (fiber->finished)
+        continue;
+      if (fiber->waiting) {
+        bool ready;
+        {
+          std::lock_guard<std::mutex> guard(*fiber->waitMutex);
+          ready = fiber->ready();
+        }
+        if (!ready && Clock::now() < fiber->deadline) {
+          next = std::min(next, fiber->deadline);
+          continue;
+        }
+      }
+      if (!fiber->started) {
+        fiber->started = true;
+        getcontext(&fiber->context);
+        fiber->context.uc_stack.ss_sp = fiber->stackBottom();
+        fiber->context.uc_stack.ss_size = fiber->stackBytes();
+        fiber->context.uc_link = &worker.context;
+        auto address = reinterpret_cast<uintptr_t>(fiber);
+        makecontext(&fiber->context, reinterpret_cast<void (*)()>(&fiberMain),
+                    2, unsigned(address >> 32), unsigned(address));
+      }
+      switchToFiber(worker, *fiber);
+      ran = true;
+      if (fiber->finished) {
+        munmap(fiber->mapping, fiber->mappingBytes);
+        fiber->mapping = nullptr;
+        --left;
+      }
+    }
+    if (!ran && left)
+      worker.pool->sleepUntil(seen, next);
+  }
+}
+
+} // namespace
+
+int64_t defaultDeviceWorkers(int64_t numDevices) {
+  int64_t cores = std::max<unsigned>(std::thread::hardware_concurrency(), 1);
+  return std::clamp<int64_t>(cores, 1, std::max<int64_t>(numDevices, 1));
+}
+
+llvm::Error runOnDevicePool(int64_t numDevices, int64_t workers,
+                            llvm::function_ref<void(int64_t)> body) {
+  workers = std::clamp<int64_t>(workers, 1, std::max<int64_t>(numDevices, 1));
+  std::vector<Fiber> fibers(numDevices);
+  auto release = [&] {
+    for (Fiber &fiber : fibers)
+      if (fiber.mapping)
+        munmap(fiber.mapping, fiber.mappingBytes);
+  };
+  size_t page = getpagesize();
+  for (int64_t device = 0; device < numDevices; ++device) {
+    Fiber &fiber = fibers[device];
+    fiber.device = device;
+    fiber.mappingBytes = kStackBytes + page;
+    void *mapping = mmap(nullptr, fiber.mappingBytes, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) {
+      int error = errno;
+      release();
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("cannot reserve {0} bytes of stack for device {1} "
+                        "of {2}: {3}",
+                        fiber.mappingBytes, device, numDevices,
+                        std::strerror(error)));
+    }
+    fiber.mapping = static_cast<char *>(mapping);
+    // A device that overflows its stack faults here instead of writing
+    // into another's.
+    mprotect(fiber.mapping, page, PROT_NONE);
+  }
+
+  Pool pool;
+  std::vector<Worker> pooled(workers);
+  for (int64_t w = 0; w < workers; ++w) {
+    pooled[w].pool = &pool;
+    pooled[w].body = body;
+  }
+  // Device d on worker d % workers: neighbours in a group run on
+  // different workers, so a group's work spreads over the cores.
+  for (int64_t device = 0; device < numDevices; ++device) {
+    Worker &worker = pooled[device % workers];
+    fibers[device].worker = &worker;
+    worker.fibers.push_back(&fibers[device]);
+  }
+  std::vector<std::thread> threads;
+  for (int64_t w = 1; w < workers; ++w)
+    threads.emplace_back([&, w] { runWorker(pooled[w]); });
+  runWorker(pooled[0]);
+  for (std::thread &thread : threads)
+    thread.join();
+  MemoryStats::setCurrentDevice(-1);
+  release();
+  return llvm::Error::success();
+}
+
+bool waitForDevices(std::unique_lock<std::mutex> &lock,
+                    std::condition_variable &changed,
+                    std::chrono::milliseconds timeout,
+                    llvm::function_ref<bool()> ready) {
+  Fiber *fiber = currentFiber;
+  if (!fiber)
+    return changed.wait_for(lock, timeout, ready);
+  if (ready())
+    return true;
+  fiber->waiting = true;
+  fiber->waitMutex = lock.mutex();
+  fiber->ready = ready;
+  fiber->deadline = Clock::now() + timeout;
+  lock.unlock();
+  switchToWorker(*fiber);
+  lock.lock();
+  fiber->waiting = false;
+  return ready();
+}
+
+void notifyDevices(std::condition_variable &changed) {
+  changed.notify_all();
+  if (Fiber *fiber = currentFiber)
+    fiber->worker->pool->wake();
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,118 @@
+//===- DevicePoolTest.cpp - Devices multiplexed over a few threads --------===//
+
+#include "runtime/Communicator.h"
+#include "runtime/DevicePool.h"
+#include "runtime/HostTensor.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+using namespace spmd;
+using namespace spmd::runtime;
+
+namespace {
+
+TensorRef scalar(int64_t value) {
+  auto t = std::make_shared<HostTensor>(DType::I64, std::vector<int64_t>{});
+  t->setInt(0, value);
+  return t;
+}
+
+// 4,096 devices on two threads: every device takes part in collectives
+// over all of them and over pairs, which would deadlock if a waiting
+// device held its thread.
+TEST(DevicePool, ThousandsOfDevicesOnTwoThreads) {
+  constexpr int64_t kDevices = 4096, kWorkers = 2;
+  LocalCommunicator communicator;
+  std::vector<int64_t> everyone;
+  for (int64_t d = 0; d < kDevices; ++d)
+    everyone.push_back(d);
+  std::vector<int64_t> sums(kDevices), partners(kDevices), devices(kDevices);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  llvm::Error error = runOnDevicePool(kDevices, kWorkers, [&](int64_t d) {
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      threads.insert(std::this_thread::get_id());
+    }
+    devices[d] = MemoryStats::currentDevice();
+    llvm::Expected<TensorRef> sum = communicator.allReduce(
+        "sum", "test", d, everyone, scalar(d), ReductionKind::Sum);
+    ASSERT_TRUE(bool(sum)) << llvm::toString(sum.takeError());
+    sums[d] = (*sum)->getInt(0);
+    std::vector<int64_t> pair = {d & ~int64_t(1), d | 1};
+    llvm::Expected<std::vector<TensorRef>> both =
+        communicator.exchange("pair", "test", d, pair, scalar(d * 10));
+    ASSERT_TRUE(bool(both)) << llvm::toString(both.takeError());
+    partners[d] = (*both)[(d & 1) ^ 1]->getInt(0);
+    // The device is still itself after waiting on another thread's turn.
+    EXPECT_EQ(MemoryStats::currentDevice(), d);
+  });
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  EXPECT_LE(threads.size(), size_t(kWorkers));
+  for (int64_t d = 0; d < kDevices; ++d) {
+    EXPECT_EQ(sums[d], kDevices * (kDevices - 1) / 2) << d;
+    EXPECT_EQ(partners[d], (d ^ 1) * 10) << d;
+    EXPECT_EQ(devices[d], d);
+  }
+}
+
+// One worker for many devices: every collective must still complete.
+TEST(DevicePool, OneThreadRunsAGroupThatWaitsForEachOther) {
+  LocalCommunicator communicator;
+  std::vector<int64_t> group = {3, 1, 0, 2}, seen(4);
+  llvm::Error error = runOnDevicePool(4, 1, [&](int64_t d) {
+    for (int round = 0; round < 3; ++round) {
+      llvm::Expected<std::vector<TensorRef>> all = communicator.exchange(
+          "r" + std::to_string(round), "test", d, group, scalar(d + round));
+      ASSERT_TRUE(bool(all)) << llvm::toString(all.takeError());
+      for (size_t i = 0; i < group.size(); ++i)
+        EXPECT_EQ((*all)[i]->getInt(0), group[i] + round);
+    }
+    seen[d] = 1;
+  });
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  EXPECT_EQ(seen, std::vector<int64_t>(4, 1));
+}
+
+// A device that never arrives: the others report it after the timeout and
+// the pool returns.
+TEST(DevicePool, MissingDeviceTimesOutInsteadOfHanging) {
+  LocalCommunicator communicator(std::chrono::milliseconds(50));
+  std::vector<int64_t> group = {0, 1, 2, 3};
+  std::vector<std::string> errors(4);
+  llvm::Error error = runOnDevicePool(4, 2, [&](int64_t d) {
+    if (d == 2)
+      return;
+    llvm::Expected<std::vector<TensorRef>> all =
+        communicator.exchange("k", "'spmd.all_gather'", d, group, scalar(d));
+    if (!all)
+      errors[d] = llvm::toString(all.takeError());
+  });
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  for (int64_t d : {0, 1, 3})
+    EXPECT_NE(errors[d].find("devices 2 of its group did not arrive"),
+              std::string::npos)
+        << errors[d];
+}
+
+// A device has a thread's worth of stack (kernels put scratch blocks on
+// it).
+TEST(DevicePool, DevicesHaveMegabytesOfStack) {
+  std::vector<int64_t> sums(3);
+  llvm::Error error = runOnDevicePool(3, 1, [&](int64_t d) {
+    volatile char block[4 << 20];
+    for (size_t i = 0; i < sizeof(block); i += 4096)
+      block[i] = char(d);
+    int64_t sum = 0;
+    for (size_t i = 0; i < sizeof(block); i += 4096)
+      sum += block[i];
+    sums[d] = sum;
+  });
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  EXPECT_EQ(sums, (std::vector<int64_t>{0, 1024, 2048}));
+}
+
+} // namespace
