@@ -54,6 +54,9 @@ private:
     error =
         std::make_unique<ConfigError>(name.str(), line, column, message.str());
   }
+  /// `node` as the list `key` must be, or null after reporting it.
+  yaml::SequenceNode *listOf(yaml::Node *node, llvm::StringRef key,
+                             llvm::StringRef what);
   std::optional<std::vector<std::string>> readNames(yaml::Node *node,
                                                     llvm::StringRef key);
   std::optional<std::vector<int64_t>> readSizes(yaml::Node *node,
@@ -75,13 +78,20 @@ private:
 };
 } // namespace
 
+yaml::SequenceNode *ConfigReader::listOf(yaml::Node *node,
+                                         llvm::StringRef key,
+                                         llvm::StringRef what) {
+  auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
+  if (!seq)
+    fail(locOf(node), "'" + key + "' must be a list of " + what);
+  return seq;
+}
+
 std::optional<std::vector<std::string>>
 ConfigReader::readNames(yaml::Node *node, llvm::StringRef key) {
-  auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
-  if (!seq) {
-    fail(locOf(node), "'" + key + "' must be a list of axis names");
+  yaml::SequenceNode *seq = listOf(node, key, "axis names");
+  if (!seq)
     return std::nullopt;
-  }
   std::vector<std::string> names;
   for (yaml::Node &entry : *seq) {
     if (error)
@@ -105,11 +115,9 @@ ConfigReader::readNames(yaml::Node *node, llvm::StringRef key) {
 
 std::optional<std::vector<int64_t>>
 ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
-  auto *seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(node);
-  if (!seq) {
-    fail(locOf(node), "'" + key + "' must be a list of sizes");
+  yaml::SequenceNode *seq = listOf(node, key, "sizes");
+  if (!seq)
     return std::nullopt;
-  }
   std::vector<int64_t> sizes;
   for (yaml::Node &entry : *seq) {
     if (error)
@@ -168,6 +176,12 @@ ConfigReader::read(std::optional<int64_t> expectedProcesses) {
     if (error)
       break;
     yaml::Node *value = kv.getValue();
+    // Aliases are never followed, so no document expands beyond its size.
+    if (auto *alias = llvm::dyn_cast_or_null<yaml::AliasNode>(value)) {
+      fail(loc, "'" + key + "' is the alias *" + alias->getName() +
+                    "; aliases are not followed: write its value");
+      break;
+    }
     if (key == "axis_names")
       names = readNames(value, key);
     else if (key == "ici_mesh_shape")
