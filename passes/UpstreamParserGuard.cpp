@@ -32,6 +32,28 @@ static bool isIntegerList(llvm::StringRef rest) {
   }
 }
 
+/// The rest of the statement `text` starts in: up to the next line that
+/// starts another one (a result `%x`, a closing brace, a block label, a
+/// generic op, an op name with a dot, `return`). The list may come before
+/// the body (`linalg.reduce ins(..) outs(..) dimensions = [..] (..) {..}`)
+/// or after it (`linalg.reduce { arith.addf } ins(..) outs(..)
+/// dimensions = [..]`).
+static llvm::StringRef statementAt(llvm::StringRef text) {
+  size_t end = text.find('\n');
+  while (end != llvm::StringRef::npos) {
+    llvm::StringRef line = text.drop_front(end + 1).ltrim(" \t");
+    if (!line.empty() && line[0] != '\n') {
+      llvm::StringRef word = line.take_while(
+          [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
+      if (llvm::StringRef("%}\"^").contains(line[0]) || word.contains('.') ||
+          word == "return")
+        break;
+    }
+    end = text.find('\n', end + 1);
+  }
+  return text.take_front(end);
+}
+
 std::optional<std::string>
 mlir::spmd::findUpstreamParserHazard(llvm::StringRef text,
                                      llvm::StringRef bufferName) {
@@ -47,9 +69,7 @@ mlir::spmd::findUpstreamParserHazard(llvm::StringRef text,
           lineStart == llvm::StringRef::npos ? 0 : lineStart + 1, at);
       if ((at > 0 && text[at - 1] == '"') || lineBefore.contains("//"))
         continue;
-      // The list comes before the body (or the next op's body).
-      llvm::StringRef rest = text.drop_front(at + op.size());
-      rest = rest.take_until([](char c) { return c == '{'; });
+      llvm::StringRef rest = statementAt(text.drop_front(at + op.size()));
       size_t found = rest.find(keyword);
       if (found == llvm::StringRef::npos)
         continue;

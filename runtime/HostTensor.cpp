@@ -7,8 +7,10 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -201,6 +203,17 @@ llvm::StringRef dtypeName(DType type) {
   llvm_unreachable("unknown dtype");
 }
 
+int64_t toIntSaturating(double v) {
+  if (std::isnan(v))
+    return 0;
+  // 2^63 is exact in a double; every double below it converts.
+  if (v >= 9223372036854775808.0)
+    return std::numeric_limits<int64_t>::max();
+  if (v < -9223372036854775808.0)
+    return std::numeric_limits<int64_t>::min();
+  return int64_t(v);
+}
+
 int64_t wrapToWidth(int64_t v, unsigned width) {
   if (width >= 64)
     return v;
@@ -346,7 +359,7 @@ int64_t HostTensor::getInt(int64_t i) const {
   case DType::Index:
     return as<int64_t>()[i];
   default:
-    return int64_t(getFloat(i));
+    return toIntSaturating(getFloat(i));
   }
 }
 

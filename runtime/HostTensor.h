@@ -121,6 +121,11 @@ float bfloat16ToFloat(uint16_t v);
 
 /// Sign-extends `v` from `width` bits (wraps integer arithmetic to a type).
 int64_t wrapToWidth(int64_t v, unsigned width);
+/// `v` truncated to an integer, saturating at the int64 range; NaN gives 0.
+/// (A plain conversion of a value out of range is undefined in C++; MLIR
+/// leaves its result unspecified, so one defined answer serves both the
+/// partitioned and the reference program.)
+int64_t toIntSaturating(double v);
 
 } // namespace spmd::runtime
 

@@ -75,7 +75,11 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return fail(path, "cannot read: " + buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+  return parseNpy((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+                                    llvm::StringRef path) {
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10)
     return fail(path, "not a .npy file");
   unsigned major = uint8_t(bytes[6]);

@@ -16,6 +16,9 @@
 namespace spmd::runtime {
 
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+/// The tensor the .npy file `bytes` holds; errors are prefixed by `name`.
+llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+                                    llvm::StringRef name);
 /// Converts to `want` when the file holds a compatible type (bf16 from
 /// <f4, index from <i8).
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want);

@@ -524,7 +524,7 @@ ScalarProgram::run(std::vector<Register> &regs, int64_t n,
     case Opcode::FPToSI:
     case Opcode::FPToUI:
       for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(int64_t(a.f[k]), w);
+        di[k] = wrapToWidth(toIntSaturating(a.f[k]), w);
       break;
     case Opcode::AddI:
       INT2(int64_t(uint64_t(x) + uint64_t(y)))

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the libraries, tools and tests with AddressSanitizer and
-# UndefinedBehaviorSanitizer (build-asan/) and runs the unit tests, the lit
-# tests, the robustness tests (300 mutants each) and one generator seed
-# under them. Any report fails the run.
+# Builds the libraries, tools and tests with clang's AddressSanitizer and
+# UndefinedBehaviorSanitizer and the libFuzzer targets (build-asan/), runs
+# the unit tests, the lit tests, the robustness tests (300 mutants each) and
+# one generator seed under them, then each fuzz target for FUZZ_SECONDS
+# (default 60; scripts/fuzz.sh). Any report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-cmake -S . -B build-asan -G Ninja -DSPMD_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DSPMD_SANITIZE=ON -DSPMD_FUZZ=ON >/dev/null
 cmake --build build-asan
 # libMLIR and libLLVM are not instrumented: their allocators' and
 # containers' annotations from inline headers would be read as errors.
@@ -18,4 +20,5 @@ export SPMD_MUTANTS=300
 # code paths.
 ctest --test-dir build-asan -j2 --output-on-failure \
   -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|run/fuzz/seed-[2-9]|run/reshard-pairs|run/differential)'
+scripts/fuzz.sh "${FUZZ_SECONDS:-60}" build-asan
 echo "sanitizer wall-clock: $(( $(date +%s) - start )) s"
