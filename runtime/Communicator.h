@@ -40,7 +40,7 @@ public:
             llvm::ArrayRef<int64_t> group, TensorRef local, ReductionKind kind);
 };
 
-/// Devices that are threads of this process.
+/// Devices of this process (on the device pool, or plain threads).
 class LocalCommunicator : public Communicator {
 public:
   explicit LocalCommunicator(
