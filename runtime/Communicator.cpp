@@ -18,6 +18,14 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   for (int64_t member : group)
     id += "," + std::to_string(member);
   std::unique_lock<std::mutex> lock(mutex);
+  auto failure = [&] {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "collective " + what + " on device " + std::to_string(device) +
+            " stopped: device " + std::to_string(*failedDevice) + " failed");
+  };
+  if (failedDevice)
+    return failure();
   Meeting &meeting = meetings[id];
   if (meeting.posted.empty()) {
     meeting.posted.resize(group.size());
@@ -28,8 +36,10 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   ++meeting.count;
   notifyDevices(changed);
   bool complete = waitForDevices(lock, changed, timeout, [&] {
-    return meeting.count == group.size();
+    return meeting.count == group.size() || failedDevice;
   });
+  if (meeting.count != group.size() && failedDevice)
+    return failure();
   if (!complete) {
     std::string missing;
     llvm::raw_string_ostream os(missing);
@@ -46,6 +56,15 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   if (++meeting.left == group.size())
     meetings.erase(id);
   return all;
+}
+
+bool LocalCommunicator::fail(int64_t device) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (failedDevice)
+    return false;
+  failedDevice = device;
+  notifyDevices(changed);
+  return true;
 }
 
 llvm::Expected<TensorRef>

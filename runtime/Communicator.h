@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace spmd::runtime {
 
@@ -38,6 +39,11 @@ public:
   virtual llvm::Expected<TensorRef>
   allReduce(const std::string &key, const std::string &what, int64_t device,
             llvm::ArrayRef<int64_t> group, TensorRef local, ReductionKind kind);
+
+  /// Device `device` stopped with an error: every collective waiting or
+  /// still to come fails at once, naming it, instead of waiting for it.
+  /// Returns whether this is the first failure.
+  virtual bool fail(int64_t device) = 0;
 };
 
 /// Devices of this process (on the device pool, or plain threads).
@@ -58,6 +64,7 @@ public:
                                       llvm::ArrayRef<int64_t> group,
                                       TensorRef local,
                                       ReductionKind kind) override;
+  bool fail(int64_t device) override;
 
 private:
   struct Meeting {
@@ -68,6 +75,7 @@ private:
   std::mutex mutex;
   std::condition_variable changed;
   std::map<std::string, Meeting> meetings;
+  std::optional<int64_t> failedDevice;
   std::chrono::milliseconds timeout;
 };
 

@@ -48,6 +48,8 @@ struct Fiber {
   char *mapping = nullptr; // guard page, then the stack
   size_t mappingBytes = 0;
   bool started = false, finished = false;
+  // The device's memory scope while another device has its worker.
+  MemoryScope memory;
   // Set while the device waits in waitForDevices.
   bool waiting = false;
   std::mutex *waitMutex = nullptr;
@@ -102,7 +104,7 @@ thread_local Fiber *currentFiber = nullptr;
 
 void switchToFiber(Worker &worker, Fiber &fiber) {
   currentFiber = &fiber;
-  MemoryStats::setCurrentDevice(fiber.device);
+  MemoryScope::setCurrent(std::move(fiber.memory));
 #ifdef SPMD_ASAN_FIBERS
   __sanitizer_start_switch_fiber(&worker.fakeStack, fiber.stackBottom(),
                                  fiber.stackBytes());
@@ -112,6 +114,8 @@ void switchToFiber(Worker &worker, Fiber &fiber) {
   __sanitizer_finish_switch_fiber(worker.fakeStack, nullptr, nullptr);
 #endif
   currentFiber = nullptr;
+  fiber.memory = MemoryScope::current();
+  MemoryScope::setCurrent({});
 }
 
 /// Back to the worker; returns when the worker resumes this fiber.
@@ -252,7 +256,6 @@ llvm::Error runOnDevicePool(int64_t numDevices, int64_t workers,
   runWorker(pooled[0]);
   for (std::thread &thread : threads)
     thread.join();
-  MemoryStats::setCurrentDevice(-1);
   release();
   return llvm::Error::success();
 }

@@ -6,6 +6,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -143,7 +144,8 @@ int64_t maxLocalDevices() {
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
-             Communicator &communicator, int64_t threadsPerDevice) {
+             Communicator &communicator, int64_t threadsPerDevice,
+             std::shared_ptr<MemoryStats> memory) {
   // Devices cost a reserved stack and their buffers; the limit keeps a
   // mistyped mesh from reserving the address space.
   if (numDevices > maxLocalDevices())
@@ -154,25 +156,31 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
                       numDevices, maxLocalDevices()));
   std::vector<std::vector<RValue>> results(numDevices);
   std::vector<std::string> errors(numDevices);
+  // The device that failed first: the others stop at their next collective
+  // and their errors only name it.
+  std::atomic<int64_t> firstFailed{-1};
   if (llvm::Error error = runOnDevicePool(
           numDevices, defaultDeviceWorkers(numDevices), [&](int64_t device) {
+            MemoryScope::setCurrent({memory, device});
             DeviceContext context;
             context.device = device;
             context.threads = threadsPerDevice;
             context.communicator = &communicator;
             llvm::Expected<std::vector<RValue>> out =
                 executable.run(function, std::move(args[device]), context);
-            if (out)
+            if (out) {
               results[device] = std::move(*out);
-            else
-              errors[device] = llvm::toString(out.takeError());
+              return;
+            }
+            errors[device] = llvm::toString(out.takeError());
+            if (communicator.fail(device))
+              firstFailed = device;
           }))
     return error;
-  for (int64_t device = 0; device < numDevices; ++device)
-    if (!errors[device].empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "device " + std::to_string(device) + ": " +
-                                         errors[device]);
+  if (int64_t device = firstFailed; device >= 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "device " + std::to_string(device) + ": " +
+                                       errors[device]);
   return results;
 }
 

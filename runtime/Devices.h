@@ -63,11 +63,13 @@ int64_t maxLocalDevices();
 
 /// Runs `function` of `executable` on `numDevices` devices, each kernel
 /// using up to `threadsPerDevice`; `args[d]` are device d's arguments.
+/// The storage device d allocates counts in `memory` (if given) as d's.
 /// Returns each device's results.
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
-             Communicator &communicator, int64_t threadsPerDevice = 1);
+             Communicator &communicator, int64_t threadsPerDevice = 1,
+             std::shared_ptr<MemoryStats> memory = nullptr);
 
 } // namespace spmd::runtime
 

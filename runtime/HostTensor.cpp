@@ -18,32 +18,35 @@
 
 namespace spmd::runtime {
 
-namespace {
-constexpr int64_t kTrackedDevices = 4096;
-std::array<std::atomic<int64_t>, kTrackedDevices> liveBytes;
-std::array<std::atomic<int64_t>, kTrackedDevices> peakBytes;
-thread_local int64_t thisDevice = -1;
-} // namespace
+MemoryStats::MemoryStats(int64_t devices)
+    : devices(devices), liveBytes(new std::atomic<int64_t>[devices]()),
+      peakBytes(new std::atomic<int64_t>[devices]()) {}
 
-void MemoryStats::setCurrentDevice(int64_t device) { thisDevice = device; }
-int64_t MemoryStats::currentDevice() { return thisDevice; }
-
-int64_t MemoryStats::peak(int64_t device) {
-  return device >= 0 && device < kTrackedDevices ? peakBytes[device].load() : 0;
+int64_t MemoryStats::peak(int64_t device) const {
+  assert(device >= 0 && device < devices && "no such device");
+  return peakBytes[device].load();
 }
 
-void MemoryStats::reset() {
-  for (int64_t d = 0; d < kTrackedDevices; ++d)
-    peakBytes[d] = liveBytes[d].load();
+int64_t MemoryStats::live(int64_t device) const {
+  assert(device >= 0 && device < devices && "no such device");
+  return liveBytes[device].load();
 }
 
 void MemoryStats::add(int64_t device, int64_t bytes) {
-  if (device < 0 || device >= kTrackedDevices)
-    return;
+  assert(device >= 0 && device < devices && "no such device");
   int64_t now = liveBytes[device] += bytes;
   int64_t peak = peakBytes[device].load();
   while (now > peak && !peakBytes[device].compare_exchange_weak(peak, now)) {
   }
+}
+
+namespace {
+thread_local MemoryScope currentScope;
+} // namespace
+
+const MemoryScope &MemoryScope::current() { return currentScope; }
+void MemoryScope::setCurrent(MemoryScope scope) {
+  currentScope = std::move(scope);
 }
 
 namespace {
@@ -110,7 +113,7 @@ private:
 } // namespace
 
 TrackedBytes::TrackedBytes(size_t size, Init init)
-    : device(MemoryStats::currentDevice()), size(size),
+    : scope(MemoryScope::current()), size(size),
       ptr(BlockPool::get().take(size)) {
   // Kernels cannot fail halfway; programs whose tensors exceed memory are
   // refused when compiled (SPMD_MAX_TENSOR_BYTES), so this is the machine
@@ -118,11 +121,12 @@ TrackedBytes::TrackedBytes(size_t size, Init init)
   if (!ptr)
     llvm::report_fatal_error(
         llvm::formatv("out of memory: {0} bytes requested on device {1}", size,
-                      device),
+                      scope.device),
         /*GenCrashDiag=*/false);
   if (init == Init::Zero)
     std::memset(ptr, 0, size);
-  MemoryStats::add(device, size);
+  if (scope.stats)
+    scope.stats->add(scope.device, size);
 }
 
 TrackedBytes::TrackedBytes(const TrackedBytes &o)
@@ -133,7 +137,8 @@ TrackedBytes::TrackedBytes(const TrackedBytes &o)
 TrackedBytes::~TrackedBytes() {
   if (!ptr)
     return;
-  MemoryStats::add(device, -int64_t(size));
+  if (scope.stats)
+    scope.stats->add(scope.device, -int64_t(size));
   BlockPool::get().give(ptr, size);
 }
 

@@ -14,6 +14,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,15 +31,32 @@ bool isFloat(DType type);
 unsigned intWidth(DType type);
 llvm::StringRef dtypeName(DType type);
 
-/// Bytes of tensor storage live per device, and the peak since the last
-/// reset: the storage a device's thread allocates counts for that device.
+/// Bytes of tensor storage live on each device of one run, and their
+/// peaks. Each run has its own, so runs in one process (two Programs at
+/// once) keep their own figures; storage that outlives the run keeps its
+/// statistics alive until it is freed.
 class MemoryStats {
 public:
-  static void setCurrentDevice(int64_t device);
-  static int64_t peak(int64_t device);
-  static void reset();
-  static void add(int64_t device, int64_t bytes);
-  static int64_t currentDevice();
+  explicit MemoryStats(int64_t devices);
+  int64_t numDevices() const { return devices; }
+  void add(int64_t device, int64_t bytes);
+  int64_t peak(int64_t device) const;
+  int64_t live(int64_t device) const;
+
+private:
+  int64_t devices;
+  std::unique_ptr<std::atomic<int64_t>[]> liveBytes, peakBytes;
+};
+
+/// Where the storage the calling thread allocates counts: a run's
+/// statistics and a device of it (nothing when `stats` is null). Devices
+/// set it when they start; the device pool carries it with each device.
+struct MemoryScope {
+  std::shared_ptr<MemoryStats> stats;
+  int64_t device = -1;
+
+  static const MemoryScope &current();
+  static void setCurrent(MemoryScope scope);
 };
 
 /// Whether new storage starts zeroed (the default) or holds whatever the
@@ -54,12 +72,12 @@ public:
   explicit TrackedBytes(size_t size, Init init = Init::Zero);
   TrackedBytes(const TrackedBytes &o);
   TrackedBytes(TrackedBytes &&o) noexcept
-      : device(o.device), size(o.size), ptr(o.ptr) {
+      : scope(std::move(o.scope)), size(o.size), ptr(o.ptr) {
     o.size = 0;
     o.ptr = nullptr;
   }
   TrackedBytes &operator=(TrackedBytes o) {
-    std::swap(device, o.device);
+    std::swap(scope, o.scope);
     std::swap(size, o.size);
     std::swap(ptr, o.ptr);
     return *this;
@@ -70,7 +88,7 @@ public:
   const uint8_t *data() const { return ptr; }
 
 private:
-  int64_t device = -1;
+  MemoryScope scope;
   size_t size = 0;
   uint8_t *ptr = nullptr;
 };

@@ -16,11 +16,11 @@ void parallelFor(int64_t threads, int64_t n,
     body(0, n);
     return;
   }
-  int64_t device = MemoryStats::currentDevice();
+  const MemoryScope &memory = MemoryScope::current();
   std::vector<std::thread> helpers;
   for (int64_t t = 1; t < threads; ++t)
     helpers.emplace_back([=] {
-      MemoryStats::setCurrentDevice(device);
+      MemoryScope::setCurrent(memory);
       body(n * t / threads, n * (t + 1) / threads);
     });
   body(0, n / threads);

@@ -364,7 +364,7 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
     for (auto [i, shard] : llvm::enumerate(perDevice[device]))
       values[device].push_back(toValue(shard, inputSpecs[i].scalar));
   LocalCommunicator communicator;
-  MemoryStats::reset();
+  auto memory = std::make_shared<MemoryStats>(devices);
   // A device holds its argument shards for the whole run, whichever
   // thread allocated them: they count towards its peak.
   std::vector<int64_t> held(devices, 0);
@@ -372,13 +372,22 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
     for (const RValue &value : values[device])
       if (value.tensor)
         held[device] += value.tensor->sizeInBytes();
-    MemoryStats::add(device, held[device]);
+    memory->add(device, held[device]);
   }
   auto results = runOnDevices(*local, entryName, std::move(values), devices,
-                              communicator, threads);
+                              communicator, threads, memory);
   for (int64_t device = 0; device < devices; ++device)
-    MemoryStats::add(device, -held[device]);
+    memory->add(device, -held[device]);
+  lastRunMemory = std::move(memory);
   return results;
+}
+
+std::vector<int64_t> Program::peakBytesOfLastRun() const {
+  std::vector<int64_t> peaks;
+  if (lastRunMemory)
+    for (int64_t device = 0; device < lastRunMemory->numDevices(); ++device)
+      peaks.push_back(lastRunMemory->peak(device));
+  return peaks;
 }
 
 /// `specs` with float types made f64.

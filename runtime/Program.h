@@ -51,6 +51,9 @@ public:
   /// The longest reduction of the program (for check tolerances).
   int64_t longestReduction() const { return reductionLength; }
   const llvm::json::Value &commReport() const { return report; }
+  /// Peak bytes of tensor storage each device held during the last run on
+  /// all devices (empty before one).
+  std::vector<int64_t> peakBytesOfLastRun() const;
 
   /// Runs on all devices: global inputs in, global outputs out.
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> args);
@@ -87,6 +90,7 @@ private:
   int64_t threads = 1;
   int64_t reductionLength = 1;
   std::unique_ptr<Executable> local, global, wideGlobal;
+  std::shared_ptr<const MemoryStats> lastRunMemory;
   llvm::json::Value report = llvm::json::Object{};
 };
 

@@ -37,7 +37,8 @@ TEST(DevicePool, ThousandsOfDevicesOnTwoThreads) {
       std::lock_guard<std::mutex> guard(mutex);
       threads.insert(std::this_thread::get_id());
     }
-    devices[d] = MemoryStats::currentDevice();
+    MemoryScope::setCurrent({nullptr, d});
+    devices[d] = MemoryScope::current().device;
     llvm::Expected<TensorRef> sum = communicator.allReduce(
         "sum", "test", d, everyone, scalar(d), ReductionKind::Sum);
     ASSERT_TRUE(bool(sum)) << llvm::toString(sum.takeError());
@@ -48,7 +49,7 @@ TEST(DevicePool, ThousandsOfDevicesOnTwoThreads) {
     ASSERT_TRUE(bool(both)) << llvm::toString(both.takeError());
     partners[d] = (*both)[(d & 1) ^ 1]->getInt(0);
     // The device is still itself after waiting on another thread's turn.
-    EXPECT_EQ(MemoryStats::currentDevice(), d);
+    EXPECT_EQ(MemoryScope::current().device, d);
   });
   ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
   EXPECT_LE(threads.size(), size_t(kWorkers));
@@ -113,6 +114,70 @@ TEST(DevicePool, DevicesHaveMegabytesOfStack) {
   });
   ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
   EXPECT_EQ(sums, (std::vector<int64_t>{0, 1024, 2048}));
+}
+
+} // namespace
+
+namespace {
+
+// A device that fails (it will never arrive) ends the collective the others
+// wait in at once, with an error naming it, long before the timeout.
+TEST(DevicePool, AFailedDeviceEndsTheCollectiveAtOnce) {
+  LocalCommunicator communicator; // a 60 s timeout
+  std::vector<int64_t> group = {0, 1, 2, 3};
+  std::vector<std::string> errors(4);
+  auto start = std::chrono::steady_clock::now();
+  llvm::Error error = runOnDevicePool(4, 2, [&](int64_t d) {
+    if (d == 2) {
+      // Fails after the others are waiting.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      EXPECT_TRUE(communicator.fail(2));
+      return;
+    }
+    llvm::Expected<std::vector<TensorRef>> all =
+        communicator.exchange("k", "'spmd.all_gather'", d, group, scalar(d));
+    if (!all)
+      errors[d] = llvm::toString(all.takeError());
+    // Later collectives fail at once too.
+    llvm::Expected<std::vector<TensorRef>> next =
+        communicator.exchange("k2", "'spmd.all_reduce'", d, group, scalar(d));
+    EXPECT_FALSE(bool(next));
+    if (!next)
+      llvm::consumeError(next.takeError());
+  });
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_FALSE(communicator.fail(1)); // not the first
+  for (int64_t d : {0, 1, 3})
+    EXPECT_NE(errors[d].find("'spmd.all_gather' on device " +
+                             std::to_string(d) +
+                             " stopped: device 2 failed"),
+              std::string::npos)
+        << errors[d];
+}
+
+// The same with devices that are plain threads.
+TEST(LocalCommunicator, AFailedDeviceEndsTheWaitOfThreads) {
+  LocalCommunicator communicator;
+  std::vector<int64_t> group = {0, 1, 2};
+  std::vector<std::string> errors(3);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int64_t d : {0, 1})
+    threads.emplace_back([&, d] {
+      llvm::Expected<std::vector<TensorRef>> all =
+          communicator.exchange("k", "'spmd.all_to_all'", d, group, scalar(d));
+      if (!all)
+        errors[d] = llvm::toString(all.takeError());
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  communicator.fail(2);
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  for (int64_t d : {0, 1})
+    EXPECT_NE(errors[d].find("device 2 failed"), std::string::npos)
+        << errors[d];
 }
 
 } // namespace

@@ -11,6 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <mutex>
+#include <thread>
+
 using namespace spmd;
 using namespace spmd::runtime;
 
@@ -141,6 +145,81 @@ TEST(Program, PartialMaxArgumentIsOnEveryDevice) {
   ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
   for (int64_t i = 0; i < 3; ++i)
     EXPECT_EQ((*out)[0].getInt(i), -5 + 4 * i);
+}
+
+} // namespace
+
+namespace {
+
+bool sameBytes(const HostTensor &a, const HostTensor &b) {
+  return a.sizeInBytes() == b.sizeInBytes() &&
+         std::memcmp(a.data(), b.data(), a.sizeInBytes()) == 0;
+}
+
+// Two Programs running at once in one process: each gets the values and
+// the per-device peak memory it gets alone (the figures were process-wide,
+// and one run reset the other's).
+TEST(Program, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
+  mlir::MLIRContext contextA(inputDialects()), contextB(inputDialects());
+  std::unique_ptr<Program> a = compile(contextA, R"mlir(
+    spmd.mesh @mesh = <["x"=4]>
+    func.func @main(%a: tensor<1024x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+        -> (tensor<1024x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+      %0 = arith.mulf %a, %a : tensor<1024x256xf32>
+      %1 = arith.addf %0, %a : tensor<1024x256xf32>
+      return %1 : tensor<1024x256xf32>
+    })mlir");
+  std::unique_ptr<Program> b = compile(contextB, R"mlir(
+    spmd.mesh @mesh = <["y"=2]>
+    func.func @main(%a: tensor<2048x512xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+        -> tensor<512xf32> {
+      %z = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<512xf32>
+      %f = linalg.fill ins(%z : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+      %r = linalg.reduce { arith.addf } ins(%a : tensor<2048x512xf32>) outs(%f : tensor<512xf32>) dimensions = [0]
+      return %r : tensor<512xf32>
+    })mlir");
+  ASSERT_TRUE(a && b);
+  HostTensor inA(DType::F32, {1024, 256}), inB(DType::F32, {2048, 512});
+  for (int64_t i = 0; i < inA.numElements(); ++i)
+    inA.setFloat(i, (i % 17) * 0.25);
+  for (int64_t i = 0; i < inB.numElements(); ++i)
+    inB.setFloat(i, (i % 13) * 0.5);
+
+  auto runAlone = [](Program &program, const HostTensor &input) {
+    llvm::Expected<std::vector<HostTensor>> out = program.run({input});
+    EXPECT_TRUE(bool(out)) << llvm::toString(out.takeError());
+    return std::make_pair(std::move((*out)[0]), program.peakBytesOfLastRun());
+  };
+  auto [aloneA, peaksA] = runAlone(*a, inA);
+  auto [aloneB, peaksB] = runAlone(*b, inB);
+  ASSERT_EQ(peaksA.size(), 4u);
+  ASSERT_EQ(peaksB.size(), 2u);
+  // A device holds at least its argument shard and its result.
+  EXPECT_GE(peaksA[0], 2 * 256 * 256 * 4);
+  EXPECT_GE(peaksB[0], 1024 * 512 * 4);
+
+  std::vector<std::string> failures;
+  std::mutex mutex;
+  auto repeat = [&](Program &program, const HostTensor &input,
+                    const HostTensor &expected,
+                    const std::vector<int64_t> &peaks, const char *name) {
+    for (int i = 0; i < 8; ++i) {
+      llvm::Expected<std::vector<HostTensor>> out = program.run({input});
+      std::lock_guard<std::mutex> guard(mutex);
+      if (!out)
+        failures.push_back(llvm::toString(out.takeError()));
+      else if (!sameBytes((*out)[0], expected))
+        failures.push_back(std::string(name) + ": other values");
+      else if (program.peakBytesOfLastRun() != peaks)
+        failures.push_back(std::string(name) + ": other peaks");
+    }
+  };
+  std::thread first([&] { repeat(*a, inA, aloneA, peaksA, "A"); });
+  std::thread second([&] { repeat(*b, inB, aloneB, peaksB, "B"); });
+  first.join();
+  second.join();
+  EXPECT_TRUE(failures.empty()) << failures.front();
 }
 
 } // namespace

@@ -194,9 +194,7 @@ int main(int argc, char **argv) {
   }
   std::sort(runTimes.begin(), runTimes.end());
   double runMs = runTimes[runTimes.size() / 2];
-  std::vector<int64_t> peaks;
-  for (int64_t d = 0; d < program.numDevices(); ++d)
-    peaks.push_back(MemoryStats::peak(d));
+  std::vector<int64_t> peaks = program.peakBytesOfLastRun();
   llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3} devices={2}\n",
                                 compileMs, runMs, program.numDevices());
 
