@@ -9,42 +9,51 @@
 
 namespace spmd::runtime {
 
+std::shared_ptr<LocalCommunicator::Meeting>
+LocalCommunicator::meetingFor(const std::string &id, size_t members) {
+  std::lock_guard<std::mutex> guard(meetingsMutex);
+  std::shared_ptr<Meeting> &meeting = meetings[id];
+  if (!meeting) {
+    meeting = std::make_shared<Meeting>();
+    meeting->posted.resize(members);
+    meeting->arrived.assign(members, false);
+  }
+  return meeting;
+}
+
 llvm::Expected<std::vector<TensorRef>>
 LocalCommunicator::exchange(const std::string &key, const std::string &what,
                             int64_t device, llvm::ArrayRef<int64_t> group,
                             TensorRef local) {
-  auto position = llvm::find(group, device) - group.begin();
-  std::string id = key;
-  for (int64_t member : group)
-    id += "," + std::to_string(member);
-  std::unique_lock<std::mutex> lock(mutex);
   auto failure = [&] {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "collective " + what + " on device " + std::to_string(device) +
-            " stopped: device " + std::to_string(*failedDevice) + " failed");
+            " stopped: device " + std::to_string(failedDevice.load()) +
+            " failed");
   };
-  if (failedDevice)
+  if (failedDevice >= 0)
     return failure();
-  Meeting &meeting = meetings[id];
-  if (meeting.posted.empty()) {
-    meeting.posted.resize(group.size());
-    meeting.arrived.assign(group.size(), false);
-  }
-  meeting.posted[position] = std::move(local);
-  meeting.arrived[position] = true;
-  ++meeting.count;
-  notifyDevices(changed);
-  bool complete = waitForDevices(lock, changed, timeout, [&] {
-    return meeting.count == group.size() || failedDevice;
+  auto position = llvm::find(group, device) - group.begin();
+  std::string id = key;
+  for (int64_t member : group)
+    id += "," + std::to_string(member);
+  std::shared_ptr<Meeting> meeting = meetingFor(id, group.size());
+  std::unique_lock<std::mutex> lock(meeting->mutex);
+  meeting->posted[position] = std::move(local);
+  meeting->arrived[position] = true;
+  ++meeting->count;
+  notifyDevices(meeting->changed);
+  bool complete = waitForDevices(lock, meeting->changed, timeout, [&] {
+    return meeting->count == group.size() || failedDevice >= 0;
   });
-  if (meeting.count != group.size() && failedDevice)
+  if (meeting->count != group.size() && failedDevice >= 0)
     return failure();
   if (!complete) {
     std::string missing;
     llvm::raw_string_ostream os(missing);
     for (size_t i = 0; i < group.size(); ++i)
-      if (!meeting.arrived[i])
+      if (!meeting->arrived[i])
         os << (missing.empty() ? "" : ", ") << group[i];
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -52,18 +61,27 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
             std::to_string(device) + ": devices " + missing +
             " of its group did not arrive");
   }
-  std::vector<TensorRef> all = meeting.posted;
-  if (++meeting.left == group.size())
+  std::vector<TensorRef> all = meeting->posted;
+  bool last = ++meeting->left == group.size();
+  lock.unlock();
+  if (last) {
+    std::lock_guard<std::mutex> guard(meetingsMutex);
     meetings.erase(id);
+  }
   return all;
 }
 
 bool LocalCommunicator::fail(int64_t device) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (failedDevice)
+  int64_t none = -1;
+  if (!failedDevice.compare_exchange_strong(none, device))
     return false;
-  failedDevice = device;
-  notifyDevices(changed);
+  // Wake every meeting's waiters; each checks the flag under its mutex, so
+  // taking the mutex here loses no wakeup.
+  std::lock_guard<std::mutex> guard(meetingsMutex);
+  for (auto &[id, meeting] : meetings) {
+    std::lock_guard<std::mutex> lock(meeting->mutex);
+    notifyDevices(meeting->changed);
+  }
   return true;
 }
 

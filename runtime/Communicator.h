@@ -19,9 +19,10 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <optional>
 
 namespace spmd::runtime {
 
@@ -67,15 +68,19 @@ public:
   bool fail(int64_t device) override;
 
 private:
+  /// One collective of one group: its members wait on it alone.
   struct Meeting {
+    std::mutex mutex;
+    std::condition_variable changed;
     std::vector<TensorRef> posted;
     std::vector<bool> arrived;
     size_t count = 0, left = 0;
   };
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::map<std::string, Meeting> meetings;
-  std::optional<int64_t> failedDevice;
+  std::shared_ptr<Meeting> meetingFor(const std::string &id, size_t members);
+
+  std::mutex meetingsMutex; // the map; taken without a meeting's mutex
+  std::map<std::string, std::shared_ptr<Meeting>> meetings;
+  std::atomic<int64_t> failedDevice{-1};
   std::chrono::milliseconds timeout;
 };
 

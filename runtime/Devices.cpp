@@ -144,7 +144,7 @@ int64_t maxLocalDevices() {
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
-             Communicator &communicator, int64_t threadsPerDevice,
+             Communicator &communicator, KernelThreads threadsPerDevice,
              std::shared_ptr<MemoryStats> memory) {
   // Devices cost a reserved stack and their buffers; the limit keeps a
   // mistyped mesh from reserving the address space.

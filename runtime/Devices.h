@@ -68,7 +68,7 @@ int64_t maxLocalDevices();
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
-             Communicator &communicator, int64_t threadsPerDevice = 1,
+             Communicator &communicator, KernelThreads threadsPerDevice = {},
              std::shared_ptr<MemoryStats> memory = nullptr);
 
 } // namespace spmd::runtime

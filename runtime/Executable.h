@@ -13,6 +13,7 @@
 #include "mesh/Mesh.h"
 #include "runtime/Communicator.h"
 #include "runtime/HostTensor.h"
+#include "runtime/Parallel.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
@@ -46,7 +47,7 @@ struct Frame {
 struct DeviceContext {
   int64_t device = 0;
   /// Threads a kernel may use (--threads-per-device).
-  int64_t threads = 1;
+  KernelThreads threads;
   Communicator *communicator = nullptr;
   /// How often each collective ran on this device (keys its meetings).
   std::unordered_map<const void *, int64_t> invocations;

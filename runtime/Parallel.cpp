@@ -3,29 +3,60 @@
 #include "runtime/Parallel.h"
 #include "runtime/HostTensor.h"
 
+#define EIGEN_USE_THREADS
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
 #include <algorithm>
 #include <thread>
-#include <vector>
 
 namespace spmd::runtime {
 
-void parallelFor(int64_t threads, int64_t n,
-                 llvm::function_ref<void(int64_t, int64_t)> body) {
-  threads = std::clamp<int64_t>(threads, 1, std::max<int64_t>(n, 1));
-  if (threads == 1) {
+struct KernelThreadPool::Impl {
+  explicit Impl(int64_t threads) : pool(threads) {}
+  Eigen::ThreadPool pool;
+};
+
+KernelThreadPool::KernelThreadPool(int64_t threads)
+    : impl(std::make_unique<Impl>(std::max<int64_t>(threads, 1))) {}
+KernelThreadPool::~KernelThreadPool() = default;
+int64_t KernelThreadPool::numThreads() const {
+  return impl->pool.NumThreads();
+}
+
+KernelThreads KernelThreads::atMost(int64_t n) const {
+  return {std::clamp<int64_t>(count, 1, std::max<int64_t>(n, 1)), pool};
+}
+
+void parallelForOn(KernelThreadPool &threads, int64_t parts, int64_t n,
+                   llvm::function_ref<void(int64_t, int64_t)> body) {
+  Eigen::ThreadPool &pool = threads.impl->pool;
+  // A helper that splits its own part would wait for tasks queued behind
+  // it on a pool whose threads may all be waiting: it runs them itself.
+  if (pool.CurrentThreadId() >= 0) {
     body(0, n);
     return;
   }
   const MemoryScope &memory = MemoryScope::current();
-  std::vector<std::thread> helpers;
-  for (int64_t t = 1; t < threads; ++t)
-    helpers.emplace_back([=] {
+  Eigen::Barrier done(parts - 1);
+  for (int64_t t = 1; t < parts; ++t)
+    pool.Schedule([&, t] {
       MemoryScope::setCurrent(memory);
-      body(n * t / threads, n * (t + 1) / threads);
+      body(n * t / parts, n * (t + 1) / parts);
+      MemoryScope::setCurrent({});
+      done.Notify();
     });
-  body(0, n / threads);
-  for (std::thread &helper : helpers)
-    helper.join();
+  body(0, n / parts);
+  done.Wait();
+}
+
+void parallelFor(KernelThreads threads, int64_t n,
+                 llvm::function_ref<void(int64_t, int64_t)> body) {
+  int64_t parts = threads.atMost(n).count;
+  if (parts == 1 || !threads.pool) {
+    body(0, n);
+    return;
+  }
+  parallelForOn(*threads.pool, parts, n, body);
 }
 
 int64_t defaultThreadsPerDevice(int64_t devices) {

@@ -1,8 +1,9 @@
 //===- Parallel.h - Threads inside one device -------------------*- C++ -*-===//
 //
 // A kernel may split its work over its device's threads
-// (--threads-per-device). Helper threads count their allocations for the
-// calling thread's device.
+// (--threads-per-device): the calling thread and helpers from a pool that
+// lives as long as the Program, so no kernel call starts a thread. Helpers
+// count their allocations for the calling device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,12 +13,37 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace spmd::runtime {
 
-/// Runs `body(first, last)` over `threads` contiguous parts of [0, n), the
-/// first part on the calling thread; returns when all are done.
-void parallelFor(int64_t threads, int64_t n,
+/// Persistent helper threads shared by the devices of a Program.
+class KernelThreadPool {
+public:
+  explicit KernelThreadPool(int64_t threads);
+  ~KernelThreadPool();
+  int64_t numThreads() const;
+
+private:
+  friend void parallelForOn(KernelThreadPool &, int64_t, int64_t,
+                            llvm::function_ref<void(int64_t, int64_t)>);
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// The threads a kernel may use: up to `count`, the calling thread and
+/// helpers from `pool` (none: the calling thread alone).
+struct KernelThreads {
+  int64_t count = 1;
+  KernelThreadPool *pool = nullptr;
+
+  /// At most `n` threads, at least one.
+  KernelThreads atMost(int64_t n) const;
+};
+
+/// Runs `body(first, last)` over `threads.count` contiguous parts of
+/// [0, n), the first part on the calling thread; returns when all are done.
+void parallelFor(KernelThreads threads, int64_t n,
                  llvm::function_ref<void(int64_t, int64_t)> body);
 
 /// The default threads per device: the machine's cores shared out.

@@ -375,11 +375,21 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
     memory->add(device, held[device]);
   }
   auto results = runOnDevices(*local, entryName, std::move(values), devices,
-                              communicator, threads, memory);
+                              communicator, kernelThreads(devices), memory);
   for (int64_t device = 0; device < devices; ++device)
     memory->add(device, -held[device]);
   lastRunMemory = std::move(memory);
   return results;
+}
+
+KernelThreads Program::kernelThreads(int64_t runningDevices) {
+  if (threads == 1)
+    return {};
+  // Every running device may split a kernel at once.
+  int64_t helpers = runningDevices * (threads - 1);
+  if (!kernelPool || kernelPool->numThreads() < helpers)
+    kernelPool = std::make_unique<KernelThreadPool>(helpers);
+  return {threads, kernelPool.get()};
 }
 
 std::vector<int64_t> Program::peakBytesOfLastRun() const {
@@ -404,7 +414,7 @@ static llvm::Expected<std::vector<HostTensor>>
 runOnOneDevice(Executable &executable, llvm::StringRef function,
                llvm::ArrayRef<HostTensor> args,
                llvm::ArrayRef<TensorSpec> inputs,
-               llvm::ArrayRef<TensorSpec> outputs, int64_t threads) {
+               llvm::ArrayRef<TensorSpec> outputs, KernelThreads threads) {
   std::vector<RValue> values;
   for (auto [i, arg] : llvm::enumerate(args)) {
     if (arg.type() == inputs[i].type) {
@@ -441,7 +451,7 @@ Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
     return fail("the module is already partitioned: there is no "
                 "unpartitioned program to run");
   return runOnOneDevice(*global, entryName, args, inputSpecs, outputSpecs,
-                        threads);
+                        kernelThreads(1));
 }
 
 llvm::Expected<std::vector<HostTensor>>
@@ -449,7 +459,7 @@ Program::runWideGlobal(llvm::ArrayRef<HostTensor> args) {
   if (!wideGlobal)
     return fail("the program has no f64 form");
   return runOnOneDevice(*wideGlobal, entryName, args, widened(inputSpecs),
-                        widened(outputSpecs), threads);
+                        widened(outputSpecs), kernelThreads(1));
 }
 
 } // namespace spmd::runtime

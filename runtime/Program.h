@@ -81,6 +81,9 @@ public:
 
 private:
   Program() = default;
+  /// `threads` per device for `runningDevices` devices at once, helpers
+  /// from the Program's pool (made or grown here).
+  KernelThreads kernelThreads(int64_t runningDevices);
 
   std::string entryName;
   std::vector<TensorSpec> inputSpecs, outputSpecs;
@@ -91,6 +94,7 @@ private:
   int64_t reductionLength = 1;
   std::unique_ptr<Executable> local, global, wideGlobal;
   std::shared_ptr<const MemoryStats> lastRunMemory;
+  std::unique_ptr<KernelThreadPool> kernelPool;
   llvm::json::Value report = llvm::json::Object{};
 };
 

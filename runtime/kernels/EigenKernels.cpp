@@ -34,14 +34,14 @@ using RowMatrix =
 /// they save.
 constexpr int64_t kMacsPerThread = 1 << 20;
 
-static int64_t threadsFor(int64_t threads, int64_t macs) {
-  return std::clamp<int64_t>(macs / kMacsPerThread, 1, threads);
+static KernelThreads threadsFor(KernelThreads threads, int64_t macs) {
+  return threads.atMost(macs / kMacsPerThread);
 }
 
 /// C[m x n] += A[m x k] * B[k x n] (row-major), rows split over threads.
 template <typename T>
 static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
-                 int64_t threads) {
+                 KernelThreads threads) {
   parallelFor(
       threadsFor(threads, m * k * n), m, [&](int64_t first, int64_t last) {
         Eigen::Map<const RowMatrix<T>> A(a + first * k, last - first, k);
@@ -133,7 +133,7 @@ static T *dense(const Packing &view, T *data,
 
 template <typename T>
 static void contract(const Contraction &c, const HostTensor &a,
-                     const HostTensor &b, HostTensor &out, int64_t threads) {
+                     const HostTensor &b, HostTensor &out, KernelThreads threads) {
   std::optional<HostTensor> scratchA, scratchB, scratchC;
   const T *da = dense(c.a, const_cast<T *>(a.as<T>()), scratchA);
   const T *db = dense(c.b, const_cast<T *>(b.as<T>()), scratchB);
@@ -279,7 +279,7 @@ static std::optional<ConvShape> convShapeOf(Operation *op) {
 /// col rows built by the thread that multiplies them.
 template <typename T>
 static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
-                             T *out, int64_t threads) {
+                             T *out, KernelThreads threads) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.h * s.w * s.c;
@@ -320,7 +320,7 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
 /// NCHW: out[F x pixels] += filter[F x (C KH KW)] * col[(C KH KW) x pixels].
 template <typename T>
 static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
-                              T *out, int64_t threads) {
+                              T *out, KernelThreads threads) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.c * s.h * s.w;

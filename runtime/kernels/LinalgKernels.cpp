@@ -251,10 +251,9 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
     // one thread, where starting others would cost more than they save.
     constexpr int64_t kPointsPerThread = 1 << 16;
     int64_t blocks = llvm::divideCeil(blockRange, kBlock);
-    int64_t threads =
-        b >= 0 ? std::min({context.threads, blocks, points / kPointsPerThread})
-               : 1;
-    parallelFor(std::max<int64_t>(threads, 1), blocks,
+    KernelThreads threads = context.threads.atMost(
+        b >= 0 ? std::min(blocks, points / kPointsPerThread) : 1);
+    parallelFor(threads, blocks,
                 [&](int64_t first, int64_t last) {
                   runBlockRange(kernel, frame, tensors, outputs, first * kBlock,
                                 std::min(last * kBlock, blockRange));

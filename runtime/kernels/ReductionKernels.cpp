@@ -86,10 +86,10 @@ SPMD_VECTOR_CLONES static void reduceRange(const Reduction &r, const T *in,
 
 template <typename T>
 static void reduce(const Reduction &r, const HostTensor &in, HostTensor &out,
-                   int64_t threads) {
+                   KernelThreads threads) {
   int64_t outputs = r.outer * r.inner;
-  int64_t parts = std::clamp<int64_t>(outputs * r.reduced / (1 << 16), 1,
-                                      std::min(threads, outputs));
+  KernelThreads parts = threads.atMost(
+      std::min(outputs * r.reduced / (1 << 16), outputs));
   parallelFor(parts, outputs, [&](int64_t first, int64_t last) {
     const T *x = in.as<T>();
     T *y = out.as<T>();

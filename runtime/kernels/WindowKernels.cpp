@@ -80,10 +80,10 @@ SPMD_VECTOR_CLONES static void slide(const Window &s, const T *in,
 
 template <typename T>
 static void run(const Window &s, const T *in, const T *weights, T *out,
-                int64_t threads) {
+                KernelThreads threads) {
   int64_t rows = s.n * s.oh * (s.channelsLast ? 1 : s.c);
   int64_t work = rows * s.ow * s.kh * s.kw * (s.channelsLast ? s.c : 1);
-  int64_t parts = std::clamp<int64_t>(work / (1 << 16), 1, threads);
+  KernelThreads parts = threads.atMost(work / (1 << 16));
   parallelFor(parts, rows, [&](int64_t first, int64_t last) {
     if (s.accumulate == Accumulate::MulAdd)
       return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out,
