@@ -27,6 +27,7 @@
 
 #include <Eigen/Core>
 #include <benchmark/benchmark.h>
+#include <fmt/core.h>
 
 #include <cstring>
 #include <map>
@@ -398,16 +399,16 @@ int main(int argc, char **argv) {
        time("BM_MlpSpmd/1/real_time") / time("BM_MlpSpmd/2/real_time"), 1.6},
   };
   bool ok = true;
-  std::printf("\n%-58s %7s %7s\n", "figure", "ratio", "target");
+  fmt::print("\n{:<58} {:>7} {:>7}\n", "figure", "ratio", "target");
   for (const Figure &f : figures) {
     if (f.target == 0) { // for information
-      std::printf("%-58s %7.2f %7s\n", f.what, f.ratio, "-");
+      fmt::print("{:<58} {:>7.2f} {:>7}\n", f.what, f.ratio, "-");
       continue;
     }
     bool met = f.ratio >= f.target;
     ok &= met;
-    std::printf("%-58s %7.2f %7.2f %s\n", f.what, f.ratio, f.target,
-                met ? "ok" : "MISSED");
+    fmt::print("{:<58} {:>7.2f} {:>7.2f} {}\n", f.what, f.ratio, f.target,
+               met ? "ok" : "MISSED");
   }
   return ok ? 0 : 1;
 }

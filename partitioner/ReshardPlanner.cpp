@@ -6,7 +6,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <map>
+#include "absl/container/flat_hash_map.h"
+
 #include <queue>
 
 using namespace spmd;
@@ -402,7 +403,8 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
     ReshardStep step;
     bool done = false;
   };
-  std::map<std::string, Best> best;
+  // `best[...]` may move entries: a node is copied out before inserting.
+  absl::flat_hash_map<std::string, Best> best;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
   best[from.key()] = {0, 0, from, "", ReshardStep{}};
   queue.push({0, 0, from.key()});
@@ -453,13 +455,9 @@ const ReshardPlan *ReshardPlanCache::plan(const Mesh &mesh,
                                           int64_t elementBytes,
                                           const ShardState &from,
                                           const ShardState &to) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  os << static_cast<const void *>(&mesh) << '|';
-  llvm::interleaveComma(shape, os);
-  os << '|' << elementBytes << '|' << from.key() << int(from.reduction) << '|'
-     << to.key() << int(to.reduction);
-  auto [it, inserted] = plans.try_emplace(key);
+  auto [it, inserted] = plans.try_emplace(
+      Key{&mesh, shape.vec(), elementBytes, from.key(), int(from.reduction),
+          to.key(), int(to.reduction)});
   if (inserted) {
     llvm::Expected<ReshardPlan> planned =
         planReshard(mesh, shape, elementBytes, from, to);

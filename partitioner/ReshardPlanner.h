@@ -21,7 +21,9 @@
 
 #include "sharding/TensorSharding.h"
 
-#include <unordered_map>
+#include "absl/container/flat_hash_map.h"
+
+#include <tuple>
 
 namespace spmd {
 
@@ -131,7 +133,11 @@ public:
                           const ShardState &to);
 
 private:
-  std::unordered_map<std::string, std::optional<ReshardPlan>> plans;
+  /// Mesh, global shape, element bytes, and each layout with its pending
+  /// reduction kind.
+  using Key = std::tuple<const Mesh *, std::vector<int64_t>, int64_t,
+                         std::string, int, std::string, int>;
+  absl::flat_hash_map<Key, std::optional<ReshardPlan>> plans;
 };
 
 } // namespace spmd
