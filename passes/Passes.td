@@ -107,4 +107,15 @@ def SpmdCommReport : Pass<"spmd-comm-report", "mlir::ModuleOp"> {
   ];
 }
 
+def SpmdTestPrintRules : Pass<"spmd-test-print-rules", "mlir::ModuleOp"> {
+  let summary = "Writes each op's sharding rule as an attribute (for tests)";
+  let description = [{
+    Sets `spmd.sharding_rule` on every op that has a factor rule
+    (ir/ShardingRules.h) to the rule as text: one list of factors per
+    operand and result, the factor sizes, and the kinds other than
+    parallel, e.g. `([i, j], [j, k], [i, k]) -> ([i, k]) {i=4, j=8, k=2}
+    reduction={j}`. Ops without a rule are left alone.
+  }];
+}
+
 #endif // SPMD_PASSES_PASSES_TD
