@@ -184,11 +184,8 @@ void runWorker(Worker &worker) {
       }
       switchToFiber(worker, *fiber);
       ran = true;
-      if (fiber->finished) {
-        munmap(fiber->mapping, fiber->mappingBytes);
-        fiber->mapping = nullptr;
+      if (fiber->finished)
         --left;
-      }
     }
     // Every device left waits, each with a deadline; a second at most
     // keeps a clock's far future out of the wait.
@@ -205,59 +202,135 @@ int64_t defaultDeviceWorkers(int64_t numDevices) {
   return std::clamp<int64_t>(cores, 1, std::max<int64_t>(numDevices, 1));
 }
 
-llvm::Error runOnDevicePool(int64_t numDevices, int64_t workers,
+/// Stacks and helper threads kept between runs. Stacks past the first
+/// kCachedStacks are returned after each run: thousands of devices would
+/// otherwise keep the pages they touched.
+struct DevicePool::State {
+  static constexpr size_t kCachedStacks = 64;
+
+  std::mutex running; // one run at a time
+  std::vector<char *> stacks;
+
+  // The current run's workers, for the helper threads.
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Worker> *workers = nullptr;
+  uint64_t generation = 0;
+  int64_t pending = 0;
+  bool stop = false;
+  std::vector<std::thread> helpers;
+
+  ~State() {
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    for (std::thread &helper : helpers)
+      helper.join();
+    for (char *stack : stacks)
+      munmap(stack, kStackBytes + getpagesize());
+  }
+
+  /// Helper `index` runs worker index + 1 of each run that has one.
+  void helperLoop(size_t index) {
+    uint64_t seen = 0;
+    while (true) {
+      std::vector<Worker> *run;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stop || generation != seen; });
+        if (stop)
+          return;
+        seen = generation;
+        run = workers;
+      }
+      if (index + 1 < run->size())
+        runWorker((*run)[index + 1]);
+      {
+        std::lock_guard<std::mutex> guard(mutex);
+        --pending;
+      }
+      changed.notify_all();
+    }
+  }
+};
+
+DevicePool::DevicePool() : state(std::make_unique<State>()) {}
+DevicePool::~DevicePool() = default;
+
+llvm::Error DevicePool::run(int64_t numDevices, int64_t workers,
                             llvm::function_ref<void(int64_t)> body) {
+  std::lock_guard<std::mutex> running(state->running);
   workers = std::clamp<int64_t>(workers, 1, std::max<int64_t>(numDevices, 1));
-  std::vector<Fiber> fibers(numDevices);
-  auto release = [&] {
-    for (Fiber &fiber : fibers)
-      if (fiber.mapping)
-        munmap(fiber.mapping, fiber.mappingBytes);
-  };
   size_t page = getpagesize();
-  for (int64_t device = 0; device < numDevices; ++device) {
-    Fiber &fiber = fibers[device];
-    fiber.device = device;
-    fiber.mappingBytes = kStackBytes + page;
-    void *mapping = mmap(nullptr, fiber.mappingBytes, PROT_READ | PROT_WRITE,
+  auto release = [&] {
+    while (state->stacks.size() > State::kCachedStacks) {
+      munmap(state->stacks.back(), kStackBytes + page);
+      state->stacks.pop_back();
+    }
+  };
+  while (state->stacks.size() < size_t(numDevices)) {
+    void *mapping = mmap(nullptr, kStackBytes + page, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapping == MAP_FAILED) {
       int error = errno;
+      int64_t device = state->stacks.size();
       release();
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           llvm::formatv("cannot reserve {0} bytes of stack for device {1} "
                         "of {2}: {3}",
-                        fiber.mappingBytes, device, numDevices,
+                        kStackBytes + page, device, numDevices,
                         std::strerror(error)));
     }
-    fiber.mapping = static_cast<char *>(mapping);
     // A device that overflows its stack faults here instead of writing
     // into another's.
-    mprotect(fiber.mapping, page, PROT_NONE);
+    mprotect(mapping, page, PROT_NONE);
+    state->stacks.push_back(static_cast<char *>(mapping));
   }
 
   Pool pool;
   std::vector<Worker> pooled(workers);
-  for (int64_t w = 0; w < workers; ++w) {
-    pooled[w].pool = &pool;
-    pooled[w].body = body;
+  for (Worker &worker : pooled) {
+    worker.pool = &pool;
+    worker.body = body;
   }
+  std::vector<Fiber> fibers(numDevices);
   // Device d on worker d % workers: neighbours in a group run on
   // different workers, so a group's work spreads over the cores.
   for (int64_t device = 0; device < numDevices; ++device) {
-    Worker &worker = pooled[device % workers];
-    fibers[device].worker = &worker;
-    worker.fibers.push_back(&fibers[device]);
+    Fiber &fiber = fibers[device];
+    fiber.device = device;
+    fiber.mapping = state->stacks[device];
+    fiber.mappingBytes = kStackBytes + page;
+    fiber.worker = &pooled[device % workers];
+    fiber.worker->fibers.push_back(&fiber);
   }
-  std::vector<std::thread> threads;
-  for (int64_t w = 1; w < workers; ++w)
-    threads.emplace_back([&, w] { runWorker(pooled[w]); });
+  while (state->helpers.size() + 1 < size_t(workers))
+    state->helpers.emplace_back(
+        [this, index = state->helpers.size()] { state->helperLoop(index); });
+  {
+    std::lock_guard<std::mutex> guard(state->mutex);
+    state->workers = &pooled;
+    state->pending = state->helpers.size();
+    ++state->generation;
+  }
+  state->changed.notify_all();
   runWorker(pooled[0]);
-  for (std::thread &thread : threads)
-    thread.join();
+  {
+    std::unique_lock<std::mutex> lock(state->mutex);
+    state->changed.wait(lock, [&] { return state->pending == 0; });
+    state->workers = nullptr;
+  }
   release();
   return llvm::Error::success();
+}
+
+llvm::Error runOnDevicePool(int64_t numDevices, int64_t workers,
+                            llvm::function_ref<void(int64_t)> body) {
+  DevicePool pool;
+  return pool.run(numDevices, workers, body);
 }
 
 bool waitForDevices(std::unique_lock<std::mutex> &lock,

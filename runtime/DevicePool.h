@@ -20,14 +20,33 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 namespace spmd::runtime {
 
-/// Runs `body(device)` for every device in [0, numDevices) over `workers`
-/// threads (at least one, at most one per device) and returns when all
-/// are done. Fails, running nothing, if the devices' stacks cannot be
-/// reserved.
+/// Worker threads and device stacks, kept from one run to the next (a
+/// Program keeps one), so a run starts no thread and maps no stack that
+/// an earlier one made.
+class DevicePool {
+public:
+  DevicePool();
+  ~DevicePool();
+
+  /// Runs `body(device)` for every device in [0, numDevices) over
+  /// `workers` threads (the calling one and helpers; at least one, at most
+  /// one per device) and returns when all are done. Fails, running
+  /// nothing, if the devices' stacks cannot be reserved. Runs on one pool
+  /// take turns.
+  llvm::Error run(int64_t numDevices, int64_t workers,
+                  llvm::function_ref<void(int64_t)> body);
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
+
+/// DevicePool::run on a pool of its own.
 llvm::Error runOnDevicePool(int64_t numDevices, int64_t workers,
                             llvm::function_ref<void(int64_t)> body);
 

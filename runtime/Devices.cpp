@@ -145,7 +145,7 @@ llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
              Communicator &communicator, KernelThreads threadsPerDevice,
-             std::shared_ptr<MemoryStats> memory) {
+             std::shared_ptr<MemoryStats> memory, DevicePool *pool) {
   // Devices cost a reserved stack and their buffers; the limit keeps a
   // mistyped mesh from reserving the address space.
   if (numDevices > maxLocalDevices())
@@ -159,7 +159,10 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
   // The device that failed first: the others stop at their next collective
   // and their errors only name it.
   std::atomic<int64_t> firstFailed{-1};
-  if (llvm::Error error = runOnDevicePool(
+  std::optional<DevicePool> own;
+  if (!pool)
+    pool = &own.emplace();
+  if (llvm::Error error = pool->run(
           numDevices, defaultDeviceWorkers(numDevices), [&](int64_t device) {
             MemoryScope::setCurrent({memory, device});
             DeviceContext context;

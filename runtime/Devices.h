@@ -10,6 +10,7 @@
 #ifndef SPMD_RUNTIME_DEVICES_H
 #define SPMD_RUNTIME_DEVICES_H
 
+#include "runtime/DevicePool.h"
 #include "runtime/Executable.h"
 #include "sharding/ShardLayout.h"
 
@@ -64,12 +65,14 @@ int64_t maxLocalDevices();
 /// Runs `function` of `executable` on `numDevices` devices, each kernel
 /// using up to `threadsPerDevice`; `args[d]` are device d's arguments.
 /// The storage device d allocates counts in `memory` (if given) as d's.
+/// Devices run on `pool` (if given, else on a pool of their own).
 /// Returns each device's results.
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
              Communicator &communicator, KernelThreads threadsPerDevice = {},
-             std::shared_ptr<MemoryStats> memory = nullptr);
+             std::shared_ptr<MemoryStats> memory = nullptr,
+             DevicePool *pool = nullptr);
 
 } // namespace spmd::runtime
 

@@ -375,7 +375,8 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
     memory->add(device, held[device]);
   }
   auto results = runOnDevices(*local, entryName, std::move(values), devices,
-                              communicator, kernelThreads(devices), memory);
+                              communicator, kernelThreads(devices), memory,
+                              &devicePool);
   for (int64_t device = 0; device < devices; ++device)
     memory->add(device, -held[device]);
   lastRunMemory = std::move(memory);

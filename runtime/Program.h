@@ -95,6 +95,7 @@ private:
   std::unique_ptr<Executable> local, global, wideGlobal;
   std::shared_ptr<const MemoryStats> lastRunMemory;
   std::unique_ptr<KernelThreadPool> kernelPool;
+  DevicePool devicePool;
   llvm::json::Value report = llvm::json::Object{};
 };
 

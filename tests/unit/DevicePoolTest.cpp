@@ -181,3 +181,37 @@ TEST(LocalCommunicator, AFailedDeviceEndsTheWaitOfThreads) {
 }
 
 } // namespace
+
+namespace {
+
+// One pool for many runs of different sizes (a Program's): each run gets
+// its devices' collectives right, and the pool starts no thread past its
+// workers.
+TEST(DevicePool, RunsAgainWithOtherDeviceCounts) {
+  DevicePool pool;
+  std::set<std::thread::id> threads;
+  std::mutex mutex;
+  for (int64_t devices : {1, 5, 3, 100, 2, 100}) {
+    LocalCommunicator communicator;
+    std::vector<int64_t> group;
+    for (int64_t d = 0; d < devices; ++d)
+      group.push_back(d);
+    std::vector<int64_t> sums(devices);
+    llvm::Error error = pool.run(devices, 2, [&](int64_t d) {
+      {
+        std::lock_guard<std::mutex> guard(mutex);
+        threads.insert(std::this_thread::get_id());
+      }
+      llvm::Expected<TensorRef> sum = communicator.allReduce(
+          "s", "test", d, group, scalar(d + 1), ReductionKind::Sum);
+      ASSERT_TRUE(bool(sum)) << llvm::toString(sum.takeError());
+      sums[d] = (*sum)->getInt(0);
+    });
+    ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+    EXPECT_EQ(sums, std::vector<int64_t>(devices, devices * (devices + 1) / 2));
+  }
+  // This thread and one helper.
+  EXPECT_LE(threads.size(), 2u);
+}
+
+} // namespace
