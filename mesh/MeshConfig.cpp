@@ -50,6 +50,12 @@ private:
   void fail(llvm::SMLoc loc, const llvm::Twine &message) {
     if (error)
       return;
+    // After some syntax errors (NUL bytes in a key) the parser gives nodes
+    // a position outside the text; those errors are placed at its start.
+    llvm::StringRef text = sourceMgr.getMemoryBuffer(1)->getBuffer();
+    const char *at = loc.getPointer();
+    if (!at || at < text.begin() || at > text.end())
+      loc = llvm::SMLoc::getFromPointer(text.begin());
     auto [line, column] = sourceMgr.getLineAndColumn(loc);
     error =
         std::make_unique<ConfigError>(name.str(), line, column, message.str());
