@@ -38,7 +38,7 @@ using Clock = std::chrono::steady_clock;
 // blocks on it.
 constexpr size_t kStackBytes = size_t(8) << 20;
 
-class Pool;
+class Wakeups;
 struct Worker;
 
 struct Fiber {
@@ -64,7 +64,7 @@ struct Fiber {
 };
 
 struct Worker {
-  Pool *pool = nullptr;
+  Wakeups *wakeups = nullptr;
   std::vector<Fiber *> fibers;
   ucontext_t context;
   llvm::function_ref<void(int64_t)> body;
@@ -75,8 +75,8 @@ struct Worker {
 #endif
 };
 
-/// Wakes idle workers when a device may have become ready.
-class Pool {
+/// Wakes a run's idle workers when a device may have become ready.
+class Wakeups {
 public:
   void wake() {
     {
@@ -155,7 +155,7 @@ void fiberMain(unsigned high, unsigned low) {
 void runWorker(Worker &worker) {
   size_t left = worker.fibers.size();
   while (left) {
-    uint64_t seen = worker.pool->currentEpoch();
+    uint64_t seen = worker.wakeups->currentEpoch();
     bool ran = false;
     Clock::time_point next = Clock::time_point::max();
     for (Fiber *fiber : worker.fibers) {
@@ -190,7 +190,7 @@ void runWorker(Worker &worker) {
     // Every device left waits, each with a deadline; a second at most
     // keeps a clock's far future out of the wait.
     if (!ran && left)
-      worker.pool->sleepUntil(
+      worker.wakeups->sleepUntil(
           seen, std::min(next, Clock::now() + std::chrono::seconds(1)));
   }
 }
@@ -290,10 +290,10 @@ llvm::Error DevicePool::run(int64_t numDevices, int64_t workers,
     state->stacks.push_back(static_cast<char *>(mapping));
   }
 
-  Pool pool;
+  Wakeups wakeups;
   std::vector<Worker> pooled(workers);
   for (Worker &worker : pooled) {
-    worker.pool = &pool;
+    worker.wakeups = &wakeups;
     worker.body = body;
   }
   std::vector<Fiber> fibers(numDevices);
@@ -356,7 +356,7 @@ bool waitForDevices(std::unique_lock<std::mutex> &lock,
 void notifyDevices(std::condition_variable &changed) {
   changed.notify_all();
   if (Fiber *fiber = currentFiber)
-    fiber->worker->pool->wake();
+    fiber->worker->wakeups->wake();
 }
 
 } // namespace spmd::runtime
