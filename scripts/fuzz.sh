@@ -4,12 +4,15 @@
 # (default 60), from the repository's inputs as seeds. New inputs go to
 # BUILD/fuzz/<target>/corpus and are kept for the next run; a crash, hang
 # (over 20 s) or allocation over 4 GiB is saved under BUILD/fuzz/<target>/
-# and fails the run. Long mode: scripts/fuzz.sh 3600.
+# and fails the run. The random seed is FUZZ_SEED (default 1, so CI runs
+# the same inputs each time); long mode with fresh inputs:
+#   FUZZ_SEED=$RANDOM scripts/fuzz.sh 3600
 #   usage: scripts/fuzz.sh [SECONDS] [BUILD]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${2:-build-asan}
+seed=${FUZZ_SEED:-1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0:detect_container_overflow=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
@@ -19,10 +22,10 @@ run() {
   shift 3
   local dir=$build/fuzz/$target
   mkdir -p "$dir/corpus"
-  echo "fuzz: $target for ${seconds} s"
+  echo "fuzz: $target for ${seconds} s, seed $seed"
   if ! "$build/bin/spmd-fuzz-$target" "$dir/corpus" "$@" \
       -dict="tests/fuzz/$dict" -max_len="$maxlen" \
-      -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+      -max_total_time="$seconds" -seed="$seed" -timeout=20 -rss_limit_mb=4096 \
       -malloc_limit_mb=4096 -artifact_prefix="$dir/" -print_final_stats=1 \
       >"$dir/log" 2>&1; then
     failed=1
