@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Dialects.h"
 #include "ir/SpmdDialect.h"
 #include "runtime/Devices.h"
 #include "runtime/Program.h"
@@ -45,9 +46,7 @@ constexpr int64_t kBatch = 512, kWidth = 1024, kLayers = 4;
 mlir::MLIRContext &context() {
   static mlir::MLIRContext *ctx = [] {
     mlir::DialectRegistry registry;
-    registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
-                    mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
-                    mlir::math::MathDialect, mlir::tensor::TensorDialect>();
+    mlir::spmd::registerInputDialects(registry);
     auto *c = new mlir::MLIRContext(registry);
     c->loadAllAvailableDialects();
     return c;

@@ -21,6 +21,27 @@ ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &tables) {
       &tables);
 }
 
+std::optional<OpShardingRule> ShardingConstraintOp::getShardingRule() {
+  return OpShardingRule(
+      ::spmd::ShardingRule::identity(getInput().getType().getShape(), 2));
+}
+
+/// The input, brought to the written layout.
+LogicalResult ShardingConstraintOp::partition(PartitionContext &context) {
+  FailureOr<const MeshInfo *> mesh =
+      context.meshFor(*this, getSharding().getMesh());
+  if (failed(mesh))
+    return failure();
+  // verifySymbolUses checked the sharding against this mesh.
+  ::spmd::ShardState state = llvm::cantFail(
+      ::spmd::toState((*mesh)->mesh, getSharding().toTensorSharding()));
+  FailureOr<Value> local = context.get(*this, getInput(), state);
+  if (failed(local))
+    return failure();
+  context.set(getResult(), {*local, *mesh, state});
+  return success();
+}
+
 LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto emitError = [&] { return emitOpError(); };
   FailureOr<MeshAttr> mesh =

@@ -3,6 +3,7 @@
 #ifndef SPMD_IR_SPMDOPS_H
 #define SPMD_IR_SPMDOPS_H
 
+#include "ir/ShardingInterface.h"
 #include "ir/SpmdDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

@@ -5,6 +5,7 @@
 
 include "ir/SpmdAttrs.td"
 include "ir/SpmdInterfaces.td"
+include "ir/ShardingInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -27,14 +28,15 @@ def Spmd_MeshOp : Spmd_Op<"mesh", [Symbol]> {
 
 def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint", [
     Pure, AllTypesMatch<["input", "result"]>,
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<Spmd_ShardingOpInterface, ["partition"]>]> {
   let summary = "Requires a value to have a sharding (mark_sharding)";
   let description = [{
     ```mlir
     %y = spmd.sharding_constraint %x <@mesh, [{"data"}, {} ]> : tensor<8x16xf32>
     ```
     The result equals the input; propagation treats the sharding as written
-    by the user.
+    by the user, and the partitioner brings the input to it.
   }];
   let arguments = (ins AnyRankedTensor:$input, Spmd_ShardingAttr:$sharding);
   let results = (outs AnyRankedTensor:$result);

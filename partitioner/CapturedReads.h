@@ -11,6 +11,8 @@
 
 #include "partitioner/Partitioner.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 namespace mlir::spmd {
 
 struct CapturedReads {

@@ -2,9 +2,10 @@
 //
 // A convolution or pooling reads its input through a window:
 // `in[stride * oh + kh + offset]` (a static slice too, with no kh, and a
-// pad, whose reads outside the input give its padding value). When the output's
-// spatial dimension `oh` is split over devices, and the input's with it, each
-// device needs a few rows of its neighbours (the halo). They come by
+// pad, whose reads outside the input give its padding value); ops' rules
+// list their windows (WindowedDim, ir/ShardingInterface.h). When the
+// output's spatial dimension `oh` is split over devices, and the input's
+// with it, each device needs a few rows of its neighbours (the halo). They come by
 // collective_permute (one from the left, one from the right), are joined to the
 // local shard, and the window the device's outputs read is cut out of that.
 //
@@ -16,26 +17,6 @@
 #include "partitioner/Partitioner.h"
 
 namespace mlir::spmd {
-
-/// An input dimension indexed by `stride * factor + sum(step_w * w) +
-/// offset`, where `factor` is a loop of the outputs and the w loops only
-/// index this window (their extent is sum(step_w * (size_w - 1))).
-struct WindowedDim {
-  unsigned operand;
-  unsigned dim;
-  unsigned factor;
-  int64_t stride;
-  int64_t extent;
-  int64_t offset;
-  /// The value of reads outside the input (a pad's border); null where
-  /// valid outputs never read outside.
-  TypedAttr fill = {};
-};
-
-/// The windowed input dimensions of a linalg op, or the dimensions a static
-/// tensor.extract_slice cuts or a constant tensor.pad pads (none for other
-/// ops).
-SmallVector<WindowedDim> windowedDims(Operation *op);
 
 /// How much each device reads past its shard when the factor (of size
 /// `factorSize`) and the input dimension (of size `inputSize`) are both split

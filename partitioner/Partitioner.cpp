@@ -3,13 +3,15 @@
 #include "partitioner/Partitioner.h"
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
-#include "partitioner/OpPartitioners.h"
+#include "ir/RegionFlow.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -19,20 +21,6 @@ Partitioner::Partitioner(ModuleOp module)
   for (MeshOp op : module.getOps<MeshOp>())
     meshes.push_back(std::make_unique<MeshInfo>(MeshInfo{
         FlatSymbolRefAttr::get(op.getSymNameAttr()), op.getMesh().toMesh()}));
-}
-
-int64_t mlir::spmd::elementBytes(Type type) {
-  if (type.isIndex())
-    return 8;
-  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
-}
-
-RankedTensorType Partitioner::localType(RankedTensorType type,
-                                        const MeshInfo &mesh,
-                                        const ::spmd::ShardState &state) {
-  std::vector<int64_t> shape =
-      ::spmd::localShape(mesh.mesh, type.getShape(), state);
-  return RankedTensorType::get(shape, type.getElementType());
 }
 
 FailureOr<const MeshInfo *> Partitioner::meshFor(Operation *op,
@@ -53,32 +41,30 @@ static ShardingAttr annotation(Value value) {
       return perValue.getShardings()[result.getResultNumber()];
     return {};
   }
+  // Region arguments take their layouts from their flow class
+  // (ControlFlowPartitioners.cpp); only function arguments have their own.
   auto arg = llvm::cast<BlockArgument>(value);
-  Operation *parent = arg.getOwner()->getParentOp();
-  if (auto function = llvm::dyn_cast<func::FuncOp>(parent))
-    return function.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), name);
-  // Loop-carried values have their loop's result sharding.
-  if (auto loop = llvm::dyn_cast<scf::ForOp>(parent)) {
-    if (arg.getArgNumber() == 0)
-      return {};
-    return annotation(loop.getResult(arg.getArgNumber() - 1));
-  }
-  if (auto loop = llvm::dyn_cast<scf::WhileOp>(parent))
-    return annotation(loop.getResult(arg.getArgNumber()));
-  return {};
+  auto function =
+      llvm::dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!function)
+    return {};
+  return function.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), name);
 }
 
-FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>>
-Partitioner::annotatedLayout(Value value) {
+Layout Partitioner::replicated(RankedTensorType type) const {
+  ::spmd::ShardState state;
+  state.dims.resize(type.getRank());
+  return {defaultMesh, std::move(state)};
+}
+
+FailureOr<Layout> Partitioner::annotatedLayout(Value value) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
   ShardingAttr sharding = annotation(value);
   Operation *anchor = value.getParentRegion()->getParentOp();
   if (!sharding) {
     if (!defaultMesh)
       return anchor->emitError("partitioning needs a spmd.mesh");
-    ::spmd::ShardState replicated;
-    replicated.dims.resize(type.getRank());
-    return std::make_pair(defaultMesh, replicated);
+    return replicated(type);
   }
   FailureOr<const MeshInfo *> mesh = meshFor(anchor, sharding.getMesh());
   if (failed(mesh))
@@ -90,13 +76,13 @@ Partitioner::annotatedLayout(Value value) {
   return std::make_pair(*mesh, std::move(*state));
 }
 
-FailureOr<std::optional<std::pair<const MeshInfo *, ::spmd::ShardState>>>
-Partitioner::resultLayout(func::FuncOp function, unsigned i) {
+FailureOr<std::optional<Layout>>
+Partitioner::resultLayout(FunctionOpInterface function, unsigned i) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(function.getResultTypes()[i]);
   auto sharding = function.getResultAttrOfType<ShardingAttr>(
       i, SpmdDialect::kShardingAttrName);
   if (!tensor || !sharding || !tensor.hasStaticShape())
-    return std::optional<std::pair<const MeshInfo *, ::spmd::ShardState>>();
+    return std::optional<Layout>();
   FailureOr<const MeshInfo *> mesh = meshFor(function, sharding.getMesh());
   if (failed(mesh))
     return failure();
@@ -221,19 +207,114 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   return local;
 }
 
+static bool touchesTensors(Operation *op) {
+  auto isTensor = [](Type t) { return llvm::isa<TensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
 LogicalResult Partitioner::partitionOp(Operation *op) {
-  return OpPartitionerRegistry::get().handlerFor(op)(op, *this);
+  if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
+    return sharding.partition(*this);
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return partitionConstant(op, *this);
+  if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(op))
+    if (hasStructuredRegions(branch))
+      return partitionRegionBranch(branch, *this);
+  if (auto call = llvm::dyn_cast<CallOpInterface>(op))
+    return partitionCall(call, *this);
+  if (op->hasTrait<OpTrait::ReturnLike>() &&
+      llvm::isa<FunctionOpInterface>(op->getParentOp()))
+    return partitionReturn(op, *this);
+  // Ops on scalars only are the same on every device.
+  if (!touchesTensors(op)) {
+    b.clone(*op, scalarMap);
+    return success();
+  }
+  return partitionByRule(op);
 }
 
 LogicalResult Partitioner::partitionBlock(Block &source) {
   for (Operation &op : source.without_terminator())
     if (failed(partitionOp(&op)))
       return failure();
-  Operation *terminator = source.getTerminator();
-  // Loop and branch terminators are handled by their parent's handler.
-  if (llvm::isa<scf::YieldOp, scf::ConditionOp>(terminator))
+  // The terminator of a region of control flow is rebuilt by the op that
+  // owns the region (partitionRegionBranch).
+  if (llvm::isa<RegionBranchOpInterface>(source.getParentOp()))
     return success();
-  return partitionOp(terminator);
+  return partitionOp(source.getTerminator());
+}
+
+LogicalResult Partitioner::mapCaptured(Operation *op, IRMapping &mapping) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured) {
+    if (mapping.contains(value))
+      continue;
+    auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !has(value)) {
+      mapping.map(value, current(value));
+      continue;
+    }
+    FailureOr<Value> whole = get(op, value, replicated(type).second);
+    if (failed(whole))
+      return failure();
+    mapping.map(value, *whole);
+  }
+  return success();
+}
+
+Operation *Partitioner::buildLocal(LocalRebuild &rebuild) {
+  if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(rebuild.getOp()))
+    return sharding.buildLocal(rebuild);
+  return cloneLocal(rebuild);
+}
+
+LogicalResult Partitioner::partitionReplicated(Operation *op) {
+  SmallVector<Value> operands;
+  const MeshInfo *mesh = nullptr;
+  for (Value operand : op->getOperands()) {
+    auto type = llvm::dyn_cast<RankedTensorType>(operand.getType());
+    if (!type) {
+      operands.push_back(current(operand));
+      continue;
+    }
+    mesh = lookup(operand).mesh;
+    FailureOr<Value> whole = get(op, operand, replicated(type).second);
+    if (failed(whole))
+      return failure();
+    operands.push_back(*whole);
+  }
+  for (Value result : op->getResults())
+    if (llvm::isa<RankedTensorType>(result.getType()) && !mesh) {
+      FailureOr<Layout> layout = annotatedLayout(result);
+      if (failed(layout))
+        return failure();
+      mesh = layout->first;
+    }
+  IRMapping mapping;
+  for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
+    mapping.map(global, local);
+  if (failed(mapCaptured(op, mapping)))
+    return failure();
+  SmallVector<Type> types(op->getResultTypes());
+  LocalRebuild rebuild(op, b, mapping, types, /*rule=*/nullptr, {}, {},
+                       [](unsigned) { return Value(); });
+  Operation *local = buildLocal(rebuild);
+  if (!local)
+    return failure();
+  for (auto [result, localResult] :
+       llvm::zip_equal(op->getResults(), local->getResults())) {
+    auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
+    if (!type) {
+      mapScalar(result, localResult);
+      continue;
+    }
+    ::spmd::ShardState whole;
+    whole.dims.resize(type.getRank());
+    set(result, {localResult, mesh, std::move(whole)});
+  }
+  return success();
 }
 
 LogicalResult Partitioner::partitionFunction(func::FuncOp function) {

@@ -1,5 +1,4 @@
-//===- Partitioner.h - Global program to local SPMD program ------*- C++
-//-*-===//
+//===- Partitioner.h - Global program to local SPMD program -----*- C++ -*-===//
 //
 // Rewrites functions whose values carry shardings (after propagation) into
 // the per-device program: every tensor gets its local shape, and data moves
@@ -11,83 +10,86 @@
 // (`get`): an op asks for its operands in the layouts it computes in, a
 // return for the layouts the function promises. So partial results are
 // reduced as late as possible, and a reshard of one value to one layout is
-// emitted once. Each op family has a handler in a registry
-// (OpPartitioners.h).
+// emitted once.
+//
+// Ops are partitioned through their ShardingOpInterface (by default: their
+// factor rule, RulePartitioner.cpp), control flow through MLIR's
+// RegionBranchOpInterface, CallOpInterface and ReturnLike
+// (ControlFlowPartitioners.cpp); ops nothing describes are computed whole.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPMD_PARTITIONER_PARTITIONER_H
 #define SPMD_PARTITIONER_PARTITIONER_H
 
+#include "ir/LocalIR.h"
 #include "ir/SpmdOps.h"
 #include "partitioner/ReshardPlanner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <map>
 
 namespace mlir::spmd {
 
-/// A mesh the partitioner works on: its symbol and its value.
-struct MeshInfo {
-  FlatSymbolRefAttr symbol;
-  ::spmd::Mesh mesh;
-};
+/// A value's mesh and layout.
+using Layout = std::pair<const MeshInfo *, ::spmd::ShardState>;
 
-/// Where a global tensor value lives now.
-struct LocalValue {
-  Value local;
-  const MeshInfo *mesh = nullptr;
-  ::spmd::ShardState state;
-};
-
-class Partitioner {
+class Partitioner final : public PartitionContext {
 public:
   explicit Partitioner(ModuleOp module);
 
   /// Partitions every function of the module.
   LogicalResult run();
 
-  // --- For op handlers ---------------------------------------------------
+  // --- PartitionContext --------------------------------------------------
 
-  OpBuilder &builder() { return b; }
-  /// The mesh named `symbol`, or an error on `op`.
-  FailureOr<const MeshInfo *> meshFor(Operation *op, FlatSymbolRefAttr symbol);
-  /// The sharding propagation gave `value` (an op result, a function or
-  /// loop argument), as a layout on its mesh; replicated on the default
-  /// mesh when it has none.
-  FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>>
-  annotatedLayout(Value value);
+  OpBuilder &builder() override { return b; }
+  const LocalValue &lookup(Value global) const override {
+    return values.at(global);
+  }
+  FailureOr<Value> get(Operation *user, Value global,
+                       const ::spmd::ShardState &state) override;
+  Value current(Value global) override;
+  void set(Value global, LocalValue value) override;
+  void mapScalar(Value global, Value local) override {
+    scalarMap.map(global, local);
+  }
+  FailureOr<const MeshInfo *> meshFor(Operation *op,
+                                      FlatSymbolRefAttr symbol) override;
+  /// The sharding propagation gave `value` (an op result or a function
+  /// argument), as a layout on its mesh; replicated on the default mesh
+  /// when it has none.
+  FailureOr<Layout> annotatedLayout(Value value) override;
+  LogicalResult partitionByRule(Operation *op) override;
+  LogicalResult partitionReplicated(Operation *op) override;
+
+  // --- For the partitioner's own handlers ---------------------------------
+
+  bool has(Value global) const { return values.count(global); }
   /// The layout result `i` of `function` is annotated with; none for
   /// results without a sharding (they pass through as they are).
-  FailureOr<std::optional<std::pair<const MeshInfo *, ::spmd::ShardState>>>
-  resultLayout(func::FuncOp function, unsigned i);
-
-  /// The current local form of a global tensor value.
-  const LocalValue &lookup(Value global) const { return values.at(global); }
-  bool has(Value global) const { return values.count(global); }
-  void set(Value global, LocalValue value);
-  /// The local value of `global` in layout `state`, resharding (once per
-  /// value and layout) if needed.
-  FailureOr<Value> get(Operation *user, Value global,
-                       const ::spmd::ShardState &state);
-  /// Scalar (non-tensor) values map one to one.
-  IRMapping &scalars() { return scalarMap; }
-  /// The local form of any operand: a tensor in its current layout, or the
-  /// mapped scalar.
-  Value current(Value global);
-
-  /// The local type of a tensor of `type` in `state` on `mesh`.
-  static RankedTensorType localType(RankedTensorType type, const MeshInfo &mesh,
-                                    const ::spmd::ShardState &state);
-
+  FailureOr<std::optional<Layout>> resultLayout(FunctionOpInterface function,
+                                                unsigned i);
+  /// Replicated on the mesh of the function being partitioned.
+  Layout replicated(RankedTensorType type) const;
+  /// Symbol tables of the module, for callees.
+  SymbolTableCollection &symbolTables() { return symbols; }
   /// Reshard plans, remembered.
   ::spmd::ReshardPlanCache &plans() { return planCache; }
 
-  /// Partitions the ops of `source` into the builder's insertion point.
+  /// Adds to `mapping` every value `op`'s regions use from outside it and
+  /// `mapping` does not map yet: scalars to their local forms, tensors
+  /// whole (bodies index them at global positions).
+  LogicalResult mapCaptured(Operation *op, IRMapping &mapping);
+  /// `op` built on this device by its ShardingOpInterface (a clone by
+  /// default) from `rebuild`.
+  Operation *buildLocal(LocalRebuild &rebuild);
+
+  /// Partitions the ops of `source` into the builder's insertion point;
+  /// the terminators of control flow regions are left to the op owning
+  /// the region.
   LogicalResult partitionBlock(Block &source);
 
 private:
@@ -101,6 +103,7 @@ private:
 
   ModuleOp module;
   OpBuilder b;
+  SymbolTableCollection symbols;
   std::vector<std::unique_ptr<MeshInfo>> meshes;
   /// Where values without a sharding live: the mesh of the function being
   /// partitioned.
@@ -112,57 +115,26 @@ private:
   ::spmd::ReshardPlanCache planCache;
 };
 
+// Handlers of ops recognised by MLIR's interfaces and traits, rather than
+// by a ShardingOpInterface of their own (ControlFlowPartitioners.cpp).
+
+/// An op running its regions (RegionBranchOpInterface): rebuilt with the
+/// same scalar operands, each region partitioned, every carried value in
+/// the layout of its flow class (ir/RegionFlow.h).
+LogicalResult partitionRegionBranch(RegionBranchOpInterface op,
+                                    Partitioner &p);
+/// A call of a function of the module: operands in the callee's argument
+/// layouts, results in its result layouts.
+LogicalResult partitionCall(CallOpInterface call, Partitioner &p);
+/// A function's return: operands in the function's result layouts.
+LogicalResult partitionReturn(Operation *op, Partitioner &p);
+/// A constant (ConstantLike): a splat is made locally in its layout, other
+/// constants are whole on every device and sliced on use.
+LogicalResult partitionConstant(Operation *op, Partitioner &p);
+
 /// Emits the collectives of `plan` on `local` (a tensor in `from`).
 Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
                   const ::spmd::ReshardPlan &plan);
-
-/// This device's index along `axes` (major to minor), as an index value.
-Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                  ArrayRef<::spmd::AxisIndex> axes);
-
-/// The global position of this device's first element of a dimension
-/// split over `axes` in shards of `shardSize`.
-Value shardOffset(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                  ArrayRef<::spmd::AxisIndex> axes, int64_t shardSize);
-
-/// Makes `linalg.index` in the body of the local op `op` mean the global
-/// loop position: `offsets[d]` (null where loop d is not split) is added to
-/// every index of loop d.
-void globalizeLoopIndices(OpBuilder &b, linalg::LinalgOp op,
-                          ArrayRef<Value> offsets);
-
-/// Makes every iteration of the local op `op` whose loop `l` position is
-/// not below `bound` (per (l, bound) pair) leave its outputs unchanged,
-/// whatever the body computes: the padding of uneven shards contributes
-/// nothing to any reduction. Named ops are generalized first; returns the
-/// op that replaces `op`, or failure if it cannot be generalized.
-FailureOr<linalg::LinalgOp> skipIterationsPast(OpBuilder &b, linalg::LinalgOp op,
-                                    ArrayRef<std::pair<unsigned, Value>> bounds);
-
-/// `local` with the elements of dimension `dim` at positions outside
-/// [lo, hi) replaced by `fill`.
-Value maskOutside(OpBuilder &b, Location loc, Value local, int64_t dim,
-                  Value lo, Value hi, TypedAttr fill);
-
-/// The number of valid (not padding) positions of this device's shard of a
-/// dimension of `globalSize` split over `axes` in shards of `shardSize`
-/// (negative or above `shardSize` at the ends: compare, do not index).
-Value validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                 ArrayRef<::spmd::AxisIndex> axes, int64_t globalSize,
-                 int64_t shardSize);
-
-/// The identity of reduction `kind` for elements of `type`.
-TypedAttr identityOf(OpBuilder &b, ::spmd::ReductionKind kind, Type type);
-
-/// `local` on the first device of each group over `axes`, a tensor of
-/// `identity` on the others: a partial value over `axes` whose reduction is
-/// `local`.
-Value keepOnFirst(OpBuilder &b, Location loc, Value local,
-                  const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes,
-                  TypedAttr identity);
-
-/// The element size in bytes of a tensor element type.
-int64_t elementBytes(Type type);
 
 } // namespace mlir::spmd
 

@@ -51,66 +51,8 @@ double spmd::commBytes(CollectiveKind kind, int64_t n, int64_t inBytes,
   llvm_unreachable("unknown collective");
 }
 
-std::string ShardState::key() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  for (const AxisList &dim : dims) {
-    os << '[';
-    llvm::interleaveComma(dim, os);
-    os << ']';
-  }
-  os << 'p';
-  llvm::interleaveComma(sortedPartial(), os);
-  if (!partial.empty() && reduction != ReductionKind::Sum)
-    os << stringifyReduction(reduction);
-  return text;
-}
-
 static int64_t groupSize(const Mesh &mesh, ArrayRef<AxisIndex> axes) {
   return mesh.groupSize(axes);
-}
-
-std::vector<int64_t> spmd::localShape(const Mesh &mesh,
-                                      ArrayRef<int64_t> globalShape,
-                                      const ShardState &state) {
-  std::vector<int64_t> shape;
-  for (auto [size, axes] : llvm::zip_equal(globalShape, state.dims))
-    shape.push_back(llvm::divideCeil(size, groupSize(mesh, axes)));
-  return shape;
-}
-
-llvm::Expected<ShardState> spmd::toState(const Mesh &mesh,
-                                         const TensorSharding &sharding) {
-  if (llvm::Error err = sharding.verify(mesh, sharding.rank()))
-    return std::move(err);
-  ShardState state;
-  for (const DimSharding &dim : sharding.dims) {
-    AxisList axes;
-    for (AxisIndex a : llvm::cantFail(mesh.resolveAxes(dim.axes)))
-      axes.push_back(a);
-    state.dims.push_back(std::move(axes));
-  }
-  for (AxisIndex a : llvm::cantFail(mesh.resolveAxes(sharding.partial)))
-    state.partial.push_back(a);
-  state.reduction = sharding.partialKind;
-  return state;
-}
-
-std::string spmd::describe(const Mesh &mesh, llvm::StringRef meshName,
-                          const ShardState &state) {
-  TensorSharding sharding;
-  sharding.meshName = meshName.str();
-  auto names = [&](ArrayRef<AxisIndex> axes) {
-    std::vector<std::string> result;
-    for (AxisIndex a : axes)
-      result.push_back(mesh.axisName(a).str());
-    return result;
-  };
-  for (const AxisList &dim : state.dims)
-    sharding.dims.push_back(DimSharding{names(dim)});
-  sharding.partial = names(state.partial);
-  sharding.partialKind = state.reduction;
-  return sharding.str();
 }
 
 /// Regrouping shards of a dimension of `size` split `m` ways into groups of

@@ -19,7 +19,7 @@
 #ifndef SPMD_PARTITIONER_RESHARDPLANNER_H
 #define SPMD_PARTITIONER_RESHARDPLANNER_H
 
-#include "sharding/TensorSharding.h"
+#include "sharding/ShardState.h"
 
 #include "absl/container/flat_hash_map.h"
 
@@ -44,26 +44,6 @@ llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
 /// all_slice 0.
 double commBytes(CollectiveKind kind, int64_t groupSize, int64_t inBytes,
                  int64_t outBytes);
-
-/// The layout of a tensor during planning: axes per dimension (major to
-/// minor) and the axes it is a pending reduction over.
-struct ShardState {
-  std::vector<llvm::SmallVector<AxisIndex, 2>> dims;
-  llvm::SmallVector<AxisIndex, 2> partial;
-  ReductionKind reduction = ReductionKind::Sum;
-
-  /// Pending axes are a set: their order does not change the value.
-  bool operator==(const ShardState &o) const {
-    return dims == o.dims && sortedPartial() == o.sortedPartial() &&
-           (partial.empty() || reduction == o.reduction);
-  }
-  llvm::SmallVector<AxisIndex, 2> sortedPartial() const {
-    llvm::SmallVector<AxisIndex, 2> axes = partial;
-    llvm::sort(axes);
-    return axes;
-  }
-  std::string key() const;
-};
 
 struct ReshardStep {
   CollectiveKind kind;
@@ -98,22 +78,6 @@ struct ReshardPlan {
 /// How many layouts the search expands before it falls back; layouts grow
 /// factorially with the mesh axes a reshard involves.
 constexpr size_t kReshardSearchBudget = 4000;
-
-/// The local (per-device, padded) shape of a tensor of `globalShape` in
-/// `state`.
-std::vector<int64_t> localShape(const Mesh &mesh,
-                                llvm::ArrayRef<int64_t> globalShape,
-                                const ShardState &state);
-
-/// Resolves a sharding's axis names (open flags and priorities do not
-/// matter to layouts).
-llvm::Expected<ShardState> toState(const Mesh &mesh,
-                                   const TensorSharding &sharding);
-
-/// `state` as the user writes shardings (`<@mesh, [{"x"}, {}],
-/// partial={"y"}>`), for diagnostics.
-std::string describe(const Mesh &mesh, llvm::StringRef meshName,
-                     const ShardState &state);
 
 /// The cheapest plan from `from` to `to` (an empty plan when they have the
 /// same layout). Fails only when no plan exists, which does not happen for

@@ -1,6 +1,6 @@
 //===- RulePartitioner.cpp - Partitioning through factor rules ------------===//
 //
-// For an op with a factor rule (ir/ShardingRules.h): every factor is split
+// For an op with a factor rule (ir/ShardingInterface.h): every factor is split
 // over some mesh axes (possibly none). The choice is made by cost among the
 // splits the op's tensors suggest (its annotated results, its operands'
 // current layouts): bytes moved to bring operands into the layouts the
@@ -10,10 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ir/ShardingRules.h"
 #include "partitioner/CapturedReads.h"
 #include "partitioner/Halo.h"
-#include "partitioner/OpPartitioners.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -34,88 +32,20 @@ using ::spmd::ShardState;
 /// between plans that move the same bytes but replicate different work.
 static constexpr double kBytesPerIteration = 1.0 / 16;
 
-/// The reduction kind of a combining op, if it is one.
-static std::optional<Reduction> reductionOf(Operation *op) {
-  if (llvm::isa_and_nonnull<arith::AddFOp, arith::AddIOp>(op))
-    return Reduction::Sum;
-  if (llvm::isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp,
-                            arith::MaxSIOp>(op))
-    return Reduction::Max;
-  if (llvm::isa_and_nonnull<arith::MinimumFOp, arith::MinNumFOp,
-                            arith::MinSIOp>(op))
-    return Reduction::Min;
-  return std::nullopt;
-}
-
-/// What each result of `op` adds to its accumulator per iteration: the
-/// operand of the yielded combining op that is not the accumulator. Null
-/// when a result is not `combine(x, acc)` with `acc` used only there.
-static SmallVector<Value> contributions(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  SmallVector<Value> values;
-  for (OpOperand &yielded : body->getTerminator()->getOpOperands()) {
-    BlockArgument acc =
-        body->getArgument(op.getNumDpsInputs() + yielded.getOperandNumber());
-    Operation *combine = yielded.get().getDefiningOp();
-    if (!reductionOf(combine) || !acc.hasOneUse() ||
-        acc.getUses().begin()->getOwner() != combine)
-      return {};
-    values.push_back(combine->getOperand(0) == acc ? combine->getOperand(1)
-                                                   : combine->getOperand(0));
-  }
-  return values;
-}
-
-/// The reduction an op's reduction factors combine with, if known.
+/// The reduction every result of `op` is pending when a reduction factor
+/// is split: nullopt when some result has none or they differ (the
+/// padding of shared inputs can hold one identity only).
 static std::optional<Reduction> combinerOf(Operation *op) {
-  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp)
-    return Reduction::Sum; // tosa.matmul sums.
-  if (contributions(linalgOp).empty())
-    return std::nullopt;
   std::optional<Reduction> kind;
-  for (Value yielded : linalgOp.getBlock()->getTerminator()->getOperands()) {
-    std::optional<Reduction> k = reductionOf(yielded.getDefiningOp());
-    if (kind && *kind != *k)
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    if (!llvm::isa<RankedTensorType>(result.getType()))
+      continue;
+    std::optional<Reduction> k = getReductionKind(op, i);
+    if (!k || (kind && *kind != *k))
       return std::nullopt;
     kind = k;
   }
   return kind;
-}
-
-/// The inputs whose padding, set to the combiner's identity, makes padded
-/// iterations of `loops` add nothing: when every result adds an input
-/// (`acc = combine(x, acc)`) or, for sums, a product of two inputs, and
-/// those inputs are indexed by every loop of `loops`. Nullopt otherwise:
-/// the body must then skip those iterations itself.
-static std::optional<SmallVector<unsigned>>
-maskableInputs(linalg::LinalgOp op, Reduction kind, ArrayRef<unsigned> loops) {
-  SmallVector<unsigned> inputs;
-  auto addInput = [&](Value v) {
-    auto arg = llvm::dyn_cast<BlockArgument>(v);
-    if (!arg || arg.getOwner() != op.getBlock() ||
-        arg.getArgNumber() >= op.getNumDpsInputs())
-      return false;
-    AffineMap map =
-        op.getMatchingIndexingMap(op.getDpsInputOperand(arg.getArgNumber()));
-    for (unsigned loop : loops)
-      if (!llvm::is_contained(map.getResults(),
-                              getAffineDimExpr(loop, op.getContext())))
-        return false;
-    if (!llvm::is_contained(inputs, arg.getArgNumber()))
-      inputs.push_back(arg.getArgNumber());
-    return true;
-  };
-  for (Value added : contributions(op)) {
-    if (addInput(added))
-      continue;
-    Operation *product = added.getDefiningOp();
-    if (kind != Reduction::Sum ||
-        !llvm::isa_and_nonnull<arith::MulFOp, arith::MulIOp>(product) ||
-        !addInput(product->getOperand(0)) || !addInput(product->getOperand(1)))
-      return std::nullopt;
-  }
-  return inputs;
 }
 
 namespace {
@@ -131,13 +61,13 @@ struct RuleTensor {
 
 class RuleChoice {
 public:
-  RuleChoice(Operation *op, const ::spmd::ShardingRule &rule,
-             const MeshInfo &mesh, std::vector<RuleTensor> &tensors,
+  RuleChoice(const OpShardingRule &rule, const MeshInfo &mesh,
+             std::vector<RuleTensor> &tensors,
              std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
-      : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
-        plans(plans), windows(windowedDims(op)) {}
+      : rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
+        plans(plans), windows(rule.windows) {}
 
-  /// Input dimensions read through windows (convolutions, pooling).
+  /// Input dimensions read through windows (convolutions, pooling, slices).
   llvm::ArrayRef<WindowedDim> windowed() const { return windows; }
   /// The halo of `window` under `split`, or nullopt if it cannot be done.
   std::optional<HaloShape> halo(const WindowedDim &window,
@@ -159,13 +89,12 @@ private:
   std::optional<double> cost(const std::vector<AxisList> &split) const;
   std::vector<std::vector<AxisList>> candidates() const;
 
-  Operation *op;
-  const ::spmd::ShardingRule &rule;
+  const OpShardingRule &rule;
   const MeshInfo &mesh;
   std::vector<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
   ::spmd::ReshardPlanCache &plans;
-  SmallVector<WindowedDim> windows;
+  ArrayRef<WindowedDim> windows;
 };
 } // namespace
 
@@ -308,11 +237,10 @@ static bool isFilledWith(Value init, TypedAttr identity) {
          value == identity;
 }
 
-LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
-  std::optional<::spmd::ShardingRule> rule =
-      ShardingRuleRegistry::get().ruleFor(op);
+LogicalResult Partitioner::partitionByRule(Operation *op) {
+  std::optional<OpShardingRule> rule = getShardingRule(op);
   if (!rule)
-    return partitionReplicated(op, p);
+    return partitionReplicated(op);
 
   // The op's mesh: its results' (from propagation), else its operands'.
   const MeshInfo *mesh = nullptr;
@@ -323,7 +251,7 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     RuleTensor tensor{operand.get(), type, false,
                       dps && dps.isDpsInit(&operand)};
     if (type) {
-      const LocalValue &local = p.lookup(operand.get());
+      const LocalValue &local = lookup(operand.get());
       tensor.current = local.state;
       mesh = mesh ? mesh : local.mesh;
     }
@@ -333,7 +261,7 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
     RuleTensor tensor{result, type, true, false};
     if (type) {
-      auto layout = p.annotatedLayout(result);
+      FailureOr<Layout> layout = annotatedLayout(result);
       if (failed(layout))
         return failure();
       tensor.annotated = layout->second;
@@ -342,34 +270,33 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     tensors.push_back(std::move(tensor));
   }
   if (!mesh)
-    return partitionReplicated(op, p);
+    return partitionReplicated(op);
   for (const RuleTensor &tensor : tensors)
-    if (tensor.type && !tensor.isResult && p.lookup(tensor.global).mesh != mesh)
+    if (tensor.type && !tensor.isResult && lookup(tensor.global).mesh != mesh)
       return op->emitError("operands on different meshes cannot be partitioned "
                            "together");
 
   std::optional<Reduction> combiner = combinerOf(op);
-  RuleChoice choice(op, *rule, *mesh, tensors, combiner, p.plans());
+  RuleChoice choice(*rule, *mesh, tensors, combiner, planCache);
   std::optional<std::vector<AxisList>> split = choice.choose();
   if (!split)
-    return partitionReplicated(op, p);
+    return partitionReplicated(op);
 
   // Operands in the chosen layouts.
-  OpBuilder &b = p.builder();
   Location loc = op->getLoc();
   SmallVector<Value> operands;
   for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
     if (!tensors[t].type) {
-      operands.push_back(p.current(operand));
+      operands.push_back(current(operand));
       continue;
     }
-    FailureOr<Value> local = p.get(op, operand, *choice.layout(t, *split));
+    FailureOr<Value> local = get(op, operand, *choice.layout(t, *split));
     if (failed(local))
       return failure();
     operands.push_back(*local);
   }
 
-  // Windows over split spatial dimensions read their halos.
+  // Windows over split dimensions read their halos.
   for (const WindowedDim &window : choice.windowed()) {
     const AxisList &axes = (*split)[window.factor];
     if (axes.empty())
@@ -380,12 +307,11 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
   }
 
   // Padded iterations of split reduction factors (uneven shards) must add
-  // nothing: their inputs are masked with the identity where the body
-  // allows, else the body skips them.
-  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  // nothing: their inputs are masked with the identity where the op allows,
+  // else the local op skips them.
   AxisList partialAxes;
   SmallVector<unsigned> paddedFactors;
-  SmallVector<std::pair<unsigned, Value>> bounds;
+  SmallVector<std::pair<unsigned, Value>> skipped;
   for (unsigned f = 0; f < rule->numFactors(); ++f) {
     const AxisList &axes = (*split)[f];
     if (rule->factorKinds[f] != FactorKind::Reduction || axes.empty())
@@ -395,22 +321,15 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     if (rule->factorSizes[f] % n == 0)
       continue;
     paddedFactors.push_back(f);
-    bounds.push_back({f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
-                                    llvm::divideCeil(rule->factorSizes[f], n))});
+    skipped.push_back({f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
+                                     llvm::divideCeil(rule->factorSizes[f], n))});
   }
   std::optional<SmallVector<unsigned>> masked;
-  if (!bounds.empty()) {
-    if (!linalgOp) {
-      masked.emplace();
-      for (auto [t, tensor] : llvm::enumerate(tensors))
-        if (!tensor.isResult && !tensor.isInit && tensor.type)
-          masked->push_back(t);
-    } else {
-      masked = maskableInputs(linalgOp, *combiner, paddedFactors);
-    }
-  }
+  if (!skipped.empty())
+    if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
+      masked = sharding.getIdentityPaddedOperands(paddedFactors);
   for (unsigned t : masked ? *masked : SmallVector<unsigned>()) {
-    for (auto [f, bound] : bounds) {
+    for (auto [f, bound] : skipped) {
       auto dim = llvm::find_if(rule->tensors[t], [&](const auto &factors) {
         return factors.size() == 1 && factors[0] == f;
       });
@@ -423,23 +342,7 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     }
   }
   if (masked)
-    bounds.clear();
-
-  // Loop positions inside bodies are global.
-  SmallVector<Value> loopOffsets;
-  if (linalgOp) {
-    loopOffsets.resize(rule->numFactors());
-    linalgOp->walk([&](linalg::IndexOp index) {
-      unsigned f = index.getDim();
-      const AxisList &axes = (*split)[f];
-      if (axes.empty() || loopOffsets[f] ||
-          index->getParentOfType<linalg::LinalgOp>() != linalgOp)
-        return;
-      loopOffsets[f] = shardOffset(
-          b, loc, *mesh, axes,
-          llvm::divideCeil(rule->factorSizes[f], mesh->mesh.groupSize(axes)));
-    });
-  }
+    skipped.clear();
 
   if (!partialAxes.empty() && dps) {
     for (OpOperand &init : dps.getDpsInitsMutable()) {
@@ -455,16 +358,15 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
     }
   }
 
-  // Tables the body reads (embedding lookups) are partitioned with it.
+  // Tables a linalg body reads (embedding lookups) are partitioned with it.
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   std::optional<CapturedReads> reads;
   if (linalgOp) {
     FailureOr<CapturedReads> planned =
-        planCapturedReads(linalgOp, p, *mesh, *split, rule->factorSizes);
+        planCapturedReads(linalgOp, *this, *mesh, *split, rule->factorSizes);
     if (failed(planned))
       return failure();
     reads = std::move(*planned);
-    for (const CapturedReads::Table &table : reads->tables)
-      p.scalars().map(table.global, table.local);
   }
 
   SmallVector<Type> resultTypes;
@@ -481,32 +383,44 @@ LogicalResult mlir::spmd::partitionByRule(Operation *op, Partitioner &p) {
       produced.back().partial.append(reads->pendingAxes);
       produced.back().reduction = Reduction::Sum;
     }
-    resultTypes.push_back(
-        Partitioner::localType(tensors[t].type, *mesh, produced.back()));
+    resultTypes.push_back(localType(tensors[t].type, *mesh, produced.back()));
   }
-  Operation *local =
-      OpPartitionerRegistry::get().materialize(op, p, operands, resultTypes);
+
+  IRMapping mapping;
+  for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
+    mapping.map(global, local);
   if (reads)
     for (const CapturedReads::Table &table : reads->tables)
-      p.scalars().erase(table.global);
+      mapping.map(table.global, table.local);
+  if (failed(mapCaptured(op, mapping)))
+    return failure();
+
+  // Loop positions in the local op are global: each device's offset along
+  // a split factor, made once.
+  SmallVector<Value> offsets(rule->numFactors());
+  auto loopOffset = [&](unsigned f) -> Value {
+    if (f >= offsets.size() || (*split)[f].empty())
+      return {};
+    if (!offsets[f])
+      offsets[f] = shardOffset(
+          b, loc, *mesh, (*split)[f],
+          llvm::divideCeil(rule->factorSizes[f],
+                           mesh->mesh.groupSize((*split)[f])));
+    return offsets[f];
+  };
+  LocalRebuild rebuild(op, b, mapping, resultTypes, &*rule, *split, skipped,
+                       loopOffset);
+  Operation *local = buildLocal(rebuild);
   if (!local)
     return failure();
-  if (auto localLinalg = llvm::dyn_cast<linalg::LinalgOp>(local)) {
-    globalizeLoopIndices(b, localLinalg, loopOffsets);
-    if (reads)
-      rewriteCapturedReads(b, localLinalg, *reads, *mesh);
-    FailureOr<linalg::LinalgOp> skipping =
-        skipIterationsPast(b, localLinalg, bounds);
-    if (failed(skipping))
-      return op->emitError("cannot partition the reduction of this op over "
-                           "an uneven split: it has no generic form");
-    local = *skipping;
-  }
+  if (reads)
+    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads,
+                         *mesh);
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (tensors[op->getNumOperands() + i].type)
-      p.set(result, {local->getResult(i), mesh, produced[i]});
+      set(result, {local->getResult(i), mesh, produced[i]});
     else
-      p.scalars().map(result, local->getResult(i));
+      mapScalar(result, local->getResult(i));
   }
   return success();
 }

@@ -3,7 +3,8 @@
 // spmd-opt, spmd-run and the C++ API accept the same programs: the spmd
 // dialect, the input dialects of linalg-on-tensors programs, and what other
 // stacks' annotated programs use (shard, tosa, dlti) so they can be
-// imported.
+// imported, with the sharding models of the upstream ops
+// (ir/ShardingModels.h).
 //
 //===----------------------------------------------------------------------===//
 

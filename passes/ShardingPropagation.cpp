@@ -2,15 +2,17 @@
 
 #include "passes/ShardingPropagation.h"
 
-#include "ir/Branches.h"
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
-#include "ir/ShardingRules.h"
+#include "ir/RegionFlow.h"
+#include "ir/ShardingModels.h"
 #include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -23,8 +25,7 @@ namespace {
 class ModulePropagation {
 public:
   ModulePropagation(ModuleOp module, std::vector<MeshOp> meshOps)
-      : module(module), meshOps(std::move(meshOps)), graph(meshList()),
-        symbols(module) {}
+      : module(module), meshOps(std::move(meshOps)), graph(meshList()) {}
 
   LogicalResult build();
   void write(bool debugOrigins);
@@ -63,7 +64,7 @@ private:
   ModuleOp module;
   std::vector<MeshOp> meshOps;
   PropagationGraph graph;
-  SymbolTable symbols;
+  SymbolTableCollection symbols;
   llvm::DenseMap<Value, NodeId> nodes;
   llvm::DenseMap<OpOperand *, NodeId> useNodes;
   llvm::DenseMap<Operation *, SmallVector<NodeId>> resultSlots;
@@ -112,8 +113,7 @@ static bool isRematerializable(Value value, int depth = 0) {
     return false;
   if (def->hasTrait<OpTrait::ConstantLike>())
     return true;
-  if (def->getName().getStringRef() != "tensor.empty" &&
-      def->getName().getStringRef() != "linalg.fill")
+  if (!llvm::isa<tensor::EmptyOp, linalg::FillOp>(def))
     return false;
   return llvm::all_of(def->getOperands(), [&](Value operand) {
     return !llvm::isa<TensorType>(operand.getType()) ||
@@ -269,49 +269,33 @@ static bool touchesTensors(Operation *op) {
 }
 
 LogicalResult ModulePropagation::visit(Operation *op) {
-  if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+  // Control flow ties the values on both sides of each edge.
+  if (op->hasTrait<OpTrait::ReturnLike>() &&
+      llvm::isa<FunctionOpInterface>(op->getParentOp())) {
     auto &slots = resultSlots[op->getParentOp()];
-    for (auto [value, slot] : llvm::zip(ret.getOperands(), slots))
+    for (auto [value, slot] : llvm::zip(op->getOperands(), slots))
       if (auto shape = rules::staticShape(value))
         tieNodes({nodeFor(value), slot}, *shape);
     return success();
   }
-  if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
-    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+  if (auto call = llvm::dyn_cast<CallOpInterface>(op)) {
+    auto callee = llvm::dyn_cast_or_null<FunctionOpInterface>(
+        call.resolveCallableInTable(&symbols));
     if (callee && !callee.isExternal()) {
       for (auto [operand, arg] :
-           llvm::zip(call.getOperands(), callee.getArguments()))
+           llvm::zip(call.getArgOperands(), callee.getArguments()))
         tie({operand, arg});
       for (auto [result, slot] :
-           llvm::zip(call.getResults(), resultSlots[callee]))
+           llvm::zip(call->getResults(), resultSlots[callee]))
         if (auto shape = rules::staticShape(result))
           tieNodes({nodeFor(result), slot}, *shape);
       return success();
     }
-  } else if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
-    auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    for (auto [i, init] : llvm::enumerate(loop.getInitArgs()))
-      tie({init, loop.getRegionIterArgs()[i], yield.getOperand(i),
-           loop.getResult(i)});
+  } else if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(op)) {
+    for (const SmallVector<Value> &carried : regionFlowClasses(branch))
+      tie(carried);
     return success();
-  } else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
-    scf::ConditionOp condition = loop.getConditionOp();
-    scf::YieldOp yield = loop.getYieldOp();
-    for (auto [i, init] : llvm::enumerate(loop.getInits()))
-      tie({init, loop.getBeforeArguments()[i], yield.getOperand(i)});
-    for (auto [i, result] : llvm::enumerate(loop.getResults()))
-      tie({condition.getArgs()[i], loop.getAfterArguments()[i], result});
-    return success();
-  } else if (isYieldingBranch(op)) {
-    for (auto [i, result] : llvm::enumerate(op->getResults())) {
-      SmallVector<Value> tied = {result};
-      for (unsigned r = 0; r < op->getNumRegions(); ++r)
-        if (ValueRange yielded = branchYield(op, r); !yielded.empty())
-          tied.push_back(yielded[i]);
-      tie(tied);
-    }
-    return success();
-  } else if (llvm::isa<scf::YieldOp, scf::ConditionOp>(op)) {
+  } else if (llvm::isa<RegionBranchTerminatorOpInterface>(op)) {
     return success(); // Tied by the parent.
   } else if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
     tie({constraint.getInput(), constraint.getResult()});
@@ -333,8 +317,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
                              describe(op->getLoc()))))
         return failure();
 
-  if (std::optional<::spmd::ShardingRule> rule =
-          ShardingRuleRegistry::get().ruleFor(op)) {
+  if (std::optional<OpShardingRule> rule = getShardingRule(op)) {
     SmallVector<NodeId> ids;
     for (OpOperand &operand : op->getOpOperands())
       ids.push_back(nodeFor(operand.get()) == PropagationGraph::kScalar

@@ -1,9 +1,18 @@
 //===- TestPrintRulesPass.cpp - spmd-test-print-rules ---------------------===//
+//
+// Writes what each op's ShardingOpInterface (or its traits) says as a
+// string attribute: the factor rule, then, where the rule has reduction
+// factors, the reduction each result is pending when they are split
+// (`pending=[sum]`, `none` where they must stay whole), then the windows
+// its inputs are read through.
+//
+//===----------------------------------------------------------------------===//
 
-#include "ir/ShardingRules.h"
+#include "ir/ShardingInterface.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::spmd {
 #define GEN_PASS_DEF_SPMDTESTPRINTRULES
@@ -11,17 +20,44 @@ namespace mlir::spmd {
 } // namespace mlir::spmd
 
 using namespace mlir;
+using namespace mlir::spmd;
+
+static std::string describeRule(Operation *op, const OpShardingRule &rule) {
+  std::string text = rule.str(op->getNumOperands());
+  llvm::raw_string_ostream os(text);
+  if (llvm::is_contained(rule.factorKinds, ::spmd::FactorKind::Reduction)) {
+    os << " pending=[";
+    llvm::interleaveComma(op->getResults(), os, [&](OpResult result) {
+      std::optional<::spmd::ReductionKind> kind =
+          getReductionKind(op, result.getResultNumber());
+      os << (kind ? ::spmd::stringifyReduction(*kind) : "none");
+    });
+    os << "]";
+  }
+  if (!rule.windows.empty()) {
+    os << " windows={";
+    llvm::interleaveComma(rule.windows, os, [&](const WindowedDim &w) {
+      os << "operand" << w.operand << "[" << w.dim << "]: " << w.stride << "*"
+         << ::spmd::ShardingRule::factorName(w.factor) << " + [0, "
+         << w.extent << "] " << (w.offset < 0 ? "- " : "+ ")
+         << std::abs(w.offset);
+      if (w.fill)
+        os << " else " << w.fill;
+    });
+    os << "}";
+  }
+  return text;
+}
 
 namespace {
 struct TestPrintRules
     : mlir::spmd::impl::SpmdTestPrintRulesBase<TestPrintRules> {
   void runOnOperation() override {
-    const auto &rules = mlir::spmd::ShardingRuleRegistry::get();
     Builder builder(&getContext());
     getOperation().walk([&](Operation *op) {
-      if (std::optional<::spmd::ShardingRule> rule = rules.ruleFor(op))
+      if (std::optional<OpShardingRule> rule = getShardingRule(op))
         op->setAttr("spmd.sharding_rule",
-                    builder.getStringAttr(rule->str(op->getNumOperands())));
+                    builder.getStringAttr(describeRule(op, *rule)));
     });
   }
 };

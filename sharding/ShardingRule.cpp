@@ -86,15 +86,17 @@ ShardingRule ShardingRule::reshape(llvm::ArrayRef<int64_t> source,
   return rule;
 }
 
+std::string ShardingRule::factorName(unsigned f) {
+  std::string n(1, static_cast<char>('i' + f % 18));
+  if (f >= 18)
+    n += std::to_string(f / 18);
+  return n;
+}
+
 std::string ShardingRule::str(unsigned numOperands) const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  auto name = [](unsigned f) {
-    std::string n(1, static_cast<char>('i' + f % 18));
-    if (f >= 18)
-      n += std::to_string(f / 18);
-    return n;
-  };
+  auto name = factorName;
   auto printTensors = [&](unsigned begin, unsigned end) {
     os << '(';
     for (unsigned t = begin; t < end; ++t) {

@@ -67,6 +67,8 @@ public:
   /// `([i, j], [j, k]) -> ([i, k]) {i=8, j=16, k=4} reduction={j}` with
   /// `numOperands` tensors left of the arrow. Factors are named i, j, k, ...
   std::string str(unsigned numOperands) const;
+  /// Factor `f`'s name in str(): i, j, k, ..., z, i1, j1, ...
+  static std::string factorName(unsigned f);
 
   std::vector<int64_t> factorSizes;
   std::vector<FactorKind> factorKinds;

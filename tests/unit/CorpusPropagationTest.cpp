@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Dialects.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,11 +50,7 @@ class PropagationRun {
 public:
   PropagationRun() {
     DialectRegistry registry;
-    registry.insert<mlir::spmd::SpmdDialect, arith::ArithDialect,
-                    bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                    func::FuncDialect, linalg::LinalgDialect,
-                    ml_program::MLProgramDialect, math::MathDialect,
-                    scf::SCFDialect, tensor::TensorDialect>();
+    mlir::spmd::registerInputDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

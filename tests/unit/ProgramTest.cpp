@@ -1,5 +1,6 @@
 //===- ProgramTest.cpp - Programs run from the C++ API --------------------===//
 
+#include "passes/Dialects.h"
 #include "runtime/Program.h"
 #include "ir/SpmdDialect.h"
 
@@ -33,9 +34,7 @@ std::unique_ptr<Program> compile(mlir::MLIRContext &context,
 
 mlir::DialectRegistry inputDialects() {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::spmd::SpmdDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
-                  mlir::tensor::TensorDialect>();
+  mlir::spmd::registerInputDialects(registry);
   return registry;
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Dialects.h"
 #include "Mutation.h"
 #include "passes/Passes.h"
 
@@ -65,10 +66,7 @@ func.func @f(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data
 
 TEST(PropagationRobustness, MutantsNeverCrash) {
   DialectRegistry registry;
-  registry
-      .insert<mlir::spmd::SpmdDialect, arith::ArithDialect, func::FuncDialect,
-              linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
-              shard::ShardDialect, tensor::TensorDialect>();
+  mlir::spmd::registerInputDialects(registry);
   std::mt19937 rng(777);
   int parsed = 0, propagated = 0;
   for (int i = 0, e = ::spmd::testing::mutantCount(4000); i < e; ++i) {

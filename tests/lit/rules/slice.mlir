@@ -3,8 +3,8 @@
 // Slices, pads and concatenations: dimensions they cut or shift are
 // permutation factors (neighbours' data), the others parallel.
 // CHECK-LABEL: func.func @ops
-// CHECK: tensor.extract_slice {{.*}}spmd.sharding_rule = "([i, j]) -> ([i, j]) {i=4, j=4} permutation={i}"
-// CHECK: spmd.sharding_rule = "([i, j]) -> ([i, j]) {i=8, j=4} permutation={i}"
+// CHECK: tensor.extract_slice {{.*}}spmd.sharding_rule = "([i, j]) -> ([i, j]) {i=4, j=4} permutation={i} windows={operand0[0]: 1*i + [0, 0] + 2}"
+// CHECK: spmd.sharding_rule = "([i, j]) -> ([i, j]) {i=8, j=4} permutation={i} windows={operand0[0]: 1*i + [0, 0] - 2 else 0.000000e+00 : f32}"
 // CHECK: tensor.concat {{.*}}spmd.sharding_rule = "([i, j], [i, j]) -> ([i, j]) {i=16, j=4} permutation={i}"
 // CHECK: tensor.insert_slice {{.*}}spmd.sharding_rule = "([j, k], [i, k]) -> ([i, k]) {i=16, j=4, k=4} permutation={i, j}"
 func.func @ops(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>) -> tensor<16x4xf32> {

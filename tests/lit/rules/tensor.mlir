@@ -16,3 +16,18 @@ func.func @ops(%a: tensor<8x4xf32>, %idx: tensor<3x1xindex>) -> (tensor<8x4xf32>
   %g = tensor.gather %a[%idx] gather_dims([0]) : (tensor<8x4xf32>, tensor<3x1xindex>) -> tensor<3x1x4xf32>
   return %i, %d, %g : tensor<8x4xf32>, tensor<8x4xf32>, tensor<3x1x4xf32>
 }
+
+// Tensors made from scalars: a splat is free, from_elements lists its
+// elements in order and stays whole, constants are free (their trait).
+// CHECK-LABEL: func.func @made
+// CHECK: tensor.splat {{.*}}spmd.sharding_rule = "([]) -> ([i, j]) {i=2, j=3}"
+// CHECK: tensor.from_elements {{.*}}spmd.sharding_rule = "([], [], [], []) -> ([i]) {i=4} need_replication={i}"
+// CHECK: arith.constant {spmd.sharding_rule = "() -> ([i]) {i=2}"}
+// CHECK: "tosa.const"{{.*}}spmd.sharding_rule = "() -> ([i]) {i=2}"
+func.func @made(%s: f32) -> (tensor<2x3xf32>, tensor<4xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %splat = tensor.splat %s : tensor<2x3xf32>
+  %list = tensor.from_elements %s, %s, %s, %s : tensor<4xf32>
+  %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %t = "tosa.const"() {values = dense<[3.0, 4.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  return %splat, %list, %c, %t : tensor<2x3xf32>, tensor<4xf32>, tensor<2xf32>, tensor<2xf32>
+}

@@ -230,3 +230,28 @@ func.func @pending_axis_order(%x: tensor<6x4xf32> {spmd.sharding = #spmd.shardin
     }
   return %r : tensor<4xf32>
 }
+
+// A tensor listed element by element, used where its consumer is split:
+// its local form was a from_elements of four elements typed as two
+// (invalid IR). It is made whole and sliced.
+func.func @from_elements(%a: f32, %b: f32, %x: tensor<4xf32> {spmd.sharding = #spmd.sharding<@two, [{"x"}]>}) -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@two, [{"x"}]>}) {
+  %t = tensor.from_elements %a, %b, %a, %b : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.add ins(%t, %x : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// A finite difference out[i] = a[i + 1] - a[i] over an uneven split (11 in
+// 4): the shifted read is a window; each device takes one element of its
+// right neighbour and reads the window from its start.
+func.func @finite_difference(%a: tensor<11xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> (tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
+  %e = tensor.empty() : tensor<10xf32>
+  %lo = tensor.extract_slice %a[0] [10] [1] : tensor<11xf32> to tensor<10xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(i) -> (i + 1)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a, %lo : tensor<11xf32>, tensor<10xf32>) outs(%e : tensor<10xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<10xf32>
+  return %d : tensor<10xf32>
+}

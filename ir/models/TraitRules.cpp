@@ -1,14 +1,17 @@
-//===- ElementwiseRules.cpp - Rules of elementwise ops --------------------===//
+//===- TraitRules.cpp - Rules that follow from an op's traits -------------===//
 //
-// arith and math ops on tensors (the Elementwise trait) and broadcasting
-// elementwise ops (ResultsBroadcastableShape, as in tosa): one parallel
-// factor per result dimension. Operands are aligned to the result's
-// trailing dimensions; a unit dimension broadcast to a larger one has no
-// factor.
+// Ops of any dialect need no model when their traits say it all:
+// - elementwise ops (arith and math on tensors: Elementwise; broadcasting
+//   ones as in tosa: ResultsBroadcastableShape or TOSA's elementwise
+//   trait): one parallel factor per result dimension. Operands are aligned
+//   to the result's trailing dimensions; a unit dimension broadcast to a
+//   larger one has no factor.
+// - constants (ConstantLike): free factors; the partitioner makes a splat
+//   where it is used and keeps other constants whole, sliced on use.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ir/ShardingRules.h"
+#include "ir/ShardingModels.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Traits.h"
@@ -17,7 +20,7 @@
 using namespace mlir;
 using namespace mlir::spmd;
 
-static std::optional<::spmd::ShardingRule> elementwiseRule(Operation *op) {
+static std::optional<OpShardingRule> elementwiseRule(Operation *op) {
   if (!op->hasTrait<OpTrait::Elementwise>() &&
       !op->hasTrait<OpTrait::ResultsBroadcastableShape>() &&
       !op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>())
@@ -29,7 +32,7 @@ static std::optional<::spmd::ShardingRule> elementwiseRule(Operation *op) {
   if (!shape)
     return std::nullopt;
 
-  ::spmd::ShardingRule rule;
+  OpShardingRule rule;
   ::spmd::TensorFactors resultDims;
   for (int64_t size : *shape)
     resultDims.push_back({rule.addFactor(size, ::spmd::FactorKind::Parallel)});
@@ -62,6 +65,16 @@ static std::optional<::spmd::ShardingRule> elementwiseRule(Operation *op) {
   return rule;
 }
 
-void mlir::spmd::registerElementwiseRules(ShardingRuleRegistry &registry) {
-  registry.addFallback(elementwiseRule);
+std::optional<OpShardingRule> mlir::spmd::traitRule(Operation *op) {
+  if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumResults() == 1 &&
+      op->getNumOperands() == 0) {
+    std::optional<SmallVector<int64_t>> shape =
+        rules::staticShape(op->getResult(0));
+    if (!shape)
+      return std::nullopt;
+    OpShardingRule rule;
+    rule.addTensor(rules::freeDims(rule, *shape));
+    return rule;
+  }
+  return elementwiseRule(op);
 }

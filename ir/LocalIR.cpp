@@ -1,15 +1,7 @@
-//===- Masking.cpp - Identity in the padding of uneven shards -------------===//
-//
-// The padding of a shard holds unspecified values. Where a reduction's body
-// only combines an input with the accumulator (or adds products of two
-// inputs), setting that input's padding to the identity makes padded
-// iterations add nothing (LocalIterations.cpp does it for other bodies).
-// The same select gives a pad's border its value where a halo window reads
-// past the input.
-//
-//===----------------------------------------------------------------------===//
+//===- LocalIR.cpp - IR for what one device computes about itself ---------===//
 
-#include "partitioner/Partitioner.h"
+#include "ir/LocalIR.h"
+#include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,6 +9,14 @@
 
 using namespace mlir;
 using namespace mlir::spmd;
+
+Value mlir::spmd::shardOffset(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                              ArrayRef<::spmd::AxisIndex> axes,
+                              int64_t shardSize) {
+  return arith::MulIOp::create(
+      b, loc, linearIndex(b, loc, mesh, axes),
+      arith::ConstantIndexOp::create(b, loc, shardSize));
+}
 
 Value mlir::spmd::linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
                               ArrayRef<::spmd::AxisIndex> axes) {
@@ -101,4 +101,10 @@ Value mlir::spmd::keepOnFirst(OpBuilder &b, Location loc, Value local,
           ValueRange{empty})
           .getResult(0);
   return arith::SelectOp::create(b, loc, isFirst, local, filled);
+}
+
+int64_t mlir::spmd::elementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }

@@ -1,0 +1,52 @@
+//===- LocalIR.h - IR for what one device computes about itself -*- C++ -*-===//
+//
+// Builders shared by the partitioner and the ops' local rebuilds: a
+// device's index along mesh axes, where its shard starts, how much of it is
+// padding, reductions' identities, and masks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_IR_LOCALIR_H
+#define SPMD_IR_LOCALIR_H
+
+#include "ir/ShardingInterface.h"
+
+namespace mlir::spmd {
+
+/// This device's index along `axes` (major to minor), as an index value.
+Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                  ArrayRef<::spmd::AxisIndex> axes);
+
+/// The global position of this device's first element of a dimension
+/// split over `axes` in shards of `shardSize`.
+Value shardOffset(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                  ArrayRef<::spmd::AxisIndex> axes, int64_t shardSize);
+
+/// The number of valid (not padding) positions of this device's shard of a
+/// dimension of `globalSize` split over `axes` in shards of `shardSize`
+/// (negative or above `shardSize` at the ends: compare, do not index).
+Value validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
+                 ArrayRef<::spmd::AxisIndex> axes, int64_t globalSize,
+                 int64_t shardSize);
+
+/// The identity of reduction `kind` for elements of `type`.
+TypedAttr identityOf(OpBuilder &b, ::spmd::ReductionKind kind, Type type);
+
+/// `local` with the elements of dimension `dim` at positions outside
+/// [lo, hi) replaced by `fill`.
+Value maskOutside(OpBuilder &b, Location loc, Value local, int64_t dim,
+                  Value lo, Value hi, TypedAttr fill);
+
+/// `local` on the first device of each group over `axes`, a tensor of
+/// `identity` on the others: a partial value over `axes` whose reduction is
+/// `local`.
+Value keepOnFirst(OpBuilder &b, Location loc, Value local,
+                  const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes,
+                  TypedAttr identity);
+
+/// The element size in bytes of a tensor element type.
+int64_t elementBytes(Type type);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_IR_LOCALIR_H

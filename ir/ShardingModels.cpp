@@ -1,0 +1,45 @@
+//===- ShardingModels.cpp - ShardingOpInterface for upstream ops ----------===//
+
+#include "ir/ShardingModels.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+void mlir::spmd::registerShardingModels(DialectRegistry &registry) {
+  registerStructuredModels(registry);
+  registerReshapeModels(registry);
+  registerSliceModels(registry);
+  registerTensorModels(registry);
+  registerTosaModels(registry);
+}
+
+std::optional<SmallVector<int64_t>> rules::staticShape(Value value) {
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return SmallVector<int64_t>(type.getShape());
+}
+
+bool rules::allStatic(Operation *op) {
+  auto ok = [](Type type) {
+    auto shaped = llvm::dyn_cast<ShapedType>(type);
+    return !shaped ||
+           (llvm::isa<RankedTensorType>(shaped) && shaped.hasStaticShape());
+  };
+  return llvm::all_of(op->getOperandTypes(), ok) &&
+         llvm::all_of(op->getResultTypes(), ok);
+}
+
+void rules::addScalars(::spmd::ShardingRule &rule, unsigned count) {
+  for (unsigned i = 0; i < count; ++i)
+    rule.addTensor({});
+}
+
+::spmd::TensorFactors rules::freeDims(::spmd::ShardingRule &rule,
+                                      ArrayRef<int64_t> shape,
+                                      ::spmd::FactorKind kind) {
+  ::spmd::TensorFactors dims;
+  for (int64_t size : shape)
+    dims.push_back({rule.addFactor(size, kind)});
+  return dims;
+}

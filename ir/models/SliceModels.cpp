@@ -1,0 +1,231 @@
+//===- SliceModels.cpp - Slices, pads and concatenation -------------------===//
+//
+// A dimension a slice, pad or concat leaves whole is a parallel factor. One
+// it cuts, pads or joins is a permutation factor shared by the tensors, or,
+// when only one side has it (the source dimension of a partial
+// insert_slice, a dimension a rank-reducing slice drops), a factor of that
+// tensor alone. A static slice reads `source[stride * i + offset]` and a
+// pad with a constant value `source[i - low]`: windows, so a split cut or
+// padded dimension reads its neighbours' elements through halos, and the
+// local op then cuts (or pads) nothing more along it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/ShardingModels.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+using ::spmd::FactorKind;
+using ::spmd::TensorFactors;
+
+/// Whether [offset, offset + size) with `stride` covers all of `dim`.
+static bool coversWhole(int64_t offset, int64_t size, int64_t stride,
+                        int64_t dim) {
+  return offset == 0 && size == dim && stride == 1;
+}
+
+/// `values` with the global scalars in them mapped to local ones.
+static SmallVector<OpFoldResult> mapAll(SmallVector<OpFoldResult> values,
+                                        IRMapping &mapping) {
+  for (OpFoldResult &v : values)
+    if (auto value = llvm::dyn_cast<Value>(v))
+      v = mapping.lookupOrDefault(value);
+  return values;
+}
+
+namespace {
+struct ExtractSliceModel
+    : ShardingOpInterface::ExternalModel<ExtractSliceModel,
+                                         tensor::ExtractSliceOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
+    ArrayRef<int64_t> source = slice.getSourceType().getShape();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    OpShardingRule rule;
+    TensorFactors sourceDims, resultDims;
+    for (auto [d, size] : llvm::enumerate(source)) {
+      int64_t offset = slice.getStaticOffsets()[d],
+              length = slice.getStaticSizes()[d],
+              stride = slice.getStaticStrides()[d];
+      bool whole = coversWhole(offset, length, stride, size);
+      unsigned f =
+          rule.addFactor(ShapedType::isDynamic(length) ? size : length,
+                         whole ? FactorKind::Parallel : FactorKind::Permutation);
+      sourceDims.push_back({f});
+      if (!dropped.test(d))
+        resultDims.push_back({f});
+      if (!whole && !dropped.test(d) && !ShapedType::isDynamic(offset) &&
+          !ShapedType::isDynamic(length) && !ShapedType::isDynamic(stride) &&
+          stride >= 1)
+        rule.windows.push_back({0, unsigned(d), f, stride, 0, offset});
+    }
+    rule.addTensor(std::move(sourceDims));
+    rules::addScalars(rule, op->getNumOperands() - 1);
+    rule.addTensor(std::move(resultDims));
+    return rule;
+  }
+
+  /// Split dimensions are whole or windows: a whole one has the local
+  /// size, and a window arrives as exactly what this device's results read
+  /// (halo exchanged), so it is taken from its start.
+  Operation *buildLocal(Operation *op, LocalRebuild &rebuild) const {
+    auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
+    OpBuilder &b = rebuild.builder();
+    Value source = rebuild.operand(0);
+    auto sourceLocal = llvm::cast<RankedTensorType>(source.getType());
+    auto result = llvm::cast<RankedTensorType>(rebuild.resultTypes()[0]);
+    SmallVector<OpFoldResult> offsets =
+        mapAll(slice.getMixedOffsets(), rebuild.mapping());
+    SmallVector<OpFoldResult> sizes =
+        mapAll(slice.getMixedSizes(), rebuild.mapping());
+    unsigned r = 0;
+    for (unsigned d = 0; d < sourceLocal.getRank(); ++d) {
+      if (slice.getDroppedDims().test(d))
+        continue;
+      int64_t global = slice.getSourceType().getDimSize(d);
+      std::optional<int64_t> size = getConstantIntValue(sizes[d]);
+      if (sourceLocal.getDimSize(d) != global) {
+        if (size && *size != global)
+          offsets[d] = b.getIndexAttr(0);
+        sizes[d] = b.getIndexAttr(result.getDimSize(r));
+      }
+      ++r;
+    }
+    return tensor::ExtractSliceOp::create(
+        b, op->getLoc(), result, source, offsets, sizes,
+        mapAll(slice.getMixedStrides(), rebuild.mapping()));
+  }
+};
+
+struct InsertSliceModel
+    : ShardingOpInterface::ExternalModel<InsertSliceModel,
+                                         tensor::InsertSliceOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+    ArrayRef<int64_t> dest = insert.getDestType().getShape();
+    ArrayRef<int64_t> source = insert.getSourceType().getShape();
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    OpShardingRule rule;
+    TensorFactors sourceDims, destDims;
+    // A destination dimension the source covers whole is parallel; one it
+    // is inserted into at an offset is a permutation factor (the insertion
+    // lands on some shards only).
+    unsigned s = 0;
+    for (unsigned d = 0; d < dest.size(); ++d) {
+      bool whole = !dropped.test(d) &&
+                   coversWhole(insert.getStaticOffsets()[d], source[s],
+                               insert.getStaticStrides()[d], dest[d]);
+      unsigned f = rule.addFactor(dest[d], whole ? FactorKind::Parallel
+                                                 : FactorKind::Permutation);
+      destDims.push_back({f});
+      if (dropped.test(d))
+        continue;
+      sourceDims.push_back(whole ? ::spmd::DimFactors{f}
+                                 : ::spmd::DimFactors{rule.addFactor(
+                                       source[s], FactorKind::Permutation)});
+      ++s;
+    }
+    rule.addTensor(std::move(sourceDims));
+    rule.addTensor(destDims);
+    rules::addScalars(rule, op->getNumOperands() - 2);
+    rule.addTensor(std::move(destDims));
+    return rule;
+  }
+
+  /// Only dimensions the source covers whole are split: their sizes are
+  /// the local source's.
+  Operation *buildLocal(Operation *op, LocalRebuild &rebuild) const {
+    auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+    OpBuilder &b = rebuild.builder();
+    Value source = rebuild.operand(0);
+    auto sourceLocal = llvm::cast<RankedTensorType>(source.getType());
+    SmallVector<OpFoldResult> sizes;
+    unsigned s = 0;
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    for (auto [d, size] : llvm::enumerate(insert.getMixedSizes()))
+      sizes.push_back(dropped.test(d)
+                          ? size
+                          : b.getIndexAttr(sourceLocal.getDimSize(s++)));
+    return tensor::InsertSliceOp::create(
+        b, op->getLoc(), source, rebuild.operand(1),
+        mapAll(insert.getMixedOffsets(), rebuild.mapping()),
+        mapAll(sizes, rebuild.mapping()),
+        mapAll(insert.getMixedStrides(), rebuild.mapping()));
+  }
+};
+
+struct PadModel : ShardingOpInterface::ExternalModel<PadModel, tensor::PadOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto pad = llvm::cast<tensor::PadOp>(op);
+    ArrayRef<int64_t> result = pad.getResultType().getShape();
+    TypedAttr fill;
+    Value value = pad.getConstantPaddingValue();
+    bool constant = value && matchPattern(value, m_Constant(&fill));
+    OpShardingRule rule;
+    TensorFactors dims;
+    for (auto [d, size] : llvm::enumerate(result)) {
+      int64_t low = pad.getStaticLow()[d], high = pad.getStaticHigh()[d];
+      bool unpadded = low == 0 && high == 0;
+      unsigned f = rule.addFactor(size, unpadded ? FactorKind::Parallel
+                                                 : FactorKind::Permutation);
+      dims.push_back({f});
+      if (!unpadded && constant && !ShapedType::isDynamic(low) &&
+          !ShapedType::isDynamic(high))
+        rule.windows.push_back({0, unsigned(d), f, 1, 0, -low, fill});
+    }
+    rule.addTensor(dims);
+    rules::addScalars(rule, op->getNumOperands() - 1);
+    rule.addTensor(std::move(dims));
+    return rule;
+  }
+
+  /// A padded dimension that arrives as long as the result is this
+  /// device's window (halo exchanged, border already filled): nothing to
+  /// add along it.
+  Operation *buildLocal(Operation *op, LocalRebuild &rebuild) const {
+    auto sourceLocal =
+        llvm::cast<RankedTensorType>(rebuild.operand(0).getType());
+    auto result = llvm::cast<RankedTensorType>(rebuild.resultTypes()[0]);
+    auto pad = llvm::cast<tensor::PadOp>(op);
+    SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+    for (int64_t d = 0; d < result.getRank(); ++d)
+      if (sourceLocal.getDimSize(d) == result.getDimSize(d))
+        low[d] = high[d] = 0;
+    auto local = llvm::cast<tensor::PadOp>(cloneLocal(rebuild));
+    local.setStaticLow(low);
+    local.setStaticHigh(high);
+    return local;
+  }
+};
+
+/// Concatenation: the joined dimension is a permutation factor with no
+/// window (kept whole), the others parallel.
+struct ConcatModel
+    : ShardingOpInterface::ExternalModel<ConcatModel, tensor::ConcatOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto concat = llvm::cast<tensor::ConcatOp>(op);
+    ArrayRef<int64_t> result = concat.getResultType().getShape();
+    OpShardingRule rule;
+    TensorFactors dims;
+    for (auto [d, size] : llvm::enumerate(result))
+      dims.push_back({rule.addFactor(size, d == concat.getDim()
+                                               ? FactorKind::Permutation
+                                               : FactorKind::Parallel)});
+    for (unsigned i = 0; i <= op->getNumOperands(); ++i)
+      rule.addTensor(dims);
+    return rule;
+  }
+};
+} // namespace
+
+void mlir::spmd::registerSliceModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *) {
+    tensor::ExtractSliceOp::attachInterface<ExtractSliceModel>(*context);
+    tensor::InsertSliceOp::attachInterface<InsertSliceModel>(*context);
+    tensor::PadOp::attachInterface<PadModel>(*context);
+    tensor::ConcatOp::attachInterface<ConcatModel>(*context);
+  });
+}

@@ -1,0 +1,60 @@
+//===- TosaModels.cpp - tosa ops that are not elementwise -----------------===//
+//
+// Programs written for upstream MLIR's sharding use tosa; its elementwise
+// ops are covered by their traits (ElementwiseRules.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/ShardingModels.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+using ::spmd::FactorKind;
+
+namespace {
+/// tosa.matmul: [b, m, k] x [b, k, n] -> [b, m, n], plus two zero points. A
+/// split k leaves a pending sum; zeros in the padding of A and B add
+/// nothing.
+struct MatMulModel
+    : ShardingOpInterface::ExternalModel<MatMulModel, tosa::MatMulOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto matmul = llvm::cast<tosa::MatMulOp>(op);
+    ArrayRef<int64_t> a = matmul.getA().getType().getShape();
+    ArrayRef<int64_t> b = matmul.getB().getType().getShape();
+    OpShardingRule rule;
+    unsigned batch = rule.addFactor(a[0], FactorKind::Parallel);
+    unsigned m = rule.addFactor(a[1], FactorKind::Parallel);
+    unsigned k = rule.addFactor(a[2], FactorKind::Reduction);
+    unsigned n = rule.addFactor(b[2], FactorKind::Parallel);
+    rule.addTensor({{batch}, {m}, {k}});
+    rule.addTensor({{batch}, {k}, {n}});
+    for (Value zeroPoint : op->getOperands().drop_front(2)) {
+      std::optional<SmallVector<int64_t>> shape =
+          rules::staticShape(zeroPoint);
+      rule.addTensor(rules::freeDims(rule,
+                                     shape ? *shape : SmallVector<int64_t>(),
+                                     FactorKind::NeedReplication));
+    }
+    rule.addTensor({{batch}, {m}, {n}});
+    return rule;
+  }
+
+  std::optional<::spmd::ReductionKind> getReductionKind(Operation *,
+                                                        unsigned) const {
+    return ::spmd::ReductionKind::Sum;
+  }
+
+  std::optional<SmallVector<unsigned>>
+  getIdentityPaddedOperands(Operation *, ArrayRef<unsigned>) const {
+    return SmallVector<unsigned>{0, 1};
+  }
+};
+} // namespace
+
+void mlir::spmd::registerTosaModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, tosa::TosaDialect *) {
+    tosa::MatMulOp::attachInterface<MatMulModel>(*context);
+  });
+}

@@ -1,0 +1,58 @@
+//===- ShardState.h - The layout a tensor has on a mesh ---------*- C++ -*-===//
+//
+// A sharding with its axis names resolved on one mesh: the axes each
+// dimension is split over (major to minor) and the axes the value is a
+// pending reduction over. What the partitioner tracks for every value and
+// what the reshard planner moves between.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_SHARDING_SHARDSTATE_H
+#define SPMD_SHARDING_SHARDSTATE_H
+
+#include "sharding/TensorSharding.h"
+
+#include <string>
+#include <vector>
+
+namespace spmd {
+
+/// The layout of a tensor: axes per dimension (major to minor) and the axes
+/// it is a pending reduction over.
+struct ShardState {
+  std::vector<llvm::SmallVector<AxisIndex, 2>> dims;
+  llvm::SmallVector<AxisIndex, 2> partial;
+  ReductionKind reduction = ReductionKind::Sum;
+
+  /// Pending axes are a set: their order does not change the value.
+  bool operator==(const ShardState &o) const {
+    return dims == o.dims && sortedPartial() == o.sortedPartial() &&
+           (partial.empty() || reduction == o.reduction);
+  }
+  llvm::SmallVector<AxisIndex, 2> sortedPartial() const {
+    llvm::SmallVector<AxisIndex, 2> axes = partial;
+    llvm::sort(axes);
+    return axes;
+  }
+  std::string key() const;
+};
+
+/// The local (per-device, padded) shape of a tensor of `globalShape` in
+/// `state`.
+std::vector<int64_t> localShape(const Mesh &mesh,
+                                llvm::ArrayRef<int64_t> globalShape,
+                                const ShardState &state);
+
+/// Resolves a sharding's axis names (open flags and priorities do not
+/// matter to layouts).
+llvm::Expected<ShardState> toState(const Mesh &mesh,
+                                   const TensorSharding &sharding);
+
+/// `state` as the user writes shardings (`<@mesh, [{"x"}, {}],
+/// partial={"y"}>`), for diagnostics.
+std::string describe(const Mesh &mesh, llvm::StringRef meshName,
+                     const ShardState &state);
+
+} // namespace spmd
+
+#endif // SPMD_SHARDING_SHARDSTATE_H
