@@ -1,7 +1,6 @@
 //===- Dialects.cpp - The dialects every tool of the compiler reads -------===//
 
 #include "passes/Dialects.h"
-#include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,5 +23,4 @@ void mlir::spmd::registerInputDialects(DialectRegistry &registry) {
                   ml_program::MLProgramDialect, math::MathDialect,
                   scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect,
                   tosa::TosaDialect>();
-  registerShardingModels(registry);
 }

@@ -3,7 +3,7 @@
 // spmd-opt, spmd-run and the C++ API accept the same programs: the spmd
 // dialect, the input dialects of linalg-on-tensors programs, and what other
 // stacks' annotated programs use (shard, tosa, dlti) so they can be
-// imported, with the sharding models of the upstream ops
+// imported. The passes add the ops' sharding models themselves
 // (ir/ShardingModels.h).
 //
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,6 @@
 //===- PartitionPass.cpp - spmd-partition ---------------------------------===//
 
+#include "ir/ShardingModels.h"
 #include "partitioner/Partitioner.h"
 #include "passes/Passes.h"
 
@@ -16,6 +17,12 @@ using namespace mlir;
 
 namespace {
 struct PartitionPass : mlir::spmd::impl::SpmdPartitionBase<PartitionPass> {
+  /// Ops are rebuilt through their sharding models.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    SpmdPartitionBase::getDependentDialects(registry);
+    mlir::spmd::registerShardingModels(registry);
+  }
+
   void runOnOperation() override {
     if (failed(mlir::spmd::Partitioner(getOperation()).run()))
       signalPassFailure();

@@ -110,11 +110,15 @@ def SpmdCommReport : Pass<"spmd-comm-report", "mlir::ModuleOp"> {
 def SpmdTestPrintRules : Pass<"spmd-test-print-rules", "mlir::ModuleOp"> {
   let summary = "Writes each op's sharding rule as an attribute (for tests)";
   let description = [{
-    Sets `spmd.sharding_rule` on every op that has a factor rule
-    (ir/ShardingRules.h) to the rule as text: one list of factors per
-    operand and result, the factor sizes, and the kinds other than
-    parallel, e.g. `([i, j], [j, k], [i, k]) -> ([i, k]) {i=4, j=8, k=2}
-    reduction={j}`. Ops without a rule are left alone.
+    Sets `spmd.sharding_rule` on every op that has a factor rule (its
+    ShardingOpInterface's, or its traits') to the rule as text: one list of
+    factors per operand and result, the factor sizes, and the kinds other
+    than parallel, e.g. `([i, j], [j, k], [i, k]) -> ([i, k]) {i=4, j=8,
+    k=2} reduction={j}`; then, where there are reduction factors, the
+    reduction each result is pending when they are split (`pending=[sum]`,
+    `none` when they must stay whole), and the windows its inputs are read
+    through (`windows={operand0[1]: 2*j + [0, 2] + 0}`: stride, window
+    extent and offset). Ops without a rule are left alone.
   }];
 }
 

@@ -1,5 +1,6 @@
 //===- PropagatePass.cpp - spmd-propagate ---------------------------------===//
 
+#include "ir/ShardingModels.h"
 #include "passes/Passes.h"
 #include "passes/ShardingPropagation.h"
 
@@ -14,6 +15,12 @@ using namespace mlir::spmd;
 namespace {
 struct PropagatePass : mlir::spmd::impl::SpmdPropagateBase<PropagatePass> {
   using SpmdPropagateBase::SpmdPropagateBase;
+
+  /// Rules come from the ops' sharding models, whatever context runs this.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    SpmdPropagateBase::getDependentDialects(registry);
+    registerShardingModels(registry);
+  }
 
   void runOnOperation() override {
     if (failed(propagateShardings(getOperation(), {strategy, debugOrigins})))

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ir/ShardingInterface.h"
+#include "ir/ShardingModels.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -52,6 +52,10 @@ static std::string describeRule(Operation *op, const OpShardingRule &rule) {
 namespace {
 struct TestPrintRules
     : mlir::spmd::impl::SpmdTestPrintRulesBase<TestPrintRules> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registerShardingModels(registry);
+  }
+
   void runOnOperation() override {
     Builder builder(&getContext());
     getOperation().walk([&](Operation *op) {

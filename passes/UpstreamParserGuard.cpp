@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
+using llvm::SmallVector;
 
 /// Whether `rest` starts with `= [i, j, ...]` (spaces allowed).
 static bool isIntegerList(llvm::StringRef rest) {
@@ -54,40 +55,91 @@ static llvm::StringRef statementAt(llvm::StringRef text) {
   return text.take_front(end);
 }
 
+/// The custom-form statements of `op` in `text`: the offset just past the
+/// op name and the rest of its statement. The generic form ("op" in
+/// quotes) has another parser; comments have none.
+static SmallVector<std::pair<size_t, llvm::StringRef>>
+statementsOf(llvm::StringRef text, llvm::StringRef op) {
+  SmallVector<std::pair<size_t, llvm::StringRef>> found;
+  for (size_t at = text.find(op); at != llvm::StringRef::npos;
+       at = text.find(op, at + op.size())) {
+    size_t lineStart = text.take_front(at).rfind('\n');
+    llvm::StringRef lineBefore =
+        text.slice(lineStart == llvm::StringRef::npos ? 0 : lineStart + 1, at);
+    if ((at > 0 && text[at - 1] == '"') || lineBefore.contains("//"))
+      continue;
+    found.push_back(
+        {at + op.size(), statementAt(text.drop_front(at + op.size()))});
+  }
+  return found;
+}
+
+/// `file:line:col: error: message` at `offset` of `text`.
+static std::string errorAt(llvm::StringRef text, size_t offset,
+                           llvm::StringRef bufferName,
+                           const llvm::Twine &message) {
+  llvm::StringRef before = text.take_front(offset);
+  size_t line = before.count('\n') + 1;
+  size_t lineStart = before.rfind('\n');
+  size_t column =
+      offset - (lineStart == llvm::StringRef::npos ? 0 : lineStart + 1) + 1;
+  return llvm::formatv("{0}:{1}:{2}: error: {3}", bufferName, line, column,
+                       message.str())
+      .str();
+}
+
+/// Whether a `tensor.from_elements` statement's result type has at most as
+/// many elements as the statement lists operands: MLIR's parser allocates
+/// one operand type per element of the type before comparing the counts.
+static bool listsEnoughElements(llvm::StringRef statement) {
+  size_t colon = statement.rfind(':');
+  if (colon == llvm::StringRef::npos)
+    return true; // Not the form the parser reads far enough.
+  llvm::StringRef type = statement.drop_front(colon + 1).ltrim();
+  if (!type.consume_front("tensor<"))
+    return true;
+  uint64_t operands = statement.take_front(colon).count('%');
+  SmallVector<llvm::StringRef> parts;
+  type.take_until([](char c) { return c == '>'; }).split(parts, 'x');
+  SmallVector<uint64_t> sizes;
+  for (llvm::StringRef dim : llvm::ArrayRef(parts).drop_back())
+    if (dim.trim().getAsInteger(10, sizes.emplace_back()))
+      return false; // `?` or garbage: the parser counts it as huge.
+  if (llvm::is_contained(sizes, 0))
+    return true;
+  uint64_t elements = 1;
+  for (uint64_t size : sizes) {
+    if (elements > operands / size)
+      return false;
+    elements *= size;
+  }
+  return true;
+}
+
 std::optional<std::string>
 mlir::spmd::findUpstreamParserHazard(llvm::StringRef text,
                                      llvm::StringRef bufferName) {
   for (llvm::StringRef name : {"reduce", "broadcast", "transpose"}) {
     std::string op = ("linalg." + name).str();
     llvm::StringRef keyword = name == "transpose" ? "permutation" : "dimensions";
-    for (size_t at = text.find(op); at != llvm::StringRef::npos;
-         at = text.find(op, at + op.size())) {
-      // The generic form ("linalg.reduce" in quotes) has another parser;
-      // comments have none.
-      size_t lineStart = text.take_front(at).rfind('\n');
-      llvm::StringRef lineBefore = text.slice(
-          lineStart == llvm::StringRef::npos ? 0 : lineStart + 1, at);
-      if ((at > 0 && text[at - 1] == '"') || lineBefore.contains("//"))
-        continue;
-      llvm::StringRef rest = statementAt(text.drop_front(at + op.size()));
+    for (auto [offset, rest] : statementsOf(text, op)) {
       size_t found = rest.find(keyword);
       if (found == llvm::StringRef::npos)
         continue;
       llvm::StringRef list = rest.drop_front(found + keyword.size());
       if (!list.ltrim().starts_with("=") || isIntegerList(list))
         continue;
-      size_t offset = at + op.size() + found;
-      llvm::StringRef before = text.take_front(offset);
-      size_t line = before.count('\n') + 1;
-      size_t keywordLine = before.rfind('\n');
-      size_t column =
-          offset - (keywordLine == llvm::StringRef::npos ? 0 : keywordLine + 1) +
-          1;
-      return llvm::formatv("{0}:{1}:{2}: error: malformed '{3}' list of {4}: "
-                           "expected {3} = [i, j, ...]",
-                           bufferName, line, column, keyword, op)
-          .str();
+      return errorAt(text, offset + found, bufferName,
+                     llvm::formatv("malformed '{0}' list of {1}: expected {0} "
+                                   "= [i, j, ...]",
+                                   keyword, op));
     }
   }
+  llvm::StringRef fromElements = "tensor.from_elements";
+  for (auto [offset, rest] : statementsOf(text, fromElements))
+    if (!listsEnoughElements(rest))
+      return errorAt(text, offset - fromElements.size(), bufferName,
+                     "tensor.from_elements needs a static type of at most as "
+                     "many elements as it lists");
   return std::nullopt;
 }

@@ -1,11 +1,13 @@
 //===- Executable.cpp - Programs compiled to steps ------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
 
 #include "ir/Locations.h"
 #include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -48,33 +50,18 @@ llvm::Expected<DType> dtypeOf(Type type) {
                                  "unsupported element type " + name);
 }
 
-const KernelRegistry &KernelRegistry::get() {
-  static const KernelRegistry registry = [] {
-    KernelRegistry r;
-    registerTensorKernels(r);
-    registerSoftmaxKernels(r);
-    registerControlFlowKernels(r);
-    registerCollectiveKernels(r);
-    // Specialised kernels before the evaluator's fallback.
-    registerEigenKernels(r);
-    registerLayoutKernels(r);
-    registerReductionKernels(r);
-    registerWindowKernels(r);
-    registerLinalgKernels(r);
-    registerElementwiseKernels(r);
-    return r;
-  }();
-  return registry;
-}
-
-std::optional<KernelBuilder> KernelRegistry::builderFor(Operation *op) const {
-  auto it = builders.find(op->getName().getStringRef());
-  if (it != builders.end())
-    return it->second;
-  for (const auto &fallback : fallbacks)
-    if (std::optional<KernelBuilder> builder = fallback(op))
-      return builder;
-  return std::nullopt;
+/// The step running `op`: its KernelOpInterface's, or the executor's own
+/// for constants, calls and returns.
+static llvm::Expected<Step> buildStep(Operation *op, KernelContext &context) {
+  if (auto kernel = llvm::dyn_cast<KernelOpInterface>(op))
+    return kernel.buildKernel(context);
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return buildConstantKernel(op, context);
+  if (llvm::isa<CallOpInterface>(op))
+    return buildCallKernel(op, context);
+  if (op->hasTrait<OpTrait::ReturnLike>())
+    return buildReturnKernel(op, context);
+  return opError(op, "no kernel for this op");
 }
 
 unsigned KernelContext::slot(Value value) {
@@ -113,11 +100,7 @@ llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
     slot(arg);
   llvm::DenseMap<Operation *, SmallVector<Value>> dying = lastUses(block);
   for (Operation &op : block) {
-    std::optional<KernelBuilder> builder =
-        KernelRegistry::get().builderFor(&op);
-    if (!builder)
-      return opError(&op, "no kernel for this op");
-    llvm::Expected<Step> step = (*builder)(&op, *this);
+    llvm::Expected<Step> step = buildStep(&op, *this);
     if (!step)
       return step.takeError();
     // Buffers are freed after their last use, so a device holds only what
@@ -152,6 +135,11 @@ llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context) {
 
 llvm::Expected<std::unique_ptr<Executable>>
 Executable::compile(ModuleOp module) {
+  // The kernels of upstream ops, whatever context the module was made in
+  // (attached once; a context that has them is left alone).
+  DialectRegistry kernels;
+  registerKernelModels(kernels);
+  module.getContext()->appendDialectRegistry(kernels);
   auto executable = std::make_unique<Executable>();
   for (auto mesh : module.getOps<mlir::spmd::MeshOp>())
     executable->meshes.try_emplace(mesh.getSymName(), mesh.getMesh().toMesh());

@@ -116,37 +116,6 @@ llvm::Expected<DType> dtypeOf(mlir::Type type);
 /// An error located at `op`: `file:line:col: error: 'op.name': message`.
 llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
 
-/// Kernel builders by op name, and by family for ops without their own.
-class KernelRegistry {
-public:
-  static const KernelRegistry &get();
-  void add(llvm::StringRef opName, KernelBuilder builder) {
-    builders[opName] = std::move(builder);
-  }
-  void addFallback(
-      std::function<std::optional<KernelBuilder>(mlir::Operation *)> fallback) {
-    fallbacks.push_back(std::move(fallback));
-  }
-  std::optional<KernelBuilder> builderFor(mlir::Operation *op) const;
-
-private:
-  llvm::StringMap<KernelBuilder> builders;
-  std::vector<std::function<std::optional<KernelBuilder>(mlir::Operation *)>>
-      fallbacks;
-};
-
-// Kernel families, one file each in runtime/kernels/.
-void registerEigenKernels(KernelRegistry &registry);
-void registerLayoutKernels(KernelRegistry &registry);
-void registerReductionKernels(KernelRegistry &registry);
-void registerWindowKernels(KernelRegistry &registry);
-void registerSoftmaxKernels(KernelRegistry &registry);
-void registerLinalgKernels(KernelRegistry &registry);
-void registerElementwiseKernels(KernelRegistry &registry);
-void registerTensorKernels(KernelRegistry &registry);
-void registerControlFlowKernels(KernelRegistry &registry);
-void registerCollectiveKernels(KernelRegistry &registry);
-
 } // namespace spmd::runtime
 
 #endif // SPMD_RUNTIME_EXECUTABLE_H

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
 #include "runtime/TensorOps.h"
 
 #include "ir/SpmdOps.h"
@@ -193,14 +193,17 @@ static llvm::Expected<Step> buildAxisIndex(Operation *op, KernelContext &ctx) {
   });
 }
 
-void registerCollectiveKernels(KernelRegistry &registry) {
-  registry.add(AllGatherOp::getOperationName(), buildAllGather);
-  registry.add(AllReduceOp::getOperationName(), buildAllReduce);
-  registry.add(ReduceScatterOp::getOperationName(), buildReduceScatter);
-  registry.add(AllToAllOp::getOperationName(), buildAllToAll);
-  registry.add(CollectivePermuteOp::getOperationName(), buildPermute);
-  registry.add(AllSliceOp::getOperationName(), buildAllSlice);
-  registry.add(AxisIndexOp::getOperationName(), buildAxisIndex);
+void registerCollectiveKernels(DialectRegistry &registry) {
+  registry.addExtension(
+      +[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
+        attachKernel<buildAllGather, AllGatherOp>(context);
+        attachKernel<buildAllReduce, AllReduceOp>(context);
+        attachKernel<buildReduceScatter, ReduceScatterOp>(context);
+        attachKernel<buildAllToAll, AllToAllOp>(context);
+        attachKernel<buildPermute, CollectivePermuteOp>(context);
+        attachKernel<buildAllSlice, AllSliceOp>(context);
+        attachKernel<buildAxisIndex, AxisIndexOp>(context);
+      });
 }
 
 } // namespace spmd::runtime

@@ -1,12 +1,14 @@
 //===- ControlFlowKernels.cpp - Loops, branches, calls, returns -----------===//
 
-#include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
 
 #include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 
@@ -19,10 +21,11 @@ static std::vector<unsigned> slotsOf(ValueRange values, KernelContext &ctx) {
   return slots;
 }
 
-/// Terminators pass their operands to whoever runs the region.
-static llvm::Expected<Step> buildYield(Operation *op, KernelContext &ctx) {
+/// Returns pass their operands to whoever runs the region: the caller of a
+/// function, or the op owning a region.
+llvm::Expected<Step> buildReturnKernel(Operation *op, KernelContext &ctx) {
   std::vector<unsigned> operands = slotsOf(op->getOperands(), ctx);
-  bool isReturn = llvm::isa<func::ReturnOp>(op);
+  bool isReturn = llvm::isa<FunctionOpInterface>(op->getParentOp());
   return Step([=](Frame &frame, DeviceContext &) {
     std::vector<RValue> &out = isReturn ? frame.results : frame.yielded;
     out.clear();
@@ -171,11 +174,14 @@ static llvm::Expected<Step> buildWhile(Operation *op, KernelContext &ctx) {
   });
 }
 
-static llvm::Expected<Step> buildCall(Operation *op, KernelContext &ctx) {
-  auto call = llvm::cast<func::CallOp>(op);
-  std::string callee = call.getCallee().str();
-  std::vector<unsigned> operands = slotsOf(call.getOperands(), ctx);
-  std::vector<unsigned> results = slotsOf(call.getResults(), ctx);
+llvm::Expected<Step> buildCallKernel(Operation *op, KernelContext &ctx) {
+  auto call = llvm::cast<CallOpInterface>(op);
+  auto symbol = llvm::dyn_cast<SymbolRefAttr>(call.getCallableForCallee());
+  if (!symbol)
+    return opError(op, "indirect calls are not supported");
+  std::string callee = symbol.getLeafReference().str();
+  std::vector<unsigned> operands = slotsOf(call.getArgOperands(), ctx);
+  std::vector<unsigned> results = slotsOf(op->getResults(), ctx);
   const Executable *exec = &ctx.exec();
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
     std::vector<RValue> args;
@@ -213,19 +219,22 @@ static llvm::Expected<Step> buildIdentity(Operation *op, KernelContext &ctx) {
   });
 }
 
-void registerControlFlowKernels(KernelRegistry &registry) {
-  registry.add(scf::YieldOp::getOperationName(), buildYield);
-  registry.add(func::ReturnOp::getOperationName(), buildYield);
-  registry.add(scf::ConditionOp::getOperationName(), buildCondition);
-  registry.add(scf::ForOp::getOperationName(), buildFor);
-  registry.add(scf::IfOp::getOperationName(), buildIf);
-  registry.add(scf::IndexSwitchOp::getOperationName(), buildIndexSwitch);
-  registry.add(scf::ExecuteRegionOp::getOperationName(), buildExecuteRegion);
-  registry.add(scf::WhileOp::getOperationName(), buildWhile);
-  registry.add(func::CallOp::getOperationName(), buildCall);
-  registry.add(cf::AssertOp::getOperationName(), buildAssert);
-  registry.add(mlir::spmd::ShardingConstraintOp::getOperationName(),
-               buildIdentity);
+void registerControlFlowKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, scf::SCFDialect *) {
+    attachKernel<buildCondition, scf::ConditionOp>(context);
+    attachKernel<buildFor, scf::ForOp>(context);
+    attachKernel<buildIf, scf::IfOp>(context);
+    attachKernel<buildIndexSwitch, scf::IndexSwitchOp>(context);
+    attachKernel<buildExecuteRegion, scf::ExecuteRegionOp>(context);
+    attachKernel<buildWhile, scf::WhileOp>(context);
+  });
+  registry.addExtension(+[](MLIRContext *context, cf::ControlFlowDialect *) {
+    attachKernel<buildAssert, cf::AssertOp>(context);
+  });
+  registry.addExtension(
+      +[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
+        attachKernel<buildIdentity, mlir::spmd::ShardingConstraintOp>(context);
+      });
 }
 
 } // namespace spmd::runtime

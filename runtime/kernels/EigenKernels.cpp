@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/TensorOps.h"
 #include "runtime/kernels/BodyPatterns.h"
@@ -227,7 +228,7 @@ static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
   return c;
 }
 
-static std::optional<KernelBuilder> contractionBuilder(Operation *op) {
+std::optional<KernelBuilder> contractionKernel(Operation *op) {
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || op->getNumResults() != 1 || !allF32OrF64(op))
     return std::nullopt;
@@ -349,7 +350,7 @@ static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
   }
 }
 
-static std::optional<KernelBuilder> convBuilder(Operation *op) {
+std::optional<KernelBuilder> convolutionKernel(Operation *op) {
   if (!llvm::isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op) ||
       !allF32OrF64(op))
     return std::nullopt;
@@ -373,11 +374,6 @@ static std::optional<KernelBuilder> convBuilder(Operation *op) {
         else
           run(0.0);
       });
-}
-
-void registerEigenKernels(KernelRegistry &registry) {
-  registry.addFallback(contractionBuilder);
-  registry.addFallback(convBuilder);
 }
 
 } // namespace spmd::runtime

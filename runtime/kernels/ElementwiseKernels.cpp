@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
 #include "runtime/ScalarProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,6 +18,8 @@ namespace spmd::runtime {
 
 static llvm::Expected<Step> buildElementwise(Operation *op,
                                              KernelContext &context) {
+  if (op->getNumResults() != 1)
+    return opError(op, "no kernel for this op");
   llvm::Expected<ScalarProgram> compiled = ScalarProgram::compileOp(op);
   if (!compiled)
     return compiled.takeError();
@@ -101,15 +103,29 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
   });
 }
 
-void registerElementwiseKernels(KernelRegistry &registry) {
-  registry.addFallback([](Operation *op) -> std::optional<KernelBuilder> {
-    Dialect *dialect = op->getDialect();
-    if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
-        !llvm::isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
-            dialect) ||
-        llvm::isa<arith::ConstantOp>(op))
-      return std::nullopt;
-    return KernelBuilder(buildElementwise);
+/// Every arith and math op but constants (a kernel of their own) computes
+/// one result from its operands, scalars or tensors alike.
+template <typename... OpTys> static void attachElementwise(MLIRContext *context) {
+  auto attach = [&](auto op) {
+    using OpTy = decltype(op);
+    if constexpr (!std::is_same_v<OpTy, arith::ConstantOp>)
+      attachKernel<buildElementwise, OpTy>(context);
+  };
+  (attach(OpTys()), ...);
+}
+
+void registerElementwiseKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *) {
+    attachElementwise<
+#define GET_OP_LIST
+#include "mlir/Dialect/Arith/IR/ArithOps.cpp.inc"
+        >(context);
+  });
+  registry.addExtension(+[](MLIRContext *context, math::MathDialect *) {
+    attachElementwise<
+#define GET_OP_LIST
+#include "mlir/Dialect/Math/IR/MathOps.cpp.inc"
+        >(context);
   });
 }
 

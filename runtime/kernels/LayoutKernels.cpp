@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/TensorOps.h"
 #include "runtime/kernels/DestinationStep.h"
@@ -223,7 +224,7 @@ static std::optional<Movement> movementOf(linalg::LinalgOp op) {
   return m;
 }
 
-static std::optional<KernelBuilder> layoutBuilder(Operation *op) {
+std::optional<KernelBuilder> layoutKernel(Operation *op) {
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
     return std::nullopt;
@@ -246,10 +247,6 @@ static std::optional<KernelBuilder> layoutBuilder(Operation *op) {
           return run<uint64_t>(m, in[0]->data(), out.data(), scratch);
         }
       });
-}
-
-void registerLayoutKernels(KernelRegistry &registry) {
-  registry.addFallback(layoutBuilder);
 }
 
 } // namespace spmd::runtime

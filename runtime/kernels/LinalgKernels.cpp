@@ -7,11 +7,13 @@
 // Operand element offsets are affine in the loop indices, so each operand
 // needs only a base offset and one stride per loop. Ops with a specialised
 // kernel (contractions, convolutions, data movement, reductions, windows)
-// never come here: those are registered first.
+// never come here: the model of every structured op tries those first
+// (StructuredKernels.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
+#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 
@@ -374,11 +376,34 @@ static llvm::Expected<Step> buildStructured(Operation *op,
   });
 }
 
-void registerLinalgKernels(KernelRegistry &registry) {
-  registry.addFallback([](Operation *op) -> std::optional<KernelBuilder> {
-    if (llvm::isa<linalg::LinalgOp>(op))
-      return KernelBuilder(buildStructured);
-    return std::nullopt;
+namespace {
+/// Every structured op: the first specialised kernel that recognises it,
+/// else the evaluator.
+template <typename OpTy>
+struct StructuredKernelModel
+    : KernelOpInterface::ExternalModel<StructuredKernelModel<OpTy>, OpTy> {
+  llvm::Expected<Step> buildKernel(Operation *op,
+                                   KernelContext &context) const {
+    for (auto specialised : {contractionKernel, convolutionKernel,
+                             layoutKernel, reductionKernel, windowKernel})
+      if (std::optional<KernelBuilder> builder = specialised(op))
+        return (*builder)(op, context);
+    return buildStructured(op, context);
+  }
+};
+} // namespace
+
+template <typename... OpTys> static void attachStructured(MLIRContext *context) {
+  (OpTys::template attachInterface<StructuredKernelModel<OpTys>>(*context),
+   ...);
+}
+
+void registerLinalgKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
+    attachStructured<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(context);
   });
 }
 

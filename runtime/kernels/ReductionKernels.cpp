@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
@@ -171,7 +172,7 @@ static std::optional<Reduction> reductionOf(linalg::LinalgOp op) {
   return r;
 }
 
-static std::optional<KernelBuilder> reductionBuilder(Operation *op) {
+std::optional<KernelBuilder> reductionKernel(Operation *op) {
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
     return std::nullopt;
@@ -193,10 +194,6 @@ static std::optional<KernelBuilder> reductionBuilder(Operation *op) {
           return reduce<int64_t>(r, *in[0], out, ctx.threads);
         }
       });
-}
-
-void registerReductionKernels(KernelRegistry &registry) {
-  registry.addFallback(reductionBuilder);
 }
 
 } // namespace spmd::runtime

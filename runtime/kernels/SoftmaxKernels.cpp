@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
 #include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -48,8 +48,10 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
       })(op, ctx);
 }
 
-void registerSoftmaxKernels(KernelRegistry &registry) {
-  registry.add(linalg::SoftmaxOp::getOperationName(), buildSoftmax);
+void registerSoftmaxKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
+    attachKernel<buildSoftmax, linalg::SoftmaxOp>(context);
+  });
 }
 
 } // namespace spmd::runtime

@@ -1,12 +1,13 @@
 //===- TensorKernels.cpp - Constants, tensor creation, slices, reshapes ---===//
 
-#include "runtime/Executable.h"
+#include "runtime/KernelInterface.h"
 #include "runtime/TensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <algorithm>
@@ -80,18 +81,21 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
   return tensor;
 }
 
-static llvm::Expected<Step> buildConstant(Operation *op, KernelContext &ctx) {
-  auto constant = llvm::cast<arith::ConstantOp>(op);
-  unsigned result = ctx.slot(constant.getResult());
+/// Any constant (ConstantLike): its folded value, made once.
+llvm::Expected<Step> buildConstantKernel(Operation *op, KernelContext &ctx) {
+  Attribute attr;
+  if (op->getNumResults() != 1 || !matchPattern(op, m_Constant(&attr)))
+    return opError(op, "a constant without a value");
+  unsigned result = ctx.slot(op->getResult(0));
   RValue value;
-  if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue())) {
+  if (auto f = llvm::dyn_cast<FloatAttr>(attr)) {
     value = RValue::ofFloat(f.getValueAsDouble());
-  } else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue())) {
-    value = RValue::ofInt(constant.getType().isInteger(1)
+  } else if (auto i = llvm::dyn_cast<IntegerAttr>(attr)) {
+    value = RValue::ofInt(i.getType().isInteger(1)
                               ? int64_t(i.getValue().getBoolValue())
                               : i.getValue().getSExtValue());
   } else {
-    llvm::Expected<TensorRef> tensor = tensorOf(op, constant.getValue());
+    llvm::Expected<TensorRef> tensor = tensorOf(op, attr);
     if (!tensor)
       return tensor.takeError();
     value = RValue::ofTensor(*tensor);
@@ -532,25 +536,26 @@ static llvm::Expected<Step> buildDim(Operation *op, KernelContext &ctx) {
   });
 }
 
-void registerTensorKernels(KernelRegistry &registry) {
-  registry.add(arith::ConstantOp::getOperationName(), buildConstant);
-  registry.add(tensor::EmptyOp::getOperationName(), buildEmpty);
-  registry.add(tensor::CollapseShapeOp::getOperationName(), buildReshape);
-  registry.add(tensor::ExpandShapeOp::getOperationName(), buildReshape);
-  registry.add(tensor::ReshapeOp::getOperationName(), buildReshape);
-  registry.add(tensor::CastOp::getOperationName(), buildReshape);
-  registry.add(tensor::ExtractSliceOp::getOperationName(), buildExtractSlice);
-  registry.add(tensor::InsertSliceOp::getOperationName(), buildInsertSlice);
-  registry.add(tensor::PadOp::getOperationName(), buildPad);
-  registry.add(tensor::ConcatOp::getOperationName(), buildConcat);
-  registry.add(tensor::ExtractOp::getOperationName(), buildExtract);
-  registry.add(tensor::GatherOp::getOperationName(), buildGather);
-  registry.add(ml_program::GlobalLoadConstOp::getOperationName(),
-               buildGlobalLoadConst);
-  registry.add(tensor::InsertOp::getOperationName(), buildInsert);
-  registry.add(tensor::SplatOp::getOperationName(), buildSplat);
-  registry.add(tensor::FromElementsOp::getOperationName(), buildSplat);
-  registry.add(tensor::DimOp::getOperationName(), buildDim);
+void registerTensorKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *) {
+    attachKernel<buildEmpty, tensor::EmptyOp>(context);
+    attachKernel<buildReshape, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                 tensor::ReshapeOp, tensor::CastOp>(context);
+    attachKernel<buildExtractSlice, tensor::ExtractSliceOp>(context);
+    attachKernel<buildInsertSlice, tensor::InsertSliceOp>(context);
+    attachKernel<buildPad, tensor::PadOp>(context);
+    attachKernel<buildConcat, tensor::ConcatOp>(context);
+    attachKernel<buildExtract, tensor::ExtractOp>(context);
+    attachKernel<buildGather, tensor::GatherOp>(context);
+    attachKernel<buildInsert, tensor::InsertOp>(context);
+    attachKernel<buildSplat, tensor::SplatOp, tensor::FromElementsOp>(context);
+    attachKernel<buildDim, tensor::DimOp>(context);
+  });
+  registry.addExtension(
+      +[](MLIRContext *context, ml_program::MLProgramDialect *) {
+        attachKernel<buildGlobalLoadConst, ml_program::GlobalLoadConstOp>(
+            context);
+      });
 }
 
 } // namespace spmd::runtime

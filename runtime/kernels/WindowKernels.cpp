@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
@@ -150,7 +151,7 @@ static std::optional<Window> windowOf(Operation *op, bool channelsLast,
   return s;
 }
 
-static std::optional<KernelBuilder> windowBuilder(Operation *op) {
+std::optional<KernelBuilder> windowKernel(Operation *op) {
   std::optional<Window> window;
   for (auto candidate :
        {windowOf<linalg::PoolingNhwcMaxOp>(op, true, false),
@@ -178,10 +179,6 @@ static std::optional<KernelBuilder> windowBuilder(Operation *op) {
                       weighted ? in[1]->as<double>() : nullptr,
                       out.as<double>(), ctx.threads);
       });
-}
-
-void registerWindowKernels(KernelRegistry &registry) {
-  registry.addFallback(windowBuilder);
 }
 
 } // namespace spmd::runtime
