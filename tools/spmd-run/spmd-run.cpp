@@ -3,6 +3,7 @@
 //   spmd-run FILE.mlir [--entry=NAME] [--devices=N] [--mesh-config=FILE]
 //            [--seed=S] [--inputs=DIR] [--outputs=DIR] [--check]
 //            [--iters=K] [--report=FILE] [--threads-per-device=T]
+//            [--load-dialect-plugin=LIB ...]
 //
 // Exit codes: 0 success, 1 check failure or run error, 2 bad input.
 //
@@ -19,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -65,6 +67,10 @@ static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
                               cl::init(1));
 static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
                                        cl::init(""));
+static cl::list<std::string> dialectPlugins(
+    "load-dialect-plugin",
+    cl::desc("Load dialects, with their sharding and kernel models, from a "
+             "plugin library (as spmd-opt and mlir-opt do)"));
 
 /// Prints an error once: diagnostics of the program already read
 /// `file:line:col: error: ...`; other errors are the tool's.
@@ -110,6 +116,12 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
+  for (const std::string &path : dialectPlugins) {
+    llvm::Expected<mlir::DialectPlugin> plugin = mlir::DialectPlugin::load(path);
+    if (!plugin)
+      badInput(llvm::toString(plugin.takeError()));
+    plugin->registerDialectRegistryCallbacks(registry);
+  }
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics name ops by location, never by a generic-form dump.
