@@ -3,6 +3,8 @@
 
 Usage: compile_speed.py SPMD_OPT [MLIR_OPT] [--phase propagate|partition]
                         [--layers 500,1000,2000,5000] [--repeat 3]
+       compile_speed.py SPMD_OPT --against OTHER_SPMD_OPT [--layers 5000]
+                        [--repeat 9]
 
 For each size, generates the chain (gen_megatron_chain.py) in both forms and
 times whole processes, side by side in this one run:
@@ -18,7 +20,13 @@ Prints the median wall time of each, the ratio ours/upstream (must be <= 1),
 and microseconds per layer (flat when time grows linearly). Exits 1 if ours
 is slower than upstream at any size or grows super-linearly (per-layer time
 at the largest size more than 1.5x that at the smallest).
+
+With --against, compares two builds of spmd-opt instead (before and after a
+change): `--spmd-pipeline` on the chain, the two binaries run alternately,
+CPU time (user + system) of each process, median of --repeat runs each.
+Prints the ratio SPMD_OPT / OTHER_SPMD_OPT per size; exits 1 above 1.05.
 """
+import resource
 import argparse
 import os
 import statistics
@@ -39,6 +47,34 @@ def timed(cmd, repeat):
     return statistics.median(times)
 
 
+def cpu_seconds(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def against(a, sizes):
+    ok = True
+    print("%8s %14s %14s %8s" % ("layers", "this cpu s", "other cpu s", "ratio"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = os.path.join(tmp, "chain%d.mlir" % n)
+            with open(path, "w") as f:
+                subprocess.run([sys.executable, os.path.join(HERE, "gen_megatron_chain.py"),
+                                str(n), "spmd"], check=True, stdout=f)
+            times = {a.spmd_opt: [], a.against: []}
+            for _ in range(a.repeat):
+                for tool in times:
+                    times[tool].append(cpu_seconds(
+                        [tool, "--spmd-pipeline", path, "-o", os.devnull]))
+            this = statistics.median(times[a.spmd_opt])
+            other = statistics.median(times[a.against])
+            print("%8d %14.3f %14.3f %8.3f" % (n, this, other, this / other))
+            ok &= this / other <= 1.05
+    return 0 if ok else 1
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("spmd_opt")
@@ -46,8 +82,11 @@ def main():
     p.add_argument("--phase", choices=["propagate", "partition"], default="propagate")
     p.add_argument("--layers", default="500,1000,2000,5000")
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--against", help="another spmd-opt to compare with")
     a = p.parse_args()
     sizes = [int(s) for s in a.layers.split(",")]
+    if a.against:
+        return against(a, sizes)
     rows, ok = [], True
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:

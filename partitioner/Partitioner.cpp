@@ -3,6 +3,7 @@
 #include "partitioner/Partitioner.h"
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
+#include "ir/Locations.h"
 #include "ir/RegionFlow.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -12,6 +13,10 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+
+#define DEBUG_TYPE "spmd-partition"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -201,6 +206,22 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
                        << ::spmd::kReshardSearchBudget
                        << " layouts: gathering and slicing instead (exact, "
                           "not the fewest bytes)";
+  LLVM_DEBUG({
+    llvm::dbgs() << "spmd-partition: reshard for '" << user->getName()
+                 << "' at ";
+    printFileLineCol(llvm::dbgs(), user->getLoc());
+    llvm::dbgs() << ": "
+                 << ::spmd::describe(current.mesh->mesh,
+                                     current.mesh->symbol.getValue(),
+                                     current.state)
+                 << " -> "
+                 << ::spmd::describe(current.mesh->mesh,
+                                     current.mesh->symbol.getValue(), state)
+                 << " by";
+    for (const ::spmd::ReshardStep &step : plan->steps)
+      llvm::dbgs() << " " << ::spmd::stringifyCollectiveKind(step.kind);
+    llvm::dbgs() << " (" << llvm::format("%.1f", plan->cost) << " bytes)\n";
+  });
   Value local =
       emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
   reshards[key] = local;

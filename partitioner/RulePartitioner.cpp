@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/Locations.h"
 #include "partitioner/CapturedReads.h"
 #include "partitioner/Halo.h"
 
@@ -18,6 +19,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+
+#define DEBUG_TYPE "spmd-partition"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -77,8 +82,10 @@ public:
                      mesh.mesh.groupSize(split[window.factor]));
   }
 
-  /// The cheapest valid split of every factor.
+  /// The cheapest valid split of every factor, and its cost.
   std::optional<std::vector<AxisList>> choose();
+  double chosenCost() const { return bestCost; }
+  size_t numCandidates() const { return evaluated; }
 
   /// The layout of tensor `t` under `split`, or nullopt if some factor's
   /// axes cannot be expressed on its dimensions.
@@ -95,6 +102,8 @@ private:
   std::optional<Reduction> combiner;
   ::spmd::ReshardPlanCache &plans;
   ArrayRef<WindowedDim> windows;
+  double bestCost = 0;
+  size_t evaluated = 0;
 };
 } // namespace
 
@@ -200,11 +209,11 @@ std::optional<std::vector<AxisList>> RuleChoice::choose() {
       o.resize(std::min<size_t>(o.size(), 2));
 
   std::optional<std::vector<AxisList>> best;
-  double bestCost = 0;
   std::vector<AxisList> split(rule.numFactors());
   SmallVector<bool, 8> used(mesh.mesh.rank(), false);
   std::function<void(unsigned)> search = [&](unsigned f) {
     if (f == rule.numFactors()) {
+      ++evaluated;
       std::optional<double> c = cost(split);
       if (c && (!best || *c < bestCost)) {
         best = split;
@@ -279,6 +288,27 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   std::optional<Reduction> combiner = combinerOf(op);
   RuleChoice choice(*rule, *mesh, tensors, combiner, planCache);
   std::optional<std::vector<AxisList>> split = choice.choose();
+  LLVM_DEBUG({
+    llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
+    printFileLineCol(llvm::dbgs(), op->getLoc());
+    llvm::dbgs() << ": ";
+    if (!split) {
+      llvm::dbgs() << "no valid split of " << choice.numCandidates()
+                   << ": computed whole\n";
+    } else {
+      llvm::dbgs() << "split";
+      for (unsigned f = 0; f < rule->numFactors(); ++f) {
+        llvm::dbgs() << " " << ::spmd::ShardingRule::factorName(f) << "=[";
+        llvm::interleaveComma((*split)[f], llvm::dbgs(), [&](auto a) {
+          llvm::dbgs() << mesh->mesh.axisName(a);
+        });
+        llvm::dbgs() << "]";
+      }
+      llvm::dbgs() << ", the cheapest of " << choice.numCandidates()
+                   << " (cost " << llvm::format("%.1f", choice.chosenCost())
+                   << " bytes)\n";
+    }
+  });
   if (!split)
     return partitionReplicated(op);
 

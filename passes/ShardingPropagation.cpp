@@ -152,6 +152,11 @@ void ModulePropagation::addEdge(::spmd::ShardingRule rule,
 }
 
 LogicalResult ModulePropagation::run(::spmd::PropagationStrategy strategy) {
+  graph.setEdgeNamer([&](unsigned edge) {
+    Operation *op = edgeOps[edge];
+    return "'" + op->getName().getStringRef().str() + "' at " +
+           describe(op->getLoc());
+  });
   graph.propagate(strategy);
   // One error per contradiction: skip conflicts touching a reported one.
   SmallVector<unsigned> conflicts(graph.meshConflicts());

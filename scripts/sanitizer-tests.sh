@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libraries, tools and tests with clang's AddressSanitizer and
-# UndefinedBehaviorSanitizer and the libFuzzer targets (build-asan/), runs
+# UndefinedBehaviorSanitizer, assertions (and the --debug-only traces, whose
+# lit test runs here) and the libFuzzer targets (build-asan/), runs
 # the unit tests, the lit tests, the robustness tests (300 mutants each) and
 # one generator seed under them, then each fuzz target for FUZZ_SECONDS
 # (default 60; scripts/fuzz.sh). Any report fails the run.
@@ -8,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++-22 \
-  -DSPMD_SANITIZE=ON -DSPMD_FUZZ=ON >/dev/null
+  -DSPMD_SANITIZE=ON -DSPMD_FUZZ=ON -DSPMD_ENABLE_ASSERTIONS=ON >/dev/null
 cmake --build build-asan
 # libMLIR and libLLVM are not instrumented: their allocators' and
 # containers' annotations from inline headers would be read as errors.

@@ -3,8 +3,12 @@
 #include "sharding/Propagation.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <deque>
+
+#define DEBUG_TYPE "spmd-propagate"
 
 using namespace spmd;
 using llvm::ArrayRef;
@@ -166,6 +170,16 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     }
   }
 
+  [[maybe_unused]] auto axesText = [&](ArrayRef<AxisIndex> axes) {
+    std::string text = "[";
+    for (auto [i, a] : llvm::enumerate(axes))
+      text += (i ? ", " : "") + mesh.axisName(a).str();
+    return text + "]";
+  };
+  [[maybe_unused]] auto edgeName = [&] {
+    return edgeNamer ? edgeNamer(edgeIndex) : "edge " + std::to_string(edgeIndex);
+  };
+
   // Merge per factor.
   SmallVector<AxisList, 4> factorAxes(numFactors);
   SmallVector<const Candidate *, 4> winner(numFactors, nullptr);
@@ -204,6 +218,20 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
                            longest->axes.begin() + common);
       winner[f] = strongest;
     }
+    LLVM_DEBUG({
+      if (common != longest->axes.size()) {
+        llvm::dbgs() << "spmd-propagate: " << edgeName() << ": factor "
+                     << ShardingRule::factorName(f) << " is wanted as";
+        for (const Candidate &c : candidates[f])
+          llvm::dbgs() << " " << axesText(c.axes) << " (p" << c.priority
+                       << ")";
+        llvm::dbgs() << "; keeps " << axesText(factorAxes[f]) << " ("
+                     << (strategy == PropagationStrategy::Aggressive
+                             ? "the strongest source"
+                             : "their common prefix")
+                     << ")\n";
+      }
+    });
   }
 
   // An axis shards at most one factor (see the header for who keeps it).
@@ -218,6 +246,12 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   for (unsigned f : order) {
     AxisList &axes = factorAxes[f];
     auto clash = llvm::find_if(axes, [&](AxisIndex a) { return used[a]; });
+    LLVM_DEBUG(if (clash != axes.end()) llvm::dbgs()
+               << "spmd-propagate: " << edgeName() << ": factor "
+               << ShardingRule::factorName(f) << " gives up "
+               << axesText(AxisList(clash, axes.end()))
+               << ": another factor of the op holds " << mesh.axisName(*clash)
+               << "\n");
     axes.erase(clash, axes.end());
     for (AxisIndex a : axes)
       used[a] = true;
@@ -256,6 +290,15 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       for (unsigned f : factors)
         if (llvm::is_contained(factorAxes[f], proposed[old]))
           source = winner[f];
+      LLVM_DEBUG(llvm::dbgs()
+                 << "spmd-propagate: " << edgeName() << ": "
+                 << (t < edge.numOperands ? "operand " : "result ")
+                 << (t < edge.numOperands ? t : t - edge.numOperands)
+                 << " dim " << d << " " << axesText(dim.axes) << " -> "
+                 << axesText(AxisList(proposed.begin(), proposed.begin() + k))
+                 << " through factor "
+                 << ShardingRule::factorName(factors.front()) << " (p"
+                 << source->priority << ")\n");
       dim.axes.assign(proposed.begin(), proposed.begin() + k);
       dim.priority =
           old ? std::min(dim.priority, source->priority) : source->priority;
@@ -283,6 +326,8 @@ int64_t PropagationGraph::propagate(PropagationStrategy strategy) {
   int64_t evaluations = 0;
   SmallVector<NodeId> changed;
   for (int64_t threshold : thresholds) {
+    LLVM_DEBUG(llvm::dbgs() << "spmd-propagate: shardings of priority p"
+                            << threshold << " and below\n");
     std::deque<unsigned> queue;
     std::vector<bool> queued(edges.size(), true);
     for (unsigned e = 0; e < edges.size(); ++e)

@@ -30,6 +30,8 @@
 #include "sharding/ShardingRule.h"
 #include "sharding/TensorSharding.h"
 
+#include <functional>
+
 namespace spmd {
 
 enum class PropagationStrategy { Basic, Aggressive };
@@ -57,6 +59,12 @@ public:
   /// the first `numOperands` are its operands, the rest its results.
   void addEdge(ShardingRule rule, llvm::SmallVector<NodeId> nodes,
                unsigned numOperands);
+
+  /// Names edges in the trace of `-debug-only=spmd-propagate` (e.g. the op
+  /// and its location); "edge N" without it.
+  void setEdgeNamer(std::function<std::string(unsigned edge)> namer) {
+    edgeNamer = std::move(namer);
+  }
 
   /// Runs to a fixpoint. Returns the number of edge evaluations.
   int64_t propagate(PropagationStrategy strategy);
@@ -108,6 +116,7 @@ private:
   std::vector<Node> nodes;
   std::vector<Edge> edges;
   std::vector<unsigned> meshConflictEdges;
+  std::function<std::string(unsigned)> edgeNamer;
 };
 
 } // namespace spmd

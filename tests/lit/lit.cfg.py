@@ -19,5 +19,8 @@ config.environment["PATH"] = path
 # The shared folder beside the checkout holds third-party inputs; tests that
 # read it say `REQUIRES: shared` and are reported unsupported without it.
 config.substitutions.append(("%shared", config.spmd_shared_dir))
+# Built with assertions and LLVM_DEBUG traces (SPMD_ENABLE_ASSERTIONS).
+if config.spmd_asserts:
+    config.available_features.add("asserts")
 if os.path.isdir(os.path.join(config.spmd_shared_dir, "corpus")):
     config.available_features.add("shared")

@@ -8,6 +8,7 @@
 #include "passes/Dialects.h"
 #include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
+#include "tools/DebugOptions.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  spmd::tools::registerDebugOptions();
   // Diagnostics name the op by its location, not by a generic-form dump
   // (`--mlir-print-op-on-diagnostic` turns the dump back on).
   // Inputs MLIR's own linalg parsers would crash on are errors instead.

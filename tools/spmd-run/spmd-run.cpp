@@ -16,6 +16,7 @@
 #include "runtime/Check.h"
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
+#include "tools/DebugOptions.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -110,6 +111,7 @@ static std::string shapeText(const TensorSpec &spec) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  spmd::tools::registerDebugOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "spmd-run: run a module on all local devices\n");
   auto compileStart = std::chrono::steady_clock::now();
