@@ -36,6 +36,41 @@ std::optional<OpShardingRule> mlir::spmd::getShardingRule(Operation *op) {
   return traitRule(op);
 }
 
+LogicalResult mlir::spmd::verifyShardingRule(Operation *op,
+                                             const OpShardingRule &rule) {
+  auto fail = [&](const Twine &why) {
+    return op->emitError() << "the sharding rule of '" << op->getName()
+                           << "' " << why;
+  };
+  unsigned numTensors = op->getNumOperands() + op->getNumResults();
+  if (rule.numTensors() != numTensors)
+    return fail("lists " + Twine(rule.numTensors()) + " tensors for " +
+                Twine(numTensors) + " operands and results");
+  auto rankOf = [&](unsigned t) -> int64_t {
+    Value value = t < op->getNumOperands()
+                      ? op->getOperand(t)
+                      : op->getResult(t - op->getNumOperands());
+    auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+    return type ? type.getRank() : 0;
+  };
+  for (auto [t, dims] : llvm::enumerate(rule.tensors)) {
+    if (int64_t(dims.size()) != rankOf(t))
+      return fail("gives tensor " + Twine(t) + " " + Twine(dims.size()) +
+                  " dimensions; it has " + Twine(rankOf(t)));
+    for (const ::spmd::DimFactors &factors : dims)
+      for (unsigned f : factors)
+        if (f >= rule.numFactors())
+          return fail("names factor " + Twine(f) + " of " +
+                      Twine(rule.numFactors()));
+  }
+  for (const WindowedDim &window : rule.windows)
+    if (window.operand >= op->getNumOperands() ||
+        window.dim >= rankOf(window.operand) ||
+        window.factor >= rule.numFactors() || window.stride < 1)
+      return fail("has a window outside its operands and factors");
+  return success();
+}
+
 std::optional<::spmd::ReductionKind>
 mlir::spmd::getReductionKind(Operation *op, unsigned result) {
   if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))

@@ -169,6 +169,11 @@ namespace mlir::spmd {
 /// dynamic.
 std::optional<OpShardingRule> getShardingRule(Operation *op);
 
+/// Checks that `rule` fits `op`: one tensor per operand and result with its
+/// rank (0 for scalars), factors that exist, windows on input dimensions.
+/// A model that breaks this is an error on `op` naming what is wrong.
+LogicalResult verifyShardingRule(Operation *op, const OpShardingRule &rule);
+
 /// The reduction result `result` of `op` is pending when its reduction
 /// factors are split; nullopt when they must not be split.
 std::optional<::spmd::ReductionKind> getReductionKind(Operation *op,

@@ -91,12 +91,19 @@ Partitioner::resultLayout(FunctionOpInterface function, unsigned i) {
   FailureOr<const MeshInfo *> mesh = meshFor(function, sharding.getMesh());
   if (failed(mesh))
     return failure();
-  return std::optional(
-      std::make_pair(*mesh, llvm::cantFail(::spmd::toState(
-                                (*mesh)->mesh, sharding.toTensorSharding()))));
+  llvm::Expected<::spmd::ShardState> state =
+      ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding());
+  if (!state)
+    return function->emitError() << llvm::toString(state.takeError());
+  return std::optional(std::make_pair(*mesh, std::move(*state)));
 }
 
 void Partitioner::set(Value global, LocalValue value) {
+  assert(value.mesh && "a tensor lives on a mesh");
+  assert(value.local.getType() ==
+             localType(llvm::cast<RankedTensorType>(global.getType()),
+                       *value.mesh, value.state) &&
+         "the local value's type is its layout's");
   values[global] = std::move(value);
 }
 
@@ -224,6 +231,8 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   });
   Value local =
       emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
+  assert(local.getType() == localType(type, *current.mesh, state) &&
+         "a reshard ends in the layout it was planned for");
   reshards[key] = local;
   return local;
 }

@@ -250,6 +250,8 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   std::optional<OpShardingRule> rule = getShardingRule(op);
   if (!rule)
     return partitionReplicated(op);
+  if (failed(verifyShardingRule(op, *rule)))
+    return failure();
 
   // The op's mesh: its results' (from propagation), else its operands'.
   const MeshInfo *mesh = nullptr;

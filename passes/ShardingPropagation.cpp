@@ -323,6 +323,8 @@ LogicalResult ModulePropagation::visit(Operation *op) {
         return failure();
 
   if (std::optional<OpShardingRule> rule = getShardingRule(op)) {
+    if (failed(verifyShardingRule(op, *rule)))
+      return failure();
     SmallVector<NodeId> ids;
     for (OpOperand &operand : op->getOpOperands())
       ids.push_back(nodeFor(operand.get()) == PropagationGraph::kScalar
