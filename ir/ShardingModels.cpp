@@ -35,6 +35,16 @@ void rules::addScalars(::spmd::ShardingRule &rule, unsigned count) {
     rule.addTensor({});
 }
 
+::spmd::TensorFactors rules::dimsExcept(::spmd::ShardingRule &rule,
+                                        ArrayRef<int64_t> shape, int64_t dim,
+                                        ::spmd::FactorKind kind) {
+  ::spmd::TensorFactors dims;
+  for (auto [d, size] : llvm::enumerate(shape))
+    dims.push_back({rule.addFactor(
+        size, int64_t(d) == dim ? kind : ::spmd::FactorKind::Parallel)});
+  return dims;
+}
+
 ::spmd::TensorFactors rules::freeDims(::spmd::ShardingRule &rule,
                                       ArrayRef<int64_t> shape,
                                       ::spmd::FactorKind kind) {

@@ -45,6 +45,11 @@ void addScalars(::spmd::ShardingRule &rule, unsigned count);
 ::spmd::TensorFactors
 freeDims(::spmd::ShardingRule &rule, ArrayRef<int64_t> shape,
          ::spmd::FactorKind kind = ::spmd::FactorKind::Parallel);
+/// One factor per dimension of `shape`: `kind` for dimension `dim`,
+/// parallel for the others (a concatenated or normalized dimension).
+::spmd::TensorFactors dimsExcept(::spmd::ShardingRule &rule,
+                                 ArrayRef<int64_t> shape, int64_t dim,
+                                 ::spmd::FactorKind kind);
 } // namespace rules
 
 } // namespace mlir::spmd

@@ -76,8 +76,6 @@ public:
   Layout replicated(RankedTensorType type) const;
   /// Symbol tables of the module, for callees.
   SymbolTableCollection &symbolTables() { return symbols; }
-  /// Reshard plans, remembered.
-  ::spmd::ReshardPlanCache &plans() { return planCache; }
 
   /// Adds to `mapping` every value `op`'s regions use from outside it and
   /// `mapping` does not map yet: scalars to their local forms, tensors

@@ -207,13 +207,10 @@ struct ConcatModel
     : ShardingOpInterface::ExternalModel<ConcatModel, tensor::ConcatOp> {
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
     auto concat = llvm::cast<tensor::ConcatOp>(op);
-    ArrayRef<int64_t> result = concat.getResultType().getShape();
     OpShardingRule rule;
-    TensorFactors dims;
-    for (auto [d, size] : llvm::enumerate(result))
-      dims.push_back({rule.addFactor(size, d == concat.getDim()
-                                               ? FactorKind::Permutation
-                                               : FactorKind::Parallel)});
+    TensorFactors dims =
+        rules::dimsExcept(rule, concat.getResultType().getShape(),
+                          concat.getDim(), FactorKind::Permutation);
     for (unsigned i = 0; i <= op->getNumOperands(); ++i)
       rule.addTensor(dims);
     return rule;

@@ -347,13 +347,10 @@ struct SoftmaxModel
     : ShardingOpInterface::ExternalModel<SoftmaxModel, linalg::SoftmaxOp> {
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
     auto softmax = llvm::cast<linalg::SoftmaxOp>(op);
-    ArrayRef<int64_t> shape = softmax.getInputOperandType().getShape();
     OpShardingRule rule;
-    ::spmd::TensorFactors dims;
-    for (auto [d, size] : llvm::enumerate(shape))
-      dims.push_back({rule.addFactor(size, d == softmax.getDimension()
-                                               ? FactorKind::NeedReplication
-                                               : FactorKind::Parallel)});
+    ::spmd::TensorFactors dims = rules::dimsExcept(
+        rule, softmax.getInputOperandType().getShape(), softmax.getDimension(),
+        FactorKind::NeedReplication);
     for (unsigned t = 0; t < 3; ++t) // input, init, result
       rule.addTensor(dims);
     return rule;
