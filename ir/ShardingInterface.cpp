@@ -10,7 +10,9 @@ using namespace mlir::spmd;
 #include "ir/ShardingInterface.cpp.inc"
 
 Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
-  Operation *local = rebuild.builder().clone(*rebuild.getOp(), rebuild.mapping());
+  Operation *local =
+      rebuild.builder().clone(*rebuild.getOp(), rebuild.mapping());
+  local->setOperands(rebuild.operands());
   for (auto [result, type] :
        llvm::zip_equal(local->getResults(), rebuild.resultTypes()))
     result.setType(type);

@@ -66,26 +66,31 @@ struct OpShardingRule : ::spmd::ShardingRule {
 };
 
 /// What an op needs to build itself on one device. The partitioner has
-/// chosen how each factor of the op's rule is split, brought every tensor
-/// operand to the layout that implies (windows cut out with their halos),
-/// and maps the global operands (and scalars, and tensors the op's regions
-/// read) to local values.
+/// chosen how each factor of the op's rule is split and brought every
+/// tensor operand to the layout that implies (windows cut out with their
+/// halos): local operands are by position, since one value used twice may
+/// be needed in two layouts. Scalars and the tensors the op's regions read
+/// from outside map by value.
 class LocalRebuild {
 public:
-  LocalRebuild(Operation *op, OpBuilder &builder, IRMapping &mapping,
-               ArrayRef<Type> resultTypes, const OpShardingRule *rule,
-               ArrayRef<::spmd::AxisList> split,
+  LocalRebuild(Operation *op, OpBuilder &builder, ArrayRef<Value> operands,
+               IRMapping &mapping, ArrayRef<Type> resultTypes,
+               const OpShardingRule *rule, ArrayRef<::spmd::AxisList> split,
                ArrayRef<std::pair<unsigned, Value>> skippedIterations,
                llvm::function_ref<Value(unsigned)> loopOffset)
-      : op(op), b(builder), map(mapping), types(resultTypes), rule(rule),
-        splitAxes(split), skipped(skippedIterations), offsetOf(loopOffset) {}
+      : op(op), b(builder), locals(operands), map(mapping),
+        types(resultTypes), rule(rule), splitAxes(split),
+        skipped(skippedIterations), offsetOf(loopOffset) {}
 
   /// The global op.
   Operation *getOp() const { return op; }
   OpBuilder &builder() { return b; }
-  /// Global values to local ones.
+  /// The local form of operand `i`.
+  Value operand(unsigned i) const { return locals[i]; }
+  ArrayRef<Value> operands() const { return locals; }
+  /// Scalars (also those among the operands) and the tensors the op's
+  /// regions read from outside, global to local.
   IRMapping &mapping() { return map; }
-  Value operand(unsigned i) const { return map.lookup(op->getOperand(i)); }
   /// The local types of the results.
   ArrayRef<Type> resultTypes() const { return types; }
   /// The rule the op was partitioned by; null when it is computed whole.
@@ -109,6 +114,7 @@ public:
 private:
   Operation *op;
   OpBuilder &b;
+  ArrayRef<Value> locals;
   IRMapping &map;
   ArrayRef<Type> types;
   const OpShardingRule *rule;

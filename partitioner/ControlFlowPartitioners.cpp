@@ -18,20 +18,21 @@
 using namespace mlir;
 using namespace mlir::spmd;
 
-/// The local forms of `values`, tensors in the layouts `layoutOf` gives
-/// them (replicated when it gives none).
+/// The local forms of `user`'s operands, tensors in the layouts `layoutOf`
+/// gives each operand (replicated when it gives none).
 static FailureOr<SmallVector<Value>>
-toLayouts(Operation *user, ValueRange values,
-          llvm::function_ref<std::optional<Layout>(Value)> layoutOf,
-          Partitioner &p) {
+operandsIn(Operation *user,
+           llvm::function_ref<std::optional<Layout>(OpOperand &)> layoutOf,
+           Partitioner &p) {
   SmallVector<Value> locals;
-  for (Value value : values) {
+  for (OpOperand &operand : user->getOpOperands()) {
+    Value value = operand.get();
     auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
     if (!type) {
       locals.push_back(p.current(value));
       continue;
     }
-    std::optional<Layout> layout = layoutOf(value);
+    std::optional<Layout> layout = layoutOf(operand);
     FailureOr<Value> local =
         p.get(user, value, layout ? layout->second : p.replicated(type).second);
     if (failed(local))
@@ -110,10 +111,12 @@ LogicalResult mlir::spmd::partitionRegionBranch(RegionBranchOpInterface branch,
       return std::nullopt;
     return it->second;
   };
+  auto operandLayout = [&](OpOperand &operand) {
+    return layoutOf(operand.get());
+  };
 
   OpBuilder &b = p.builder();
-  FailureOr<SmallVector<Value>> operands =
-      toLayouts(op, op->getOperands(), layoutOf, p);
+  FailureOr<SmallVector<Value>> operands = operandsIn(op, operandLayout, p);
   if (failed(operands))
     return failure();
   Operation *local = cloneShell(op, *operands, b);
@@ -140,7 +143,7 @@ LogicalResult mlir::spmd::partitionRegionBranch(RegionBranchOpInterface branch,
     // The terminator passes each carried value on in its class's layout.
     Operation *terminator = block.getTerminator();
     FailureOr<SmallVector<Value>> passed =
-        toLayouts(terminator, terminator->getOperands(), layoutOf, p);
+        operandsIn(terminator, operandLayout, p);
     if (failed(passed))
       return failure();
     cloneShell(terminator, *passed, b);
@@ -155,15 +158,17 @@ LogicalResult mlir::spmd::partitionCall(CallOpInterface call, Partitioner &p) {
       call.resolveCallableInTable(&p.symbolTables()));
   if (!callee || callee.isExternal())
     return p.partitionReplicated(op);
-  // The callee's layouts: its argument annotations and result shardings.
-  llvm::DenseMap<Value, Layout> layouts;
+  // The callee's layouts: its argument annotations (by operand: one value
+  // may be passed as two differently sharded arguments) and result
+  // shardings.
+  llvm::DenseMap<OpOperand *, Layout> layouts;
   for (auto [operand, arg] :
-       llvm::zip(call.getArgOperands(), callee.getArguments()))
+       llvm::zip(call.getArgOperandsMutable(), callee.getArguments()))
     if (llvm::isa<RankedTensorType>(arg.getType())) {
       FailureOr<Layout> layout = p.annotatedLayout(arg);
       if (failed(layout))
         return failure();
-      layouts[operand] = *layout;
+      layouts[&operand] = *layout;
     }
   SmallVector<std::optional<Layout>> results;
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
@@ -172,14 +177,13 @@ LogicalResult mlir::spmd::partitionCall(CallOpInterface call, Partitioner &p) {
       return failure();
     results.push_back(*layout);
   }
-  auto layoutOf = [&](Value v) -> std::optional<Layout> {
-    auto it = layouts.find(v);
+  auto layoutOf = [&](OpOperand &operand) -> std::optional<Layout> {
+    auto it = layouts.find(&operand);
     if (it == layouts.end())
       return std::nullopt;
     return it->second;
   };
-  FailureOr<SmallVector<Value>> operands =
-      toLayouts(op, op->getOperands(), layoutOf, p);
+  FailureOr<SmallVector<Value>> operands = operandsIn(op, layoutOf, p);
   if (failed(operands))
     return failure();
   Operation *local = cloneShell(op, *operands, p.builder());

@@ -324,12 +324,13 @@ LogicalResult Partitioner::partitionReplicated(Operation *op) {
     }
   IRMapping mapping;
   for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
-    mapping.map(global, local);
+    if (!llvm::isa<TensorType>(global.getType()))
+      mapping.map(global, local);
   if (failed(mapCaptured(op, mapping)))
     return failure();
   SmallVector<Type> types(op->getResultTypes());
-  LocalRebuild rebuild(op, b, mapping, types, /*rule=*/nullptr, {}, {},
-                       [](unsigned) { return Value(); });
+  LocalRebuild rebuild(op, b, operands, mapping, types, /*rule=*/nullptr, {},
+                       {}, [](unsigned) { return Value(); });
   Operation *local = buildLocal(rebuild);
   if (!local)
     return failure();
@@ -406,6 +407,8 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
   b.setInsertionPointToStart(entry);
   if (failed(partitionBlock(function.getBody().front())))
     return failure();
+  // Calls resolved from here on find the partitioned function.
+  symbols.invalidateSymbolTable(module);
   function.erase();
   // Values made for layouts nobody ended up using. Users come after their
   // operands, so a reverse walk frees chains at once; an erased op takes

@@ -418,9 +418,12 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     resultTypes.push_back(localType(tensors[t].type, *mesh, produced.back()));
   }
 
+  // Tensor operands go by position; scalars, and what the regions read
+  // (tables for the captured reads, whole tensors otherwise), by value.
   IRMapping mapping;
   for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
-    mapping.map(global, local);
+    if (!llvm::isa<TensorType>(global.getType()))
+      mapping.map(global, local);
   if (reads)
     for (const CapturedReads::Table &table : reads->tables)
       mapping.map(table.global, table.local);
@@ -440,8 +443,8 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
                            mesh->mesh.groupSize((*split)[f])));
     return offsets[f];
   };
-  LocalRebuild rebuild(op, b, mapping, resultTypes, &*rule, *split, skipped,
-                       loopOffset);
+  LocalRebuild rebuild(op, b, operands, mapping, resultTypes, &*rule, *split,
+                       skipped, loopOffset);
   Operation *local = buildLocal(rebuild);
   if (!local)
     return failure();
