@@ -3,18 +3,21 @@
 #include "ir/RegionFlow.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/PointerUnion.h"
 
 using namespace mlir;
 
-SmallVector<SmallVector<Value>>
+SmallVector<mlir::spmd::CarriedValue>
 mlir::spmd::regionFlowClasses(RegionBranchOpInterface op) {
-  SmallVector<Value> order;
-  llvm::DenseMap<Value, unsigned> index;
+  // Union-find over operands and inputs, numbered as first seen.
+  using Node = llvm::PointerUnion<OpOperand *, Value>;
+  SmallVector<Node> order;
+  llvm::DenseMap<void *, unsigned> index;
   SmallVector<unsigned> parent;
-  auto id = [&](Value value) {
-    auto [it, inserted] = index.try_emplace(value, order.size());
+  auto id = [&](Node node) {
+    auto [it, inserted] = index.try_emplace(node.getOpaqueValue(), order.size());
     if (inserted) {
-      order.push_back(value);
+      order.push_back(node);
       parent.push_back(it->second);
     }
     return it->second;
@@ -27,31 +30,42 @@ mlir::spmd::regionFlowClasses(RegionBranchOpInterface op) {
   for (RegionBranchPoint point : op.getAllRegionBranchPoints()) {
     SmallVector<RegionSuccessor> successors;
     op.getSuccessorRegions(point, successors);
-    for (const RegionSuccessor &successor : successors)
-      for (auto [operand, input] :
-           llvm::zip(op.getSuccessorOperands(point, successor),
-                     successor.getSuccessorInputs())) {
-        unsigned a = root(id(operand)), b = root(id(input));
+    for (const RegionSuccessor &successor : successors) {
+      OperandRange operands = op.getSuccessorOperands(point, successor);
+      ValueRange inputs = successor.getSuccessorInputs();
+      assert(operands.size() == inputs.size() &&
+             "a successor takes as many values as are passed to it");
+      for (auto [i, input] : llvm::enumerate(inputs)) {
+        OpOperand &operand = operands.getBase()[i];
+        unsigned a = root(id(&operand)), b = root(id(Node(input)));
         if (a != b)
           parent[std::max(a, b)] = std::min(a, b);
       }
+    }
   }
-  SmallVector<SmallVector<Value>> classes;
+  SmallVector<CarriedValue> classes;
   llvm::DenseMap<unsigned, unsigned> classOf;
-  for (auto [i, value] : llvm::enumerate(order)) {
+  for (auto [i, node] : llvm::enumerate(order)) {
     auto [it, inserted] = classOf.try_emplace(root(i), classes.size());
     if (inserted)
       classes.emplace_back();
-    classes[it->second].push_back(value);
+    CarriedValue &carried = classes[it->second];
+    if (auto *operand = llvm::dyn_cast<OpOperand *>(node))
+      carried.operands.push_back(operand);
+    else
+      carried.inputs.push_back(llvm::cast<Value>(node));
   }
   return classes;
 }
 
 bool mlir::spmd::hasStructuredRegions(RegionBranchOpInterface op) {
   return llvm::all_of(op->getRegions(), [](Region &region) {
-    return region.empty() ||
-           (region.hasOneBlock() &&
-            llvm::isa<RegionBranchTerminatorOpInterface>(
-                region.front().getTerminator()));
+    if (region.empty())
+      return true;
+    if (!region.hasOneBlock())
+      return false;
+    Operation *terminator = region.front().getTerminator();
+    return llvm::isa<RegionBranchTerminatorOpInterface>(terminator) &&
+           terminator->getNumRegions() == 0;
   });
 }

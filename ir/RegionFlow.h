@@ -3,11 +3,12 @@
 // A RegionBranchOpInterface op (scf.for, scf.while, scf.if,
 // scf.index_switch, scf.execute_region, or a user's) passes values from
 // its operands into its regions, from region to region through their
-// terminators, and out to its results. The values that can hold the same
-// carried value form one class: an init, the region arguments it enters,
-// what the body yields back, and the result. Propagation gives a class one
-// sharding and the partitioner one layout, so both sides of every edge
-// agree.
+// terminators, and out to its results. What can hold one carried value
+// forms a class: the operands that pass it (an init, what a body yields
+// back) and the inputs that receive it (region arguments, results).
+// Propagation gives a class one sharding and the partitioner one layout,
+// so both sides of every edge agree. Classes are of operands, not values:
+// one value passed at two positions may be carried in two layouts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +19,21 @@
 
 namespace mlir::spmd {
 
-/// The classes of `op`'s carried values, each in the order its values are
-/// first seen (successor operands before the inputs they enter, branch
-/// points in region order); classes ordered alike.
-SmallVector<SmallVector<Value>> regionFlowClasses(RegionBranchOpInterface op);
+struct CarriedValue {
+  /// Operands of the op or of its regions' terminators passing it on.
+  SmallVector<OpOperand *> operands;
+  /// Region arguments and results receiving it.
+  SmallVector<Value> inputs;
+};
+
+/// The classes of `op`'s carried values, in the order they are first seen
+/// (branch points in region order, successor operands before the inputs
+/// they enter).
+SmallVector<CarriedValue> regionFlowClasses(RegionBranchOpInterface op);
 
 /// Whether the partitioner can rebuild `op` region by region: every region
-/// is empty or one block, ended by a RegionBranchTerminatorOpInterface.
+/// is empty or one block, ended by a RegionBranchTerminatorOpInterface
+/// without regions of its own.
 bool hasStructuredRegions(RegionBranchOpInterface op);
 
 } // namespace mlir::spmd

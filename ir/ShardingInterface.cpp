@@ -16,9 +16,12 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
   for (auto [result, type] :
        llvm::zip_equal(local->getResults(), rebuild.resultTypes()))
     result.setType(type);
-  // Propagation's shardings describe global values.
-  local->removeAttr(SpmdDialect::kShardingAttrName);
-  local->removeAttr(SpmdDialect::kOriginsAttrName);
+  // Propagation's shardings describe global values (also those of ops in
+  // regions, which are computed as they are).
+  local->walk([](Operation *nested) {
+    nested->removeAttr(SpmdDialect::kShardingAttrName);
+    nested->removeAttr(SpmdDialect::kOriginsAttrName);
+  });
   return local;
 }
 

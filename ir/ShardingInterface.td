@@ -38,13 +38,20 @@ def Spmd_ShardingOpInterface : OpInterface<"ShardingOpInterface"> {
     InterfaceMethod<[{
         When the reduction factors `factors` are split unevenly, the
         padding of a shard must contribute nothing. Returns the operands
-        whose padding, set to the reduction's identity, achieves that (a
-        sum of products of two inputs: either one), or nullopt when the
-        local op must skip those iterations itself (see
-        LocalRebuild::skippedIterations).
+        whose padding, set to the reduction's identity, achieves that (for a
+        sum of products of two inputs, both: 0 * NaN is no zero), each with
+        a dimension made of exactly each factor; nullopt when there are
+        none.
       }], "std::optional<::llvm::SmallVector<unsigned>>",
       "getIdentityPaddedOperands", (ins "::llvm::ArrayRef<unsigned>":$factors),
       [{}], [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        Whether buildLocal leaves the iterations in
+        LocalRebuild::skippedIterations without effect. When it does not
+        and getIdentityPaddedOperands gives none, reduction factors are
+        split evenly only.
+      }], "bool", "skipsPaddedIterations", (ins), [{}],
+      [{ return false; }]>,
     InterfaceMethod<[{
         Builds the op on one device at the rebuild's insertion point, from
         the local operands and result types it holds. Returns null after

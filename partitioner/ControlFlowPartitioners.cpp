@@ -82,37 +82,43 @@ static Operation *cloneShell(Operation *op, ValueRange operands,
 LogicalResult mlir::spmd::partitionRegionBranch(RegionBranchOpInterface branch,
                                                 Partitioner &p) {
   Operation *op = branch;
-  // One layout per flow class: the annotation of its result, else of the
-  // first member propagation annotated (all of them share one sharding).
-  llvm::DenseMap<Value, Layout> layouts;
-  for (const SmallVector<Value> &members : regionFlowClasses(branch)) {
-    if (!llvm::isa<RankedTensorType>(members.front().getType()))
+  // One layout per carried value: the sharding propagation gave its result,
+  // else the first value passed in that has one of its own (an op result or
+  // a function argument; region arguments have none).
+  llvm::DenseMap<Value, Layout> inputLayouts;
+  llvm::DenseMap<OpOperand *, Layout> operandLayouts;
+  for (const CarriedValue &carried : regionFlowClasses(branch)) {
+    Value anchor;
+    for (Value input : carried.inputs)
+      if (!anchor && input.getDefiningOp() == op)
+        anchor = input;
+    for (OpOperand *operand : carried.operands) {
+      auto arg = llvm::dyn_cast<BlockArgument>(operand->get());
+      if (!anchor && (!arg || llvm::isa<FunctionOpInterface>(
+                                  arg.getOwner()->getParentOp())))
+        anchor = operand->get();
+    }
+    if (!anchor || !llvm::isa<RankedTensorType>(anchor.getType()))
       continue;
-    auto annotated = [&](Value v) {
-      auto arg = llvm::dyn_cast<BlockArgument>(v);
-      return !arg ||
-             llvm::isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
-    };
-    auto anchor = llvm::find_if(
-        members, [&](Value v) { return v.getDefiningOp() == op; });
-    if (anchor == members.end())
-      anchor = llvm::find_if(members, annotated);
-    if (anchor == members.end())
-      continue;
-    FailureOr<Layout> layout = p.annotatedLayout(*anchor);
+    FailureOr<Layout> layout = p.annotatedLayout(anchor);
     if (failed(layout))
       return failure();
-    for (Value member : members)
-      layouts[member] = *layout;
+    for (Value input : carried.inputs)
+      inputLayouts[input] = *layout;
+    for (OpOperand *operand : carried.operands)
+      operandLayouts[operand] = *layout;
   }
-  auto layoutOf = [&](Value v) -> std::optional<Layout> {
-    auto it = layouts.find(v);
-    if (it == layouts.end())
+  auto layoutOf = [&](Value input) -> std::optional<Layout> {
+    auto it = inputLayouts.find(input);
+    if (it == inputLayouts.end())
       return std::nullopt;
     return it->second;
   };
-  auto operandLayout = [&](OpOperand &operand) {
-    return layoutOf(operand.get());
+  auto operandLayout = [&](OpOperand &operand) -> std::optional<Layout> {
+    auto it = operandLayouts.find(&operand);
+    if (it == operandLayouts.end())
+      return std::nullopt;
+    return it->second;
   };
 
   OpBuilder &b = p.builder();

@@ -256,8 +256,9 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   if (op->hasTrait<OpTrait::ReturnLike>() &&
       llvm::isa<FunctionOpInterface>(op->getParentOp()))
     return partitionReturn(op, *this);
-  // Ops on scalars only are the same on every device.
-  if (!touchesTensors(op)) {
+  // Ops on scalars only are the same on every device (with regions, they
+  // may read tensors from outside: computed whole, below).
+  if (!touchesTensors(op) && op->getNumRegions() == 0) {
     b.clone(*op, scalarMap);
     return success();
   }

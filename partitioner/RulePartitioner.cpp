@@ -27,6 +27,7 @@
 using namespace mlir;
 using namespace mlir::spmd;
 using ::spmd::AxisList;
+using ::spmd::DimFactors;
 using ::spmd::FactorKind;
 using Reduction = ::spmd::ReductionKind;
 using ::spmd::ShardState;
@@ -66,11 +67,22 @@ struct RuleTensor {
 
 class RuleChoice {
 public:
-  RuleChoice(const OpShardingRule &rule, const MeshInfo &mesh,
+  RuleChoice(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
              std::vector<RuleTensor> &tensors,
              std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
-      : rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
+      : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
         plans(plans), windows(rule.windows) {}
+
+  /// The reduction factors `split` leaves with padded shards.
+  SmallVector<unsigned> paddedReductions(
+      const std::vector<AxisList> &split) const {
+    SmallVector<unsigned> padded;
+    for (unsigned f = 0; f < rule.numFactors(); ++f)
+      if (rule.factorKinds[f] == FactorKind::Reduction && !split[f].empty() &&
+          rule.factorSizes[f] % mesh.mesh.groupSize(split[f]) != 0)
+        padded.push_back(f);
+    return padded;
+  }
 
   /// Input dimensions read through windows (convolutions, pooling, slices).
   llvm::ArrayRef<WindowedDim> windowed() const { return windows; }
@@ -96,6 +108,7 @@ private:
   std::optional<double> cost(const std::vector<AxisList> &split) const;
   std::vector<std::vector<AxisList>> candidates() const;
 
+  Operation *op;
   const OpShardingRule &rule;
   const MeshInfo &mesh;
   std::vector<RuleTensor> &tensors;
@@ -161,6 +174,15 @@ std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
 
 std::optional<double>
 RuleChoice::cost(const std::vector<AxisList> &split) const {
+  // Padding of an uneven reduction must add nothing: the op masks it or
+  // skips it, or the split is not an option.
+  SmallVector<unsigned> padded = paddedReductions(split);
+  if (!padded.empty()) {
+    auto sharding = llvm::dyn_cast<ShardingOpInterface>(op);
+    if (!sharding || (!sharding.skipsPaddedIterations() &&
+                      !sharding.getIdentityPaddedOperands(padded)))
+      return std::nullopt;
+  }
   double total = 0;
   for (auto [t, tensor] : llvm::enumerate(tensors)) {
     if (!tensor.type)
@@ -288,7 +310,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
                            "together");
 
   std::optional<Reduction> combiner = combinerOf(op);
-  RuleChoice choice(*rule, *mesh, tensors, combiner, planCache);
+  RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
   std::optional<std::vector<AxisList>> split = choice.choose();
   LLVM_DEBUG({
     llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
@@ -362,13 +384,19 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       masked = sharding.getIdentityPaddedOperands(paddedFactors);
   for (unsigned t : masked ? *masked : SmallVector<unsigned>()) {
     for (auto [f, bound] : skipped) {
-      auto dim = llvm::find_if(rule->tensors[t], [&](const auto &factors) {
+      bool operand = t < op->getNumOperands() && tensors[t].type;
+      auto dims = operand ? ArrayRef(rule->tensors[t]) : ArrayRef<DimFactors>();
+      auto dim = llvm::find_if(dims, [&](const auto &factors) {
         return factors.size() == 1 && factors[0] == f;
       });
-      if (dim == rule->tensors[t].end())
-        continue;
+      if (dim == dims.end())
+        return op->emitError()
+               << "the sharding model of '" << op->getName()
+               << "' pads operand " << t
+               << " with the identity, which has no dimension of factor "
+               << ::spmd::ShardingRule::factorName(f);
       operands[t] = maskOutside(
-          b, loc, operands[t], dim - rule->tensors[t].begin(),
+          b, loc, operands[t], dim - dims.begin(),
           arith::ConstantIndexOp::create(b, loc, 0), bound,
           identityOf(b, *combiner, tensors[t].type.getElementType()));
     }

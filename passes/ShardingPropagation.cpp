@@ -297,8 +297,12 @@ LogicalResult ModulePropagation::visit(Operation *op) {
       return success();
     }
   } else if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(op)) {
-    for (const SmallVector<Value> &carried : regionFlowClasses(branch))
-      tie(carried);
+    for (const CarriedValue &carried : regionFlowClasses(branch)) {
+      SmallVector<Value> values(carried.inputs);
+      for (OpOperand *operand : carried.operands)
+        values.push_back(operand->get());
+      tie(values);
+    }
     return success();
   } else if (llvm::isa<RegionBranchTerminatorOpInterface>(op)) {
     return success(); // Tied by the parent.

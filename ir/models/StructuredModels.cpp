@@ -98,36 +98,36 @@ static std::optional<OpShardingRule> structuredRule(linalg::LinalgOp op) {
       dims.emplace_back();
       if (llvm::isa<AffineConstantExpr>(e))
         continue;
+      // A window: an input indexed by one output loop with a positive
+      // stride, shifted by non-negative multiples of other loops and a
+      // constant. Anything else (a reversed read `9 - d0`, two output
+      // loops) needs every element along its loops.
       std::optional<LinearTerms> sum = linearTerms(e);
-      auto spatial = sum ? llvm::find_if(sum->terms,
-                                         [&](auto term) {
-                                           return outputLoops.test(term.first);
-                                         })
-                         : nullptr;
-      if (!sum || spatial == sum->terms.end()) {
+      std::optional<std::pair<unsigned, int64_t>> spatial;
+      int64_t extent = 0;
+      bool window = sum && isInput;
+      for (auto [loop, coef] : sum ? sum->terms : decltype(sum->terms)()) {
+        if (outputLoops.test(loop)) {
+          window &= !spatial && coef > 0;
+          spatial = {loop, coef};
+        } else {
+          window &= coef >= 0;
+          extent += coef * (ranges[loop] - 1);
+        }
+      }
+      if (!window || !spatial) {
         replicate(e);
         continue;
       }
       // Sharding the spatial loop, or the loops that shift it, needs
-      // neighbouring elements of this operand.
+      // neighbouring elements of this operand (halos).
       for (auto [loop, coef] : sum->terms)
         if (rule.factorKinds[loop] != FactorKind::NeedReplication)
           rule.factorKinds[loop] = FactorKind::Permutation;
       dims.back().push_back(spatial->first);
-      // A window: one output loop with a positive stride, shifted by
-      // non-negative multiples of other loops.
-      bool window = isInput;
-      int64_t extent = 0;
-      for (auto [loop, coef] : sum->terms) {
-        if (outputLoops.test(loop))
-          window &= loop == spatial->first && coef > 0;
-        else
-          extent += coef * (ranges[loop] - 1), window &= coef >= 0;
-      }
-      if (window)
-        rule.windows.push_back({operand.getOperandNumber(), unsigned(d),
-                                spatial->first, spatial->second, extent,
-                                sum->constant});
+      rule.windows.push_back({operand.getOperandNumber(), unsigned(d),
+                              spatial->first, spatial->second, extent,
+                              sum->constant});
     }
     return dims;
   };
@@ -326,6 +326,9 @@ struct StructuredModel
   getIdentityPaddedOperands(Operation *op, ArrayRef<unsigned> factors) const {
     return maskableInputs(llvm::cast<linalg::LinalgOp>(op), factors);
   }
+
+  /// The body leaves padded iterations without effect (a select).
+  bool skipsPaddedIterations(Operation *) const { return true; }
 
   Operation *buildLocal(Operation *op, LocalRebuild &rebuild) const {
     auto local = llvm::cast<linalg::LinalgOp>(cloneLocal(rebuild));

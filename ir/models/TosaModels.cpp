@@ -1,13 +1,14 @@
 //===- TosaModels.cpp - tosa ops that are not elementwise -----------------===//
 //
 // Programs written for upstream MLIR's sharding use tosa; its elementwise
-// ops are covered by their traits (ElementwiseRules.cpp).
+// ops are covered by their traits (TraitRules.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ir/ShardingModels.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -15,8 +16,9 @@ using ::spmd::FactorKind;
 
 namespace {
 /// tosa.matmul: [b, m, k] x [b, k, n] -> [b, m, n], plus two zero points. A
-/// split k leaves a pending sum; zeros in the padding of A and B add
-/// nothing.
+/// split k leaves a pending sum. It computes (a - a_zp) * (b - b_zp): zeros
+/// in the padding of A and B add nothing only when both zero points are
+/// zero, so an uneven k is split only then.
 struct MatMulModel
     : ShardingOpInterface::ExternalModel<MatMulModel, tosa::MatMulOp> {
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
@@ -47,7 +49,17 @@ struct MatMulModel
   }
 
   std::optional<SmallVector<unsigned>>
-  getIdentityPaddedOperands(Operation *, ArrayRef<unsigned>) const {
+  getIdentityPaddedOperands(Operation *op, ArrayRef<unsigned>) const {
+    for (Value zeroPoint : op->getOperands().drop_front(2)) {
+      DenseElementsAttr value;
+      if (!matchPattern(zeroPoint, m_Constant(&value)) || !value.isSplat())
+        return std::nullopt;
+      bool zero = llvm::isa<FloatType>(value.getElementType())
+                      ? value.getSplatValue<APFloat>().isZero()
+                      : value.getSplatValue<APInt>().isZero();
+      if (!zero)
+        return std::nullopt;
+    }
     return SmallVector<unsigned>{0, 1};
   }
 };

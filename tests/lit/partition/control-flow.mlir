@@ -97,3 +97,55 @@ func.func @constraint(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh
   %1 = math.exp %0 : tensor<8x16xf32>
   return %1 : tensor<8x16xf32>
 }
+
+// -----
+
+// Ops whose regions the partitioner does not rebuild region by region (more
+// than one block; a terminator with regions, as scf.reduce) are computed
+// whole on every device, tensors they read from outside gathered first.
+// An op on scalars with such regions was once cloned as scalar code,
+// reading the local shard as if it were the whole tensor.
+spmd.mesh @mesh = <["x"=4]>
+// CHECK-LABEL: func.func @scalar_blocks
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>
+// CHECK: %[[W:.*]] = spmd.all_gather %[[X]] {{.*}} -> tensor<8xf32>
+// CHECK: scf.execute_region -> f32
+// CHECK: tensor.extract %[[W]]
+// CHECK: tensor.extract %[[W]]
+func.func @scalar_blocks(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}, %k: index) -> f32 {
+  %c4 = arith.constant 4 : index
+  %big = arith.cmpi sge, %k, %c4 : index
+  %c6 = arith.constant 6 : index
+  %r = scf.execute_region -> f32 {
+    cf.cond_br %big, ^high, ^low
+  ^high:
+    %v = tensor.extract %x[%c6] : tensor<8xf32>
+    scf.yield %v : f32
+  ^low:
+    %w = tensor.extract %x[%k] : tensor<8xf32>
+    scf.yield %w : f32
+  }
+  return %r : f32
+}
+
+// CHECK-LABEL: func.func @parallel_reduce
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>
+// CHECK: %[[W:.*]] = spmd.all_gather %[[X]] {{.*}} -> tensor<8xf32>
+// CHECK: scf.parallel
+// CHECK: tensor.extract %[[W]]
+// CHECK: scf.reduce
+func.func @parallel_reduce(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %s = scf.parallel (%i) = (%c0) to (%c8) step (%c1) init (%zero) -> f32 {
+    %v = tensor.extract %x[%i] : tensor<8xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      scf.reduce.return %t : f32
+    }
+  }
+  return %s : f32
+}

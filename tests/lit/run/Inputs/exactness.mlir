@@ -255,3 +255,17 @@ func.func @finite_difference(%a: tensor<11xf32> {spmd.sharding = #spmd.sharding<
   } -> tensor<10xf32>
   return %d : tensor<10xf32>
 }
+
+// A shifted read and a reversed read (9 - i) of the same loop: the reversed
+// operand was taken for block-aligned once the window made the loop
+// splittable (invalid IR). A reversed read needs the whole dimension.
+func.func @shift_and_reverse(%a: tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}, %b: tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> (tensor<9xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
+  %e = tensor.empty() : tensor<9xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 + 1)>, affine_map<(d0) -> (-d0 + 9)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<10xf32>, tensor<10xf32>) outs(%e : tensor<9xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %d = arith.subf %x, %y : f32
+    linalg.yield %d : f32
+  } -> tensor<9xf32>
+  return %r : tensor<9xf32>
+}

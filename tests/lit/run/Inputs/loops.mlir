@@ -71,3 +71,20 @@ func.func @nested(%x: tensor<6x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"
   }
   return %r : tensor<6x6xf32>
 }
+
+// One value passed as two inits of different layouts: one carried value is
+// the input itself, the other its transpose. Layouts were chosen per value,
+// so both inits got one layout.
+func.func @one_value_two_inits(%x: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<8x8xf32>, tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%p = %x, %q = %x) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+    %e = tensor.empty() : tensor<8x8xf32>
+    %t = linalg.transpose ins(%q : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) permutation = [1, 0]
+    %e2 = tensor.empty() : tensor<8x8xf32>
+    %s = linalg.add ins(%p, %p : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %s, %t : tensor<8x8xf32>, tensor<8x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8x8xf32>, tensor<8x8xf32>
+}
