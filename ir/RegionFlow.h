@@ -36,6 +36,12 @@ SmallVector<CarriedValue> regionFlowClasses(RegionBranchOpInterface op);
 /// without regions of its own.
 bool hasStructuredRegions(RegionBranchOpInterface op);
 
+/// Why a function of several blocks is refused (by the partitioner and the
+/// executor alike).
+inline constexpr llvm::StringLiteral kSeveralBlocks =
+    "with several blocks (branches between blocks) is not supported: "
+    "express control flow with scf.if, scf.for or scf.while";
+
 } // namespace mlir::spmd
 
 #endif // SPMD_IR_REGIONFLOW_H

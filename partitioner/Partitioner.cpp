@@ -350,6 +350,8 @@ LogicalResult Partitioner::partitionReplicated(Operation *op) {
 }
 
 LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
+  if (!function.getBody().hasOneBlock())
+    return function.emitOpError(kSeveralBlocks);
   // Values without a sharding are replicated on the function's mesh.
   defaultMesh = meshes.front().get();
   if (FlatSymbolRefAttr symbol = firstShardingMesh(function))

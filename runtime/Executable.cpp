@@ -4,6 +4,7 @@
 #include "runtime/KernelInterface.h"
 
 #include "ir/Locations.h"
+#include "ir/RegionFlow.h"
 #include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -146,6 +147,8 @@ Executable::compile(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
+    if (!function.getBody().hasOneBlock())
+      return opError(function, mlir::spmd::kSeveralBlocks);
     KernelContext context(*executable);
     Function compiled;
     for (BlockArgument arg : function.getArguments())
