@@ -244,13 +244,9 @@ LogicalResult mlir::spmd::partitionConstant(Operation *op, Partitioner &p) {
   FailureOr<Layout> layout = p.annotatedLayout(result);
   if (failed(layout))
     return failure();
-  if (auto splat = llvm::dyn_cast<SplatElementsAttr>(value)) {
-    RankedTensorType local = localType(type, *layout->first, layout->second);
-    Value made = arith::ConstantOp::create(
-        p.builder(), op->getLoc(),
-        DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
-    ::spmd::ShardState state = layout->second;
-    state.partial.clear();
+  ::spmd::ShardState state = layout->second;
+  state.partial.clear();
+  if (Value made = p.rematerialize(result, *layout->first, state)) {
     p.set(result, {made, layout->first, state});
     return success();
   }

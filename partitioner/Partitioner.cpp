@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -136,11 +137,11 @@ Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
   if (llvm::isa<tensor::EmptyOp>(def) && def->getNumOperands() == 0)
     return tensor::EmptyOp::create(b, loc, local.getShape(),
                                    local.getElementType());
-  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(def))
-    if (auto splat = llvm::dyn_cast<SplatElementsAttr>(constant.getValue()))
-      return arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
+  // A splat of any dialect (arith, tosa) is the same splat of local shape.
+  SplatElementsAttr splat;
+  if (matchPattern(global, m_Constant(&splat)))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
   if (auto fill = llvm::dyn_cast<linalg::FillOp>(def)) {
     Value init = rematerialize(fill.getOutputs()[0], mesh, state);
     Value scalar = scalarMap.lookupOrNull(fill.getInputs()[0]);

@@ -90,13 +90,14 @@ public:
   /// the region.
   LogicalResult partitionBlock(Block &source);
 
-private:
-  LogicalResult partitionFunction(func::FuncOp function);
   /// `global` made afresh in layout `state` on `mesh` when it is made from
   /// scalars only (tensor.empty, a splat constant, a fill of those): cheaper
   /// than moving it. Null otherwise.
   Value rematerialize(Value global, const MeshInfo &mesh,
                       const ::spmd::ShardState &state);
+
+private:
+  LogicalResult partitionFunction(func::FuncOp function);
   LogicalResult partitionOp(Operation *op);
 
   ModuleOp module;

@@ -42,11 +42,15 @@ private:
   }
 
   NodeId nodeFor(Value value);
-  /// The node of one use: an init (destination) operand that is cheap to
-  /// remake (tensor.empty, a constant, a fill of those) and has several
-  /// uses gets a node per use, so ops sharing one zero-filled init are not
-  /// forced to one sharding.
+  /// The node of one use: a value that is cheap to remake (tensor.empty, a
+  /// constant, a fill of those) and has several uses gets a node per use,
+  /// so ops sharing one zero-filled init or one constant are not forced to
+  /// one sharding (each use is remade or sliced in its own).
   NodeId useNode(OpOperand &use);
+  /// The node `value` is annotated with: its own, or when propagation
+  /// reached only its uses (a value remade per use), the one sharding those
+  /// agree on.
+  NodeId shownNode(Value value);
   /// Identity edge: the tensors among `values` share their sharding.
   void tie(ArrayRef<Value> values);
   void tieNodes(ArrayRef<NodeId> ids, ArrayRef<int64_t> shape);
@@ -123,15 +127,34 @@ static bool isRematerializable(Value value, int depth = 0) {
 
 NodeId ModulePropagation::useNode(OpOperand &use) {
   Value value = use.get();
-  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(use.getOwner());
-  if (!dps || !dps.isDpsInit(&use) || value.hasOneUse() ||
-      !isRematerializable(value))
+  // A sharding the user gave the value binds all its uses.
+  if (value.hasOneUse() || !isRematerializable(value) ||
+      value.getDefiningOp()->hasAttr(SpmdDialect::kShardingAttrName))
     return nodeFor(value);
   auto [it, inserted] = useNodes.try_emplace(&use, 0);
   if (inserted)
     it->second =
         graph.addNode(llvm::cast<RankedTensorType>(value.getType()).getShape());
   return it->second;
+}
+
+NodeId ModulePropagation::shownNode(Value value) {
+  NodeId own = nodeFor(value);
+  auto sharding = [&](NodeId node) {
+    return graph.sharding(node, defaultMesh);
+  };
+  if (own == PropagationGraph::kScalar || !sharding(own).isFullyReplicated())
+    return own;
+  std::optional<NodeId> agreed;
+  for (OpOperand &use : value.getUses()) {
+    auto it = useNodes.find(&use);
+    if (it == useNodes.end() || sharding(it->second).isFullyReplicated())
+      continue;
+    if (agreed && !(sharding(*agreed) == sharding(it->second)))
+      return own;
+    agreed = it->second;
+  }
+  return agreed.value_or(own);
 }
 
 void ModulePropagation::tieNodes(ArrayRef<NodeId> ids,
@@ -406,7 +429,7 @@ void ModulePropagation::write(bool debugOrigins) {
       SmallVector<ShardingAttr> shardings;
       SmallVector<Attribute> origins;
       for (Value result : op->getResults()) {
-        NodeId node = nodeFor(result);
+        NodeId node = shownNode(result);
         shardings.push_back(shardingAttr(node, result.getType()));
         origins.push_back(originsAttr(node));
       }

@@ -20,3 +20,19 @@ func.func @constants(%x: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{
   %m = linalg.mul ins(%a, %two : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %m : tensor<4xf32>
 }
+
+// A splat used in two layouts is made in each, whatever its dialect (a
+// tosa.const splat was resharded with collectives).
+// CHECK-LABEL: func.func @splat_two_layouts
+// CHECK-DAG: arith.constant dense<3.000000e+00> : tensor<2x4xf32>
+// CHECK-DAG: arith.constant dense<3.000000e+00> : tensor<4x2xf32>
+// CHECK-NOT: spmd.all_
+// CHECK-NOT: spmd.all_to_all
+// CHECK: return
+func.func @splat_two_layouts(%x: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %y: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  %t = "tosa.const"() {values = dense<3.0> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %a = linalg.add ins(%t, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = linalg.add ins(%t, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+}

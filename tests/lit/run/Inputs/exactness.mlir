@@ -269,3 +269,18 @@ func.func @shift_and_reverse(%a: tensor<10xf32> {spmd.sharding = #spmd.sharding<
   } -> tensor<9xf32>
   return %r : tensor<9xf32>
 }
+
+// Values made from scalars (a constant, a fill) used in two layouts: each
+// use is remade or sliced in its own layout rather than one use's layout
+// being forced on the other.
+func.func @constant_two_layouts(%x: tensor<4x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %y: tensor<4x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<4x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  %c = "tosa.const"() {values = dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [7.0, 8.0, 9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0, 17.0, 18.0], [19.0, 20.0, 21.0, 22.0, 23.0, 24.0]]> : tensor<4x6xf32>} : () -> tensor<4x6xf32>
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<4x6xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %a = linalg.add ins(%c, %x : tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %b = linalg.sub ins(%y, %c : tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %a2 = linalg.mul ins(%a, %f : tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %b2 = linalg.div ins(%b, %f : tensor<4x6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %a2, %b2 : tensor<4x6xf32>, tensor<4x6xf32>
+}
