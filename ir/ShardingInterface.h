@@ -59,7 +59,7 @@ struct WindowedDim {
 /// made together so that the windows name the rule's factors.
 struct OpShardingRule : ::spmd::ShardingRule {
   OpShardingRule() = default;
-  OpShardingRule(::spmd::ShardingRule rule)
+  explicit OpShardingRule(::spmd::ShardingRule rule)
       : ::spmd::ShardingRule(std::move(rule)) {}
 
   SmallVector<WindowedDim> windows;

@@ -11,7 +11,7 @@
 
 include "mlir/IR/OpBase.td"
 
-def KernelOpInterface : OpInterface<"KernelOpInterface"> {
+def Spmd_KernelOpInterface : OpInterface<"KernelOpInterface"> {
   let cppNamespace = "::spmd::runtime";
   let description = [{
     Compiles the op once into a step of the executable: a closure holding

@@ -1,9 +1,9 @@
-//===- CollectiveKernels.cpp - spmd collectives and device queries --------===//
+//===- CollectiveKernels.cpp - spmd ops: collectives, device queries ------===//
 //
 // Every collective exchanges buffers through the Communicator and computes
 // this device's result from its group's buffers, in group order (so every
 // device of a group computes identical reductions). all_slice needs no
-// exchange.
+// exchange; sharding constraints are the identity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -193,6 +193,16 @@ static llvm::Expected<Step> buildAxisIndex(Operation *op, KernelContext &ctx) {
   });
 }
 
+/// Annotations are the identity on the global program.
+static llvm::Expected<Step> buildIdentity(Operation *op, KernelContext &ctx) {
+  unsigned input = ctx.slot(op->getOperand(0));
+  unsigned result = ctx.slot(op->getResult(0));
+  return Step([=](Frame &frame, DeviceContext &) {
+    frame.slots[result] = frame.slots[input];
+    return llvm::Error::success();
+  });
+}
+
 void registerCollectiveKernels(DialectRegistry &registry) {
   registry.addExtension(
       +[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
@@ -203,6 +213,7 @@ void registerCollectiveKernels(DialectRegistry &registry) {
         attachKernel<buildPermute, CollectivePermuteOp>(context);
         attachKernel<buildAllSlice, AllSliceOp>(context);
         attachKernel<buildAxisIndex, AxisIndexOp>(context);
+        attachKernel<buildIdentity, ShardingConstraintOp>(context);
       });
 }
 

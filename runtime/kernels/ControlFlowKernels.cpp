@@ -2,8 +2,6 @@
 
 #include "runtime/KernelInterface.h"
 
-#include "ir/SpmdOps.h"
-
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -209,16 +207,6 @@ static llvm::Expected<Step> buildAssert(Operation *op, KernelContext &ctx) {
   });
 }
 
-/// Annotations are the identity on the global program.
-static llvm::Expected<Step> buildIdentity(Operation *op, KernelContext &ctx) {
-  unsigned input = ctx.slot(op->getOperand(0));
-  unsigned result = ctx.slot(op->getResult(0));
-  return Step([=](Frame &frame, DeviceContext &) {
-    frame.slots[result] = frame.slots[input];
-    return llvm::Error::success();
-  });
-}
-
 void registerControlFlowKernels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, scf::SCFDialect *) {
     attachKernel<buildCondition, scf::ConditionOp>(context);
@@ -231,10 +219,6 @@ void registerControlFlowKernels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, cf::ControlFlowDialect *) {
     attachKernel<buildAssert, cf::AssertOp>(context);
   });
-  registry.addExtension(
-      +[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
-        attachKernel<buildIdentity, mlir::spmd::ShardingConstraintOp>(context);
-      });
 }
 
 } // namespace spmd::runtime

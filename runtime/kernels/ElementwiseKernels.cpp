@@ -103,12 +103,13 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
   });
 }
 
-/// Every arith and math op but constants (a kernel of their own) computes
-/// one result from its operands, scalars or tensors alike.
+/// The elementwise arith and math ops with one result, scalars or tensors
+/// alike (constants have a kernel of their own).
 template <typename... OpTys> static void attachElementwise(MLIRContext *context) {
   auto attach = [&](auto op) {
     using OpTy = decltype(op);
-    if constexpr (!std::is_same_v<OpTy, arith::ConstantOp>)
+    if constexpr (OpTy::template hasTrait<OpTrait::Elementwise>() &&
+                  OpTy::template hasTrait<OpTrait::OneResult>())
       attachKernel<buildElementwise, OpTy>(context);
   };
   (attach(OpTys()), ...);
