@@ -9,6 +9,12 @@ using namespace mlir::spmd;
 
 #include "ir/ShardingInterface.cpp.inc"
 
+bool mlir::spmd::touchesTensors(Operation *op) {
+  auto isTensor = [](Type t) { return llvm::isa<TensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
 Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
   Operation *local =
       rebuild.builder().clone(*rebuild.getOp(), rebuild.mapping());

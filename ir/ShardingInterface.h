@@ -26,7 +26,7 @@ namespace mlir::spmd {
 /// A mesh the partitioner works on: its symbol and its value.
 struct MeshInfo {
   FlatSymbolRefAttr symbol;
-  ::spmd::Mesh mesh;
+  ::spmd::DeviceMesh mesh;
 };
 
 /// Where a global tensor value lives during partitioning: its local value
@@ -159,6 +159,10 @@ public:
 /// `rebuild`'s op cloned with its local operands and result types, without
 /// the global sharding attributes.
 Operation *cloneLocal(LocalRebuild &rebuild);
+
+/// Whether `op` takes or makes a tensor. Ops on scalars only compute the
+/// same on every device and have no sharding.
+bool touchesTensors(Operation *op);
 
 /// The local type of a tensor of `type` in `state` on `mesh`.
 RankedTensorType localType(RankedTensorType type, const MeshInfo &mesh,

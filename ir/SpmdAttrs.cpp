@@ -139,18 +139,18 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape,
                                ArrayRef<int64_t> deviceIds) {
   if (llvm::Error err =
-          ::spmd::Mesh::verify(toStrings(axisNames), shape, deviceIds))
+          ::spmd::DeviceMesh::verify(toStrings(axisNames), shape, deviceIds))
     return emitError() << "invalid mesh: " << llvm::toString(std::move(err));
   return success();
 }
 
-::spmd::Mesh MeshAttr::toMesh() const {
-  return llvm::cantFail(::spmd::Mesh::create(
+::spmd::DeviceMesh MeshAttr::toMesh() const {
+  return llvm::cantFail(::spmd::DeviceMesh::create(
       toStrings(getAxisNames()), std::vector<int64_t>(getShape()),
       std::vector<int64_t>(getDeviceIds())));
 }
 
-MeshAttr MeshAttr::get(MLIRContext *context, const ::spmd::Mesh &mesh) {
+MeshAttr MeshAttr::get(MLIRContext *context, const ::spmd::DeviceMesh &mesh) {
   ArrayRef<int64_t> ids;
   if (!mesh.hasIotaDeviceIds())
     ids = mesh.deviceIds();

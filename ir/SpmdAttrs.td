@@ -21,8 +21,8 @@ def Spmd_MeshAttr : Spmd_Attr<"Mesh", "mesh"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The mesh as a value of the mesh library.
-    ::spmd::Mesh toMesh() const;
-    static MeshAttr get(::mlir::MLIRContext *context, const ::spmd::Mesh &mesh);
+    ::spmd::DeviceMesh toMesh() const;
+    static MeshAttr get(::mlir::MLIRContext *context, const ::spmd::DeviceMesh &mesh);
   }];
 }
 

@@ -4,7 +4,7 @@
 #ifndef SPMD_IR_SPMDDIALECT_H
 #define SPMD_IR_SPMDDIALECT_H
 
-#include "mesh/Mesh.h"
+#include "mesh/DeviceMesh.h"
 #include "sharding/TensorSharding.h"
 
 #include "mlir/IR/BuiltinAttributes.h"

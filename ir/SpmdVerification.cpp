@@ -54,7 +54,7 @@ LogicalResult mlir::spmd::verifyCollective(CollectiveOpInterface op,
       lookupMesh(op, op.getMeshAttr(), emitError, &tables);
   if (failed(mesh))
     return failure();
-  ::spmd::Mesh meshValue = mesh->toMesh();
+  ::spmd::DeviceMesh meshValue = mesh->toMesh();
   llvm::SmallSet<StringRef, 4> seen;
   int64_t groupSize = 1;
   for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {

@@ -44,7 +44,7 @@ public:
         this);
   }
 
-  llvm::Expected<HybridMesh> read(std::optional<int64_t> expectedProcesses);
+  llvm::Expected<HybridDeviceMesh> read(std::optional<int64_t> expectedProcesses);
 
 private:
   void fail(llvm::SMLoc loc, const llvm::Twine &message) {
@@ -146,7 +146,7 @@ ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
   return sizes;
 }
 
-llvm::Expected<HybridMesh>
+llvm::Expected<HybridDeviceMesh>
 ConfigReader::read(std::optional<int64_t> expectedProcesses) {
   yaml::Stream stream(sourceMgr.getMemoryBuffer(1)->getBuffer(), sourceMgr,
                       /*ShowColors=*/false);
@@ -240,11 +240,11 @@ ConfigReader::read(std::optional<int64_t> expectedProcesses) {
       processes = llvm::checkedMul(*processes, (*dcn)[i]);
     }
   }
-  if (!devices || *devices > Mesh::kMaxDevices) {
+  if (!devices || *devices > DeviceMesh::kMaxDevices) {
     fail(keyLocs["ici_mesh_shape"],
          llvm::formatv("the mesh has more than {0} devices (the products of "
                        "'ici_mesh_shape' and 'dcn_mesh_shape')",
-                       Mesh::kMaxDevices));
+                       DeviceMesh::kMaxDevices));
     return takeError();
   }
   if (expectedProcesses) {
@@ -257,11 +257,11 @@ ConfigReader::read(std::optional<int64_t> expectedProcesses) {
     }
   }
   // All invariants were checked above with positions; creation cannot fail.
-  return HybridMesh::create(std::move(*names), std::move(*ici),
+  return HybridDeviceMesh::create(std::move(*names), std::move(*ici),
                             dcn ? std::move(*dcn) : std::vector<int64_t>{});
 }
 
-llvm::Expected<HybridMesh>
+llvm::Expected<HybridDeviceMesh>
 spmd::parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
                       std::optional<int64_t> expectedProcesses) {
   // JSON is read as YAML below, but YAML's flow syntax is laxer than JSON
@@ -284,7 +284,7 @@ spmd::parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
   return reader.read(expectedProcesses);
 }
 
-llvm::Expected<HybridMesh>
+llvm::Expected<HybridDeviceMesh>
 spmd::loadMeshConfigFile(llvm::StringRef path,
                          std::optional<int64_t> expectedProcesses) {
   uint64_t size = 0;

@@ -14,7 +14,7 @@
 #ifndef SPMD_MESH_MESHCONFIG_H
 #define SPMD_MESH_MESHCONFIG_H
 
-#include "mesh/HybridMesh.h"
+#include "mesh/HybridDeviceMesh.h"
 
 namespace spmd {
 
@@ -39,7 +39,7 @@ public:
 
 /// Parses configuration text. `bufferName` names it in diagnostics.
 /// `expectedProcesses`, when set, must equal prod(dcn_mesh_shape).
-llvm::Expected<HybridMesh>
+llvm::Expected<HybridDeviceMesh>
 parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
                 std::optional<int64_t> expectedProcesses = std::nullopt);
 
@@ -48,7 +48,7 @@ constexpr uint64_t kMaxMeshConfigBytes = 1 << 20;
 
 /// Reads and parses the configuration file at `path` (at most
 /// kMaxMeshConfigBytes).
-llvm::Expected<HybridMesh>
+llvm::Expected<HybridDeviceMesh>
 loadMeshConfigFile(llvm::StringRef path,
                    std::optional<int64_t> expectedProcesses = std::nullopt);
 

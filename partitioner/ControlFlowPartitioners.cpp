@@ -3,15 +3,15 @@
 // Control flow is recognised by MLIR's interfaces, whatever its dialect:
 // values crossing a region, call or return boundary are brought to the
 // layout propagation gave the boundary (a flow class's, the callee's
-// argument and result shardings), so both sides agree. Constants
-// (ConstantLike) are made where they are used.
+// argument and result shardings), so both sides agree. Splat constants
+// (ConstantLike) are made where they are used; others are whole on every
+// device and sliced where they are used split.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ir/RegionFlow.h"
 #include "partitioner/Partitioner.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 

@@ -3,10 +3,7 @@
 #include "partitioner/Halo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Matchers.h"
-#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::spmd;

@@ -137,6 +137,10 @@ Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
   if (llvm::isa<tensor::EmptyOp>(def) && def->getNumOperands() == 0)
     return tensor::EmptyOp::create(b, loc, local.getShape(),
                                    local.getElementType());
+  if (auto splat = llvm::dyn_cast<tensor::SplatOp>(def))
+    if (Value scalar = scalarMap.lookupOrNull(splat.getInput());
+        scalar && local.hasStaticShape())
+      return tensor::SplatOp::create(b, loc, local, scalar);
   // A splat of any dialect (arith, tosa) is the same splat of local shape.
   SplatElementsAttr splat;
   if (matchPattern(global, m_Constant(&splat)))
@@ -238,12 +242,6 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   return local;
 }
 
-static bool touchesTensors(Operation *op) {
-  auto isTensor = [](Type t) { return llvm::isa<TensorType>(t); };
-  return llvm::any_of(op->getOperandTypes(), isTensor) ||
-         llvm::any_of(op->getResultTypes(), isTensor);
-}
-
 LogicalResult Partitioner::partitionOp(Operation *op) {
   if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
     return sharding.partition(*this);
@@ -331,8 +329,11 @@ LogicalResult Partitioner::partitionReplicated(Operation *op) {
   if (failed(mapCaptured(op, mapping)))
     return failure();
   SmallVector<Type> types(op->getResultTypes());
+  // Computed whole: no loop is offset (named, as LocalRebuild keeps a
+  // reference to it).
+  auto noOffset = [](unsigned) { return Value(); };
   LocalRebuild rebuild(op, b, operands, mapping, types, /*rule=*/nullptr, {},
-                       {}, [](unsigned) { return Value(); });
+                       {}, noOffset);
   Operation *local = buildLocal(rebuild);
   if (!local)
     return failure();

@@ -91,8 +91,8 @@ public:
   LogicalResult partitionBlock(Block &source);
 
   /// `global` made afresh in layout `state` on `mesh` when it is made from
-  /// scalars only (tensor.empty, a splat constant, a fill of those): cheaper
-  /// than moving it. Null otherwise.
+  /// scalars only (tensor.empty, tensor.splat, a splat constant, a fill of
+  /// those): cheaper than moving it. Null otherwise.
   Value rematerialize(Value global, const MeshInfo &mesh,
                       const ::spmd::ShardState &state);
 

@@ -4,7 +4,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include "absl/container/flat_hash_map.h"
 
@@ -51,7 +50,7 @@ double spmd::commBytes(CollectiveKind kind, int64_t n, int64_t inBytes,
   llvm_unreachable("unknown collective");
 }
 
-static int64_t groupSize(const Mesh &mesh, ArrayRef<AxisIndex> axes) {
+static int64_t groupSize(const DeviceMesh &mesh, ArrayRef<AxisIndex> axes) {
   return mesh.groupSize(axes);
 }
 
@@ -90,7 +89,7 @@ namespace {
 /// Generates the steps leaving one state.
 class StepGenerator {
 public:
-  StepGenerator(const Mesh &mesh, ArrayRef<int64_t> shape, int64_t elementBytes,
+  StepGenerator(const DeviceMesh &mesh, ArrayRef<int64_t> shape, int64_t elementBytes,
                 ArrayRef<AxisIndex> relevant)
       : mesh(mesh), shape(shape), elementBytes(elementBytes),
         relevant(relevant) {}
@@ -113,7 +112,7 @@ private:
            });
   }
 
-  const Mesh &mesh;
+  const DeviceMesh &mesh;
   ArrayRef<int64_t> shape;
   int64_t elementBytes;
   ArrayRef<AxisIndex> relevant;
@@ -252,7 +251,7 @@ std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
 
 /// The plan that always exists: reduce the pending axes the target does
 /// not keep, gather every split dimension whole, slice as the target does.
-static ReshardPlan fallbackPlan(const Mesh &mesh, ArrayRef<int64_t> shape,
+static ReshardPlan fallbackPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
                                 int64_t elementBytes, const ShardState &from,
                                 const ShardState &to) {
   ReshardPlan plan;
@@ -302,7 +301,7 @@ static ReshardPlan fallbackPlan(const Mesh &mesh, ArrayRef<int64_t> shape,
   return plan;
 }
 
-llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
+llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
                                               ArrayRef<int64_t> shape,
                                               int64_t elementBytes,
                                               const ShardState &from,
@@ -392,7 +391,7 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const Mesh &mesh,
   return plan;
 }
 
-const ReshardPlan *ReshardPlanCache::plan(const Mesh &mesh,
+const ReshardPlan *ReshardPlanCache::plan(const DeviceMesh &mesh,
                                           ArrayRef<int64_t> shape,
                                           int64_t elementBytes,
                                           const ShardState &from,

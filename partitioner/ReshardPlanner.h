@@ -84,7 +84,7 @@ constexpr size_t kReshardSearchBudget = 4000;
 /// valid shardings of one mesh (gathering everything, reducing, and
 /// slicing always works).
 llvm::Expected<ReshardPlan>
-planReshard(const Mesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+planReshard(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
             int64_t elementBytes, const ShardState &from, const ShardState &to);
 
 /// planReshard with memory: programs reshard the same shapes between the
@@ -92,14 +92,14 @@ planReshard(const Mesh &mesh, llvm::ArrayRef<int64_t> globalShape,
 class ReshardPlanCache {
 public:
   /// The plan, or null when none exists.
-  const ReshardPlan *plan(const Mesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+  const ReshardPlan *plan(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
                           int64_t elementBytes, const ShardState &from,
                           const ShardState &to);
 
 private:
   /// Mesh, global shape, element bytes, and each layout with its pending
   /// reduction kind.
-  using Key = std::tuple<const Mesh *, std::vector<int64_t>, int64_t,
+  using Key = std::tuple<const DeviceMesh *, std::vector<int64_t>, int64_t,
                          std::string, int, std::string, int>;
   absl::flat_hash_map<Key, std::optional<ReshardPlan>> plans;
 };

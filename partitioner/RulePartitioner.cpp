@@ -16,7 +16,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/Support/Debug.h"
@@ -60,7 +59,6 @@ struct RuleTensor {
   Value global;
   RankedTensorType type;
   bool isResult;
-  bool isInit;          // a DPS init operand
   ShardState current;   // operands: current layout
   ShardState annotated; // results: the layout propagation chose
 };
@@ -278,11 +276,9 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   // The op's mesh: its results' (from propagation), else its operands'.
   const MeshInfo *mesh = nullptr;
   std::vector<RuleTensor> tensors;
-  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(op);
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
-    RuleTensor tensor{operand.get(), type, false,
-                      dps && dps.isDpsInit(&operand)};
+    RuleTensor tensor{operand.get(), type, false};
     if (type) {
       const LocalValue &local = lookup(operand.get());
       tensor.current = local.state;
@@ -292,7 +288,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   }
   for (Value result : op->getResults()) {
     auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
-    RuleTensor tensor{result, type, true, false};
+    RuleTensor tensor{result, type, true};
     if (type) {
       FailureOr<Layout> layout = annotatedLayout(result);
       if (failed(layout))
@@ -404,6 +400,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   if (masked)
     skipped.clear();
 
+  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(op);
   if (!partialAxes.empty() && dps) {
     for (OpOperand &init : dps.getDpsInitsMutable()) {
       unsigned t = init.getOperandNumber();

@@ -45,7 +45,7 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
       op->emitError("collective on an unknown mesh");
       return WalkResult::interrupt();
     }
-    ::spmd::Mesh value = mesh.getMesh().toMesh();
+    ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
     int64_t groupSize = 1;
     llvm::json::Array axes;
     for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {

@@ -66,7 +66,7 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
   MLIRContext *context = module.getContext();
   SymbolTable symbols(module);
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  auto addMesh = [&](const ::spmd::Mesh &mesh) {
+  auto addMesh = [&](const ::spmd::DeviceMesh &mesh) {
     std::string name = freshName(symbols, "mesh");
     auto op = MeshOp::create(builder, module.getLoc(), name,
                              MeshAttr::get(context, mesh));
@@ -92,7 +92,7 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
     ranks.push_back(a.rank);
   }
   std::string commonName = freshName(symbols, "mesh");
-  llvm::Expected<std::pair<::spmd::Mesh, std::vector<::spmd::TensorSharding>>>
+  llvm::Expected<std::pair<::spmd::DeviceMesh, std::vector<::spmd::TensorSharding>>>
       common = ::spmd::GspmdSharding::toSpmdCommon(all, ranks, commonName);
   if (common) {
     addMesh(common->first);
@@ -105,13 +105,13 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
   // Otherwise a mesh per distinct device layout of the tiled shardings;
   // replicated and maximal ones hold whole tensors, on the first of those
   // meshes (a mesh of their own would keep them from meeting the others).
-  std::vector<std::pair<::spmd::Mesh, std::string>> meshes;
+  std::vector<std::pair<::spmd::DeviceMesh, std::string>> meshes;
   std::stable_partition(annotations.begin(), annotations.end(),
                         [](const Annotation &a) {
     return a.sharding.kind == ::spmd::GspmdSharding::Kind::Tiled;
   });
   for (Annotation &a : annotations) {
-    llvm::Expected<std::pair<::spmd::Mesh, ::spmd::TensorSharding>> own =
+    llvm::Expected<std::pair<::spmd::DeviceMesh, ::spmd::TensorSharding>> own =
         a.sharding.toSpmd(a.rank, "");
     if (!own)
       return a.function.emitError()

@@ -37,7 +37,7 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
                                        "--spmd-mesh-config=FILE");
       return signalPassFailure();
     }
-    llvm::Expected<::spmd::HybridMesh> hybrid =
+    llvm::Expected<::spmd::HybridDeviceMesh> hybrid =
         ::spmd::loadMeshConfigFile(file);
     if (!hybrid) {
       llvm::handleAllErrors(

@@ -21,7 +21,7 @@ static int64_t groupSize(CollectiveOpInterface op,
   auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
   if (!mesh)
     return 0;
-  ::spmd::Mesh value = mesh.getMesh().toMesh();
+  ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
   int64_t size = 1;
   for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
     size *= value.axisSize(*value.axisIndex(axis.getValue()));

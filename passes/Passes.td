@@ -6,9 +6,9 @@
 include "mlir/Pass/PassBase.td"
 
 def SpmdMeshConfig : Pass<"spmd-mesh-config", "mlir::ModuleOp"> {
-  let summary = "Adds or replaces the mesh @mesh from a HybridMesh file";
+  let summary = "Adds or replaces the mesh @mesh from a HybridDeviceMesh file";
   let description = [{
-    Reads a HybridMesh configuration file (YAML, or the same keys in JSON)
+    Reads a HybridDeviceMesh configuration file (YAML, or the same keys in JSON)
     and makes `spmd.mesh @mesh` describe it, inserting the op when the module
     has none. Written `--spmd-mesh-config=FILE` on the command line, or
     `spmd-mesh-config{file=FILE}` in a pipeline. Errors in the file are
@@ -16,7 +16,7 @@ def SpmdMeshConfig : Pass<"spmd-mesh-config", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"file", "file", "std::string", "",
-           "HybridMesh configuration file (YAML or JSON)">
+           "HybridDeviceMesh configuration file (YAML or JSON)">
   ];
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
 }
@@ -41,7 +41,7 @@ def SpmdPropagate : Pass<"spmd-propagate", "mlir::ModuleOp"> {
     sharding, starting from the user's: function argument and result
     annotations, `spmd.sharding_constraint`, and shardings already on op
     results. Shardings flow through each op's factor rule
-    (ir/ShardingRules.h) forwards and backwards until nothing changes; see
+    (ShardingOpInterface, ir/ShardingInterface.h) forwards and backwards until nothing changes; see
     docs/sharding-semantics.md for priorities, open and closed dimensions
     and conflicts. Ops without a rule get replicated results and a remark.
   }];

@@ -137,7 +137,7 @@ LogicalResult mlir::spmd::importShardDialect(ModuleOp module) {
                          << gridShape.size()
                          << "-axis grid; the extra axes are imported with "
                             "size 1";
-    llvm::Expected<::spmd::Mesh> mesh = ::spmd::Mesh::create(names, shape);
+    llvm::Expected<::spmd::DeviceMesh> mesh = ::spmd::DeviceMesh::create(names, shape);
     if (!mesh)
       return grid.emitError() << llvm::toString(mesh.takeError());
     OpBuilder builder(grid);

@@ -13,7 +13,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -34,8 +33,8 @@ public:
   LogicalResult run(::spmd::PropagationStrategy strategy);
 
 private:
-  std::vector<std::pair<std::string, ::spmd::Mesh>> meshList() {
-    std::vector<std::pair<std::string, ::spmd::Mesh>> meshes;
+  std::vector<std::pair<std::string, ::spmd::DeviceMesh>> meshList() {
+    std::vector<std::pair<std::string, ::spmd::DeviceMesh>> meshes;
     for (MeshOp mesh : meshOps)
       meshes.emplace_back(mesh.getSymName().str(), mesh.getMesh().toMesh());
     return meshes;
@@ -109,15 +108,16 @@ NodeId ModulePropagation::nodeFor(Value value) {
   return it->second;
 }
 
-/// Whether `value` is made from nothing but scalars: tensor.empty, constants,
-/// and ops filling such tensors (linalg.fill).
+/// Whether `value` is made from nothing but scalars: tensor.empty,
+/// tensor.splat, constants, and ops filling such tensors (linalg.fill); the
+/// partitioner remakes them (Partitioner::rematerialize).
 static bool isRematerializable(Value value, int depth = 0) {
   Operation *def = value.getDefiningOp();
   if (!def || def->getNumRegions() > 1 || depth > 2)
     return false;
   if (def->hasTrait<OpTrait::ConstantLike>())
     return true;
-  if (!llvm::isa<tensor::EmptyOp, linalg::FillOp>(def))
+  if (!llvm::isa<tensor::EmptyOp, tensor::SplatOp, linalg::FillOp>(def))
     return false;
   return llvm::all_of(def->getOperands(), [&](Value operand) {
     return !llvm::isa<TensorType>(operand.getType()) ||
@@ -288,12 +288,6 @@ LogicalResult ModulePropagation::build() {
       return failure();
   }
   return success();
-}
-
-static bool touchesTensors(Operation *op) {
-  auto isTensor = [](Type t) { return llvm::isa<TensorType>(t); };
-  return llvm::any_of(op->getOperandTypes(), isTensor) ||
-         llvm::any_of(op->getResultTypes(), isTensor);
 }
 
 LogicalResult ModulePropagation::visit(Operation *op) {

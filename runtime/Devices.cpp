@@ -98,7 +98,7 @@ llvm::Expected<HostTensor> ShardedTensor::toHost() const {
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind) {
-  const Mesh &mesh = layout.mesh();
+  const DeviceMesh &mesh = layout.mesh();
   std::vector<int64_t> shape(layout.globalShape());
   HostTensor global(locals[0]->type(), shape);
   // One device per shard: the first of each partial group, whose group's

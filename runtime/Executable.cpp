@@ -186,7 +186,7 @@ Executable::run(llvm::StringRef name, std::vector<RValue> args,
   return std::move(frame.results);
 }
 
-const ::spmd::Mesh *Executable::mesh(llvm::StringRef symbol) const {
+const ::spmd::DeviceMesh *Executable::mesh(llvm::StringRef symbol) const {
   auto it = meshes.find(symbol);
   return it == meshes.end() ? nullptr : &it->second;
 }

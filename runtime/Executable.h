@@ -10,7 +10,7 @@
 #ifndef SPMD_RUNTIME_EXECUTABLE_H
 #define SPMD_RUNTIME_EXECUTABLE_H
 
-#include "mesh/Mesh.h"
+#include "mesh/DeviceMesh.h"
 #include "runtime/Communicator.h"
 #include "runtime/HostTensor.h"
 #include "runtime/Parallel.h"
@@ -89,7 +89,7 @@ public:
                                           DeviceContext &context) const;
 
   /// The mesh named `symbol`.
-  const Mesh *mesh(llvm::StringRef symbol) const;
+  const DeviceMesh *mesh(llvm::StringRef symbol) const;
   bool hasFunction(llvm::StringRef name) const { return functions.count(name); }
   /// Runs a function from inside another (func.call): same context.
   llvm::Expected<std::vector<RValue>> call(llvm::StringRef function,
@@ -105,7 +105,7 @@ private:
     Steps body;
   };
   llvm::StringMap<Function> functions;
-  llvm::StringMap<Mesh> meshes;
+  llvm::StringMap<DeviceMesh> meshes;
 };
 
 /// Runs `steps` on `frame`, stopping at the first error.

@@ -108,12 +108,12 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
       for (int64_t size : sizes)
         if (count)
           count = llvm::checkedMul(*count, size);
-      return !count || *count > Mesh::kMaxDevices;
+      return !count || *count > DeviceMesh::kMaxDevices;
     };
     if (tooMany(result.tileShape))
       return makeError(llvm::formatv("invalid GSPMD sharding '{0}': more than "
                                      "{1} devices",
-                                     text, Mesh::kMaxDevices));
+                                     text, DeviceMesh::kMaxDevices));
     if (lex.consume("<=")) {
       std::vector<int64_t> reshape, perm;
       if (llvm::Error err = lex.intList(reshape))
@@ -144,7 +144,7 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
       if (tooMany(reshape))
         return makeError(llvm::formatv("invalid GSPMD sharding '{0}': more "
                                        "than {1} devices",
-                                       text, Mesh::kMaxDevices));
+                                       text, DeviceMesh::kMaxDevices));
       result.devices = expandIota(reshape, perm);
       result.iotaReshape = reshape;
       result.iotaPerm = perm;
@@ -153,10 +153,10 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
         int64_t d;
         if (!lex.consumeInt(d))
           return lex.error("a device number");
-        if (int64_t(result.devices.size()) >= Mesh::kMaxDevices)
+        if (int64_t(result.devices.size()) >= DeviceMesh::kMaxDevices)
           return makeError(llvm::formatv("invalid GSPMD sharding '{0}': more "
                                          "than {1} devices",
-                                         text, Mesh::kMaxDevices));
+                                         text, DeviceMesh::kMaxDevices));
         result.devices.push_back(d);
       } while (lex.consume(","));
     }
@@ -167,7 +167,7 @@ llvm::Expected<GspmdSharding> GspmdSharding::parse(StringRef text) {
           "invalid GSPMD sharding '{0}': the tile shape has {1} tiles but {2} "
           "devices are listed",
           text, tiles, result.devices.size()));
-    if (llvm::Error err = Mesh::verify({"tiles"}, {tiles}, result.devices))
+    if (llvm::Error err = DeviceMesh::verify({"tiles"}, {tiles}, result.devices))
       return makeError("invalid GSPMD sharding '" + text +
                        "': " + llvm::toString(std::move(err)));
   } else {
@@ -208,12 +208,12 @@ std::string GspmdSharding::str() const {
   return text;
 }
 
-llvm::Expected<std::pair<Mesh, TensorSharding>>
+llvm::Expected<std::pair<DeviceMesh, TensorSharding>>
 GspmdSharding::toSpmd(unsigned rank, StringRef meshName) const {
   if (kind != Kind::Tiled) {
     // Every device holds the whole value (for maximal: the value its owner
     // holds), so any mesh serves; return the one-device mesh.
-    Mesh mesh = llvm::cantFail(Mesh::create({}, {}));
+    DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({}, {}));
     return std::make_pair(std::move(mesh),
                           TensorSharding::replicatedOf(meshName.str(), rank));
   }
@@ -233,7 +233,7 @@ GspmdSharding::toSpmd(unsigned rank, StringRef meshName) const {
     if (d < rank)
       dims[d].axes.push_back(names.back());
   }
-  llvm::Expected<Mesh> mesh = Mesh::create(names, shape, devices);
+  llvm::Expected<DeviceMesh> mesh = DeviceMesh::create(names, shape, devices);
   if (!mesh)
     return makeError("GSPMD sharding '" + str() +
                      "': " + llvm::toString(mesh.takeError()));
@@ -242,7 +242,7 @@ GspmdSharding::toSpmd(unsigned rank, StringRef meshName) const {
 }
 
 llvm::Expected<GspmdSharding>
-GspmdSharding::fromSpmd(const TensorSharding &sharding, const Mesh &mesh) {
+GspmdSharding::fromSpmd(const TensorSharding &sharding, const DeviceMesh &mesh) {
   if (sharding.isPartial())
     return makeError("partial sharding " + sharding.str() +
                      " has no GSPMD string");
@@ -338,7 +338,7 @@ tileStrideRanges(const GspmdSharding &s) {
   return ranges;
 }
 
-llvm::Expected<std::pair<Mesh, std::vector<TensorSharding>>>
+llvm::Expected<std::pair<DeviceMesh, std::vector<TensorSharding>>>
 GspmdSharding::toSpmdCommon(llvm::ArrayRef<GspmdSharding> shardings,
                             llvm::ArrayRef<unsigned> ranks,
                             StringRef meshName) {
@@ -390,7 +390,7 @@ GspmdSharding::toSpmdCommon(llvm::ArrayRef<GspmdSharding> shardings,
     shape.push_back(cuts[i] / cuts[i - 1]);
     axisStride.push_back(cuts[i - 1]);
   }
-  Mesh mesh = llvm::cantFail(Mesh::create(names, shape));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create(names, shape));
 
   std::vector<TensorSharding> result;
   for (auto [s, rank, ranges] : llvm::zip_equal(shardings, ranks, all)) {

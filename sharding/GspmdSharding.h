@@ -32,7 +32,7 @@ struct GspmdSharding {
   /// tile assignment as its device ids. Replicated and maximal shardings
   /// become fully replicated on a one-device mesh: every device then holds
   /// the value the owner would hold.
-  llvm::Expected<std::pair<Mesh, TensorSharding>>
+  llvm::Expected<std::pair<DeviceMesh, TensorSharding>>
   toSpmd(unsigned rank, llvm::StringRef meshName) const;
 
   /// One mesh for several shardings of the same devices, so propagation can
@@ -42,13 +42,13 @@ struct GspmdSharding {
   /// transposed) iota, when device counts differ, or when the orders have
   /// no common refinement; callers then fall back to `toSpmd` per sharding.
   /// `ranks[i]` is the rank of the tensor of `shardings[i]`.
-  static llvm::Expected<std::pair<Mesh, std::vector<TensorSharding>>>
+  static llvm::Expected<std::pair<DeviceMesh, std::vector<TensorSharding>>>
   toSpmdCommon(llvm::ArrayRef<GspmdSharding> shardings,
                llvm::ArrayRef<unsigned> ranks, llvm::StringRef meshName);
 
   /// The GSPMD string of `sharding` on `mesh`. Partial shardings have none.
   static llvm::Expected<GspmdSharding> fromSpmd(const TensorSharding &sharding,
-                                                const Mesh &mesh);
+                                                const DeviceMesh &mesh);
 
   bool operator==(const GspmdSharding &o) const {
     return kind == o.kind && maximalDevice == o.maximalDevice &&

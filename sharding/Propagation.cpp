@@ -42,7 +42,7 @@ struct PropagationGraph::Candidate {
 };
 
 PropagationGraph::PropagationGraph(
-    std::vector<std::pair<std::string, Mesh>> meshes)
+    std::vector<std::pair<std::string, DeviceMesh>> meshes)
     : meshes(std::move(meshes)) {}
 
 PropagationGraph::NodeId PropagationGraph::addNode(ArrayRef<int64_t> shape) {
@@ -61,7 +61,7 @@ llvm::Error PropagationGraph::setUserSharding(NodeId id,
   if (meshIt == meshes.end())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown mesh @" + sharding.meshName);
-  const Mesh &mesh = meshIt->second;
+  const DeviceMesh &mesh = meshIt->second;
   Node &node = nodes[id];
   if (llvm::Error err = sharding.verify(mesh, node.shape.size()))
     return err;
@@ -141,7 +141,7 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   }
   if (meshIndex < 0)
     return false;
-  const Mesh &mesh = meshes[meshIndex].second;
+  const DeviceMesh &mesh = meshes[meshIndex].second;
 
   // Project every visible dimension sharding onto the factors.
   unsigned numFactors = rule.numFactors();
@@ -357,7 +357,7 @@ TensorSharding PropagationGraph::sharding(NodeId id,
   if (node.mesh < 0)
     return TensorSharding::replicatedOf(meshes[defaultMesh].first,
                                         node.shape.size());
-  const Mesh &mesh = meshes[node.mesh].second;
+  const DeviceMesh &mesh = meshes[node.mesh].second;
   auto names = [&](ArrayRef<AxisIndex> axes) {
     std::vector<std::string> result;
     for (AxisIndex a : axes)

@@ -44,7 +44,7 @@ public:
   static constexpr NodeId kScalar = ~0u;
 
   /// The meshes shardings may name; nodes refer to them by index.
-  explicit PropagationGraph(std::vector<std::pair<std::string, Mesh>> meshes);
+  explicit PropagationGraph(std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
   /// A sharding written by the user; `origin` names it for debugging (see
@@ -112,7 +112,7 @@ private:
                 llvm::SmallVectorImpl<NodeId> &changed);
   bool usesAxis(const Node &node, AxisIndex axis, unsigned exceptDim) const;
 
-  std::vector<std::pair<std::string, Mesh>> meshes;
+  std::vector<std::pair<std::string, DeviceMesh>> meshes;
   std::vector<Node> nodes;
   std::vector<Edge> edges;
   std::vector<unsigned> meshConflictEdges;

@@ -9,7 +9,7 @@ using namespace spmd;
 using llvm::SmallVector;
 
 llvm::Expected<ShardLayout> ShardLayout::get(const TensorSharding &sharding,
-                                             const Mesh &mesh,
+                                             const DeviceMesh &mesh,
                                              llvm::ArrayRef<int64_t> shape) {
   if (llvm::Error err = sharding.verify(mesh, shape.size()))
     return std::move(err);

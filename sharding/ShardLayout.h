@@ -29,10 +29,10 @@ struct DimSlice {
 class ShardLayout {
 public:
   static llvm::Expected<ShardLayout> get(const TensorSharding &sharding,
-                                         const Mesh &mesh,
+                                         const DeviceMesh &mesh,
                                          llvm::ArrayRef<int64_t> globalShape);
 
-  const Mesh &mesh() const { return mesh_; }
+  const DeviceMesh &mesh() const { return mesh_; }
   llvm::ArrayRef<int64_t> globalShape() const { return globalShape_; }
   /// Mesh axes splitting `dim`, major to minor.
   llvm::ArrayRef<AxisIndex> dimAxes(unsigned dim) const {
@@ -55,9 +55,9 @@ public:
   int64_t replication() const;
 
 private:
-  ShardLayout(Mesh mesh) : mesh_(std::move(mesh)) {}
+  ShardLayout(DeviceMesh mesh) : mesh_(std::move(mesh)) {}
 
-  Mesh mesh_;
+  DeviceMesh mesh_;
   std::vector<int64_t> globalShape_;
   std::vector<llvm::SmallVector<AxisIndex>> dimAxes_;
   llvm::SmallVector<AxisIndex> partialAxes_;

@@ -24,7 +24,7 @@ std::string ShardState::key() const {
   return text;
 }
 
-std::vector<int64_t> spmd::localShape(const Mesh &mesh,
+std::vector<int64_t> spmd::localShape(const DeviceMesh &mesh,
                                       ArrayRef<int64_t> globalShape,
                                       const ShardState &state) {
   std::vector<int64_t> shape;
@@ -33,7 +33,7 @@ std::vector<int64_t> spmd::localShape(const Mesh &mesh,
   return shape;
 }
 
-llvm::Expected<ShardState> spmd::toState(const Mesh &mesh,
+llvm::Expected<ShardState> spmd::toState(const DeviceMesh &mesh,
                                          const TensorSharding &sharding) {
   if (llvm::Error err = sharding.verify(mesh, sharding.rank()))
     return std::move(err);
@@ -50,7 +50,7 @@ llvm::Expected<ShardState> spmd::toState(const Mesh &mesh,
   return state;
 }
 
-std::string spmd::describe(const Mesh &mesh, llvm::StringRef meshName,
+std::string spmd::describe(const DeviceMesh &mesh, llvm::StringRef meshName,
                           const ShardState &state) {
   TensorSharding sharding;
   sharding.meshName = meshName.str();

@@ -39,18 +39,18 @@ struct ShardState {
 
 /// The local (per-device, padded) shape of a tensor of `globalShape` in
 /// `state`.
-std::vector<int64_t> localShape(const Mesh &mesh,
+std::vector<int64_t> localShape(const DeviceMesh &mesh,
                                 llvm::ArrayRef<int64_t> globalShape,
                                 const ShardState &state);
 
 /// Resolves a sharding's axis names (open flags and priorities do not
 /// matter to layouts).
-llvm::Expected<ShardState> toState(const Mesh &mesh,
+llvm::Expected<ShardState> toState(const DeviceMesh &mesh,
                                    const TensorSharding &sharding);
 
 /// `state` as the user writes shardings (`<@mesh, [{"x"}, {}],
 /// partial={"y"}>`), for diagnostics.
-std::string describe(const Mesh &mesh, llvm::StringRef meshName,
+std::string describe(const DeviceMesh &mesh, llvm::StringRef meshName,
                      const ShardState &state);
 
 } // namespace spmd

@@ -137,7 +137,7 @@ std::string ShardingRule::str(unsigned numOperands) const {
 
 void spmd::projectDim(llvm::ArrayRef<AxisIndex> axes,
                       llvm::ArrayRef<unsigned> factors,
-                      llvm::ArrayRef<int64_t> factorSizes, const Mesh &mesh,
+                      llvm::ArrayRef<int64_t> factorSizes, const DeviceMesh &mesh,
                       llvm::SmallVectorImpl<AxisList> &factorAxes) {
   if (factors.size() == 1) {
     factorAxes[factors[0]].append(axes.begin(), axes.end());
@@ -163,7 +163,7 @@ void spmd::projectDim(llvm::ArrayRef<AxisIndex> axes,
 AxisList spmd::composeDim(llvm::ArrayRef<unsigned> factors,
                           llvm::ArrayRef<AxisList> factorAxes,
                           llvm::ArrayRef<int64_t> factorSizes,
-                          const Mesh &mesh) {
+                          const DeviceMesh &mesh) {
   if (factors.size() == 1)
     return factorAxes[factors[0]];
   AxisList axes;

@@ -14,7 +14,7 @@
 #ifndef SPMD_SHARDING_SHARDINGRULE_H
 #define SPMD_SHARDING_SHARDINGRULE_H
 
-#include "mesh/Mesh.h"
+#include "mesh/DeviceMesh.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -83,13 +83,13 @@ public:
 /// point are not projected.
 void projectDim(llvm::ArrayRef<AxisIndex> axes,
                 llvm::ArrayRef<unsigned> factors,
-                llvm::ArrayRef<int64_t> factorSizes, const Mesh &mesh,
+                llvm::ArrayRef<int64_t> factorSizes, const DeviceMesh &mesh,
                 llvm::SmallVectorImpl<AxisList> &factorAxes);
 
 /// The inverse of projectDim: the axes of a dimension made of `factors`.
 AxisList composeDim(llvm::ArrayRef<unsigned> factors,
                     llvm::ArrayRef<AxisList> factorAxes,
-                    llvm::ArrayRef<int64_t> factorSizes, const Mesh &mesh);
+                    llvm::ArrayRef<int64_t> factorSizes, const DeviceMesh &mesh);
 
 } // namespace spmd
 

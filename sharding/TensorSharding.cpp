@@ -40,15 +40,15 @@ TensorSharding TensorSharding::replicatedOf(std::string meshName,
 }
 
 llvm::Expected<TensorSharding>
-TensorSharding::fromPartitionSpec(const Mesh &mesh, std::string meshName,
-                                  const PartitionSpec &spec, unsigned rank) {
+TensorSharding::fromPartitionSpec(const DeviceMesh &mesh, std::string meshName,
+                                  const DimSpecs &spec, unsigned rank) {
   if (spec.size() > rank)
     return makeError(llvm::formatv(
         "partition spec has {0} entries but the tensor has rank {1}",
         spec.size(), rank));
   std::vector<DimSharding> dims(rank);
   for (auto [dim, entry] : llvm::enumerate(spec)) {
-    for (const SpecEntry::Axis &axis : entry.axes) {
+    for (const DimSpec::Axis &axis : entry.axes) {
       if (const auto *index = std::get_if<int64_t>(&axis)) {
         if (*index < 0 || *index >= mesh.rank())
           return makeError(llvm::formatv(
@@ -93,7 +93,7 @@ llvm::Error TensorSharding::verify() const {
   return llvm::Error::success();
 }
 
-llvm::Error TensorSharding::verify(const Mesh &mesh, unsigned rank) const {
+llvm::Error TensorSharding::verify(const DeviceMesh &mesh, unsigned rank) const {
   if (dims.size() != rank)
     return makeError(
         llvm::formatv("sharding has {0} dimensions but the tensor has rank {1}",

@@ -11,7 +11,7 @@
 #ifndef SPMD_SHARDING_TENSORSHARDING_H
 #define SPMD_SHARDING_TENSORSHARDING_H
 
-#include "mesh/Mesh.h"
+#include "mesh/DeviceMesh.h"
 
 #include <string>
 #include <variant>
@@ -34,20 +34,20 @@ struct DimSharding {
 
 /// One entry of a partition spec, as in `mark_sharding(t, mesh, spec)`:
 /// none, an axis name, an axis index, or a tuple of those.
-class SpecEntry {
+class DimSpec {
 public:
   using Axis = std::variant<std::string, int64_t>;
-  SpecEntry() = default;       // none
-  SpecEntry(std::nullopt_t) {} // none
-  SpecEntry(const char *name) : axes{std::string(name)} {}
-  SpecEntry(std::string name) : axes{std::move(name)} {}
-  SpecEntry(int index) : axes{int64_t(index)} {}
-  SpecEntry(int64_t index) : axes{index} {}
-  SpecEntry(std::initializer_list<Axis> tuple) : axes(tuple) {}
+  DimSpec() = default;       // none
+  DimSpec(std::nullopt_t) {} // none
+  DimSpec(const char *name) : axes{std::string(name)} {}
+  DimSpec(std::string name) : axes{std::move(name)} {}
+  DimSpec(int index) : axes{int64_t(index)} {}
+  DimSpec(int64_t index) : axes{index} {}
+  DimSpec(std::initializer_list<Axis> tuple) : axes(tuple) {}
 
   std::vector<Axis> axes; // empty: not sharded
 };
-using PartitionSpec = std::vector<SpecEntry>;
+using DimSpecs = std::vector<DimSpec>;
 
 class TensorSharding {
 public:
@@ -67,14 +67,14 @@ public:
   /// entries are none). Fails on unknown axes, bad indices, too many
   /// entries, or an axis used twice.
   static llvm::Expected<TensorSharding>
-  fromPartitionSpec(const Mesh &mesh, std::string meshName,
-                    const PartitionSpec &spec, unsigned rank);
+  fromPartitionSpec(const DeviceMesh &mesh, std::string meshName,
+                    const DimSpecs &spec, unsigned rank);
 
   /// Checks the sharding alone: an axis appears at most once overall, and
   /// priorities are non-negative.
   llvm::Error verify() const;
   /// Checks the sharding against a mesh and a tensor rank.
-  llvm::Error verify(const Mesh &mesh, unsigned rank) const;
+  llvm::Error verify(const DeviceMesh &mesh, unsigned rank) const;
 
   unsigned rank() const { return dims.size(); }
   bool isFullyReplicated() const;

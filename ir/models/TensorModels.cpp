@@ -83,7 +83,8 @@ static OpShardingRule sourceRule(Operation *op, FactorKind kind) {
 }
 
 namespace {
-/// tensor.empty and tensor.splat: made in any layout where they are used.
+/// tensor.empty and tensor.splat: made in any layout where they are used
+/// (Partitioner::rematerialize).
 template <typename OpTy>
 struct FreeSourceModel
     : ShardingOpInterface::ExternalModel<FreeSourceModel<OpTy>, OpTy> {

@@ -23,7 +23,7 @@ namespace spmd::runtime {
 namespace {
 /// What every collective kernel needs: its group axes and a name.
 struct CollectiveInfo {
-  const ::spmd::Mesh *mesh;
+  const ::spmd::DeviceMesh *mesh;
   ::spmd::AxisList axes;
   std::string name;
 };
@@ -31,7 +31,7 @@ struct CollectiveInfo {
 
 static llvm::Expected<CollectiveInfo> infoOf(CollectiveOpInterface op,
                                              KernelContext &ctx) {
-  const ::spmd::Mesh *mesh = ctx.exec().mesh(op.getMeshAttr().getValue());
+  const ::spmd::DeviceMesh *mesh = ctx.exec().mesh(op.getMeshAttr().getValue());
   if (!mesh)
     return opError(op, "unknown mesh");
   CollectiveInfo info{mesh, {}, ""};
@@ -182,7 +182,7 @@ static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {
 
 static llvm::Expected<Step> buildAxisIndex(Operation *op, KernelContext &ctx) {
   auto index = llvm::cast<AxisIndexOp>(op);
-  const ::spmd::Mesh *mesh = ctx.exec().mesh(index.getMesh());
+  const ::spmd::DeviceMesh *mesh = ctx.exec().mesh(index.getMesh());
   if (!mesh)
     return opError(op, "unknown mesh");
   ::spmd::AxisIndex axis = *mesh->axisIndex(index.getAxis());

@@ -18,8 +18,6 @@ namespace spmd::runtime {
 
 static llvm::Expected<Step> buildElementwise(Operation *op,
                                              KernelContext &context) {
-  if (op->getNumResults() != 1)
-    return opError(op, "no kernel for this op");
   llvm::Expected<ScalarProgram> compiled = ScalarProgram::compileOp(op);
   if (!compiled)
     return compiled.takeError();

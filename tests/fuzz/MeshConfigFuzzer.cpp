@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::optional<int64_t> processes;
   if (size && data[0] % 2)
     processes = data[0] % 8 + 1;
-  llvm::Expected<spmd::HybridMesh> mesh =
+  llvm::Expected<spmd::HybridDeviceMesh> mesh =
       spmd::parseMeshConfig(text, "fuzz.yaml", processes);
   if (!mesh)
     llvm::consumeError(mesh.takeError());

@@ -28,8 +28,8 @@ protected:
 } // namespace
 
 TEST_F(AttrConversion, EveryShardingRoundTripsThroughTheAttribute) {
-  spmd::Mesh mesh =
-      llvm::cantFail(spmd::Mesh::create({"a", "b", "c"}, {2, 2, 2}));
+  spmd::DeviceMesh mesh =
+      llvm::cantFail(spmd::DeviceMesh::create({"a", "b", "c"}, {2, 2, 2}));
   for (spmd::TensorSharding s :
        spmd::testing::allShardings(mesh, 2, /*withPartial=*/true)) {
     s.dims[0].open = true;
@@ -47,8 +47,8 @@ TEST_F(AttrConversion, EveryShardingRoundTripsThroughTheAttribute) {
 TEST_F(AttrConversion, MeshRoundTrip) {
   for (std::vector<int64_t> ids :
        {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 0, 2}}) {
-    spmd::Mesh mesh =
-        llvm::cantFail(spmd::Mesh::create({"x", "y"}, {2, 2}, ids));
+    spmd::DeviceMesh mesh =
+        llvm::cantFail(spmd::DeviceMesh::create({"x", "y"}, {2, 2}, ids));
     MeshAttr attr = MeshAttr::get(&context, mesh);
     EXPECT_EQ(attr.toMesh(), mesh);
     EXPECT_EQ(print(attr), "#spmd.mesh" + mesh.str());

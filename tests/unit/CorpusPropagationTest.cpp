@@ -80,7 +80,7 @@ public:
     mlir::spmd::MeshOp::create(
         builder, module.getLoc(), "mesh",
         mlir::spmd::MeshAttr::get(
-            &context, llvm::cantFail(::spmd::Mesh::create({"x"}, {4}))));
+            &context, llvm::cantFail(::spmd::DeviceMesh::create({"x"}, {4}))));
     llvm::StringSet<> called;
     module.walk([&](func::CallOp call) { called.insert(call.getCallee()); });
     for (auto function : module.getOps<func::FuncOp>()) {

@@ -88,7 +88,7 @@ TEST(GspmdSharding, ToSpmd) {
 }
 
 TEST(GspmdSharding, PartialHasNoString) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"x"}, {2}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"x"}, {2}));
   TensorSharding s("mesh", {{}}, {}, {"x"});
   EXPECT_FALSE(bool(GspmdSharding::fromSpmd(s, mesh)));
   llvm::consumeError(GspmdSharding::fromSpmd(s, mesh).takeError());
@@ -97,8 +97,8 @@ TEST(GspmdSharding, PartialHasNoString) {
 /// Every sharding of a 2-D tensor on a (permuted) 2x2x2 mesh survives
 /// spmd -> GSPMD string -> spmd: every device holds the same elements.
 TEST(GspmdSharding, RoundTripKeepsEveryDevicesShard) {
-  Mesh mesh = llvm::cantFail(
-      Mesh::create({"a", "b", "c"}, {2, 2, 2}, {3, 1, 7, 5, 0, 2, 4, 6}));
+  DeviceMesh mesh = llvm::cantFail(
+      DeviceMesh::create({"a", "b", "c"}, {2, 2, 2}, {3, 1, 7, 5, 0, 2, 4, 6}));
   std::vector<int64_t> shape = {8, 6};
   for (const TensorSharding &s : spmd::testing::allShardings(mesh, 2)) {
     SCOPED_TRACE(s.str());
@@ -119,8 +119,8 @@ TEST(GspmdSharding, RoundTripKeepsEveryDevicesShard) {
 
 /// Each device holds the same elements under `a` on `meshA` as under `b`
 /// on `meshB`.
-static void expectSameLayout(const TensorSharding &a, const Mesh &meshA,
-                             const TensorSharding &b, const Mesh &meshB,
+static void expectSameLayout(const TensorSharding &a, const DeviceMesh &meshA,
+                             const TensorSharding &b, const DeviceMesh &meshB,
                              std::vector<int64_t> shape) {
   ShardLayout la = llvm::cantFail(ShardLayout::get(a, meshA, shape));
   ShardLayout lb = llvm::cantFail(ShardLayout::get(b, meshB, shape));

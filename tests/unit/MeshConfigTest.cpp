@@ -18,7 +18,7 @@ struct Failure {
 
 static Failure failureOf(llvm::StringRef text,
                          std::optional<int64_t> processes = std::nullopt) {
-  llvm::Expected<HybridMesh> mesh =
+  llvm::Expected<HybridDeviceMesh> mesh =
       parseMeshConfig(text, "cfg.yaml", processes);
   Failure failure;
   if (mesh) {
@@ -150,7 +150,7 @@ TEST(MeshConfig, MutantsNeverCrashOrHang) {
   auto start = std::chrono::steady_clock::now();
   for (int i = 0, e = spmd::testing::mutantCount(3000); i < e; ++i) {
     std::string mutant = spmd::testing::mutate(seeds[i % 3], rng);
-    llvm::Expected<spmd::HybridMesh> mesh =
+    llvm::Expected<spmd::HybridDeviceMesh> mesh =
         spmd::parseMeshConfig(mutant, "mutant.yaml");
     if (mesh)
       ++read;
@@ -171,7 +171,7 @@ TEST(MeshConfig, BinaryGarbageIsAnError) {
     std::string bytes(1 + rng() % 2000, '\0');
     for (char &c : bytes)
       c = char(rng());
-    llvm::Expected<spmd::HybridMesh> mesh =
+    llvm::Expected<spmd::HybridDeviceMesh> mesh =
         spmd::parseMeshConfig(bytes, "garbage.yaml");
     EXPECT_FALSE(bool(mesh));
     llvm::consumeError(mesh.takeError());

@@ -1,23 +1,23 @@
 //===- MeshTest.cpp - Mesh, groups and hybrid meshes ----------------------===//
 
-#include "mesh/HybridMesh.h"
+#include "mesh/HybridDeviceMesh.h"
 
 #include "gtest/gtest.h"
 
 using namespace spmd;
 
-static Mesh mustCreate(std::vector<std::string> names,
+static DeviceMesh mustCreate(std::vector<std::string> names,
                        std::vector<int64_t> shape,
                        std::vector<int64_t> ids = {}) {
-  return llvm::cantFail(Mesh::create(names, shape, ids));
+  return llvm::cantFail(DeviceMesh::create(names, shape, ids));
 }
 
-static std::string errorOf(llvm::Expected<Mesh> mesh) {
+static std::string errorOf(llvm::Expected<DeviceMesh> mesh) {
   return mesh ? "" : llvm::toString(mesh.takeError());
 }
 
-TEST(Mesh, IotaLayout) {
-  Mesh mesh = mustCreate({"data", "model"}, {2, 4});
+TEST(DeviceMesh, IotaLayout) {
+  DeviceMesh mesh = mustCreate({"data", "model"}, {2, 4});
   EXPECT_EQ(mesh.numDevices(), 8);
   EXPECT_TRUE(mesh.hasIotaDeviceIds());
   EXPECT_EQ(mesh.deviceAt({1, 2}), 6);
@@ -27,50 +27,50 @@ TEST(Mesh, IotaLayout) {
   EXPECT_EQ(mesh.str(), "<[\"data\"=2, \"model\"=4]>");
 }
 
-TEST(Mesh, PermutedDeviceIds) {
-  Mesh mesh = mustCreate({"x", "y"}, {2, 2}, {0, 2, 1, 3});
+TEST(DeviceMesh, PermutedDeviceIds) {
+  DeviceMesh mesh = mustCreate({"x", "y"}, {2, 2}, {0, 2, 1, 3});
   EXPECT_EQ(mesh.deviceAt({0, 1}), 2);
   EXPECT_EQ(mesh.coordsOf(2), (llvm::SmallVector<int64_t>{0, 1}));
   EXPECT_EQ(mesh.coordsOf(1), (llvm::SmallVector<int64_t>{1, 0}));
   EXPECT_EQ(mesh.str(), "<[\"x\"=2, \"y\"=2], device_ids=[0, 2, 1, 3]>");
 }
 
-TEST(Mesh, CoordinatesRoundTrip) {
-  Mesh mesh = mustCreate({"a", "b", "c"}, {2, 3, 2},
+TEST(DeviceMesh, CoordinatesRoundTrip) {
+  DeviceMesh mesh = mustCreate({"a", "b", "c"}, {2, 3, 2},
                          {11, 3, 5, 7, 9, 1, 0, 2, 4, 6, 8, 10});
   for (int64_t d = 0; d < mesh.numDevices(); ++d)
     EXPECT_EQ(mesh.deviceAt(mesh.coordsOf(d)), d);
 }
 
-TEST(Mesh, RejectsInvalid) {
-  EXPECT_NE(errorOf(Mesh::create({"a", "a"}, {2, 2})).find("declared twice"),
+TEST(DeviceMesh, RejectsInvalid) {
+  EXPECT_NE(errorOf(DeviceMesh::create({"a", "a"}, {2, 2})).find("declared twice"),
             std::string::npos);
-  EXPECT_NE(errorOf(Mesh::create({"a"}, {0})).find("sizes must be >= 1"),
+  EXPECT_NE(errorOf(DeviceMesh::create({"a"}, {0})).find("sizes must be >= 1"),
             std::string::npos);
-  EXPECT_NE(errorOf(Mesh::create({""}, {2})).find("non-empty"),
+  EXPECT_NE(errorOf(DeviceMesh::create({""}, {2})).find("non-empty"),
             std::string::npos);
-  EXPECT_NE(errorOf(Mesh::create({"a"}, {4}, {0, 1, 2})).find("3 entries"),
+  EXPECT_NE(errorOf(DeviceMesh::create({"a"}, {4}, {0, 1, 2})).find("3 entries"),
             std::string::npos);
-  EXPECT_NE(errorOf(Mesh::create({"a"}, {4}, {0, 1, 1, 3})).find("twice"),
+  EXPECT_NE(errorOf(DeviceMesh::create({"a"}, {4}, {0, 1, 1, 3})).find("twice"),
             std::string::npos);
-  EXPECT_NE(errorOf(Mesh::create({"a"}, {2}, {0, 2})).find("out of range"),
+  EXPECT_NE(errorOf(DeviceMesh::create({"a"}, {2}, {0, 2})).find("out of range"),
             std::string::npos);
 }
 
-TEST(Mesh, RejectsHugeMeshes) {
-  EXPECT_NE(errorOf(Mesh::create({"a", "b"}, {1 << 20, 1 << 20}))
+TEST(DeviceMesh, RejectsHugeMeshes) {
+  EXPECT_NE(errorOf(DeviceMesh::create({"a", "b"}, {1 << 20, 1 << 20}))
                 .find("more than 16777216 devices"),
             std::string::npos);
   // Products that overflow int64 are caught too.
-  EXPECT_NE(errorOf(Mesh::create({"a", "b", "c"},
+  EXPECT_NE(errorOf(DeviceMesh::create({"a", "b", "c"},
                                  {int64_t(1) << 40, int64_t(1) << 40, 2}))
                 .find("more than"),
             std::string::npos);
-  EXPECT_EQ(errorOf(Mesh::create({"a"}, {Mesh::kMaxDevices})), "");
+  EXPECT_EQ(errorOf(DeviceMesh::create({"a"}, {DeviceMesh::kMaxDevices})), "");
 }
 
-TEST(Mesh, GroupsOverOneAxis) {
-  Mesh mesh = mustCreate({"data", "model"}, {2, 4});
+TEST(DeviceMesh, GroupsOverOneAxis) {
+  DeviceMesh mesh = mustCreate({"data", "model"}, {2, 4});
   auto groups = mesh.groups({1});
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0], (llvm::SmallVector<int64_t>{0, 1, 2, 3}));
@@ -80,8 +80,8 @@ TEST(Mesh, GroupsOverOneAxis) {
   EXPECT_EQ(groups[3], (llvm::SmallVector<int64_t>{3, 7}));
 }
 
-TEST(Mesh, GroupsOverSeveralAxesFollowListedOrder) {
-  Mesh mesh = mustCreate({"a", "b", "c"}, {2, 2, 2});
+TEST(DeviceMesh, GroupsOverSeveralAxesFollowListedOrder) {
+  DeviceMesh mesh = mustCreate({"a", "b", "c"}, {2, 2, 2});
   // Minor axis listed first: it is the major index inside the group.
   EXPECT_EQ(mesh.groupOf(0, {2, 0}), (llvm::SmallVector<int64_t>{0, 4, 1, 5}));
   EXPECT_EQ(mesh.indexInGroup(1, {2, 0}), 2);
@@ -91,8 +91,8 @@ TEST(Mesh, GroupsOverSeveralAxesFollowListedOrder) {
   EXPECT_EQ(groups[1], (llvm::SmallVector<int64_t>{2, 6, 3, 7}));
 }
 
-TEST(Mesh, GroupsPartitionTheDevices) {
-  Mesh mesh = mustCreate({"a", "b", "c"}, {2, 3, 2},
+TEST(DeviceMesh, GroupsPartitionTheDevices) {
+  DeviceMesh mesh = mustCreate({"a", "b", "c"}, {2, 3, 2},
                          {11, 3, 5, 7, 9, 1, 0, 2, 4, 6, 8, 10});
   std::vector<std::vector<AxisIndex>> axisSets = {
       {}, {0}, {1}, {2}, {0, 1}, {1, 0}, {2, 1}, {0, 1, 2}, {2, 0, 1}};
@@ -111,24 +111,24 @@ TEST(Mesh, GroupsPartitionTheDevices) {
   }
 }
 
-TEST(Mesh, EmptyGroupIsTheDeviceItself) {
-  Mesh mesh = mustCreate({"x"}, {4});
+TEST(DeviceMesh, EmptyGroupIsTheDeviceItself) {
+  DeviceMesh mesh = mustCreate({"x"}, {4});
   EXPECT_EQ(mesh.groupOf(2, {}), (llvm::SmallVector<int64_t>{2}));
   EXPECT_EQ(mesh.groups({}).size(), 4u);
 }
 
-TEST(Mesh, SubMesh) {
-  Mesh mesh = mustCreate({"data", "model"}, {2, 4});
-  Mesh::SubMesh sub = mesh.subMesh(5, {1});
+TEST(DeviceMesh, SubMesh) {
+  DeviceMesh mesh = mustCreate({"data", "model"}, {2, 4});
+  DeviceMesh::SubMesh sub = mesh.subMesh(5, {1});
   EXPECT_EQ(sub.axisNames, std::vector<std::string>{"model"});
   EXPECT_EQ(sub.shape, std::vector<int64_t>{4});
   EXPECT_EQ(sub.devices, (llvm::SmallVector<int64_t>{4, 5, 6, 7}));
 }
 
-TEST(HybridMesh, DcnMajorOrdering) {
-  HybridMesh hybrid = llvm::cantFail(
-      HybridMesh::create({"data", "fsdp", "tensor"}, {1, 4, 1}, {2, 1, 1}));
-  const Mesh &mesh = hybrid.mesh();
+TEST(HybridDeviceMesh, DcnMajorOrdering) {
+  HybridDeviceMesh hybrid = llvm::cantFail(
+      HybridDeviceMesh::create({"data", "fsdp", "tensor"}, {1, 4, 1}, {2, 1, 1}));
+  const DeviceMesh &mesh = hybrid.mesh();
   EXPECT_EQ(mesh.shape(), (llvm::ArrayRef<int64_t>{2, 4, 1}));
   EXPECT_EQ(hybrid.numProcesses(), 2);
   EXPECT_EQ(hybrid.devicesPerProcess(), 4);
@@ -137,11 +137,11 @@ TEST(HybridMesh, DcnMajorOrdering) {
   EXPECT_EQ(hybrid.devicesOf(1), (llvm::SmallVector<int64_t>{4, 5, 6, 7}));
 }
 
-TEST(HybridMesh, InterleavedAxes) {
+TEST(HybridDeviceMesh, InterleavedAxes) {
   // data = dcn 2 x ici 2; model = ici 2. coord_data = dcn * 2 + ici.
-  HybridMesh hybrid =
-      llvm::cantFail(HybridMesh::create({"data", "model"}, {2, 2}, {2, 1}));
-  const Mesh &mesh = hybrid.mesh();
+  HybridDeviceMesh hybrid =
+      llvm::cantFail(HybridDeviceMesh::create({"data", "model"}, {2, 2}, {2, 1}));
+  const DeviceMesh &mesh = hybrid.mesh();
   EXPECT_EQ(mesh.shape(), (llvm::ArrayRef<int64_t>{4, 2}));
   // Every process owns a contiguous block and a contiguous range of
   // data coordinates.
@@ -151,10 +151,10 @@ TEST(HybridMesh, InterleavedAxes) {
   }
 }
 
-TEST(HybridMesh, ProcessOwnsDcnBlockAlongEveryAxis) {
-  HybridMesh hybrid =
-      llvm::cantFail(HybridMesh::create({"a", "b"}, {2, 3}, {2, 2}));
-  const Mesh &mesh = hybrid.mesh();
+TEST(HybridDeviceMesh, ProcessOwnsDcnBlockAlongEveryAxis) {
+  HybridDeviceMesh hybrid =
+      llvm::cantFail(HybridDeviceMesh::create({"a", "b"}, {2, 3}, {2, 2}));
+  const DeviceMesh &mesh = hybrid.mesh();
   EXPECT_EQ(mesh.numDevices(), 24);
   for (int64_t d = 0; d < mesh.numDevices(); ++d) {
     auto c = mesh.coordsOf(d);
@@ -164,8 +164,8 @@ TEST(HybridMesh, ProcessOwnsDcnBlockAlongEveryAxis) {
   }
 }
 
-TEST(HybridMesh, RejectsRankMismatch) {
-  auto hybrid = HybridMesh::create({"a", "b"}, {2}, {});
+TEST(HybridDeviceMesh, RejectsRankMismatch) {
+  auto hybrid = HybridDeviceMesh::create({"a", "b"}, {2}, {});
   ASSERT_FALSE(hybrid);
   EXPECT_NE(llvm::toString(hybrid.takeError()).find("axis_names has 2"),
             std::string::npos);

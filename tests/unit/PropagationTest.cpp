@@ -14,8 +14,8 @@ class Propagation : public ::testing::Test {
 protected:
   Propagation()
       : graph(
-            {{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"}, {2, 4, 2}))},
-             {"other", llvm::cantFail(Mesh::create({"x"}, {2}))}}) {}
+            {{"mesh", llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))},
+             {"other", llvm::cantFail(DeviceMesh::create({"x"}, {2}))}}) {}
 
   void user(NodeId node, std::vector<DimSharding> dims,
             std::string mesh = "mesh", std::vector<std::string> partial = {}) {
@@ -117,7 +117,7 @@ TEST_F(Propagation, LowerPriorityNumberWins) {
   // And the reverse priorities give the reverse answer.
   PropagationGraph second = std::move(graph);
   graph = PropagationGraph(
-      {{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"}, {2, 4, 2}))}});
+      {{"mesh", llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))}});
   a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
   user(a, {open({"y"}, 0)});
   user(b, {open({"x"}, 1)});
@@ -130,7 +130,7 @@ TEST_F(Propagation, LowerPriorityNumberWins) {
 TEST_F(Propagation, BasicKeepsAgreementAggressiveResolves) {
   auto build = [&](PropagationStrategy strategy) {
     graph = PropagationGraph(
-        {{"mesh", llvm::cantFail(Mesh::create({"x", "y", "z"}, {2, 4, 2}))}});
+        {{"mesh", llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))}});
     // a (small) says x, b (large) says y, for the shared dim of c.
     NodeId a = graph.addNode({8, 1}), b = graph.addNode({8, 4}),
            c = graph.addNode({8});

@@ -10,7 +10,7 @@
 using namespace spmd;
 using spmd::testing::ReshardSimulator;
 
-static ShardState state(const Mesh &mesh, const TensorSharding &s) {
+static ShardState state(const DeviceMesh &mesh, const TensorSharding &s) {
   return llvm::cantFail(toState(mesh, s));
 }
 
@@ -28,7 +28,7 @@ static std::string describe(const ReshardPlan &plan) {
 /// Runs `plan` on simulated devices and checks every device ends with
 /// exactly its target shard (padding excepted; for a partial target, the
 /// sum over the partial group).
-static void expectExact(const Mesh &mesh, std::vector<int64_t> shape,
+static void expectExact(const DeviceMesh &mesh, std::vector<int64_t> shape,
                         const ShardState &from, const ShardState &to,
                         const ReshardPlan &plan) {
   ReshardSimulator sim(mesh, shape);
@@ -61,7 +61,7 @@ static void expectExact(const Mesh &mesh, std::vector<int64_t> shape,
 /// Every pair of shardings of an uneven 6x10 tensor over a 2x2 mesh
 /// (sources may be partial sums): the plan's data movement is exact.
 TEST(ReshardPlanner, EveryPairOnUnevenTensorIsExact) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"a", "b"}, {2, 2}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"a", "b"}, {2, 2}));
   std::vector<int64_t> shape = {6, 10};
   auto all = spmd::testing::allShardings(mesh, 2, /*withPartial=*/true);
   int pairs = 0;
@@ -82,8 +82,8 @@ TEST(ReshardPlanner, EveryPairOnUnevenTensorIsExact) {
 /// The same on a 2x2x2 mesh (with a permuted device order) for all
 /// non-partial pairs of a 4x6 tensor.
 TEST(ReshardPlanner, EveryPairOnThreeAxesIsExact) {
-  Mesh mesh = llvm::cantFail(
-      Mesh::create({"a", "b", "c"}, {2, 2, 2}, {3, 1, 7, 5, 0, 2, 4, 6}));
+  DeviceMesh mesh = llvm::cantFail(
+      DeviceMesh::create({"a", "b", "c"}, {2, 2, 2}, {3, 1, 7, 5, 0, 2, 4, 6}));
   std::vector<int64_t> shape = {4, 6};
   auto all = spmd::testing::allShardings(mesh, 2);
   for (const TensorSharding &f : all)
@@ -98,7 +98,7 @@ TEST(ReshardPlanner, EveryPairOnThreeAxesIsExact) {
 namespace {
 /// The 2x4 mesh of the optimality suite.
 struct Megatron : public ::testing::Test {
-  Mesh mesh = llvm::cantFail(Mesh::create({"data", "model"}, {2, 4}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"data", "model"}, {2, 4}));
   ShardState of(std::vector<std::vector<std::string>> dims,
                 std::vector<std::string> partial = {}) {
     std::vector<DimSharding> ds;
@@ -177,8 +177,8 @@ TEST(ReshardPlanner, CommBytesFormulas) {
 // the search runs out of its budget and falls back to gathering and
 // slicing, which is exact, within a second.
 TEST(ReshardPlanner, ManyAxesStayBoundedAndExact) {
-  Mesh mesh = llvm::cantFail(
-      Mesh::create({"a", "b", "c", "d", "e", "f", "g"}, {2, 2, 2, 2, 2, 2, 2}));
+  DeviceMesh mesh = llvm::cantFail(
+      DeviceMesh::create({"a", "b", "c", "d", "e", "f", "g"}, {2, 2, 2, 2, 2, 2, 2}));
   std::vector<int64_t> shape = {9, 8, 6};
   TensorSharding fromSharding, toSharding;
   fromSharding.meshName = toSharding.meshName = "mesh";

@@ -31,7 +31,7 @@ class ReshardSimulator {
 public:
   static constexpr double kPad = 1e300; // stands for unspecified padding
 
-  ReshardSimulator(const Mesh &mesh, std::vector<int64_t> shape)
+  ReshardSimulator(const DeviceMesh &mesh, std::vector<int64_t> shape)
       : mesh(mesh), shape(std::move(shape)) {}
 
   double global(int64_t i, int64_t j) const { return 1 + i * shape[1] + j; }
@@ -155,7 +155,7 @@ private:
     }
   }
 
-  const Mesh &mesh;
+  const DeviceMesh &mesh;
   std::vector<int64_t> shape;
 };
 

@@ -11,13 +11,13 @@
 using namespace spmd;
 using spmd::testing::allShardings;
 
-static ShardLayout layoutOf(const TensorSharding &s, const Mesh &mesh,
+static ShardLayout layoutOf(const TensorSharding &s, const DeviceMesh &mesh,
                             std::vector<int64_t> shape) {
   return llvm::cantFail(ShardLayout::get(s, mesh, shape));
 }
 
 TEST(ShardLayout, EvenSplit) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"data", "model"}, {2, 4}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"data", "model"}, {2, 4}));
   TensorSharding s("mesh", {{{"data"}, false, {}}, {{"model"}, false, {}}});
   ShardLayout layout = layoutOf(s, mesh, {8, 16});
   EXPECT_EQ(layout.localShape(), (llvm::SmallVector<int64_t>{4, 4}));
@@ -29,7 +29,7 @@ TEST(ShardLayout, EvenSplit) {
 }
 
 TEST(ShardLayout, UnevenDimPadsTheLastShards) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"x"}, {4}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"x"}, {4}));
   TensorSharding s("mesh", {{{"x"}, false, {}}});
   ShardLayout layout = layoutOf(s, mesh, {5});
   // ceil(5/4) = 2: shards [0,2) [2,4) [4,5)+pad, and one of padding only.
@@ -40,7 +40,7 @@ TEST(ShardLayout, UnevenDimPadsTheLastShards) {
 }
 
 TEST(ShardLayout, AxisOrderInsideADimension) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"a", "b"}, {2, 2}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"a", "b"}, {2, 2}));
   // {"b", "a"}: b is major, so device 1 (a=0, b=1) holds shard 2.
   TensorSharding s("mesh", {{{"b", "a"}, false, {}}});
   ShardLayout layout = layoutOf(s, mesh, {8});
@@ -49,7 +49,7 @@ TEST(ShardLayout, AxisOrderInsideADimension) {
 }
 
 TEST(ShardLayout, ReplicasAndPartialHolders) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"data", "model"}, {2, 4}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"data", "model"}, {2, 4}));
   TensorSharding s("mesh", {{{"data"}, false, {}}, {}}, {}, {"model"});
   ShardLayout layout = layoutOf(s, mesh, {4, 4});
   EXPECT_EQ(layout.replication(), 4);
@@ -59,7 +59,7 @@ TEST(ShardLayout, ReplicasAndPartialHolders) {
 }
 
 TEST(ShardLayout, RejectsInvalidSharding) {
-  Mesh mesh = llvm::cantFail(Mesh::create({"x"}, {2}));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"x"}, {2}));
   TensorSharding s("mesh", {{{"y"}, false, {}}});
   auto layout = ShardLayout::get(s, mesh, {4});
   ASSERT_FALSE(bool(layout));
@@ -80,7 +80,7 @@ TEST_P(ShardTiling, EveryShardingTilesTheTensor) {
   std::vector<int64_t> ids;
   if (permuted)
     ids = {5, 2, 7, 0, 3, 6, 1, 4};
-  Mesh mesh = llvm::cantFail(Mesh::create({"a", "b", "c"}, {2, 2, 2}, ids));
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"a", "b", "c"}, {2, 2, 2}, ids));
   std::vector<TensorSharding> shardings =
       allShardings(mesh, 2, /*withPartial=*/true);
   // 3 axes, 3 places (dim0, dim1, partial) in all orders, or unused:

@@ -10,7 +10,7 @@ namespace spmd::testing {
 /// Every closed sharding of a rank-`rank` tensor on `mesh`: each axis is
 /// either unused or placed on one dimension, in every order. When
 /// `withPartial` is set, unused axes may also be partial.
-inline std::vector<TensorSharding> allShardings(const Mesh &mesh, unsigned rank,
+inline std::vector<TensorSharding> allShardings(const DeviceMesh &mesh, unsigned rank,
                                                 bool withPartial = false) {
   std::vector<TensorSharding> result;
   std::vector<DimSharding> dims(rank);

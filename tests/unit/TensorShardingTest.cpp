@@ -6,8 +6,8 @@
 
 using namespace spmd;
 
-static Mesh mesh2x4() {
-  return llvm::cantFail(Mesh::create({"data", "model"}, {2, 4}));
+static DeviceMesh mesh2x4() {
+  return llvm::cantFail(DeviceMesh::create({"data", "model"}, {2, 4}));
 }
 
 static std::string errorOf(llvm::Error err) {
@@ -24,7 +24,7 @@ TEST(TensorSharding, PrintsSpecSyntax) {
 }
 
 TEST(TensorSharding, FromPartitionSpec) {
-  Mesh mesh = mesh2x4();
+  DeviceMesh mesh = mesh2x4();
   auto s = TensorSharding::fromPartitionSpec(mesh, "mesh",
                                              {"data", std::nullopt}, 2);
   ASSERT_TRUE(bool(s));
@@ -41,8 +41,8 @@ TEST(TensorSharding, FromPartitionSpec) {
 }
 
 TEST(TensorSharding, PartitionSpecErrors) {
-  Mesh mesh = mesh2x4();
-  auto err = [&](PartitionSpec spec, unsigned rank) {
+  DeviceMesh mesh = mesh2x4();
+  auto err = [&](DimSpecs spec, unsigned rank) {
     auto s = TensorSharding::fromPartitionSpec(mesh, "mesh", spec, rank);
     return s ? std::string() : llvm::toString(s.takeError());
   };
@@ -53,7 +53,7 @@ TEST(TensorSharding, PartitionSpecErrors) {
 }
 
 TEST(TensorSharding, Verify) {
-  Mesh mesh = mesh2x4();
+  DeviceMesh mesh = mesh2x4();
   TensorSharding ok("mesh", {{{"data"}, false, {}}, {}}, {}, {"model"});
   EXPECT_EQ(errorOf(ok.verify(mesh, 2)), "");
   EXPECT_NE(errorOf(ok.verify(mesh, 3)).find("rank 3"), std::string::npos);

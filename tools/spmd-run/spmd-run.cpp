@@ -47,7 +47,7 @@ static cl::opt<int64_t>
                 cl::desc("Local devices (default: the mesh's device count)"),
                 cl::init(0));
 static cl::opt<std::string>
-    meshConfig("mesh-config", cl::desc("HybridMesh file replacing @mesh"),
+    meshConfig("mesh-config", cl::desc("HybridDeviceMesh file replacing @mesh"),
                cl::init(""));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
                               cl::init(0));
@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
     std::exit(2); // the parser's diagnostics said why
 
   if (!meshConfig.empty()) {
-    llvm::Expected<spmd::HybridMesh> hybrid =
+    llvm::Expected<spmd::HybridDeviceMesh> hybrid =
         spmd::loadMeshConfigFile(meshConfig, /*expectedProcesses=*/1);
     if (!hybrid)
       badInput(llvm::toString(hybrid.takeError()));

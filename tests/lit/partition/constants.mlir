@@ -36,3 +36,17 @@ func.func @splat_two_layouts(%x: tensor<4x4xf32> {spmd.sharding = #spmd.sharding
   %b = linalg.add ins(%t, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// tensor.splat likewise.
+// CHECK-LABEL: func.func @tensor_splat_two_layouts
+// CHECK-DAG: tensor.splat %{{.*}} : tensor<2x4xf32>
+// CHECK-DAG: tensor.splat %{{.*}} : tensor<4x2xf32>
+// CHECK-NOT: spmd.all_
+// CHECK: return
+func.func @tensor_splat_two_layouts(%x: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %y: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %s: f32) -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  %t = tensor.splat %s : tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %a = linalg.add ins(%t, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = linalg.add ins(%t, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+}

@@ -1,4 +1,4 @@
-//===- Mesh.h - Logical device meshes ---------------------------*- C++ -*-===//
+//===- DeviceMesh.h - Logical device meshes ---------------------*- C++ -*-===//
 //
 // A mesh names the axes of an N-dimensional array of devices. Device ids are
 // laid out row-major over the mesh shape (the `Mesh(device_ids, mesh_shape,
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPMD_MESH_MESH_H
-#define SPMD_MESH_MESH_H
+#ifndef SPMD_MESH_DEVICEMESH_H
+#define SPMD_MESH_DEVICEMESH_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -26,7 +26,7 @@ using AxisIndex = unsigned;
 /// Axes in order, e.g. the axes sharding one dimension (major to minor).
 using AxisList = llvm::SmallVector<AxisIndex, 2>;
 
-class Mesh {
+class DeviceMesh {
 public:
   /// Larger meshes are rejected: their device tables would not fit memory,
   /// and no real system is that large.
@@ -39,7 +39,7 @@ public:
                             llvm::ArrayRef<int64_t> deviceIds);
 
   /// Builds a mesh, or returns why the description is invalid.
-  static llvm::Expected<Mesh> create(std::vector<std::string> axisNames,
+  static llvm::Expected<DeviceMesh> create(std::vector<std::string> axisNames,
                                      std::vector<int64_t> shape,
                                      std::vector<int64_t> deviceIds = {});
 
@@ -81,14 +81,14 @@ public:
   struct SubMesh;
   SubMesh subMesh(int64_t device, llvm::ArrayRef<AxisIndex> axes) const;
 
-  bool operator==(const Mesh &other) const;
-  bool operator!=(const Mesh &other) const { return !(*this == other); }
+  bool operator==(const DeviceMesh &other) const;
+  bool operator!=(const DeviceMesh &other) const { return !(*this == other); }
 
   /// `<["data"=2, "model"=4], device_ids=[...]>`, the textual mesh syntax.
   std::string str() const;
 
 private:
-  Mesh() = default;
+  DeviceMesh() = default;
   int64_t linearPosition(int64_t device) const { return positionOf_[device]; }
 
   std::vector<std::string> axisNames_;
@@ -99,7 +99,7 @@ private:
 
 /// A slice of a mesh: some of its axes, with the global ids of the devices
 /// it holds in row-major order over `shape`.
-struct Mesh::SubMesh {
+struct DeviceMesh::SubMesh {
   std::vector<std::string> axisNames;
   std::vector<int64_t> shape;
   llvm::SmallVector<int64_t> devices;
@@ -114,4 +114,4 @@ llvm::SmallVector<int64_t> delinearize(int64_t linear,
 
 } // namespace spmd
 
-#endif // SPMD_MESH_MESH_H
+#endif // SPMD_MESH_DEVICEMESH_H

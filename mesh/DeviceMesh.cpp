@@ -1,6 +1,6 @@
-//===- Mesh.cpp - Logical device meshes -----------------------------------===//
+//===- DeviceMesh.cpp - Logical device meshes -----------------------------===//
 
-#include "mesh/Mesh.h"
+#include "mesh/DeviceMesh.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -46,7 +46,7 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Error Mesh::verify(ArrayRef<std::string> axisNames,
+llvm::Error DeviceMesh::verify(ArrayRef<std::string> axisNames,
                          ArrayRef<int64_t> shape, ArrayRef<int64_t> deviceIds) {
   if (axisNames.size() != shape.size())
     return makeError(llvm::formatv("mesh has {0} axis names but {1} sizes",
@@ -85,12 +85,12 @@ llvm::Error Mesh::verify(ArrayRef<std::string> axisNames,
   return llvm::Error::success();
 }
 
-llvm::Expected<Mesh> Mesh::create(std::vector<std::string> axisNames,
+llvm::Expected<DeviceMesh> DeviceMesh::create(std::vector<std::string> axisNames,
                                   std::vector<int64_t> shape,
                                   std::vector<int64_t> deviceIds) {
   if (llvm::Error err = verify(axisNames, shape, deviceIds))
     return std::move(err);
-  Mesh mesh;
+  DeviceMesh mesh;
   int64_t numDevices = product(shape);
   if (deviceIds.empty()) {
     deviceIds.resize(numDevices);
@@ -106,14 +106,14 @@ llvm::Expected<Mesh> Mesh::create(std::vector<std::string> axisNames,
   return mesh;
 }
 
-bool Mesh::hasIotaDeviceIds() const {
+bool DeviceMesh::hasIotaDeviceIds() const {
   for (int64_t i = 0, e = deviceIds_.size(); i < e; ++i)
     if (deviceIds_[i] != i)
       return false;
   return true;
 }
 
-std::optional<AxisIndex> Mesh::axisIndex(llvm::StringRef name) const {
+std::optional<AxisIndex> DeviceMesh::axisIndex(llvm::StringRef name) const {
   for (AxisIndex i = 0; i < rank(); ++i)
     if (axisNames_[i] == name)
       return i;
@@ -121,7 +121,7 @@ std::optional<AxisIndex> Mesh::axisIndex(llvm::StringRef name) const {
 }
 
 llvm::Expected<SmallVector<AxisIndex>>
-Mesh::resolveAxes(ArrayRef<std::string> names) const {
+DeviceMesh::resolveAxes(ArrayRef<std::string> names) const {
   SmallVector<AxisIndex> axes;
   for (const std::string &name : names) {
     std::optional<AxisIndex> axis = axisIndex(name);
@@ -132,22 +132,22 @@ Mesh::resolveAxes(ArrayRef<std::string> names) const {
   return axes;
 }
 
-int64_t Mesh::deviceAt(ArrayRef<int64_t> coords) const {
+int64_t DeviceMesh::deviceAt(ArrayRef<int64_t> coords) const {
   return deviceIds_[linearize(coords, shape_)];
 }
 
-SmallVector<int64_t> Mesh::coordsOf(int64_t device) const {
+SmallVector<int64_t> DeviceMesh::coordsOf(int64_t device) const {
   return delinearize(linearPosition(device), shape_);
 }
 
-int64_t Mesh::groupSize(ArrayRef<AxisIndex> axes) const {
+int64_t DeviceMesh::groupSize(ArrayRef<AxisIndex> axes) const {
   int64_t size = 1;
   for (AxisIndex axis : axes)
     size *= shape_[axis];
   return size;
 }
 
-int64_t Mesh::indexInGroup(int64_t device, ArrayRef<AxisIndex> axes) const {
+int64_t DeviceMesh::indexInGroup(int64_t device, ArrayRef<AxisIndex> axes) const {
   SmallVector<int64_t> coords = coordsOf(device);
   int64_t index = 0;
   for (AxisIndex axis : axes)
@@ -155,7 +155,7 @@ int64_t Mesh::indexInGroup(int64_t device, ArrayRef<AxisIndex> axes) const {
   return index;
 }
 
-SmallVector<int64_t> Mesh::groupOf(int64_t device,
+SmallVector<int64_t> DeviceMesh::groupOf(int64_t device,
                                    ArrayRef<AxisIndex> axes) const {
   SmallVector<int64_t> coords = coordsOf(device);
   SmallVector<int64_t> groupShape;
@@ -171,7 +171,7 @@ SmallVector<int64_t> Mesh::groupOf(int64_t device,
   return group;
 }
 
-SmallVector<SmallVector<int64_t>> Mesh::groups(ArrayRef<AxisIndex> axes) const {
+SmallVector<SmallVector<int64_t>> DeviceMesh::groups(ArrayRef<AxisIndex> axes) const {
   SmallVector<SmallVector<int64_t>> result;
   // Walk logical positions in row-major order and start a group whenever we
   // meet a device whose coordinates along `axes` are all zero.
@@ -183,7 +183,7 @@ SmallVector<SmallVector<int64_t>> Mesh::groups(ArrayRef<AxisIndex> axes) const {
   return result;
 }
 
-Mesh::SubMesh Mesh::subMesh(int64_t device, ArrayRef<AxisIndex> axes) const {
+DeviceMesh::SubMesh DeviceMesh::subMesh(int64_t device, ArrayRef<AxisIndex> axes) const {
   SubMesh sub;
   for (AxisIndex axis : axes) {
     sub.axisNames.push_back(axisNames_[axis]);
@@ -193,12 +193,12 @@ Mesh::SubMesh Mesh::subMesh(int64_t device, ArrayRef<AxisIndex> axes) const {
   return sub;
 }
 
-bool Mesh::operator==(const Mesh &other) const {
+bool DeviceMesh::operator==(const DeviceMesh &other) const {
   return axisNames_ == other.axisNames_ && shape_ == other.shape_ &&
          deviceIds_ == other.deviceIds_;
 }
 
-std::string Mesh::str() const {
+std::string DeviceMesh::str() const {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "<[";

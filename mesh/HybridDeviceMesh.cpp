@@ -1,6 +1,6 @@
-//===- HybridMesh.cpp - Meshes spanning several processes -----------------===//
+//===- HybridDeviceMesh.cpp - Meshes spanning several processes -----------===//
 
-#include "mesh/HybridMesh.h"
+#include "mesh/HybridDeviceMesh.h"
 #include "mesh/MeshConfig.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
@@ -8,7 +8,7 @@
 
 using namespace spmd;
 
-llvm::Expected<HybridMesh> HybridMesh::create(std::vector<std::string> names,
+llvm::Expected<HybridDeviceMesh> HybridDeviceMesh::create(std::vector<std::string> names,
                                               std::vector<int64_t> ici,
                                               std::vector<int64_t> dcn) {
   if (dcn.empty())
@@ -36,11 +36,11 @@ llvm::Expected<HybridMesh> HybridMesh::create(std::vector<std::string> names,
     std::optional<int64_t> size = llvm::checkedMul(dcn[i], ici[i]);
     if (size)
       total = llvm::checkedMul(*total, *size);
-    if (!size || !total || *total > Mesh::kMaxDevices)
+    if (!size || !total || *total > DeviceMesh::kMaxDevices)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           llvm::formatv("the mesh has more than {0} devices",
-                        Mesh::kMaxDevices));
+                        DeviceMesh::kMaxDevices));
     shape[i] = *size;
   }
   int64_t perProcess = product(ici);
@@ -55,18 +55,18 @@ llvm::Expected<HybridMesh> HybridMesh::create(std::vector<std::string> names,
     deviceIds[pos] =
         linearize(dcnCoords, dcn) * perProcess + linearize(iciCoords, ici);
   }
-  llvm::Expected<Mesh> mesh =
-      Mesh::create(std::move(names), std::move(shape), std::move(deviceIds));
+  llvm::Expected<DeviceMesh> mesh =
+      DeviceMesh::create(std::move(names), std::move(shape), std::move(deviceIds));
   if (!mesh)
     return mesh.takeError();
-  return HybridMesh(std::move(*mesh), std::move(ici), std::move(dcn));
+  return HybridDeviceMesh(std::move(*mesh), std::move(ici), std::move(dcn));
 }
 
-llvm::Expected<HybridMesh> HybridMesh::fromFile(llvm::StringRef path) {
+llvm::Expected<HybridDeviceMesh> HybridDeviceMesh::fromFile(llvm::StringRef path) {
   return loadMeshConfigFile(path);
 }
 
-llvm::SmallVector<int64_t> HybridMesh::devicesOf(int64_t process) const {
+llvm::SmallVector<int64_t> HybridDeviceMesh::devicesOf(int64_t process) const {
   llvm::SmallVector<int64_t> devices;
   for (int64_t i = 0, l = devicesPerProcess(); i < l; ++i)
     devices.push_back(process * l + i);

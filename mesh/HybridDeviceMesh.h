@@ -1,4 +1,4 @@
-//===- HybridMesh.h - Meshes spanning several processes ---------*- C++ -*-===//
+//===- HybridDeviceMesh.h - Meshes spanning several processes ---*- C++ -*-===//
 //
 // A HybridMesh is the product of an ICI mesh (devices inside one process,
 // fast interconnect) and a DCN mesh (processes, slow network). Along every
@@ -7,24 +7,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPMD_MESH_HYBRIDMESH_H
-#define SPMD_MESH_HYBRIDMESH_H
+#ifndef SPMD_MESH_HYBRIDDEVICEMESH_H
+#define SPMD_MESH_HYBRIDDEVICEMESH_H
 
-#include "mesh/Mesh.h"
+#include "mesh/DeviceMesh.h"
 
 namespace spmd {
 
-class HybridMesh {
+class HybridDeviceMesh {
 public:
   /// `dcnShape` empty means a single process (all ones).
-  static llvm::Expected<HybridMesh> create(std::vector<std::string> axisNames,
+  static llvm::Expected<HybridDeviceMesh> create(std::vector<std::string> axisNames,
                                            std::vector<int64_t> iciShape,
                                            std::vector<int64_t> dcnShape = {});
 
   /// Loads a YAML or JSON configuration file (see MeshConfig.h).
-  static llvm::Expected<HybridMesh> fromFile(llvm::StringRef path);
+  static llvm::Expected<HybridDeviceMesh> fromFile(llvm::StringRef path);
 
-  const Mesh &mesh() const { return mesh_; }
+  const DeviceMesh &mesh() const { return mesh_; }
   llvm::ArrayRef<int64_t> iciShape() const { return iciShape_; }
   llvm::ArrayRef<int64_t> dcnShape() const { return dcnShape_; }
   int64_t numProcesses() const { return product(dcnShape_); }
@@ -37,15 +37,15 @@ public:
   llvm::SmallVector<int64_t> devicesOf(int64_t process) const;
 
 private:
-  HybridMesh(Mesh mesh, std::vector<int64_t> ici, std::vector<int64_t> dcn)
+  HybridDeviceMesh(DeviceMesh mesh, std::vector<int64_t> ici, std::vector<int64_t> dcn)
       : mesh_(std::move(mesh)), iciShape_(std::move(ici)),
         dcnShape_(std::move(dcn)) {}
 
-  Mesh mesh_;
+  DeviceMesh mesh_;
   std::vector<int64_t> iciShape_;
   std::vector<int64_t> dcnShape_;
 };
 
 } // namespace spmd
 
-#endif // SPMD_MESH_HYBRIDMESH_H
+#endif // SPMD_MESH_HYBRIDDEVICEMESH_H
