@@ -27,8 +27,7 @@ static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// The function no other function calls (the first, if several).
-static func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
+func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
   if (!name.empty())
     return module.lookupSymbol<func::FuncOp>(name);
   llvm::StringSet<> called;
@@ -135,6 +134,13 @@ static llvm::Error checkTensorSizes(ModuleOp module) {
        << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";
   });
   return message.empty() ? llvm::Error::success() : fail(message);
+}
+
+llvm::Error partitionModule(ModuleOp module) {
+  return runPasses(module, [](PassManager &pm) {
+    pm.addPass(mlir::spmd::createSpmdImport());
+    mlir::spmd::buildSpmdPartitionPipeline(pm);
+  });
 }
 
 llvm::Expected<std::unique_ptr<Program>>
@@ -327,6 +333,11 @@ Program::runSharded(llvm::ArrayRef<HostTensor> args) {
     for (int64_t device = 0; device < devices; ++device)
       perDevice[device].push_back(shards[device]);
   }
+  return runSharded(std::move(perDevice));
+}
+
+llvm::Expected<std::vector<ShardedTensor>>
+Program::runSharded(std::vector<std::vector<TensorRef>> perDevice) {
   llvm::Expected<std::vector<std::vector<RValue>>> results =
       runShards(std::move(perDevice));
   if (!results)

@@ -15,6 +15,7 @@
 #include "runtime/Devices.h"
 #include "runtime/Executable.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 
@@ -32,6 +33,14 @@ struct TensorSpec {
 /// if set, else the machine's memory. Programs with larger tensors are
 /// refused when compiled.
 int64_t maxTensorBytes();
+
+/// Imports other stacks' annotations and partitions `module`, as
+/// Program::compile does with a module not yet partitioned.
+llvm::Error partitionModule(mlir::ModuleOp module);
+
+/// The function named `name`, or when `name` is empty the function no
+/// other function calls (the first, if several); null if none.
+mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
 
 class Program {
 public:
@@ -61,6 +70,18 @@ public:
   /// device's shard with the global ranges it holds.
   llvm::Expected<std::vector<ShardedTensor>>
   runSharded(llvm::ArrayRef<HostTensor> args);
+  /// The same with inputs already split (`perDevice[d]` as `shard` gives
+  /// device d).
+  llvm::Expected<std::vector<ShardedTensor>>
+  runSharded(std::vector<std::vector<TensorRef>> perDevice);
+  /// How input `i` is split (nullopt: replicated) and the reduction it is
+  /// pending, if partial.
+  const std::optional<ShardLayout> &inputLayout(unsigned i) const {
+    return inputLayouts[i];
+  }
+  ReductionKind inputPartialKind(unsigned i) const {
+    return inputPartialKinds[i];
+  }
   /// Runs on all devices with inputs already split (`perDevice[d]` as
   /// `shard` gives device d); results stay on their devices.
   llvm::Expected<std::vector<std::vector<RValue>>>

@@ -1,0 +1,120 @@
+//===- Internal.h - What the public types hold ------------------*- C++ -*-===//
+//
+// The public header (spmd/spmd.h) shows handles only; their state, in terms
+// of the compiler's own types, is defined here for the API's sources.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_API_INTERNAL_H
+#define SPMD_API_INTERNAL_H
+
+#include "spmd/spmd.h"
+
+#include "mesh/DeviceMesh.h"
+#include "runtime/Devices.h"
+#include "runtime/Program.h"
+#include "sharding/TensorSharding.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <mutex>
+
+namespace spmd {
+namespace detail {
+
+/// An llvm::Error as a status (consumed).
+absl::Status toStatus(llvm::Error error,
+                      absl::StatusCode code = absl::StatusCode::kInvalidArgument);
+
+/// The compiler's mesh for `mesh`, or its error.
+absl::StatusOr<DeviceMesh> deviceMesh(const Mesh &mesh);
+/// `spec` on `mesh` for a tensor of `rank` dimensions, as a sharding on a
+/// mesh symbol named `meshName`: fails on a rank mismatch, an unknown axis
+/// or index, an axis used twice.
+absl::StatusOr<TensorSharding> shardingOf(const DeviceMesh &mesh,
+                                          std::string meshName,
+                                          const PartitionSpec &spec,
+                                          unsigned rank);
+
+runtime::DType toRuntime(DType type);
+std::optional<DType> fromRuntime(runtime::DType type);
+
+struct TensorStorage {
+  runtime::TensorRef tensor;
+  static const runtime::HostTensor &of(const HostTensor &t) {
+    return *t.storage_->tensor;
+  }
+  static HostTensor wrap(runtime::TensorRef tensor);
+};
+
+/// A tensor on the devices: the runtime's shards with the mesh and the
+/// sharding that place them.
+struct ShardedStorage {
+  runtime::ShardedTensor tensor;
+  DeviceMesh mesh;
+  TensorSharding sharding;
+  DType dtype;
+  std::vector<int64_t> shape;
+
+  static const ShardedStorage &of(const ShardedTensor &t) {
+    return *t.storage_;
+  }
+  static ShardedTensor wrap(std::shared_ptr<ShardedStorage> storage);
+  /// Each device's buffer, by device.
+  std::vector<runtime::TensorRef> locals() const;
+};
+
+/// A compiled program: the executable and the shardings of its inputs.
+struct Compiled {
+  explicit Compiled(DeviceMesh mesh) : mesh(std::move(mesh)) {}
+  std::unique_ptr<runtime::Program> program;
+  DeviceMesh mesh;
+  std::vector<TensorSharding> inputShardings, outputShardings;
+  /// The partitioned module, as text.
+  std::string partitioned;
+  /// Runs of one Program at a time (its pools are its own).
+  std::mutex running;
+};
+
+struct ProgramState {
+  ProgramState();
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::string entry;
+  /// Values by the SSA names of the source.
+  llvm::StringMap<mlir::Value> names;
+  /// The sharding constraint made for an intermediate value.
+  llvm::DenseMap<mlir::Value, mlir::Operation *> constraints;
+  std::shared_ptr<Compiled> compiled;
+  /// The hash of the module `compiled` was made from.
+  uint64_t compiledHash = 0;
+
+  mlir::func::FuncOp entryFunction() const;
+  Value handle(mlir::Value value) const;
+  /// The value `v` names, if it is one of this program's.
+  absl::StatusOr<mlir::Value> resolve(const Value &v) const;
+  /// The `spmd.mesh` symbol for `mesh`, made on first use.
+  absl::StatusOr<std::string> meshSymbol(const DeviceMesh &mesh);
+};
+
+//===----------------------------------------------------------------------===//
+// Metrics and the compile cache (process-wide, as torch_xla's).
+//===----------------------------------------------------------------------===//
+
+void addCounter(const std::string &name, int64_t delta = 1);
+void addTime(const std::string &name, double seconds);
+
+/// A compiled program for `key` (a stable hash of the program text), from
+/// memory, then from the on-disk cache; `build` makes it otherwise.
+absl::StatusOr<std::shared_ptr<Compiled>>
+cachedCompile(uint64_t key, const std::string &moduleText,
+              mlir::MLIRContext &context, const std::string &entry);
+
+} // namespace detail
+} // namespace spmd
+
+#endif // SPMD_API_INTERNAL_H

@@ -1,0 +1,451 @@
+//===- Program.cpp - Programs: load, mark shardings, compile, run ---------===//
+
+#include "Internal.h"
+
+#include "ir/SpmdDialect.h"
+#include "ir/SpmdOps.h"
+#include "passes/Dialects.h"
+#include "passes/UpstreamParserGuard.h"
+#include "sharding/ShardLayout.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
+
+#include "fmt/format.h"
+
+#include <chrono>
+
+namespace spmd {
+using detail::ProgramState;
+using detail::ShardedStorage;
+using detail::TensorStorage;
+using mlir::spmd::SpmdDialect;
+
+namespace {
+/// Collects the diagnostics of a scope into one message.
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(mlir::MLIRContext &context)
+      : handler(&context, [this](mlir::Diagnostic &d) {
+          if (!text.empty())
+            text += "\n";
+          std::string loc;
+          llvm::raw_string_ostream os(loc);
+          d.getLocation().print(os);
+          text += loc + ": " + d.str();
+          return mlir::success();
+        }) {}
+  absl::Status error(llvm::StringRef fallback) const {
+    return absl::InvalidArgumentError(text.empty() ? fallback.str() : text);
+  }
+
+private:
+  std::string text;
+  mlir::ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+ProgramState::ProgramState() {
+  mlir::DialectRegistry registry;
+  mlir::spmd::registerInputDialects(registry);
+  context = std::make_unique<mlir::MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  context->printOpOnDiagnostic(false);
+}
+
+mlir::func::FuncOp ProgramState::entryFunction() const {
+  return mlir::ModuleOp(module.get()).lookupSymbol<mlir::func::FuncOp>(entry);
+}
+
+static std::optional<DType> elementDType(mlir::Type type) {
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  mlir::Type element = tensor ? tensor.getElementType() : type;
+  llvm::Expected<runtime::DType> dtype = runtime::dtypeOf(element);
+  if (!dtype) {
+    llvm::consumeError(dtype.takeError());
+    return std::nullopt;
+  }
+  return detail::fromRuntime(*dtype);
+}
+
+Value ProgramState::handle(mlir::Value value) const {
+  Value v;
+  v.program_ = this;
+  v.handle_ = value.getAsOpaquePointer();
+  if (auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(value.getType()))
+    v.shape_.assign(tensor.getShape().begin(), tensor.getShape().end());
+  v.dtype_ = elementDType(value.getType()).value_or(DType::F32);
+  return v;
+}
+
+absl::StatusOr<mlir::Value> ProgramState::resolve(const Value &v) const {
+  if (!v.valid())
+    return absl::InvalidArgumentError("the value is empty (no program made it)");
+  if (v.program_ != this)
+    return absl::InvalidArgumentError(
+        "the value belongs to another program");
+  return mlir::Value::getFromOpaquePointer(v.handle_);
+}
+
+absl::StatusOr<std::string> ProgramState::meshSymbol(const DeviceMesh &mesh) {
+  mlir::MLIRContext *ctx = context.get();
+  auto attr = mlir::spmd::MeshAttr::get(ctx, mesh);
+  unsigned count = 0;
+  for (auto op : module->getOps<mlir::spmd::MeshOp>()) {
+    if (op.getMesh() == attr)
+      return op.getSymName().str();
+    ++count;
+  }
+  std::string name = count ? fmt::format("mesh{}", count) : "mesh";
+  while (module->lookupSymbol(name))
+    name += "_";
+  mlir::OpBuilder b(ctx);
+  b.setInsertionPointToStart(module->getBody());
+  mlir::spmd::MeshOp::create(b, module->getLoc(), name, attr);
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+Program::Program(std::unique_ptr<ProgramState> state)
+    : state_(std::move(state)) {}
+Program::Program(Program &&) noexcept = default;
+Program &Program::operator=(Program &&) noexcept = default;
+Program::~Program() = default;
+
+/// The SSA names of `block`'s definitions in the source.
+static void recordNames(const mlir::AsmParserState &asmState,
+                        mlir::func::FuncOp entry,
+                        llvm::StringMap<mlir::Value> &names) {
+  auto text = [](llvm::SMRange range) {
+    return llvm::StringRef(range.Start.getPointer(),
+                           range.End.getPointer() - range.Start.getPointer());
+  };
+  auto inEntry = [&](mlir::Operation *op) {
+    return op && entry->isAncestor(op);
+  };
+  for (const auto &def : asmState.getOpDefs()) {
+    if (!inEntry(def.op))
+      continue;
+    for (auto [g, group] : llvm::enumerate(def.resultGroups)) {
+      unsigned end = g + 1 < def.resultGroups.size()
+                         ? def.resultGroups[g + 1].startIndex
+                         : def.op->getNumResults();
+      llvm::StringRef name = text(group.definition.loc).split(':').first;
+      if (end - group.startIndex == 1) {
+        names[name] = def.op->getResult(group.startIndex);
+        continue;
+      }
+      for (unsigned r = group.startIndex; r < end; ++r)
+        names[(name + "#" + llvm::Twine(r - group.startIndex)).str()] =
+            def.op->getResult(r);
+    }
+  }
+  for (const auto &def : asmState.getBlockDefs())
+    if (def.block->getParentOp() && inEntry(def.block->getParentOp()))
+      for (auto [i, arg] : llvm::enumerate(def.arguments))
+        names[text(arg.loc)] = def.block->getArgument(i);
+}
+
+absl::StatusOr<Program> Program::fromString(const std::string &mlir,
+                                            const std::string &entry) {
+  auto state = std::make_unique<ProgramState>();
+  if (std::optional<std::string> hazard =
+          mlir::spmd::findUpstreamParserHazard(mlir, "<string>"))
+    return absl::InvalidArgumentError(*hazard);
+  DiagnosticCapture diagnostics(*state->context);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(mlir, "<string>"), llvm::SMLoc());
+  mlir::Block block;
+  mlir::AsmParserState asmState;
+  mlir::ParserConfig config(state->context.get());
+  if (mlir::failed(
+          mlir::parseAsmSourceFile(sourceMgr, &block, config, &asmState)))
+    return diagnostics.error("the program does not parse");
+  // A module written out, or top-level ops to put in one.
+  if (block.getOperations().size() == 1)
+    if (auto module = llvm::dyn_cast<mlir::ModuleOp>(block.front())) {
+      module->remove();
+      state->module = module;
+    }
+  if (!state->module) {
+    state->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(
+        state->context.get()));
+    state->module->getBody()->getOperations().splice(
+        state->module->getBody()->begin(), block.getOperations());
+  }
+  if (mlir::failed(mlir::verify(*state->module)))
+    return diagnostics.error("the program does not verify");
+  mlir::func::FuncOp function = runtime::findEntry(*state->module, entry);
+  if (!function)
+    return absl::InvalidArgumentError(
+        entry.empty() ? "the module has no entry function"
+                      : "the module has no function @" + entry);
+  state->entry = function.getSymName().str();
+  recordNames(asmState, function, state->names);
+  return Program(std::move(state));
+}
+
+absl::StatusOr<Program> Program::fromFile(const std::string &path,
+                                          const std::string &entry) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return absl::NotFoundError(
+        fmt::format("cannot read '{}': {}", path, buffer.getError().message()));
+  return fromString((*buffer)->getBuffer().str(), entry);
+}
+
+int64_t Program::num_arguments() const {
+  return state_->entryFunction().getNumArguments();
+}
+int64_t Program::num_results() const {
+  return state_->entryFunction().getNumResults();
+}
+
+Value Program::argument(int64_t index) const {
+  mlir::func::FuncOp f = state_->entryFunction();
+  if (index < 0 || index >= f.getNumArguments())
+    return {};
+  return state_->handle(f.getArgument(index));
+}
+
+/// The returned value of `function`'s result `index`.
+static mlir::Value returned(mlir::func::FuncOp function, int64_t index) {
+  mlir::Operation *ret = function.getBody().front().getTerminator();
+  return ret->getOperand(index);
+}
+
+Value Program::result(int64_t index) const {
+  mlir::func::FuncOp f = state_->entryFunction();
+  if (index < 0 || index >= f.getNumResults())
+    return {};
+  return state_->handle(returned(f, index));
+}
+
+absl::StatusOr<Value> Program::value(const std::string &ssa_name) const {
+  std::string name = ssa_name.rfind('%', 0) == 0 ? ssa_name : "%" + ssa_name;
+  auto it = state_->names.find(name);
+  if (it == state_->names.end())
+    return absl::NotFoundError(fmt::format(
+        "@{} defines no value named {}", state_->entry, name));
+  return state_->handle(it->second);
+}
+
+std::string Program::to_string() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  state_->module->print(os);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Shardings
+//===----------------------------------------------------------------------===//
+
+absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
+                                    const PartitionSpec &spec) {
+  absl::StatusOr<mlir::Value> v = state_->resolve(value);
+  if (!v.ok())
+    return v.status();
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(v->getType());
+  if (!type)
+    return absl::InvalidArgumentError(
+        "only tensors are sharded; the value is a scalar");
+  absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
+  if (!deviceMesh.ok())
+    return deviceMesh.status();
+  // The mesh symbol is made only once the sharding is known to be valid.
+  absl::StatusOr<TensorSharding> checked =
+      detail::shardingOf(*deviceMesh, "mesh", spec, type.getRank());
+  if (!checked.ok())
+    return checked.status();
+  for (auto op : state_->module->getOps<mlir::spmd::MeshOp>())
+    if (op.getMesh().toMesh().numDevices() != deviceMesh->numDevices())
+      return absl::InvalidArgumentError(fmt::format(
+          "the program already uses a mesh of {} devices (@{}); all its "
+          "shardings must be on meshes of one device set",
+          op.getMesh().toMesh().numDevices(), op.getSymName().str()));
+  absl::StatusOr<std::string> symbol = state_->meshSymbol(*deviceMesh);
+  if (!symbol.ok())
+    return symbol.status();
+  checked->meshName = *symbol;
+  auto attr = mlir::spmd::ShardingAttr::get(state_->context.get(), *checked);
+
+  if (absl::Status cleared = clear_sharding(value); !cleared.ok())
+    return cleared;
+  mlir::func::FuncOp f = state_->entryFunction();
+  // An argument of the entry: its annotation.
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(*v);
+      arg && arg.getOwner() == &f.getBody().front()) {
+    f.setArgAttr(arg.getArgNumber(), SpmdDialect::kShardingAttrName, attr);
+    return absl::OkStatus();
+  }
+  // Any other value: a constraint after its definition, read by all its
+  // users (the entry's results included).
+  mlir::OpBuilder b(state_->context.get());
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(*v))
+    b.setInsertionPointToStart(arg.getOwner());
+  else
+    b.setInsertionPointAfter(v->getDefiningOp());
+  auto constraint =
+      mlir::spmd::ShardingConstraintOp::create(b, v->getLoc(), *v, attr);
+  v->replaceAllUsesExcept(constraint.getResult(), constraint);
+  state_->constraints[*v] = constraint;
+  return absl::OkStatus();
+}
+
+absl::Status Program::mark_sharding(const Value &value,
+                                    const PartitionSpec &spec) {
+  std::optional<Mesh> mesh = get_global_mesh();
+  if (!mesh)
+    return absl::FailedPreconditionError(
+        "no mesh given and no global mesh set (set_global_mesh)");
+  return mark_sharding(value, *mesh, spec);
+}
+
+absl::Status Program::clear_sharding(const Value &value) {
+  absl::StatusOr<mlir::Value> v = state_->resolve(value);
+  if (!v.ok())
+    return v.status();
+  mlir::func::FuncOp f = state_->entryFunction();
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(*v);
+      arg && arg.getOwner() == &f.getBody().front())
+    f.removeArgAttr(arg.getArgNumber(), SpmdDialect::kShardingAttrName);
+  auto it = state_->constraints.find(*v);
+  if (it != state_->constraints.end()) {
+    it->second->getResult(0).replaceAllUsesWith(*v);
+    it->second->erase();
+    state_->constraints.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// Compile and run
+//===----------------------------------------------------------------------===//
+
+absl::Status Program::compile() {
+  std::string text = to_string();
+  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry);
+  if (state_->compiled && state_->compiledHash == key)
+    return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
+      detail::cachedCompile(key, text, *state_->context, state_->entry);
+  if (!compiled.ok())
+    return compiled.status();
+  state_->compiled = std::move(*compiled);
+  state_->compiledHash = key;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Program::partitioned() const {
+  if (absl::Status status = const_cast<Program *>(this)->compile();
+      !status.ok())
+    return status;
+  return state_->compiled->partitioned;
+}
+
+/// `input`'s buffers on each device, in the layout input `i` of `compiled`
+/// takes.
+static absl::StatusOr<std::vector<runtime::TensorRef>>
+placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
+  const runtime::TensorSpec &spec = compiled.program->inputs()[i];
+  auto describe = [](DType t, const std::vector<int64_t> &shape) {
+    return fmt::format(
+        "{}[{}]", runtime::dtypeName(detail::toRuntime(t)).str(),
+        fmt::join(shape, ", "));
+  };
+  std::optional<DType> want = detail::fromRuntime(spec.type);
+  DType given;
+  std::vector<int64_t> shape;
+  if (const auto *host = std::get_if<HostTensor>(&input)) {
+    given = host->dtype();
+    shape = host->shape();
+  } else {
+    given = std::get<ShardedTensor>(input).dtype();
+    shape = std::get<ShardedTensor>(input).shape();
+  }
+  if (!want || *want != given || shape != spec.shape)
+    return absl::InvalidArgumentError(fmt::format(
+        "input {} is {} but the program takes {}", i, describe(given, shape),
+        want ? describe(*want, spec.shape) : std::string("another type")));
+  if (const auto *host = std::get_if<HostTensor>(&input))
+    return compiled.program->shard(i, TensorStorage::of(*host));
+  const ShardedStorage &sharded =
+      ShardedStorage::of(std::get<ShardedTensor>(input));
+  if (sharded.mesh.numDevices() != compiled.mesh.numDevices())
+    return absl::InvalidArgumentError(fmt::format(
+        "input {} is on {} devices but the program runs on {}", i,
+        sharded.mesh.numDevices(), compiled.mesh.numDevices()));
+  TensorSharding want_sharding = compiled.inputShardings[i];
+  TensorSharding have = sharded.sharding;
+  have.meshName = want_sharding.meshName;
+  if (have == want_sharding &&
+      sharded.mesh.deviceIds() == compiled.mesh.deviceIds())
+    return sharded.locals();
+  return absl::UnimplementedError(fmt::format(
+      "input {} is sharded {} but the program takes it {}: resharding on the "
+      "devices is not available yet",
+      i, sharded.sharding.str(), want_sharding.str()));
+}
+
+absl::StatusOr<std::vector<ShardedTensor>>
+Program::run(std::vector<Input> inputs) {
+  if (absl::Status status = compile(); !status.ok())
+    return status;
+  detail::Compiled &compiled = *state_->compiled;
+  runtime::Program &program = *compiled.program;
+  if (inputs.size() != program.inputs().size())
+    return absl::InvalidArgumentError(
+        fmt::format("@{} takes {} inputs but {} were given", state_->entry,
+                    program.inputs().size(), inputs.size()));
+  int64_t devices = program.numDevices();
+  std::vector<std::vector<runtime::TensorRef>> perDevice(devices);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    absl::StatusOr<std::vector<runtime::TensorRef>> placed =
+        placeInput(compiled, i, input);
+    if (!placed.ok())
+      return placed.status();
+    for (int64_t d = 0; d < devices; ++d)
+      perDevice[d].push_back((*placed)[d]);
+  }
+  auto start = std::chrono::steady_clock::now();
+  llvm::Expected<std::vector<runtime::ShardedTensor>> results = [&] {
+    std::lock_guard<std::mutex> lock(compiled.running);
+    return program.runSharded(std::move(perDevice));
+  }();
+  if (!results)
+    return detail::toStatus(results.takeError(), absl::StatusCode::kInternal);
+  detail::addTime("run", std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count());
+  detail::addCounter("run_count");
+  if (const llvm::json::Object *report = program.commReport().getAsObject())
+    if (const llvm::json::Array *collectives = report->getArray("collectives"))
+      for (const llvm::json::Value &c : *collectives)
+        if (const llvm::json::Object *o = c.getAsObject())
+          detail::addCounter(
+              fmt::format("bytes_{}", o->getString("op").value_or("").str()),
+              o->getInteger("comm_bytes").value_or(0));
+
+  std::vector<ShardedTensor> outputs;
+  for (auto [r, result] : llvm::enumerate(*results)) {
+    const runtime::TensorSpec &spec = program.outputs()[r];
+    auto storage = std::make_shared<ShardedStorage>(ShardedStorage{
+        std::move(result), compiled.mesh, compiled.outputShardings[r],
+        detail::fromRuntime(spec.type).value_or(DType::F32), spec.shape});
+    outputs.push_back(ShardedStorage::wrap(std::move(storage)));
+  }
+  return outputs;
+}
+
+} // namespace spmd

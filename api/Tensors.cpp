@@ -1,0 +1,192 @@
+//===- Tensors.cpp - Host tensors and tensors on the devices --------------===//
+
+#include "Internal.h"
+
+#include "sharding/ShardLayout.h"
+
+#include "fmt/format.h"
+
+#include <cstring>
+
+namespace spmd {
+using detail::ShardedStorage;
+using detail::TensorStorage;
+
+runtime::DType detail::toRuntime(DType type) {
+  switch (type) {
+  case DType::F32: return runtime::DType::F32;
+  case DType::F64: return runtime::DType::F64;
+  case DType::F16: return runtime::DType::F16;
+  case DType::BF16: return runtime::DType::BF16;
+  case DType::I1: return runtime::DType::I1;
+  case DType::I8: return runtime::DType::I8;
+  case DType::I16: return runtime::DType::I16;
+  case DType::I32: return runtime::DType::I32;
+  case DType::I64: return runtime::DType::I64;
+  }
+  return runtime::DType::F32;
+}
+
+std::optional<DType> detail::fromRuntime(runtime::DType type) {
+  switch (type) {
+  case runtime::DType::F32: return DType::F32;
+  case runtime::DType::F64: return DType::F64;
+  case runtime::DType::F16: return DType::F16;
+  case runtime::DType::BF16: return DType::BF16;
+  case runtime::DType::I1: return DType::I1;
+  case runtime::DType::I8: return DType::I8;
+  case runtime::DType::I16: return DType::I16;
+  case runtime::DType::I32: return DType::I32;
+  case runtime::DType::I64: return DType::I64;
+  case runtime::DType::Index: return DType::I64;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// HostTensor
+//===----------------------------------------------------------------------===//
+
+HostTensor TensorStorage::wrap(runtime::TensorRef tensor) {
+  HostTensor t;
+  t.storage_->tensor = std::move(tensor);
+  return t;
+}
+
+HostTensor::HostTensor()
+    : storage_(std::make_shared<TensorStorage>(
+          TensorStorage{std::make_shared<runtime::HostTensor>()})) {}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : storage_(std::make_shared<TensorStorage>(
+          TensorStorage{std::make_shared<runtime::HostTensor>(
+              detail::toRuntime(dtype), std::move(shape))})) {}
+
+absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
+                                                 std::vector<int64_t> shape,
+                                                 const void *data,
+                                                 size_t bytes) {
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && elements > (int64_t(1) << 40) / d))
+      return absl::InvalidArgumentError(
+          fmt::format("invalid tensor shape [{}]", fmt::join(shape, ", ")));
+    elements *= d;
+  }
+  int64_t width = runtime::dtypeBytes(detail::toRuntime(dtype));
+  if (int64_t(bytes) != elements * width)
+    return absl::InvalidArgumentError(
+        fmt::format("{} bytes given for a tensor of shape [{}] that holds {}",
+                    bytes, fmt::join(shape, ", "), elements * width));
+  HostTensor t(dtype, std::move(shape));
+  if (bytes)
+    std::memcpy(t.data(), data, bytes);
+  return t;
+}
+
+DType HostTensor::dtype() const {
+  return *detail::fromRuntime(storage_->tensor->type());
+}
+std::vector<int64_t> HostTensor::shape() const {
+  return storage_->tensor->shape().vec();
+}
+int64_t HostTensor::numel() const { return storage_->tensor->numElements(); }
+const void *HostTensor::data() const { return storage_->tensor->data(); }
+void *HostTensor::data() {
+  // Copy on write: tensors share buffers with the devices' shards.
+  if (storage_->tensor.use_count() > 1)
+    storage_->tensor = std::make_shared<runtime::HostTensor>(*storage_->tensor);
+  return storage_->tensor->data();
+}
+double HostTensor::at(int64_t flat_index) const {
+  if (flat_index < 0 || flat_index >= numel())
+    return 0;
+  return storage_->tensor->getAsDouble(flat_index);
+}
+absl::Status HostTensor::typeMismatch() const {
+  return absl::InvalidArgumentError(
+      fmt::format("the tensor holds {}",
+                  runtime::dtypeName(storage_->tensor->type()).str()));
+}
+
+//===----------------------------------------------------------------------===//
+// ShardedTensor
+//===----------------------------------------------------------------------===//
+
+ShardedTensor ShardedStorage::wrap(std::shared_ptr<ShardedStorage> storage) {
+  ShardedTensor t;
+  t.storage_ = std::move(storage);
+  return t;
+}
+
+std::vector<runtime::TensorRef> ShardedStorage::locals() const {
+  std::vector<runtime::TensorRef> buffers;
+  for (const runtime::ShardedTensor::Shard &shard : tensor.localShards())
+    buffers.push_back(shard.data);
+  return buffers;
+}
+
+static const std::vector<int64_t> kNoShape;
+
+const std::vector<int64_t> &ShardedTensor::shape() const {
+  return storage_ ? storage_->shape : kNoShape;
+}
+DType ShardedTensor::dtype() const {
+  return storage_ ? storage_->dtype : DType::F32;
+}
+std::string ShardedTensor::sharding() const {
+  return storage_ ? storage_->sharding.str() : "";
+}
+
+std::vector<ShardedTensor::Shard> ShardedTensor::local_shards() const {
+  std::vector<Shard> shards;
+  if (!storage_)
+    return shards;
+  for (const runtime::ShardedTensor::Shard &shard :
+       storage_->tensor.localShards()) {
+    Shard out{TensorStorage::wrap(shard.data), {}, shard.device};
+    for (const DimSlice &slice : shard.slices)
+      out.indices.emplace_back(slice.offset, slice.offset + slice.valid);
+    shards.push_back(std::move(out));
+  }
+  return shards;
+}
+
+absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
+  if (!storage_)
+    return absl::FailedPreconditionError(
+        "the tensor holds nothing (it was never placed on devices)");
+  llvm::Expected<runtime::HostTensor> whole = storage_->tensor.toHost();
+  if (!whole)
+    return detail::toStatus(whole.takeError(), absl::StatusCode::kInternal);
+  return TensorStorage::wrap(
+      std::make_shared<runtime::HostTensor>(std::move(*whole)));
+}
+
+absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
+                                            const Mesh &mesh,
+                                            const PartitionSpec &spec) {
+  absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
+  if (!deviceMesh.ok())
+    return deviceMesh.status();
+  const runtime::HostTensor &host = TensorStorage::of(tensor);
+  absl::StatusOr<TensorSharding> sharding =
+      detail::shardingOf(*deviceMesh, "mesh", spec, host.rank());
+  if (!sharding.ok())
+    return sharding.status();
+  llvm::Expected<ShardLayout> layout =
+      ShardLayout::get(*sharding, *deviceMesh, host.shape());
+  if (!layout)
+    return detail::toStatus(layout.takeError());
+  std::vector<runtime::TensorRef> locals;
+  for (int64_t device = 0; device < deviceMesh->numDevices(); ++device)
+    locals.push_back(
+        runtime::shardFor(host, *layout, device, ReductionKind::Sum));
+  auto storage = std::make_shared<ShardedStorage>(ShardedStorage{
+      runtime::ShardedTensor(host.shape().vec(), std::move(locals), *layout,
+                             ReductionKind::Sum),
+      *deviceMesh, *sharding, tensor.dtype(), host.shape().vec()});
+  return ShardedStorage::wrap(std::move(storage));
+}
+
+} // namespace spmd

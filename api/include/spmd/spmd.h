@@ -1,0 +1,319 @@
+//===- spmd/spmd.h - mark_sharding from C++ ---------------------*- C++ -*-===//
+//
+// The public C++ API: the concepts of torch_xla.distributed.spmd in C++.
+// Write a program for one big device (an MLIR module),
+// mark the sharding of a few tensors with a mesh and a partition spec,
+// compile once, and run on all local devices as one logical device:
+//
+//   spmd::Mesh mesh({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4}, {"data", "model"});
+//   auto program = spmd::Program::fromFile("mlp.mlir");
+//   program->mark_sharding(program->argument(0), mesh, {"data", spmd::None});
+//   auto outputs = program->run({x, w1, w2});
+//   auto host = (*outputs)[0].to_host();
+//
+// Every fallible call returns absl::Status or absl::StatusOr<T>; nothing
+// throws or aborts on misuse. This is the only header users include.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_SPMD_H
+#define SPMD_SPMD_H
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace spmd {
+
+//===----------------------------------------------------------------------===//
+// Meshes
+//===----------------------------------------------------------------------===//
+
+/// An N-dimensional array of devices with named axes. `device_ids` are laid
+/// out row-major over `mesh_shape`, as in torch_xla and JAX. A mesh built
+/// from an invalid description keeps the reason in status(); every call
+/// given it returns that status.
+class Mesh {
+public:
+  Mesh(std::vector<int64_t> device_ids, std::vector<int64_t> mesh_shape,
+       std::vector<std::string> axis_names = {});
+  /// The same, reporting an invalid description at once.
+  static absl::StatusOr<Mesh> create(std::vector<int64_t> device_ids,
+                                     std::vector<int64_t> mesh_shape,
+                                     std::vector<std::string> axis_names = {});
+
+  absl::Status status() const { return status_; }
+  /// The axes in order: name and size.
+  std::vector<std::pair<std::string, int64_t>> shape() const;
+  /// Device ids in logical (row-major) order, shaped by mesh_shape().
+  const std::vector<int64_t> &get_logical_mesh() const { return device_ids_; }
+  const std::vector<int64_t> &mesh_shape() const { return mesh_shape_; }
+  const std::vector<std::string> &axis_names() const { return axis_names_; }
+  int64_t size() const;
+  /// Processes along each axis (all ones unless built from a HybridMesh).
+  const std::vector<int64_t> &dcn_shape() const { return dcn_shape_; }
+
+protected:
+  Mesh() = default;
+  std::vector<int64_t> device_ids_, mesh_shape_, dcn_shape_;
+  std::vector<std::string> axis_names_;
+  absl::Status status_;
+};
+
+/// A mesh spanning processes: `ici_mesh_shape` devices inside each process
+/// times `dcn_mesh_shape` processes, axis by axis (the DCN index major).
+class HybridMesh : public Mesh {
+public:
+  HybridMesh(std::vector<int64_t> ici_mesh_shape,
+             std::vector<int64_t> dcn_mesh_shape,
+             std::vector<std::string> axis_names = {});
+  /// A HybridMesh configuration file (YAML or JSON, see the user guide).
+  static absl::StatusOr<HybridMesh> fromFile(const std::string &path);
+
+  const std::vector<int64_t> &ici_mesh_shape() const { return ici_shape_; }
+
+private:
+  HybridMesh() = default;
+  std::vector<int64_t> ici_shape_;
+};
+
+/// The mesh mark_sharding uses when given none.
+void set_global_mesh(const Mesh &mesh);
+std::optional<Mesh> get_global_mesh();
+
+//===----------------------------------------------------------------------===//
+// Runtime queries (as torch_xla.runtime)
+//===----------------------------------------------------------------------===//
+
+/// Devices of all processes.
+int64_t global_runtime_device_count();
+/// Devices this process runs.
+int64_t addressable_device_count();
+/// Processes taking part.
+int64_t world_size();
+int64_t process_index();
+/// Processes on this host.
+int64_t local_process_count();
+
+//===----------------------------------------------------------------------===//
+// Partition specs
+//===----------------------------------------------------------------------===//
+
+/// A mesh axis, by name or by index.
+using Axis = std::variant<std::string, int64_t>;
+
+/// One entry of a partition spec: the dimension is replicated (None), or
+/// split over one axis, or over several (major to minor).
+class SpecEntry {
+public:
+  SpecEntry(std::nullopt_t) {}
+  SpecEntry(const char *axis) : axes_{Axis(std::string(axis))} {}
+  SpecEntry(std::string axis) : axes_{Axis(std::move(axis))} {}
+  SpecEntry(int axis) : axes_{Axis(int64_t(axis))} {}
+  SpecEntry(int64_t axis) : axes_{Axis(axis)} {}
+  SpecEntry(std::initializer_list<Axis> axes) : axes_(axes) {}
+  const std::vector<Axis> &axes() const { return axes_; }
+
+private:
+  std::vector<Axis> axes_;
+};
+
+inline constexpr std::nullopt_t None = std::nullopt;
+/// One entry per dimension; axes left out are replicated.
+using PartitionSpec = std::vector<SpecEntry>;
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+enum class DType { F32, F64, F16, BF16, I1, I8, I16, I32, I64 };
+
+namespace detail {
+struct TensorStorage;
+struct ShardedStorage;
+struct ProgramState;
+template <typename T> constexpr DType dtypeOf();
+template <> constexpr DType dtypeOf<float>() { return DType::F32; }
+template <> constexpr DType dtypeOf<double>() { return DType::F64; }
+template <> constexpr DType dtypeOf<bool>() { return DType::I1; }
+template <> constexpr DType dtypeOf<int8_t>() { return DType::I8; }
+template <> constexpr DType dtypeOf<int16_t>() { return DType::I16; }
+template <> constexpr DType dtypeOf<int32_t>() { return DType::I32; }
+template <> constexpr DType dtypeOf<int64_t>() { return DType::I64; }
+} // namespace detail
+
+/// A dense row-major tensor in host memory.
+class HostTensor {
+public:
+  HostTensor();
+  /// Zeros.
+  HostTensor(DType dtype, std::vector<int64_t> shape);
+  /// `values` (row-major) of `shape`.
+  template <typename T>
+  static absl::StatusOr<HostTensor> fromVector(std::vector<int64_t> shape,
+                                               absl::Span<const T> values) {
+    return fromBytes(detail::dtypeOf<T>(), std::move(shape), values.data(),
+                     values.size() * sizeof(T));
+  }
+  static absl::StatusOr<HostTensor> fromBytes(DType dtype,
+                                              std::vector<int64_t> shape,
+                                              const void *data, size_t bytes);
+
+  DType dtype() const;
+  std::vector<int64_t> shape() const;
+  int64_t numel() const;
+  const void *data() const;
+  void *data();
+  /// The elements as T, which must be the dtype's C++ type.
+  template <typename T> absl::StatusOr<std::vector<T>> values() const {
+    if (detail::dtypeOf<T>() != dtype())
+      return typeMismatch();
+    const T *begin = static_cast<const T *>(data());
+    return std::vector<T>(begin, begin + numel());
+  }
+  /// Any element as a double.
+  double at(int64_t flat_index) const;
+
+private:
+  absl::Status typeMismatch() const;
+  friend struct detail::TensorStorage;
+  std::shared_ptr<detail::TensorStorage> storage_;
+};
+
+/// A tensor split over the local devices. Its shards stay on their devices
+/// across runs, so parameters stay sharded between training steps.
+class ShardedTensor {
+public:
+  struct Shard {
+    /// The local buffer (padded where the dimension is split unevenly).
+    HostTensor data;
+    /// The global [begin, end) this device holds, per dimension.
+    std::vector<std::pair<int64_t, int64_t>> indices;
+    int64_t device;
+  };
+
+  const std::vector<int64_t> &shape() const;
+  DType dtype() const;
+  /// The sharding, as spmd-opt prints it (`[{"data"}, {}]`).
+  std::string sharding() const;
+  std::vector<Shard> local_shards() const;
+  /// The global tensor, assembled from the devices holding each element.
+  absl::StatusOr<HostTensor> to_host() const;
+
+private:
+  friend struct detail::ShardedStorage;
+  std::shared_ptr<detail::ShardedStorage> storage_;
+};
+
+/// Places `tensor` on the local devices of `mesh` as `spec` says (uneven
+/// shapes padded).
+absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
+                                            const Mesh &mesh,
+                                            const PartitionSpec &spec);
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+class Program;
+
+/// A tensor value of a program: an argument, a result or an intermediate.
+class Value {
+public:
+  Value() = default;
+  bool valid() const { return program_ != nullptr; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+
+private:
+  friend class Program;
+  friend struct detail::ProgramState;
+  const detail::ProgramState *program_ = nullptr;
+  void *handle_ = nullptr;
+  std::vector<int64_t> shape_;
+  DType dtype_ = DType::F32;
+};
+
+/// An input of run(): host data, split by the program, or a tensor already
+/// on the devices (resharded on the devices if its sharding differs).
+using Input = std::variant<HostTensor, ShardedTensor>;
+
+class Program {
+public:
+  /// A linalg-on-tensors module; `entry` empty means the function no other
+  /// function calls.
+  static absl::StatusOr<Program> fromFile(const std::string &path,
+                                          const std::string &entry = "");
+  static absl::StatusOr<Program> fromString(const std::string &mlir,
+                                            const std::string &entry = "");
+  Program(Program &&) noexcept;
+  Program &operator=(Program &&) noexcept;
+  ~Program();
+
+  /// The entry's arguments and results.
+  Value argument(int64_t index) const;
+  Value result(int64_t index) const;
+  int64_t num_arguments() const;
+  int64_t num_results() const;
+  /// A value of the entry by its SSA name in the source (`%scores`).
+  absl::StatusOr<Value> value(const std::string &ssa_name) const;
+
+  /// Shards `value` over `mesh` (the global mesh when none). An argument or
+  /// result gets the annotation; an intermediate a sharding constraint.
+  absl::Status mark_sharding(const Value &value, const Mesh &mesh,
+                             const PartitionSpec &spec);
+  absl::Status mark_sharding(const Value &value, const PartitionSpec &spec);
+  absl::Status clear_sharding(const Value &value);
+
+  /// Propagates, partitions and builds the plan, unless an identical
+  /// program with identical shardings was compiled before (in this process,
+  /// or in the on-disk cache).
+  absl::Status compile();
+  /// Runs on all local devices (compiling first if needed).
+  absl::StatusOr<std::vector<ShardedTensor>> run(std::vector<Input> inputs);
+
+  /// The module as MLIR text (global, with its shardings).
+  std::string to_string() const;
+  /// The partitioned module (compiling first if needed).
+  absl::StatusOr<std::string> partitioned() const;
+
+private:
+  explicit Program(std::unique_ptr<detail::ProgramState> state);
+  std::unique_ptr<detail::ProgramState> state_;
+};
+
+//===----------------------------------------------------------------------===//
+// Cache and inspection
+//===----------------------------------------------------------------------===//
+
+/// Keeps compiled programs in `path` (created if missing) so that a later
+/// process skips propagation and partitioning. `readonly`: use entries,
+/// never write them. Entries that do not verify are compiled again.
+absl::Status initialize_cache(const std::string &path, bool readonly = false);
+
+/// Compile count and time, cache hits and misses, run count and time,
+/// bytes communicated per collective kind.
+std::string metrics_report();
+std::vector<std::string> counter_names();
+/// A counter's value (0 for one never counted).
+int64_t counter_value(const std::string &name);
+
+/// The device grid of a 1-D or 2-D tensor's sharding in the terminal, the
+/// ids of the devices holding each block inside it.
+absl::StatusOr<std::string> visualize_sharding(const ShardedTensor &tensor);
+absl::StatusOr<std::string>
+visualize_sharding(const std::vector<int64_t> &shape, const Mesh &mesh,
+                   const PartitionSpec &spec);
+
+} // namespace spmd
+
+#endif // SPMD_SPMD_H

@@ -1,0 +1,259 @@
+//===- ApiTest.cpp - The public C++ API, as a user calls it ---------------===//
+//
+// Only <spmd/spmd.h>: meshes, specs, host tensors placed on devices, programs
+// sharded with mark_sharding, the compile cache, and every misuse returning
+// a status that names what is wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#include <spmd/spmd.h>
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+using spmd::None;
+
+namespace {
+const char *kMatmul = R"mlir(
+func.func @f(%a: tensor<6x8xf32>, %b: tensor<8x5xf32>) -> tensor<6x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x5xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<6x8xf32>, tensor<8x5xf32>)
+                     outs(%f : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %t = math.tanh %m : tensor<6x5xf32>
+  return %t : tensor<6x5xf32>
+})mlir";
+
+spmd::HostTensor iota(std::vector<int64_t> shape, float scale = 0.01f) {
+  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                              std::multiplies<>());
+  std::vector<float> values(n);
+  for (int64_t i = 0; i < n; ++i)
+    values[i] = scale * float((i * 7) % 13) - 0.05f;
+  return *spmd::HostTensor::fromVector<float>(shape, values);
+}
+
+/// The largest difference between two tensors' elements.
+double maxDiff(const spmd::HostTensor &a, const spmd::HostTensor &b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i)
+    worst = std::max(worst, std::abs(a.at(i) - b.at(i)));
+  return worst;
+}
+
+/// What `program` computes on one device.
+std::vector<spmd::HostTensor> reference(const char *text,
+                                        std::vector<spmd::Input> inputs) {
+  auto program = spmd::Program::fromString(text);
+  EXPECT_TRUE(program.ok()) << program.status();
+  auto outputs = program->run(std::move(inputs));
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+  std::vector<spmd::HostTensor> host;
+  for (const spmd::ShardedTensor &t : *outputs)
+    host.push_back(*t.to_host());
+  return host;
+}
+
+spmd::Mesh mesh2x2() { return spmd::Mesh({0, 1, 2, 3}, {2, 2}, {"x", "y"}); }
+
+/// A status's message contains `part`.
+#define EXPECT_ERROR(status, part)                                             \
+  do {                                                                         \
+    absl::Status s_ = (status);                                                \
+    EXPECT_FALSE(s_.ok());                                                     \
+    EXPECT_NE(std::string(s_.message()).find(part), std::string::npos)         \
+        << s_.message();                                                       \
+  } while (0)
+} // namespace
+
+TEST(Api, MeshDescribesItself) {
+  spmd::Mesh mesh({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4}, {"data", "model"});
+  ASSERT_TRUE(mesh.status().ok());
+  EXPECT_EQ(mesh.size(), 8);
+  auto shape = mesh.shape();
+  ASSERT_EQ(shape.size(), 2u);
+  EXPECT_EQ(shape[0], (std::pair<std::string, int64_t>{"data", 2}));
+  EXPECT_EQ(shape[1], (std::pair<std::string, int64_t>{"model", 4}));
+  EXPECT_EQ(mesh.get_logical_mesh().size(), 8u);
+  spmd::HybridMesh hybrid({1, 4}, {1, 1}, {"data", "model"});
+  ASSERT_TRUE(hybrid.status().ok()) << hybrid.status();
+  EXPECT_EQ(hybrid.size(), 4);
+  spmd::set_global_mesh(mesh);
+  ASSERT_TRUE(spmd::get_global_mesh().has_value());
+  EXPECT_EQ(spmd::get_global_mesh()->size(), 8);
+  EXPECT_EQ(spmd::world_size(), 1);
+  EXPECT_EQ(spmd::process_index(), 0);
+  EXPECT_GE(spmd::addressable_device_count(), 8);
+}
+
+TEST(Api, InvalidMeshesSayWhy) {
+  EXPECT_ERROR(spmd::Mesh({0, 1, 2}, {2, 2}, {"x", "y"}).status(), "device");
+  EXPECT_ERROR(spmd::Mesh({0, 1, 2, 3}, {2, 2}, {"x", "x"}).status(), "x");
+  EXPECT_ERROR(spmd::Mesh({0, 1, 1, 3}, {2, 2}, {"x", "y"}).status(), "1");
+  EXPECT_ERROR(spmd::Mesh({0, 1}, {2}, {"x", "y"}).status(), "axis names");
+  // A mesh with more devices than exist: refused where it is used.
+  int64_t tooMany = spmd::global_runtime_device_count() + 1;
+  std::vector<int64_t> ids(tooMany);
+  std::iota(ids.begin(), ids.end(), 0);
+  spmd::Mesh huge(ids, {tooMany}, {"x"});
+  EXPECT_ERROR(spmd::mark_sharding(iota({4}), huge, {"x"}).status(),
+               "devices but");
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  EXPECT_ERROR(program->mark_sharding(program->argument(0), huge, {"x"}),
+               "devices but");
+}
+
+TEST(Api, HostDataIsPlacedOnTheDevicesUnevenShapesIncluded) {
+  spmd::HostTensor host = iota({5, 3});
+  auto sharded = spmd::mark_sharding(host, mesh2x2(), {"x", None});
+  ASSERT_TRUE(sharded.ok()) << sharded.status();
+  std::vector<spmd::ShardedTensor::Shard> shards = sharded->local_shards();
+  ASSERT_EQ(shards.size(), 4u);
+  // Rows 0..3 on devices 0 and 1 (x = 0), rows 3..5 on 2 and 3.
+  EXPECT_EQ(shards[0].indices[0], (std::pair<int64_t, int64_t>{0, 3}));
+  EXPECT_EQ(shards[2].indices[0], (std::pair<int64_t, int64_t>{3, 5}));
+  EXPECT_EQ(shards[3].device, 3);
+  EXPECT_EQ(shards[2].data.shape(), (std::vector<int64_t>{3, 3}));
+  auto back = sharded->to_host();
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(maxDiff(*back, host), 0);
+  auto grid = spmd::visualize_sharding(*sharded);
+  ASSERT_TRUE(grid.ok());
+  EXPECT_NE(grid->find("0,1"), std::string::npos) << *grid;
+  EXPECT_NE(grid->find("2,3"), std::string::npos) << *grid;
+}
+
+TEST(Api, SpecsAreCheckedAgainstTheMeshAndTheTensor) {
+  spmd::HostTensor host = iota({4, 4});
+  spmd::Mesh mesh = mesh2x2();
+  EXPECT_ERROR(spmd::mark_sharding(host, mesh, {"x", None, None}).status(),
+               "rank");
+  EXPECT_ERROR(spmd::mark_sharding(host, mesh, {"z", None}).status(), "z");
+  EXPECT_ERROR(spmd::mark_sharding(host, mesh, {"x", "x"}).status(), "twice");
+  EXPECT_ERROR(spmd::mark_sharding(host, mesh, {{"x", 0}, None}).status(),
+               "twice");
+  EXPECT_ERROR(spmd::mark_sharding(host, mesh, {5, None}).status(), "index");
+  // By index and as a tuple, major to minor.
+  auto tuple = spmd::mark_sharding(host, mesh, {{1, "x"}, None});
+  ASSERT_TRUE(tuple.ok()) << tuple.status();
+  EXPECT_EQ(tuple->sharding(), "<@mesh, [{\"y\", \"x\"}, {}]>");
+  EXPECT_EQ(tuple->local_shards()[1].indices[0],
+            (std::pair<int64_t, int64_t>{2, 3}));
+}
+
+TEST(Api, ShardedProgramMatchesOneDevice) {
+  spmd::HostTensor a = iota({6, 8}), b = iota({8, 5}, 0.02f);
+  std::vector<spmd::HostTensor> want = reference(kMatmul, {a, b});
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok()) << program.status();
+  spmd::Mesh mesh = mesh2x2();
+  ASSERT_TRUE(program->mark_sharding(program->argument(0), mesh, {"x", "y"})
+                  .ok());
+  ASSERT_TRUE(program->mark_sharding(program->argument(1), mesh, {"y", None})
+                  .ok());
+  auto m = program->value("%m");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(program->mark_sharding(*m, mesh, {None, "x"}).ok());
+  EXPECT_NE(program->to_string().find("spmd.sharding_constraint"),
+            std::string::npos);
+  auto out = program->run({a, b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].local_shards().size(), 4u);
+  EXPECT_LT(maxDiff(*(*out)[0].to_host(), want[0]), 1e-6);
+  auto partitioned = program->partitioned();
+  ASSERT_TRUE(partitioned.ok());
+  EXPECT_NE(partitioned->find("spmd.all_reduce"), std::string::npos);
+
+  // clear_sharding removes the constraint; the result stays right.
+  ASSERT_TRUE(program->clear_sharding(*m).ok());
+  EXPECT_EQ(program->to_string().find("spmd.sharding_constraint"),
+            std::string::npos);
+  auto again = program->run({a, b});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_LT(maxDiff(*(*again)[0].to_host(), want[0]), 1e-6);
+}
+
+TEST(Api, ShardedInputsStayOnTheDevices) {
+  spmd::HostTensor a = iota({6, 8}), b = iota({8, 5}, 0.02f);
+  std::vector<spmd::HostTensor> want = reference(kMatmul, {a, b});
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  spmd::Mesh mesh = mesh2x2();
+  ASSERT_TRUE(program->mark_sharding(program->argument(0), mesh, {"x", None})
+                  .ok());
+  auto placed = spmd::mark_sharding(a, mesh, {"x", None});
+  ASSERT_TRUE(placed.ok());
+  for (int step = 0; step < 2; ++step) {
+    auto out = program->run({*placed, b});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_LT(maxDiff(*(*out)[0].to_host(), want[0]), 1e-6);
+  }
+}
+
+TEST(Api, SecondCompileIsACacheHit) {
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  ASSERT_TRUE(program->mark_sharding(program->argument(1), mesh2x2(),
+                                     {None, {"x", "y"}})
+                  .ok());
+  ASSERT_TRUE(program->compile().ok());
+  int64_t hits = spmd::counter_value("cache_hits");
+  int64_t misses = spmd::counter_value("cache_misses");
+  // The same text again, from another Program object: a hit.
+  auto same = spmd::Program::fromString(program->to_string());
+  ASSERT_TRUE(same.ok()) << same.status();
+  ASSERT_TRUE(same->compile().ok());
+  EXPECT_EQ(spmd::counter_value("cache_hits"), hits + 1);
+  EXPECT_EQ(spmd::counter_value("cache_misses"), misses);
+  // A changed sharding is compiled again.
+  ASSERT_TRUE(same->mark_sharding(same->argument(0), mesh2x2(), {"x", None})
+                  .ok());
+  ASSERT_TRUE(same->compile().ok());
+  EXPECT_EQ(spmd::counter_value("cache_misses"), misses + 1);
+  EXPECT_NE(spmd::metrics_report().find("cache:"), std::string::npos);
+  auto names = spmd::counter_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "cache_hits"), names.end());
+}
+
+TEST(Api, MisuseReturnsStatuses) {
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  spmd::Mesh mesh = mesh2x2();
+  // Spec rank, unknown axis, axis twice, on a program value.
+  EXPECT_ERROR(program->mark_sharding(program->argument(0), mesh, {"x", None, None}),
+               "rank");
+  EXPECT_ERROR(program->mark_sharding(program->argument(0), mesh, {"q"}), "q");
+  EXPECT_ERROR(program->mark_sharding(program->argument(0), mesh, {"x", "x"}),
+               "twice");
+  // Inputs of the wrong shape, type or number.
+  EXPECT_ERROR(program->run({iota({6, 7}), iota({8, 5})}).status(),
+               "input 0 is f32[6, 7]");
+  auto ints = spmd::HostTensor(spmd::DType::I32, {8, 5});
+  EXPECT_ERROR(program->run({iota({6, 8}), ints}).status(), "input 1 is i32");
+  EXPECT_ERROR(program->run({iota({6, 8})}).status(), "takes 2 inputs");
+  // Values of another program, empty values, unknown names.
+  auto other = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(other.ok());
+  EXPECT_ERROR(program->mark_sharding(other->argument(0), mesh, {"x"}),
+               "another program");
+  EXPECT_ERROR(program->mark_sharding(spmd::Value(), mesh, {"x"}), "empty");
+  EXPECT_ERROR(program->value("%nothing").status(), "%nothing");
+  EXPECT_FALSE(program->argument(7).valid());
+  // A tensor that was never placed.
+  EXPECT_ERROR(spmd::ShardedTensor().to_host().status(), "nothing");
+  // No global mesh and none given.
+  // Bad programs.
+  EXPECT_ERROR(spmd::Program::fromString("func.func @f(").status(), "");
+  EXPECT_ERROR(spmd::Program::fromFile("/nonexistent.mlir").status(),
+               "cannot read");
+  EXPECT_ERROR(spmd::Program::fromString(kMatmul, "g").status(), "@g");
+  // Host tensors of the wrong size.
+  std::vector<float> three(3);
+  EXPECT_ERROR(spmd::HostTensor::fromVector<float>({2, 2}, three).status(),
+               "bytes");
+  EXPECT_ERROR(iota({2}).values<int32_t>().status(), "f32");
+}
