@@ -136,17 +136,18 @@ static std::string entryPath(uint64_t key) {
   return std::string(path);
 }
 
-/// The on-disk entry for `key`, if one verifies.
+/// The on-disk entry for `key`: none, or its body if it verifies, or an
+/// empty body if it does not.
 static std::optional<std::string> readEntry(uint64_t key) {
   auto buffer = llvm::MemoryBuffer::getFile(entryPath(key));
   if (!buffer)
     return std::nullopt;
   llvm::StringRef text = (*buffer)->getBuffer();
   auto [header, body] = text.split('\n');
-  std::string expected =
-      fmt::format("{}{:016x} {:016x}", kHeader.str(), key, llvm::xxh3_64bits(body));
-  if (header != expected)
-    return std::nullopt;
+  std::string expected = fmt::format("{}{:016x} {:016x}", kHeader.str(), key,
+                                     llvm::xxh3_64bits(body));
+  if (header != expected || body.empty())
+    return std::string();
   return body.str();
 }
 
@@ -201,8 +202,9 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
   });
   if (!directory.empty())
     if (std::optional<std::string> body = readEntry(key)) {
-      mlir::OwningOpRef<mlir::ModuleOp> module =
-          mlir::parseSourceString<mlir::ModuleOp>(*body, &context);
+      mlir::OwningOpRef<mlir::ModuleOp> module;
+      if (!body->empty())
+        module = mlir::parseSourceString<mlir::ModuleOp>(*body, &context);
       if (module) {
         absl::StatusOr<std::shared_ptr<Compiled>> compiled =
             fromPartitioned(std::move(module), *body, entry);

@@ -354,10 +354,59 @@ absl::StatusOr<std::string> Program::partitioned() const {
   return state_->compiled->partitioned;
 }
 
+/// `tensor`'s buffers moved on the devices into `target` (on its mesh), by
+/// the collectives the partitioner plans for a function returning its
+/// argument in another sharding (compiled once per pair, through the
+/// cache).
+static absl::StatusOr<std::vector<runtime::TensorRef>>
+reshardOnDevices(const ShardedStorage &tensor, TensorSharding target,
+                 mlir::MLIRContext &context) {
+  TensorSharding source = tensor.sharding;
+  source.meshName = target.meshName = "mesh";
+  std::string element =
+      runtime::dtypeName(detail::toRuntime(tensor.dtype)).str();
+  std::string type =
+      tensor.shape.empty()
+          ? fmt::format("tensor<{}>", element)
+          : fmt::format("tensor<{}x{}>", fmt::join(tensor.shape, "x"), element);
+  std::string text = fmt::format(
+      "spmd.mesh @mesh = {}\n"
+      "func.func @reshard(%x: {} {{spmd.sharding = #spmd.sharding{}}}) -> "
+      "({} {{spmd.sharding = #spmd.sharding{}}}) {{\n"
+      "  return %x : {}\n}}\n",
+      tensor.mesh.str(), type, source.str(), type, target.str(), type);
+  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
+      detail::cachedCompile(llvm::xxh3_64bits(text), text, context, "reshard");
+  if (!compiled.ok())
+    return compiled.status();
+  llvm::Expected<std::vector<runtime::ShardedTensor>> moved = [&] {
+    std::lock_guard<std::mutex> lock((*compiled)->running);
+    std::vector<std::vector<runtime::TensorRef>> perDevice;
+    for (runtime::TensorRef &local : tensor.locals())
+      perDevice.push_back({std::move(local)});
+    return (*compiled)->program->runSharded(std::move(perDevice));
+  }();
+  if (!moved)
+    return detail::toStatus(moved.takeError(), absl::StatusCode::kInternal);
+  detail::addCounter("device_reshards");
+  if (const llvm::json::Object *report =
+          (*compiled)->program->commReport().getAsObject())
+    if (const llvm::json::Array *collectives = report->getArray("collectives"))
+      for (const llvm::json::Value &c : *collectives)
+        if (const llvm::json::Object *o = c.getAsObject())
+          detail::addCounter(
+              fmt::format("bytes_{}", o->getString("op").value_or("").str()),
+              o->getInteger("comm_bytes").value_or(0));
+  ShardedStorage moved_storage{std::move(moved->front()), tensor.mesh,
+                               std::move(target), tensor.dtype, tensor.shape};
+  return moved_storage.locals();
+}
+
 /// `input`'s buffers on each device, in the layout input `i` of `compiled`
 /// takes.
 static absl::StatusOr<std::vector<runtime::TensorRef>>
-placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
+placeInput(detail::Compiled &compiled, unsigned i, const Input &input,
+           mlir::MLIRContext &context) {
   const runtime::TensorSpec &spec = compiled.program->inputs()[i];
   auto describe = [](DType t, const std::vector<int64_t> &shape) {
     return fmt::format(
@@ -382,20 +431,17 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
     return compiled.program->shard(i, TensorStorage::of(*host));
   const ShardedStorage &sharded =
       ShardedStorage::of(std::get<ShardedTensor>(input));
-  if (sharded.mesh.numDevices() != compiled.mesh.numDevices())
+  if (sharded.mesh != compiled.mesh)
     return absl::InvalidArgumentError(fmt::format(
-        "input {} is on {} devices but the program runs on {}", i,
-        sharded.mesh.numDevices(), compiled.mesh.numDevices()));
-  TensorSharding want_sharding = compiled.inputShardings[i];
+        "input {} is on the mesh {} but the program runs on {}; tensors move "
+        "between shardings of one mesh only",
+        i, sharded.mesh.str(), compiled.mesh.str()));
+  TensorSharding target = compiled.inputShardings[i];
   TensorSharding have = sharded.sharding;
-  have.meshName = want_sharding.meshName;
-  if (have == want_sharding &&
-      sharded.mesh.deviceIds() == compiled.mesh.deviceIds())
+  have.meshName = target.meshName;
+  if (have == target)
     return sharded.locals();
-  return absl::UnimplementedError(fmt::format(
-      "input {} is sharded {} but the program takes it {}: resharding on the "
-      "devices is not available yet",
-      i, sharded.sharding.str(), want_sharding.str()));
+  return reshardOnDevices(sharded, target, context);
 }
 
 absl::StatusOr<std::vector<ShardedTensor>>
@@ -412,7 +458,7 @@ Program::run(std::vector<Input> inputs) {
   std::vector<std::vector<runtime::TensorRef>> perDevice(devices);
   for (auto [i, input] : llvm::enumerate(inputs)) {
     absl::StatusOr<std::vector<runtime::TensorRef>> placed =
-        placeInput(compiled, i, input);
+        placeInput(compiled, i, input, *state_->context);
     if (!placed.ok())
       return placed.status();
     for (int64_t d = 0; d < devices; ++d)

@@ -194,6 +194,39 @@ TEST(Api, ShardedInputsStayOnTheDevices) {
   }
 }
 
+// A tensor placed in another sharding than the program takes is moved on
+// the devices by collectives (counted), not through the host; across runs
+// the same move is compiled once.
+TEST(Api, InputsInAnotherShardingAreReshardedOnTheDevices) {
+  spmd::HostTensor a = iota({6, 8}), b = iota({8, 5}, 0.02f);
+  std::vector<spmd::HostTensor> want = reference(kMatmul, {a, b});
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  spmd::Mesh mesh = mesh2x2();
+  ASSERT_TRUE(program->mark_sharding(program->argument(0), mesh, {"x", None})
+                  .ok());
+  ASSERT_TRUE(program->mark_sharding(program->argument(1), mesh, {"y", None})
+                  .ok());
+  // `a` split by columns, `b` replicated: both differ from the program's.
+  auto columns = spmd::mark_sharding(a, mesh, {None, {"x", "y"}});
+  auto whole = spmd::mark_sharding(b, mesh, {});
+  ASSERT_TRUE(columns.ok() && whole.ok());
+  int64_t moves = spmd::counter_value("device_reshards");
+  int64_t allToAll = spmd::counter_value("bytes_all_to_all");
+  for (int step = 0; step < 2; ++step) {
+    auto out = program->run({*columns, *whole});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_LT(maxDiff(*(*out)[0].to_host(), want[0]), 1e-6);
+  }
+  EXPECT_EQ(spmd::counter_value("device_reshards"), moves + 4);
+  EXPECT_GT(spmd::counter_value("bytes_all_to_all"), allToAll);
+  // A tensor on another mesh is refused by name.
+  spmd::Mesh other({3, 2, 1, 0}, {2, 2}, {"x", "y"});
+  auto elsewhere = spmd::mark_sharding(a, other, {"x", None});
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_ERROR(program->run({*elsewhere, b}).status(), "on the mesh");
+}
+
 TEST(Api, SecondCompileIsACacheHit) {
   auto program = spmd::Program::fromString(kMatmul);
   ASSERT_TRUE(program.ok());

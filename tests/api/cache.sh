@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The on-disk cache across processes: the first compiles and writes, the
+# second reads (no propagation or partitioning), a corrupted entry is
+# compiled again and rewritten, never trusted; results checked every time.
+set -euo pipefail
+bin=$1 dir=$2 layers=${3:-40}
+rm -rf "$dir"
+"$bin" "$dir" "$layers" | tee /dev/stderr | grep -q "compile: miss"
+"$bin" "$dir" "$layers" | tee /dev/stderr | grep -q "compile: disk"
+for entry in "$dir"/*.mlir; do
+  # Flip one character of the body: the stored hash no longer matches.
+  python3 - "$entry" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+i = s.index("linalg.matmul")
+open(p, "w").write(s[:i] + "linalg.matvec" + s[i + len("linalg.matmul"):])
+PY
+done
+"$bin" "$dir" "$layers" | tee /dev/stderr | grep -q "compile: rejected+miss"
+"$bin" "$dir" "$layers" | tee /dev/stderr | grep -q "compile: disk"
+echo "cache: PASS"
