@@ -92,6 +92,8 @@ struct ProgramState {
   std::shared_ptr<Compiled> compiled;
   /// The hash of the module `compiled` was made from.
   uint64_t compiledHash = 0;
+  /// The first error of the tensor builder.
+  absl::Status builderStatus;
 
   mlir::func::FuncOp entryFunction() const;
   Value handle(mlir::Value value) const;

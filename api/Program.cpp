@@ -334,6 +334,8 @@ absl::Status Program::clear_sharding(const Value &value) {
 //===----------------------------------------------------------------------===//
 
 absl::Status Program::compile() {
+  if (!state_->builderStatus.ok())
+    return state_->builderStatus;
   std::string text = to_string();
   uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry);
   if (state_->compiled && state_->compiledHash == key)

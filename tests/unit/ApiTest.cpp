@@ -290,3 +290,142 @@ TEST(Api, MisuseReturnsStatuses) {
                "bytes");
   EXPECT_ERROR(iota({2}).values<int32_t>().status(), "f32");
 }
+
+namespace {
+/// Row-major element (i, j) of a 2-D host tensor.
+double at2(const spmd::HostTensor &t, int64_t i, int64_t j) {
+  return t.at(i * t.shape()[1] + j);
+}
+} // namespace
+
+// Each builder op against the same computation written out in C++.
+TEST(ApiBuilder, OpsComputeWhatTheySay) {
+  spmd::Program p = spmd::Program::build("ops");
+  spmd::Value a = p.parameter({2, 3}), b = p.parameter({3, 2});
+  spmd::HostTensor ha = iota({2, 3}, 0.3f), hb = iota({3, 2}, 0.2f);
+  std::vector<spmd::Value> outs = {
+      p.matmul(a, b),                       // 0
+      p.softmax(a, 1),                      // 1
+      p.layer_norm(a, 1, 1e-5),             // 2
+      p.gelu(a),                            // 3
+      p.mean(a, {1}),                       // 4
+      p.reduce_max(a, {0}),                 // 5
+      p.transpose(a, {1, 0}),               // 6
+      p.reshape(a, {3, 2}),                 // 7
+      p.broadcast(p.reduce_sum(a, {1}), {2, 3}, {0}), // 8
+      p.slice(a, {0, 1}, {2, 2}),           // 9
+      p.concat({a, a}, 0),                  // 10
+      p.sub(p.max(p.relu(a), p.exp(a)), p.div(p.tanh(a), p.exp(a))), // 11
+      p.add(a, p.constant(ha)),             // 12
+      p.mul(p.reshape(p.reshape(a, {6}), {1, 6}), p.reshape(a, {1, 6})), // 13
+      p.batch_matmul(p.reshape(a, {1, 2, 3}), p.reshape(b, {1, 3, 2})), // 14
+  };
+  ASSERT_TRUE(p.status().ok()) << p.status();
+  ASSERT_TRUE(p.output(outs).ok());
+  auto run = p.run({ha, hb});
+  ASSERT_TRUE(run.ok()) << run.status() << "\n" << p.to_string();
+  std::vector<spmd::HostTensor> r;
+  for (const auto &t : *run)
+    r.push_back(*t.to_host());
+  auto A = [&](int i, int j) { return at2(ha, i, j); };
+  auto B = [&](int i, int j) { return at2(hb, i, j); };
+  const double tol = 1e-5;
+  for (int i = 0; i < 2; ++i) {
+    double rowSum = 0, rowMax = -1e30, mean = 0, var = 0, expSum = 0;
+    for (int k = 0; k < 3; ++k) {
+      rowSum += A(i, k);
+      rowMax = std::max(rowMax, A(i, k));
+      expSum += std::exp(A(i, k));
+    }
+    mean = rowSum / 3;
+    for (int k = 0; k < 3; ++k)
+      var += (A(i, k) - mean) * (A(i, k) - mean) / 3;
+    EXPECT_NEAR(r[4].at(i), mean, tol);
+    for (int j = 0; j < 2; ++j) {
+      double dot = 0;
+      for (int k = 0; k < 3; ++k)
+        dot += A(i, k) * B(k, j);
+      EXPECT_NEAR(at2(r[0], i, j), dot, tol);
+      EXPECT_NEAR(r[14].at(i * 2 + j), dot, tol);
+      EXPECT_NEAR(at2(r[9], i, j), A(i, j + 1), tol);
+    }
+    for (int j = 0; j < 3; ++j) {
+      double x = A(i, j);
+      EXPECT_NEAR(at2(r[1], i, j), std::exp(x) / expSum, tol);
+      EXPECT_NEAR(at2(r[2], i, j), (x - mean) / std::sqrt(var + 1e-5), 1e-4);
+      double gelu = 0.5 * x *
+                    (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+      EXPECT_NEAR(at2(r[3], i, j), gelu, tol);
+      EXPECT_NEAR(at2(r[6], j, i), x, tol);
+      EXPECT_NEAR(r[7].at(i * 3 + j), x, tol);
+      EXPECT_NEAR(at2(r[8], i, j), rowSum, tol);
+      EXPECT_NEAR(at2(r[10], i, j), x, tol);
+      EXPECT_NEAR(at2(r[10], i + 2, j), x, tol);
+      EXPECT_NEAR(at2(r[11], i, j),
+                  std::max(std::max(x, 0.0), std::exp(x)) -
+                      std::tanh(x) / std::exp(x),
+                  tol);
+      EXPECT_NEAR(at2(r[12], i, j), 2 * x, tol);
+      EXPECT_NEAR(r[13].at(i * 3 + j), x * x, tol);
+    }
+  }
+  for (int j = 0; j < 3; ++j)
+    EXPECT_NEAR(r[5].at(j), std::max(A(0, j), A(1, j)), tol);
+  EXPECT_EQ(r[10].shape(), (std::vector<int64_t>{4, 3}));
+}
+
+// A transformer-style block built in C++, sharded Megatron style on a 2x2
+// mesh, matches the same block on one device.
+TEST(ApiBuilder, ShardedBlockMatchesOneDevice) {
+  auto block = [](spmd::Program &p) {
+    spmd::Value x = p.parameter({6, 8}), w1 = p.parameter({8, 12}),
+                w2 = p.parameter({12, 8});
+    spmd::Value h = p.gelu(p.matmul(x, w1));
+    spmd::Value y = p.add(x, p.matmul(h, w2));
+    spmd::Value scores = p.softmax(p.matmul(y, p.transpose(y, {1, 0})), 1);
+    EXPECT_TRUE(p.output({p.layer_norm(y, 1), scores, p.mean(y, {0, 1})}).ok());
+    return std::vector<spmd::Value>{x, w1, w2, h};
+  };
+  std::vector<spmd::Input> inputs = {iota({6, 8}, 0.05f), iota({8, 12}, 0.04f),
+                                     iota({12, 8}, 0.03f)};
+  spmd::Program single = spmd::Program::build("block");
+  block(single);
+  auto want = single.run(inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+
+  spmd::Program sharded = spmd::Program::build("block");
+  std::vector<spmd::Value> v = block(sharded);
+  spmd::Mesh mesh = mesh2x2();
+  ASSERT_TRUE(sharded.mark_sharding(v[0], mesh, {"x", None}).ok());
+  ASSERT_TRUE(sharded.mark_sharding(v[1], mesh, {None, "y"}).ok());
+  ASSERT_TRUE(sharded.mark_sharding(v[2], mesh, {"y", None}).ok());
+  ASSERT_TRUE(sharded.mark_sharding(v[3], mesh, {"x", "y"}).ok());
+  auto got = sharded.run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t i = 0; i < got->size(); ++i)
+    EXPECT_LT(maxDiff(*(*got)[i].to_host(), *(*want)[i].to_host()), 1e-5) << i;
+  auto partitioned = sharded.partitioned();
+  ASSERT_TRUE(partitioned.ok());
+  EXPECT_NE(partitioned->find("tensor<3x6xf32>"), std::string::npos);
+}
+
+TEST(ApiBuilder, ShapeErrorsAreKept) {
+  spmd::Program p = spmd::Program::build();
+  spmd::Value a = p.parameter({2, 3});
+  EXPECT_FALSE(p.matmul(a, a).valid());
+  EXPECT_ERROR(p.status(), "matmul of tensor<2x3xf32> and tensor<2x3xf32>");
+  EXPECT_ERROR(p.compile(), "matmul");
+  spmd::Program q = spmd::Program::build();
+  spmd::Value c = q.parameter({2, 3});
+  EXPECT_FALSE(q.reshape(c, {4, 2}).valid());
+  EXPECT_ERROR(q.status(), "reshape");
+  spmd::Program r = spmd::Program::build();
+  spmd::Value d = r.parameter({2, 3});
+  EXPECT_FALSE(r.add(d, a).valid()); // a value of another program
+  EXPECT_ERROR(r.status(), "another program");
+  spmd::Program s = spmd::Program::build();
+  spmd::Value e = s.parameter({2, 3});
+  EXPECT_FALSE(s.transpose(e, {0, 0}).valid());
+  EXPECT_FALSE(s.slice(e, {1, 0}, {2, 3}).valid());
+  EXPECT_ERROR(s.status(), "transpose");
+}

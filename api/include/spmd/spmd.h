@@ -1,7 +1,7 @@
 //===- spmd/spmd.h - mark_sharding from C++ ---------------------*- C++ -*-===//
 //
 // The public C++ API: the concepts of torch_xla.distributed.spmd in C++.
-// Write a program for one big device (an MLIR module),
+// Write a program for one big device (an MLIR module, or the tensor builder),
 // mark the sharding of a few tensors with a mesh and a partition spec,
 // compile once, and run on all local devices as one logical device:
 //
@@ -255,6 +255,8 @@ public:
                                           const std::string &entry = "");
   static absl::StatusOr<Program> fromString(const std::string &mlir,
                                             const std::string &entry = "");
+  /// An empty function `name` for the tensor builder.
+  static Program build(const std::string &name = "main");
   Program(Program &&) noexcept;
   Program &operator=(Program &&) noexcept;
   ~Program();
@@ -285,6 +287,47 @@ public:
   std::string to_string() const;
   /// The partitioned module (compiling first if needed).
   absl::StatusOr<std::string> partitioned() const;
+
+  //===--------------------------------------------------------------------===//
+  // Tensor builder: linalg-on-tensors ops appended to the entry. A call
+  // given values that do not fit returns an empty Value and keeps the error
+  // (status()); compile() and run() return it too.
+  //===--------------------------------------------------------------------===//
+  /// A new argument of the entry.
+  Value parameter(std::vector<int64_t> shape, DType dtype = DType::F32);
+  Value constant(const HostTensor &value);
+  /// [m, k] x [k, n]; batch_matmul: [b, m, k] x [b, k, n].
+  Value matmul(const Value &a, const Value &b);
+  Value batch_matmul(const Value &a, const Value &b);
+  /// Elementwise, on tensors of one shape and type.
+  Value add(const Value &a, const Value &b);
+  Value sub(const Value &a, const Value &b);
+  Value mul(const Value &a, const Value &b);
+  Value div(const Value &a, const Value &b);
+  Value max(const Value &a, const Value &b);
+  Value exp(const Value &x);
+  Value tanh(const Value &x);
+  Value relu(const Value &x);
+  /// The tanh approximation (GPT-2's).
+  Value gelu(const Value &x);
+  /// The dimensions `dims` removed.
+  Value reduce_sum(const Value &x, std::vector<int64_t> dims);
+  Value reduce_max(const Value &x, std::vector<int64_t> dims);
+  Value mean(const Value &x, std::vector<int64_t> dims);
+  Value transpose(const Value &x, std::vector<int64_t> permutation);
+  Value reshape(const Value &x, std::vector<int64_t> shape);
+  /// `x` broadcast to `shape`, its dimensions at `dims` (increasing).
+  Value broadcast(const Value &x, std::vector<int64_t> shape,
+                  std::vector<int64_t> dims);
+  Value softmax(const Value &x, int64_t dim);
+  /// (x - mean) / sqrt(var + epsilon) over `dim`, without scale or bias.
+  Value layer_norm(const Value &x, int64_t dim, double epsilon = 1e-5);
+  Value slice(const Value &x, std::vector<int64_t> offsets,
+              std::vector<int64_t> sizes);
+  Value concat(const std::vector<Value> &values, int64_t dim);
+  /// Appends `values` to the entry's results.
+  absl::Status output(const std::vector<Value> &values);
+  absl::Status status() const;
 
 private:
   explicit Program(std::unique_ptr<detail::ProgramState> state);

@@ -1,0 +1,701 @@
+//===- Builder.cpp - A small tensor builder emitting linalg on tensors ----===//
+//
+// Each call appends ops to the entry before its return: named linalg ops
+// where one exists (matmul, batch_matmul, transpose, broadcast, reduce,
+// softmax), linalg.generic with arith/math bodies for elementwise math,
+// tensor ops for slices, concatenation and reshapes. Shapes are checked as
+// ops are added; the first error is kept (status()) and returned by
+// compile() and run().
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+#include "fmt/format.h"
+
+#include <numeric>
+
+namespace spmd {
+using detail::ProgramState;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+
+namespace {
+using BodyFn =
+    llvm::function_ref<mlir::Value(OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// Appends ops to `state`'s entry, recording the first error.
+class TensorBuilder {
+public:
+  explicit TensorBuilder(ProgramState &state)
+      : state(state), b(state.context.get()),
+        loc(mlir::UnknownLoc::get(state.context.get())) {
+    mlir::func::FuncOp f = state.entryFunction();
+    b.setInsertionPoint(f.getBody().front().getTerminator());
+  }
+
+  /// The IR value of `v`, or null after recording why not.
+  mlir::Value get(const Value &v) {
+    absl::StatusOr<mlir::Value> value = state.resolve(v);
+    if (!value.ok()) {
+      error(std::string(value.status().message()));
+      return {};
+    }
+    if (!llvm::isa<RankedTensorType>(value->getType())) {
+      error("the builder works on tensors");
+      return {};
+    }
+    return *value;
+  }
+  Value error(const std::string &message) {
+    if (state.builderStatus.ok())
+      state.builderStatus = absl::InvalidArgumentError(message);
+    return {};
+  }
+  Value wrap(mlir::Value v) { return state.handle(v); }
+  bool failed() const { return !state.builderStatus.ok(); }
+
+  static RankedTensorType type(mlir::Value v) {
+    return llvm::cast<RankedTensorType>(v.getType());
+  }
+  mlir::Value empty(llvm::ArrayRef<int64_t> shape, mlir::Type element) {
+    return mlir::tensor::EmptyOp::create(b, loc, shape, element);
+  }
+  mlir::Value scalar(mlir::Type element, double value) {
+    if (llvm::isa<mlir::FloatType>(element))
+      return mlir::arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(element, value));
+    return mlir::arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(element, int64_t(value)));
+  }
+  mlir::Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type element,
+                     double value) {
+    return mlir::linalg::FillOp::create(b, loc, scalar(element, value),
+                                        empty(shape, element))
+        .getResult(0);
+  }
+
+  /// An elementwise generic over `inputs` of `shape`; input i reads
+  /// dimensions `dims[i]` of the loops (all of them when empty).
+  mlir::Value elementwise(mlir::ValueRange inputs, llvm::ArrayRef<int64_t> shape,
+                          mlir::Type element, BodyFn body,
+                          llvm::ArrayRef<llvm::SmallVector<unsigned>> dims = {}) {
+    unsigned rank = shape.size();
+    llvm::SmallVector<mlir::AffineMap> maps;
+    for (unsigned i = 0; i < inputs.size(); ++i) {
+      if (dims.empty() || dims[i].empty()) {
+        maps.push_back(b.getMultiDimIdentityMap(rank));
+        continue;
+      }
+      llvm::SmallVector<mlir::AffineExpr> exprs;
+      for (unsigned d : dims[i])
+        exprs.push_back(b.getAffineDimExpr(d));
+      maps.push_back(mlir::AffineMap::get(rank, 0, exprs, b.getContext()));
+    }
+    maps.push_back(b.getMultiDimIdentityMap(rank));
+    llvm::SmallVector<mlir::utils::IteratorType> iterators(
+        rank, mlir::utils::IteratorType::parallel);
+    auto generic = mlir::linalg::GenericOp::create(
+        b, loc, RankedTensorType::get(shape, element), inputs,
+        mlir::ValueRange{empty(shape, element)}, maps, iterators,
+        [&](OpBuilder &nb, mlir::Location nl, mlir::ValueRange args) {
+          mlir::Value out = body(nb, nl, args.drop_back());
+          mlir::linalg::YieldOp::create(nb, nl, out);
+        });
+    return generic.getResult(0);
+  }
+
+  /// `x` reduced over `dims` by `combine`, starting from `init`.
+  mlir::Value reduce(mlir::Value x, llvm::ArrayRef<int64_t> dims, double init,
+                     BodyFn combine) {
+    RankedTensorType t = type(x);
+    llvm::SmallVector<int64_t> kept;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (!llvm::is_contained(dims, d))
+        kept.push_back(t.getDimSize(d));
+    mlir::Value acc = filled(kept, t.getElementType(), init);
+    auto op = mlir::linalg::ReduceOp::create(
+        b, loc, mlir::ValueRange{x}, mlir::ValueRange{acc}, dims,
+        [&](OpBuilder &nb, mlir::Location nl, mlir::ValueRange args) {
+          mlir::linalg::YieldOp::create(nb, nl, combine(nb, nl, args));
+        });
+    return op.getResult(0);
+  }
+
+  /// Checks dims are distinct and in range of `rank`, sorted.
+  std::optional<llvm::SmallVector<int64_t>> checkDims(std::vector<int64_t> dims,
+                                                      int64_t rank,
+                                                      const char *what) {
+    llvm::SmallVector<int64_t> sorted(dims.begin(), dims.end());
+    llvm::sort(sorted);
+    for (size_t i = 0; i < sorted.size(); ++i)
+      if (sorted[i] < 0 || sorted[i] >= rank ||
+          (i && sorted[i] == sorted[i - 1])) {
+        error(fmt::format("{}: dimensions [{}] of a rank-{} tensor", what,
+                          fmt::join(dims, ", "), rank));
+        return std::nullopt;
+      }
+    return sorted;
+  }
+
+  ProgramState &state;
+  OpBuilder b;
+  mlir::Location loc;
+};
+
+} // namespace
+
+/// `type` as MLIR prints it.
+static std::string typeText(mlir::Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+static mlir::Type elementType(runtime::DType type, mlir::MLIRContext *context) {
+  mlir::Builder b(context);
+  switch (type) {
+  case runtime::DType::F32: return b.getF32Type();
+  case runtime::DType::F64: return b.getF64Type();
+  case runtime::DType::F16: return b.getF16Type();
+  case runtime::DType::BF16: return b.getBF16Type();
+  case runtime::DType::I1: return b.getI1Type();
+  case runtime::DType::I8: return b.getI8Type();
+  case runtime::DType::I16: return b.getI16Type();
+  case runtime::DType::I32: return b.getI32Type();
+  case runtime::DType::I64: return b.getI64Type();
+  case runtime::DType::Index: return b.getIndexType();
+  }
+  return b.getF32Type();
+}
+
+Program Program::build(const std::string &name) {
+  auto state = std::make_unique<ProgramState>();
+  OpBuilder b(state->context.get());
+  mlir::Location loc = mlir::UnknownLoc::get(state->context.get());
+  state->module = mlir::ModuleOp::create(loc);
+  b.setInsertionPointToEnd(state->module->getBody());
+  auto f = mlir::func::FuncOp::create(b, loc, name, b.getFunctionType({}, {}));
+  b.setInsertionPointToEnd(f.addEntryBlock());
+  mlir::func::ReturnOp::create(b, loc);
+  state->entry = name;
+  return Program(std::move(state));
+}
+
+absl::Status Program::status() const { return state_->builderStatus; }
+
+Value Program::parameter(std::vector<int64_t> shape, DType dtype) {
+  TensorBuilder tb(*state_);
+  for (int64_t d : shape)
+    if (d <= 0)
+      return tb.error(
+          fmt::format("parameter of shape [{}]", fmt::join(shape, ", ")));
+  mlir::Type element = elementType(detail::toRuntime(dtype), state_->context.get());
+  mlir::func::FuncOp f = state_->entryFunction();
+  unsigned index = f.getNumArguments();
+  if (mlir::failed(f.insertArgument(index, RankedTensorType::get(shape, element),
+                                    {}, tb.loc)))
+    return tb.error("cannot add a parameter");
+  return tb.wrap(f.getArgument(index));
+}
+
+Value Program::constant(const HostTensor &value) {
+  TensorBuilder tb(*state_);
+  const runtime::HostTensor &host = detail::TensorStorage::of(value);
+  mlir::Type element = elementType(host.type(), state_->context.get());
+  auto type = RankedTensorType::get(host.shape(), element);
+  mlir::DenseElementsAttr attr;
+  if (host.type() == runtime::DType::I1) {
+    llvm::SmallVector<bool> bits;
+    for (int64_t i = 0; i < host.numElements(); ++i)
+      bits.push_back(host.getInt(i) != 0);
+    attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
+  } else {
+    llvm::ArrayRef<char> raw(reinterpret_cast<const char *>(host.data()),
+                             host.sizeInBytes());
+    attr = mlir::DenseElementsAttr::getFromRawBuffer(type, raw);
+  }
+  return tb.wrap(mlir::arith::ConstantOp::create(tb.b, tb.loc, attr));
+}
+
+/// A contraction: matmul [m, k] x [k, n] or batch_matmul [b, m, k] x [b, k, n].
+static Value contraction(TensorBuilder &tb, const Value &a, const Value &b,
+                         bool batched) {
+  mlir::Value x = tb.get(a), y = tb.get(b);
+  if (!x || !y)
+    return {};
+  RankedTensorType tx = TensorBuilder::type(x), ty = TensorBuilder::type(y);
+  int64_t rank = batched ? 3 : 2;
+  const char *name = batched ? "batch_matmul" : "matmul";
+  if (tx.getRank() != rank || ty.getRank() != rank ||
+      tx.getShape().back() != ty.getDimSize(rank - 2) ||
+      (batched && tx.getDimSize(0) != ty.getDimSize(0)) ||
+      tx.getElementType() != ty.getElementType())
+    return tb.error(fmt::format("{} of {} and {}", name,
+                                typeText(tx), typeText(ty)));
+  llvm::SmallVector<int64_t> shape(tx.getShape().drop_back());
+  shape.push_back(ty.getShape().back());
+  mlir::Value init = tb.filled(shape, tx.getElementType(), 0);
+  mlir::Operation *op =
+      batched ? mlir::linalg::BatchMatmulOp::create(
+                    tb.b, tb.loc, mlir::ValueRange{x, y}, mlir::ValueRange{init})
+                    .getOperation()
+              : mlir::linalg::MatmulOp::create(tb.b, tb.loc,
+                                               mlir::ValueRange{x, y},
+                                               mlir::ValueRange{init})
+                    .getOperation();
+  return tb.wrap(op->getResult(0));
+}
+
+Value Program::matmul(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return contraction(tb, a, b, false);
+}
+Value Program::batch_matmul(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return contraction(tb, a, b, true);
+}
+
+/// Elementwise `fn` of two tensors of one type.
+static Value binary(TensorBuilder &tb, const Value &a, const Value &b,
+                    const char *name,
+                    std::function<mlir::Value(OpBuilder &, mlir::Location,
+                                              mlir::Value, mlir::Value, bool)>
+                        fn) {
+  mlir::Value x = tb.get(a), y = tb.get(b);
+  if (!x || !y)
+    return {};
+  if (x.getType() != y.getType())
+    return tb.error(fmt::format("{} of {} and {}", name,
+                                typeText(x.getType()),
+                                typeText(y.getType())));
+  RankedTensorType t = TensorBuilder::type(x);
+  bool isFloat = llvm::isa<mlir::FloatType>(t.getElementType());
+  return tb.wrap(tb.elementwise(
+      {x, y}, t.getShape(), t.getElementType(),
+      [&](OpBuilder &nb, mlir::Location nl, mlir::ValueRange args) {
+        return fn(nb, nl, args[0], args[1], isFloat);
+      }));
+}
+
+Value Program::add(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return binary(tb, a, b, "add",
+                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
+                   mlir::Value y, bool f) -> mlir::Value {
+                  if (f)
+                    return mlir::arith::AddFOp::create(nb, l, x, y);
+                  return mlir::arith::AddIOp::create(nb, l, x, y);
+                });
+}
+Value Program::sub(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return binary(tb, a, b, "sub",
+                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
+                   mlir::Value y, bool f) -> mlir::Value {
+                  if (f)
+                    return mlir::arith::SubFOp::create(nb, l, x, y);
+                  return mlir::arith::SubIOp::create(nb, l, x, y);
+                });
+}
+Value Program::mul(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return binary(tb, a, b, "mul",
+                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
+                   mlir::Value y, bool f) -> mlir::Value {
+                  if (f)
+                    return mlir::arith::MulFOp::create(nb, l, x, y);
+                  return mlir::arith::MulIOp::create(nb, l, x, y);
+                });
+}
+Value Program::div(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return binary(tb, a, b, "div",
+                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
+                   mlir::Value y, bool f) -> mlir::Value {
+                  if (f)
+                    return mlir::arith::DivFOp::create(nb, l, x, y);
+                  return mlir::arith::DivSIOp::create(nb, l, x, y);
+                });
+}
+Value Program::max(const Value &a, const Value &b) {
+  TensorBuilder tb(*state_);
+  return binary(tb, a, b, "max",
+                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
+                   mlir::Value y, bool f) -> mlir::Value {
+                  if (f)
+                    return mlir::arith::MaximumFOp::create(nb, l, x, y);
+                  return mlir::arith::MaxSIOp::create(nb, l, x, y);
+                });
+}
+
+/// Elementwise `fn` of a float tensor.
+static Value unary(TensorBuilder &tb, const Value &v, const char *name,
+                   BodyFn fn) {
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  if (!llvm::isa<mlir::FloatType>(t.getElementType()))
+    return tb.error(fmt::format("{} of {}: floats only", name,
+                                typeText(t)));
+  return tb.wrap(tb.elementwise({x}, t.getShape(), t.getElementType(), fn));
+}
+
+Value Program::exp(const Value &x) {
+  TensorBuilder tb(*state_);
+  return unary(tb, x, "exp", [](OpBuilder &nb, mlir::Location l,
+                                mlir::ValueRange a) -> mlir::Value {
+    return mlir::math::ExpOp::create(nb, l, a[0]);
+  });
+}
+Value Program::tanh(const Value &x) {
+  TensorBuilder tb(*state_);
+  return unary(tb, x, "tanh", [](OpBuilder &nb, mlir::Location l,
+                                 mlir::ValueRange a) -> mlir::Value {
+    return mlir::math::TanhOp::create(nb, l, a[0]);
+  });
+}
+Value Program::relu(const Value &x) {
+  TensorBuilder tb(*state_);
+  return unary(tb, x, "relu", [&](OpBuilder &nb, mlir::Location l,
+                                  mlir::ValueRange a) -> mlir::Value {
+    mlir::Value zero = mlir::arith::ConstantOp::create(
+        nb, l, nb.getFloatAttr(a[0].getType(), 0.0));
+    return mlir::arith::MaximumFOp::create(nb, l, a[0], zero);
+  });
+}
+Value Program::gelu(const Value &x) {
+  TensorBuilder tb(*state_);
+  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as GPT-2 computes it.
+  return unary(tb, x, "gelu", [&](OpBuilder &nb, mlir::Location l,
+                                  mlir::ValueRange a) -> mlir::Value {
+    mlir::Type t = a[0].getType();
+    auto c = [&](double v) -> mlir::Value {
+      return mlir::arith::ConstantOp::create(nb, l, nb.getFloatAttr(t, v));
+    };
+    mlir::Value x3 = mlir::arith::MulFOp::create(
+        nb, l, a[0], mlir::arith::MulFOp::create(nb, l, a[0], a[0]));
+    mlir::Value inner = mlir::arith::MulFOp::create(
+        nb, l, c(0.7978845608028654),
+        mlir::arith::AddFOp::create(
+            nb, l, a[0], mlir::arith::MulFOp::create(nb, l, c(0.044715), x3)));
+    mlir::Value one = mlir::arith::AddFOp::create(
+        nb, l, c(1.0), mlir::math::TanhOp::create(nb, l, inner));
+    return mlir::arith::MulFOp::create(
+        nb, l, mlir::arith::MulFOp::create(nb, l, c(0.5), a[0]), one);
+  });
+}
+
+Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  auto sorted = tb.checkDims(dims, TensorBuilder::type(x).getRank(), "reduce_sum");
+  if (!sorted)
+    return {};
+  bool isFloat =
+      llvm::isa<mlir::FloatType>(TensorBuilder::type(x).getElementType());
+  return tb.wrap(tb.reduce(x, *sorted, 0,
+                           [&](OpBuilder &nb, mlir::Location l,
+                               mlir::ValueRange a) -> mlir::Value {
+                             if (isFloat)
+                               return mlir::arith::AddFOp::create(nb, l, a[0],
+                                                                  a[1]);
+                             return mlir::arith::AddIOp::create(nb, l, a[0],
+                                                                a[1]);
+                           }));
+}
+
+Value Program::reduce_max(const Value &v, std::vector<int64_t> dims) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  auto sorted = tb.checkDims(dims, t.getRank(), "reduce_max");
+  if (!sorted)
+    return {};
+  if (!llvm::isa<mlir::FloatType>(t.getElementType()))
+    return tb.error("reduce_max: floats only");
+  return tb.wrap(tb.reduce(x, *sorted, -INFINITY,
+                           [](OpBuilder &nb, mlir::Location l,
+                              mlir::ValueRange a) -> mlir::Value {
+                             return mlir::arith::MaximumFOp::create(nb, l, a[0],
+                                                                    a[1]);
+                           }));
+}
+
+/// `x` times the constant `factor`, elementwise.
+static mlir::Value scaled(TensorBuilder &tb, mlir::Value x, double factor) {
+  RankedTensorType t = TensorBuilder::type(x);
+  return tb.elementwise(
+      {x}, t.getShape(), t.getElementType(),
+      [&](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
+        mlir::Value c = mlir::arith::ConstantOp::create(
+            nb, l, nb.getFloatAttr(a[0].getType(), factor));
+        return mlir::arith::MulFOp::create(nb, l, a[0], c);
+      });
+}
+
+Value Program::mean(const Value &x, std::vector<int64_t> dims) {
+  Value sum = reduce_sum(x, dims);
+  if (!sum.valid())
+    return {};
+  TensorBuilder tb(*state_);
+  mlir::Value in = tb.get(x);
+  if (!llvm::isa<mlir::FloatType>(TensorBuilder::type(in).getElementType()))
+    return tb.error("mean: floats only");
+  double count = 1;
+  for (int64_t d : dims)
+    count *= double(TensorBuilder::type(in).getDimSize(d));
+  return tb.wrap(scaled(tb, tb.get(sum), 1.0 / count));
+}
+
+Value Program::transpose(const Value &v, std::vector<int64_t> permutation) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  auto sorted = tb.checkDims(permutation, t.getRank(), "transpose");
+  if (!sorted)
+    return {};
+  if (int64_t(permutation.size()) != t.getRank())
+    return tb.error(fmt::format("transpose: permutation [{}] of a rank-{} "
+                                "tensor",
+                                fmt::join(permutation, ", "), t.getRank()));
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t p : permutation)
+    shape.push_back(t.getDimSize(p));
+  auto op = mlir::linalg::TransposeOp::create(
+      tb.b, tb.loc, x, tb.empty(shape, t.getElementType()), permutation);
+  return tb.wrap(op.getResult()[0]);
+}
+
+/// Groups of consecutive dimensions of `from` whose products are the
+/// dimensions of `to` (a collapse), if there are such.
+static std::optional<llvm::SmallVector<mlir::ReassociationIndices>>
+grouping(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
+  llvm::SmallVector<mlir::ReassociationIndices> groups;
+  size_t i = 0;
+  for (size_t g = 0; g < to.size(); ++g) {
+    mlir::ReassociationIndices group;
+    int64_t product = 1;
+    do {
+      if (i == from.size())
+        return std::nullopt;
+      product *= from[i];
+      group.push_back(i++);
+    } while (product < to[g]);
+    if (product != to[g])
+      return std::nullopt;
+    // Trailing ones join the last group.
+    while (g + 1 == to.size() && i < from.size() && from[i] == 1)
+      group.push_back(i++);
+    groups.push_back(std::move(group));
+  }
+  if (i != from.size() || groups.empty())
+    return std::nullopt;
+  return groups;
+}
+
+Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                                  std::multiplies<>());
+  if (count != t.getNumElements() ||
+      llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return tb.error(fmt::format("reshape of {} to [{}]", typeText(t),
+                                fmt::join(shape, ", ")));
+  auto target = RankedTensorType::get(shape, t.getElementType());
+  if (auto groups = grouping(t.getShape(), shape))
+    return tb.wrap(
+        mlir::tensor::CollapseShapeOp::create(tb.b, tb.loc, target, x, *groups));
+  if (auto groups = grouping(shape, t.getShape()))
+    return tb.wrap(
+        mlir::tensor::ExpandShapeOp::create(tb.b, tb.loc, target, x, *groups));
+  // Neither a collapse nor an expansion: through one dimension.
+  auto flat = RankedTensorType::get({count}, t.getElementType());
+  mlir::ReassociationIndices all(t.getRank()), out(shape.size());
+  std::iota(all.begin(), all.end(), 0);
+  std::iota(out.begin(), out.end(), 0);
+  mlir::Value line = mlir::tensor::CollapseShapeOp::create(
+      tb.b, tb.loc, flat, x, llvm::ArrayRef<mlir::ReassociationIndices>{all});
+  return tb.wrap(mlir::tensor::ExpandShapeOp::create(
+      tb.b, tb.loc, target, line,
+      llvm::ArrayRef<mlir::ReassociationIndices>{out}));
+}
+
+Value Program::broadcast(const Value &v, std::vector<int64_t> shape,
+                         std::vector<int64_t> dims) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  auto sorted = tb.checkDims(dims, shape.size(), "broadcast");
+  if (!sorted)
+    return {};
+  bool fits = int64_t(dims.size()) == t.getRank() &&
+              llvm::equal(dims, *sorted);
+  for (size_t i = 0; fits && i < dims.size(); ++i)
+    fits = shape[dims[i]] == t.getDimSize(i);
+  if (!fits)
+    return tb.error(fmt::format(
+        "broadcast of {} to [{}] at dimensions [{}]: dimensions must be "
+        "increasing, one per input dimension, of equal sizes",
+        typeText(t), fmt::join(shape, ", "), fmt::join(dims, ", ")));
+  llvm::SmallVector<int64_t> added;
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    if (!llvm::is_contained(dims, d))
+      added.push_back(d);
+  auto op = mlir::linalg::BroadcastOp::create(
+      tb.b, tb.loc, x, tb.empty(shape, t.getElementType()), added);
+  return tb.wrap(op.getResult()[0]);
+}
+
+Value Program::softmax(const Value &v, int64_t dim) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  if (dim < 0 || dim >= t.getRank() ||
+      !llvm::isa<mlir::FloatType>(t.getElementType()))
+    return tb.error(fmt::format("softmax over dimension {} of {}", dim,
+                                typeText(t)));
+  auto op = mlir::linalg::SoftmaxOp::create(
+      tb.b, tb.loc, t, x, tb.empty(t.getShape(), t.getElementType()), dim);
+  return tb.wrap(op.getResult()[0]);
+}
+
+Value Program::layer_norm(const Value &v, int64_t dim, double epsilon) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  if (dim < 0 || dim >= t.getRank() ||
+      !llvm::isa<mlir::FloatType>(t.getElementType()))
+    return tb.error(fmt::format("layer_norm over dimension {} of {}", dim,
+                                typeText(t)));
+  mlir::Type element = t.getElementType();
+  // The loops other than `dim`, as the reduced tensors index them.
+  llvm::SmallVector<unsigned> all, others;
+  for (unsigned d = 0; d < t.getRank(); ++d) {
+    all.push_back(d);
+    if (d != dim)
+      others.push_back(d);
+  }
+  double n = double(t.getDimSize(dim));
+  auto sum = [&](OpBuilder &nb, mlir::Location l,
+                 mlir::ValueRange a) -> mlir::Value {
+    return mlir::arith::AddFOp::create(nb, l, a[0], a[1]);
+  };
+  mlir::Value mean = scaled(tb, tb.reduce(x, {dim}, 0, sum), 1.0 / n);
+  mlir::Value centered = tb.elementwise(
+      {x, mean}, t.getShape(), element,
+      [](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
+        return mlir::arith::SubFOp::create(nb, l, a[0], a[1]);
+      },
+      {all, others});
+  mlir::Value squared = tb.elementwise(
+      {centered}, t.getShape(), element,
+      [](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
+        return mlir::arith::MulFOp::create(nb, l, a[0], a[0]);
+      });
+  mlir::Value variance =
+      scaled(tb, tb.reduce(squared, {dim}, 0, sum), 1.0 / n);
+  return tb.wrap(tb.elementwise(
+      {centered, variance}, t.getShape(), element,
+      [&](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
+        mlir::Value eps = mlir::arith::ConstantOp::create(
+            nb, l, nb.getFloatAttr(a[1].getType(), epsilon));
+        mlir::Value scale = mlir::math::RsqrtOp::create(
+            nb, l, mlir::arith::AddFOp::create(nb, l, a[1], eps));
+        return mlir::arith::MulFOp::create(nb, l, a[0], scale);
+      },
+      {all, others}));
+}
+
+Value Program::slice(const Value &v, std::vector<int64_t> offsets,
+                     std::vector<int64_t> sizes) {
+  TensorBuilder tb(*state_);
+  mlir::Value x = tb.get(v);
+  if (!x)
+    return {};
+  RankedTensorType t = TensorBuilder::type(x);
+  bool fits = int64_t(offsets.size()) == t.getRank() &&
+              int64_t(sizes.size()) == t.getRank();
+  for (int64_t d = 0; fits && d < t.getRank(); ++d)
+    fits = offsets[d] >= 0 && sizes[d] > 0 &&
+           offsets[d] + sizes[d] <= t.getDimSize(d);
+  if (!fits)
+    return tb.error(fmt::format("slice of {} at [{}] of sizes [{}]",
+                                typeText(t), fmt::join(offsets, ", "),
+                                fmt::join(sizes, ", ")));
+  llvm::SmallVector<int64_t> strides(t.getRank(), 1);
+  auto folded = [&](llvm::ArrayRef<int64_t> values) {
+    return mlir::getAsIndexOpFoldResult(tb.b.getContext(), values);
+  };
+  return tb.wrap(mlir::tensor::ExtractSliceOp::create(
+      tb.b, tb.loc, x, folded(offsets), folded(sizes), folded(strides)));
+}
+
+Value Program::concat(const std::vector<Value> &values, int64_t dim) {
+  TensorBuilder tb(*state_);
+  llvm::SmallVector<mlir::Value> inputs;
+  for (const Value &v : values) {
+    mlir::Value x = tb.get(v);
+    if (!x)
+      return {};
+    inputs.push_back(x);
+  }
+  if (inputs.empty())
+    return tb.error("concat of no tensors");
+  RankedTensorType first = TensorBuilder::type(inputs.front());
+  bool fits = dim >= 0 && dim < first.getRank();
+  for (mlir::Value x : inputs) {
+    RankedTensorType t = TensorBuilder::type(x);
+    fits = fits && t.getRank() == first.getRank() &&
+           t.getElementType() == first.getElementType();
+    for (int64_t d = 0; fits && d < t.getRank(); ++d)
+      fits = d == dim || t.getDimSize(d) == first.getDimSize(d);
+  }
+  if (!fits)
+    return tb.error(fmt::format("concat along dimension {} of tensors that "
+                                "differ elsewhere",
+                                dim));
+  return tb.wrap(mlir::tensor::ConcatOp::create(tb.b, tb.loc, dim, inputs));
+}
+
+absl::Status Program::output(const std::vector<Value> &values) {
+  TensorBuilder tb(*state_);
+  mlir::func::FuncOp f = state_->entryFunction();
+  mlir::Operation *ret = f.getBody().front().getTerminator();
+  for (const Value &v : values) {
+    absl::StatusOr<mlir::Value> value = state_->resolve(v);
+    if (!value.ok())
+      return value.status();
+    unsigned index = f.getNumResults();
+    if (mlir::failed(f.insertResult(index, value->getType(), {})))
+      return absl::InternalError("cannot add a result");
+    ret->insertOperands(ret->getNumOperands(), *value);
+  }
+  return absl::OkStatus();
+}
+
+} // namespace spmd
