@@ -107,6 +107,22 @@ def SpmdCommReport : Pass<"spmd-comm-report", "mlir::ModuleOp"> {
   ];
 }
 
+def SpmdVisualize : Pass<"spmd-visualize", "mlir::ModuleOp"> {
+  let summary = "Draws the device grid of every annotated argument and result";
+  let description = [{
+    For each function argument and result with a sharding, and a 1-D or
+    2-D tensor type (the global type once partitioned), writes its name,
+    type and sharding, then one box per block labelled with the ids of the
+    devices holding it, as JAX's visualize_array_sharding and the C++ API's
+    visualize_sharding draw it. Other ranks are named and skipped. The
+    module is left unchanged.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write the grids ('-' for standard error)">
+  ];
+}
+
 def SpmdTestPrintRules : Pass<"spmd-test-print-rules", "mlir::ModuleOp"> {
   let summary = "Writes each op's sharding rule as an attribute (for tests)";
   let description = [{
