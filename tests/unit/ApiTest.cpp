@@ -10,7 +10,9 @@
 
 #include "gtest/gtest.h"
 
+#include <fstream>
 #include <numeric>
+#include <optional>
 
 using spmd::None;
 
@@ -428,4 +430,62 @@ TEST(ApiBuilder, ShapeErrorsAreKept) {
   EXPECT_FALSE(s.transpose(e, {0, 0}).valid());
   EXPECT_FALSE(s.slice(e, {1, 0}, {2, 3}).valid());
   EXPECT_ERROR(s.status(), "transpose");
+}
+
+TEST(Api, HybridMeshFromFile) {
+  std::string path = ::testing::TempDir() + "/one_host.yaml";
+  {
+    std::ofstream out(path);
+    out << "axis_names: [data, model]\nici_mesh_shape: [2, 2]\n"
+           "dcn_mesh_shape: [1, 1]\n";
+  }
+  auto mesh = spmd::HybridMesh::fromFile(path);
+  ASSERT_TRUE(mesh.ok()) << mesh.status();
+  EXPECT_EQ(mesh->size(), 4);
+  EXPECT_EQ(mesh->ici_mesh_shape(), (std::vector<int64_t>{2, 2}));
+  auto placed = spmd::mark_sharding(iota({4, 4}), *mesh, {"data", "model"});
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  // Two processes in the file, one running: refused, saying so.
+  {
+    std::ofstream out(path);
+    out << "axis_names: [data, model]\nici_mesh_shape: [1, 4]\n"
+           "dcn_mesh_shape: [2, 1]\n";
+  }
+  EXPECT_ERROR(spmd::HybridMesh::fromFile(path).status(), "process");
+  EXPECT_ERROR(spmd::HybridMesh::fromFile("/nonexistent.yaml").status(),
+               "nonexistent");
+}
+
+// Tensors own their buffers: results outlive the program that made them.
+TEST(Api, ResultsOutliveTheirProgram) {
+  spmd::HostTensor a = iota({6, 8}), b = iota({8, 5}, 0.02f);
+  std::vector<spmd::HostTensor> want = reference(kMatmul, {a, b});
+  std::optional<spmd::ShardedTensor> kept;
+  {
+    auto program = spmd::Program::fromString(kMatmul);
+    ASSERT_TRUE(program.ok());
+    ASSERT_TRUE(program->mark_sharding(program->argument(0), mesh2x2(),
+                                       {"x", "y"})
+                    .ok());
+    auto out = program->run({a, b});
+    ASSERT_TRUE(out.ok());
+    kept = (*out)[0];
+  }
+  auto host = kept->to_host();
+  ASSERT_TRUE(host.ok());
+  EXPECT_LT(maxDiff(*host, want[0]), 1e-6);
+  // And feed another program.
+  auto other = spmd::Program::fromString(R"mlir(
+    func.func @g(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
+      %y = math.tanh %x : tensor<6x5xf32>
+      return %y : tensor<6x5xf32>
+    })mlir");
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(other->mark_sharding(other->argument(0), mesh2x2(), {None, "x"})
+                  .ok());
+  auto chained = other->run({*kept});
+  ASSERT_TRUE(chained.ok()) << chained.status();
+  auto result = (*chained)[0].to_host();
+  for (int64_t i = 0; i < result->numel(); ++i)
+    EXPECT_NEAR(result->at(i), std::tanh(want[0].at(i)), 1e-6);
 }
