@@ -263,77 +263,45 @@ Value Program::batch_matmul(const Value &a, const Value &b) {
   return contraction(tb, a, b, true);
 }
 
-/// Elementwise `fn` of two tensors of one type.
-static Value binary(TensorBuilder &tb, const Value &a, const Value &b,
-                    const char *name,
-                    std::function<mlir::Value(OpBuilder &, mlir::Location,
-                                              mlir::Value, mlir::Value, bool)>
-                        fn) {
+/// Elementwise FloatOp (floats) or IntOp (integers) of two tensors of one
+/// type.
+template <typename FloatOp, typename IntOp>
+static Value binary(ProgramState &state, const Value &a, const Value &b,
+                    const char *name) {
+  TensorBuilder tb(state);
   mlir::Value x = tb.get(a), y = tb.get(b);
   if (!x || !y)
     return {};
   if (x.getType() != y.getType())
-    return tb.error(fmt::format("{} of {} and {}", name,
-                                typeText(x.getType()),
+    return tb.error(fmt::format("{} of {} and {}", name, typeText(x.getType()),
                                 typeText(y.getType())));
   RankedTensorType t = TensorBuilder::type(x);
   bool isFloat = llvm::isa<mlir::FloatType>(t.getElementType());
   return tb.wrap(tb.elementwise(
       {x, y}, t.getShape(), t.getElementType(),
-      [&](OpBuilder &nb, mlir::Location nl, mlir::ValueRange args) {
-        return fn(nb, nl, args[0], args[1], isFloat);
+      [&](OpBuilder &nb, mlir::Location l, mlir::ValueRange args) -> mlir::Value {
+        if (isFloat)
+          return FloatOp::create(nb, l, args[0], args[1]);
+        return IntOp::create(nb, l, args[0], args[1]);
       }));
 }
 
 Value Program::add(const Value &a, const Value &b) {
-  TensorBuilder tb(*state_);
-  return binary(tb, a, b, "add",
-                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
-                   mlir::Value y, bool f) -> mlir::Value {
-                  if (f)
-                    return mlir::arith::AddFOp::create(nb, l, x, y);
-                  return mlir::arith::AddIOp::create(nb, l, x, y);
-                });
+  return binary<mlir::arith::AddFOp, mlir::arith::AddIOp>(*state_, a, b, "add");
 }
 Value Program::sub(const Value &a, const Value &b) {
-  TensorBuilder tb(*state_);
-  return binary(tb, a, b, "sub",
-                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
-                   mlir::Value y, bool f) -> mlir::Value {
-                  if (f)
-                    return mlir::arith::SubFOp::create(nb, l, x, y);
-                  return mlir::arith::SubIOp::create(nb, l, x, y);
-                });
+  return binary<mlir::arith::SubFOp, mlir::arith::SubIOp>(*state_, a, b, "sub");
 }
 Value Program::mul(const Value &a, const Value &b) {
-  TensorBuilder tb(*state_);
-  return binary(tb, a, b, "mul",
-                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
-                   mlir::Value y, bool f) -> mlir::Value {
-                  if (f)
-                    return mlir::arith::MulFOp::create(nb, l, x, y);
-                  return mlir::arith::MulIOp::create(nb, l, x, y);
-                });
+  return binary<mlir::arith::MulFOp, mlir::arith::MulIOp>(*state_, a, b, "mul");
 }
 Value Program::div(const Value &a, const Value &b) {
-  TensorBuilder tb(*state_);
-  return binary(tb, a, b, "div",
-                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
-                   mlir::Value y, bool f) -> mlir::Value {
-                  if (f)
-                    return mlir::arith::DivFOp::create(nb, l, x, y);
-                  return mlir::arith::DivSIOp::create(nb, l, x, y);
-                });
+  return binary<mlir::arith::DivFOp, mlir::arith::DivSIOp>(*state_, a, b,
+                                                          "div");
 }
 Value Program::max(const Value &a, const Value &b) {
-  TensorBuilder tb(*state_);
-  return binary(tb, a, b, "max",
-                [](OpBuilder &nb, mlir::Location l, mlir::Value x,
-                   mlir::Value y, bool f) -> mlir::Value {
-                  if (f)
-                    return mlir::arith::MaximumFOp::create(nb, l, x, y);
-                  return mlir::arith::MaxSIOp::create(nb, l, x, y);
-                });
+  return binary<mlir::arith::MaximumFOp, mlir::arith::MaxSIOp>(*state_, a, b,
+                                                               "max");
 }
 
 /// Elementwise `fn` of a float tensor.

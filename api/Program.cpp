@@ -356,6 +356,19 @@ absl::StatusOr<std::string> Program::partitioned() const {
   return state_->compiled->partitioned;
 }
 
+/// Counts the bytes one run of `program` communicates, per collective.
+static void countCommunication(const runtime::Program &program) {
+  const llvm::json::Object *report = program.commReport().getAsObject();
+  const llvm::json::Array *collectives =
+      report ? report->getArray("collectives") : nullptr;
+  for (const llvm::json::Value &c : collectives ? *collectives
+                                                : llvm::json::Array())
+    if (const llvm::json::Object *o = c.getAsObject())
+      detail::addCounter(
+          fmt::format("bytes_{}", o->getString("op").value_or("").str()),
+          o->getInteger("comm_bytes").value_or(0));
+}
+
 /// `tensor`'s buffers moved on the devices into `target` (on its mesh), by
 /// the collectives the partitioner plans for a function returning its
 /// argument in another sharding (compiled once per pair, through the
@@ -391,14 +404,7 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target,
   if (!moved)
     return detail::toStatus(moved.takeError(), absl::StatusCode::kInternal);
   detail::addCounter("device_reshards");
-  if (const llvm::json::Object *report =
-          (*compiled)->program->commReport().getAsObject())
-    if (const llvm::json::Array *collectives = report->getArray("collectives"))
-      for (const llvm::json::Value &c : *collectives)
-        if (const llvm::json::Object *o = c.getAsObject())
-          detail::addCounter(
-              fmt::format("bytes_{}", o->getString("op").value_or("").str()),
-              o->getInteger("comm_bytes").value_or(0));
+  countCommunication(*(*compiled)->program);
   ShardedStorage moved_storage{std::move(moved->front()), tensor.mesh,
                                std::move(target), tensor.dtype, tensor.shape};
   return moved_storage.locals();
@@ -477,13 +483,7 @@ Program::run(std::vector<Input> inputs) {
                              std::chrono::steady_clock::now() - start)
                              .count());
   detail::addCounter("run_count");
-  if (const llvm::json::Object *report = program.commReport().getAsObject())
-    if (const llvm::json::Array *collectives = report->getArray("collectives"))
-      for (const llvm::json::Value &c : *collectives)
-        if (const llvm::json::Object *o = c.getAsObject())
-          detail::addCounter(
-              fmt::format("bytes_{}", o->getString("op").value_or("").str()),
-              o->getInteger("comm_bytes").value_or(0));
+  countCommunication(program);
 
   std::vector<ShardedTensor> outputs;
   for (auto [r, result] : llvm::enumerate(*results)) {
