@@ -107,25 +107,30 @@ shardingsOf(mlir::func::FuncOp entry, bool results, llvm::StringRef mesh) {
 
 /// Builds the executable of a partitioned module.
 static absl::StatusOr<std::shared_ptr<Compiled>>
-fromPartitioned(mlir::OwningOpRef<mlir::ModuleOp> module, std::string text,
+fromPartitioned(std::unique_ptr<mlir::MLIRContext> context,
+                mlir::OwningOpRef<mlir::ModuleOp> module, std::string text,
                 const std::string &entry) {
   // Without a mesh the program runs on one device.
   auto meshes = module->getOps<mlir::spmd::MeshOp>();
   std::string meshName =
       meshes.empty() ? "mesh" : (*meshes.begin()).getSymName().str();
-  auto compiled = std::make_shared<Compiled>(
-      meshes.empty() ? llvm::cantFail(DeviceMesh::create({"a0"}, {1}))
-                     : (*meshes.begin()).getMesh().toMesh());
-  compiled->partitioned = std::move(text);
+  DeviceMesh mesh = meshes.empty()
+                        ? llvm::cantFail(DeviceMesh::create({"a0"}, {1}))
+                        : (*meshes.begin()).getMesh().toMesh();
   mlir::func::FuncOp function = runtime::findEntry(*module, entry);
   if (!function)
     return absl::InvalidArgumentError("the module has no function @" + entry);
-  compiled->inputShardings = shardingsOf(function, false, meshName);
-  compiled->outputShardings = shardingsOf(function, true, meshName);
+  std::vector<TensorSharding> inputs = shardingsOf(function, false, meshName);
+  std::vector<TensorSharding> outputs = shardingsOf(function, true, meshName);
   llvm::Expected<std::unique_ptr<runtime::Program>> program =
       runtime::Program::compile(std::move(module), entry);
   if (!program)
     return detail::toStatus(program.takeError());
+  // The executable may refer to the context: they live and die together.
+  auto compiled = std::make_shared<Compiled>(std::move(context), std::move(mesh));
+  compiled->inputShardings = std::move(inputs);
+  compiled->outputShardings = std::move(outputs);
+  compiled->partitioned = std::move(text);
   compiled->program = std::move(*program);
   return compiled;
 }
@@ -167,7 +172,7 @@ static void writeEntry(uint64_t key, const std::string &body) {
 
 absl::StatusOr<std::shared_ptr<Compiled>>
 detail::cachedCompile(uint64_t key, const std::string &moduleText,
-                      mlir::MLIRContext &context, const std::string &entry) {
+                      const std::string &entry) {
   auto start = std::chrono::steady_clock::now();
   auto finish = [&](const char *outcome) {
     addCounter(outcome);
@@ -193,42 +198,50 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
     return cache().memory.try_emplace(key, std::move(compiled)).first->second;
   };
 
+  // Each compiled program has a context of its own (see Compiled).
+  std::unique_ptr<mlir::MLIRContext> context = newContext();
   std::string messages;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+  auto collect = [&](mlir::Diagnostic &d) {
     if (!messages.empty())
       messages += "\n";
     messages += d.str();
     return mlir::success();
-  });
+  };
+  std::optional<mlir::ScopedDiagnosticHandler> handler;
+  handler.emplace(context.get(), collect);
   if (!directory.empty())
     if (std::optional<std::string> body = readEntry(key)) {
       mlir::OwningOpRef<mlir::ModuleOp> module;
       if (!body->empty())
-        module = mlir::parseSourceString<mlir::ModuleOp>(*body, &context);
+        module = mlir::parseSourceString<mlir::ModuleOp>(*body, context.get());
       if (module) {
+        handler.reset();
         absl::StatusOr<std::shared_ptr<Compiled>> compiled =
-            fromPartitioned(std::move(module), *body, entry);
+            fromPartitioned(std::move(context), std::move(module), *body, entry);
         if (compiled.ok()) {
           finish("disk_cache_hits");
           return remember(std::move(*compiled));
         }
+        context = newContext();
       }
       addCounter("disk_cache_rejected");
       messages.clear();
+      handler.emplace(context.get(), collect);
     }
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(moduleText, &context);
+      mlir::parseSourceString<mlir::ModuleOp>(moduleText, context.get());
   if (!module)
     return absl::InternalError("the program does not print and parse back: " +
                                messages);
+  handler.reset();
   if (llvm::Error err = runtime::partitionModule(*module))
     return toStatus(std::move(err));
   std::string partitioned;
   llvm::raw_string_ostream os(partitioned);
   module->print(os);
   absl::StatusOr<std::shared_ptr<Compiled>> compiled =
-      fromPartitioned(std::move(module), partitioned, entry);
+      fromPartitioned(std::move(context), std::move(module), partitioned, entry);
   if (!compiled.ok())
     return compiled.status();
   if (!directory.empty() && !readonly)

@@ -68,9 +68,17 @@ struct ShardedStorage {
   std::vector<runtime::TensorRef> locals() const;
 };
 
-/// A compiled program: the executable and the shardings of its inputs.
+/// A context with every dialect programs may use, diagnostics naming ops
+/// by location.
+std::unique_ptr<mlir::MLIRContext> newContext();
+
+/// A compiled program: the executable and the shardings of its inputs. It
+/// owns the context it was compiled in, so it outlives the Program that
+/// asked for it (the cache hands it to others).
 struct Compiled {
-  explicit Compiled(DeviceMesh mesh) : mesh(std::move(mesh)) {}
+  Compiled(std::unique_ptr<mlir::MLIRContext> context, DeviceMesh mesh)
+      : context(std::move(context)), mesh(std::move(mesh)) {}
+  std::unique_ptr<mlir::MLIRContext> context;
   std::unique_ptr<runtime::Program> program;
   DeviceMesh mesh;
   std::vector<TensorSharding> inputShardings, outputShardings;
@@ -82,6 +90,9 @@ struct Compiled {
 
 struct ProgramState {
   ProgramState();
+  /// Unique in the process, so that values outliving their program are
+  /// never taken for another's.
+  const uint64_t id;
   std::unique_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::string entry;
@@ -111,10 +122,10 @@ void addCounter(const std::string &name, int64_t delta = 1);
 void addTime(const std::string &name, double seconds);
 
 /// A compiled program for `key` (a stable hash of the program text), from
-/// memory, then from the on-disk cache; `build` makes it otherwise.
+/// memory, then from the on-disk cache, else compiled from `moduleText`.
 absl::StatusOr<std::shared_ptr<Compiled>>
 cachedCompile(uint64_t key, const std::string &moduleText,
-              mlir::MLIRContext &context, const std::string &entry);
+              const std::string &entry);
 
 } // namespace detail
 } // namespace spmd

@@ -19,6 +19,7 @@
 
 #include "fmt/format.h"
 
+#include <atomic>
 #include <chrono>
 
 namespace spmd {
@@ -51,13 +52,19 @@ private:
 };
 } // namespace
 
-ProgramState::ProgramState() {
+std::unique_ptr<mlir::MLIRContext> detail::newContext() {
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
-  context = std::make_unique<mlir::MLIRContext>(registry);
+  auto context = std::make_unique<mlir::MLIRContext>(registry);
   context->loadAllAvailableDialects();
   context->printOpOnDiagnostic(false);
+  return context;
 }
+
+static std::atomic<uint64_t> programCount{0};
+
+ProgramState::ProgramState()
+    : id(++programCount), context(detail::newContext()) {}
 
 mlir::func::FuncOp ProgramState::entryFunction() const {
   return mlir::ModuleOp(module.get()).lookupSymbol<mlir::func::FuncOp>(entry);
@@ -77,6 +84,7 @@ static std::optional<DType> elementDType(mlir::Type type) {
 Value ProgramState::handle(mlir::Value value) const {
   Value v;
   v.program_ = this;
+  v.program_id_ = id;
   v.handle_ = value.getAsOpaquePointer();
   if (auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(value.getType()))
     v.shape_.assign(tensor.getShape().begin(), tensor.getShape().end());
@@ -87,7 +95,7 @@ Value ProgramState::handle(mlir::Value value) const {
 absl::StatusOr<mlir::Value> ProgramState::resolve(const Value &v) const {
   if (!v.valid())
     return absl::InvalidArgumentError("the value is empty (no program made it)");
-  if (v.program_ != this)
+  if (v.program_ != this || v.program_id_ != id)
     return absl::InvalidArgumentError(
         "the value belongs to another program");
   return mlir::Value::getFromOpaquePointer(v.handle_);
@@ -341,7 +349,7 @@ absl::Status Program::compile() {
   if (state_->compiled && state_->compiledHash == key)
     return absl::OkStatus();
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(key, text, *state_->context, state_->entry);
+      detail::cachedCompile(key, text, state_->entry);
   if (!compiled.ok())
     return compiled.status();
   state_->compiled = std::move(*compiled);
@@ -374,8 +382,7 @@ static void countCommunication(const runtime::Program &program) {
 /// argument in another sharding (compiled once per pair, through the
 /// cache).
 static absl::StatusOr<std::vector<runtime::TensorRef>>
-reshardOnDevices(const ShardedStorage &tensor, TensorSharding target,
-                 mlir::MLIRContext &context) {
+reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
   TensorSharding source = tensor.sharding;
   source.meshName = target.meshName = "mesh";
   std::string element =
@@ -391,7 +398,7 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target,
       "  return %x : {}\n}}\n",
       tensor.mesh.str(), type, source.str(), type, target.str(), type);
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(llvm::xxh3_64bits(text), text, context, "reshard");
+      detail::cachedCompile(llvm::xxh3_64bits(text), text, "reshard");
   if (!compiled.ok())
     return compiled.status();
   llvm::Expected<std::vector<runtime::ShardedTensor>> moved = [&] {
@@ -413,8 +420,7 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target,
 /// `input`'s buffers on each device, in the layout input `i` of `compiled`
 /// takes.
 static absl::StatusOr<std::vector<runtime::TensorRef>>
-placeInput(detail::Compiled &compiled, unsigned i, const Input &input,
-           mlir::MLIRContext &context) {
+placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
   const runtime::TensorSpec &spec = compiled.program->inputs()[i];
   auto describe = [](DType t, const std::vector<int64_t> &shape) {
     return fmt::format(
@@ -449,7 +455,7 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input,
   have.meshName = target.meshName;
   if (have == target)
     return sharded.locals();
-  return reshardOnDevices(sharded, target, context);
+  return reshardOnDevices(sharded, target);
 }
 
 absl::StatusOr<std::vector<ShardedTensor>>
@@ -466,7 +472,7 @@ Program::run(std::vector<Input> inputs) {
   std::vector<std::vector<runtime::TensorRef>> perDevice(devices);
   for (auto [i, input] : llvm::enumerate(inputs)) {
     absl::StatusOr<std::vector<runtime::TensorRef>> placed =
-        placeInput(compiled, i, input, *state_->context);
+        placeInput(compiled, i, input);
     if (!placed.ok())
       return placed.status();
     for (int64_t d = 0; d < devices; ++d)

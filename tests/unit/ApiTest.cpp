@@ -276,6 +276,14 @@ TEST(Api, MisuseReturnsStatuses) {
   EXPECT_ERROR(program->mark_sharding(other->argument(0), mesh, {"x"}),
                "another program");
   EXPECT_ERROR(program->mark_sharding(spmd::Value(), mesh, {"x"}), "empty");
+  // A value whose program is gone (a new one may live at its address).
+  spmd::Value stale;
+  {
+    auto gone = spmd::Program::fromString(kMatmul);
+    stale = gone->argument(0);
+  }
+  auto fresh = spmd::Program::fromString(kMatmul);
+  EXPECT_ERROR(fresh->mark_sharding(stale, mesh, {"x"}), "another program");
   EXPECT_ERROR(program->value("%nothing").status(), "%nothing");
   EXPECT_FALSE(program->argument(7).valid());
   // A tensor that was never placed.

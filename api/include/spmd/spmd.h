@@ -238,6 +238,8 @@ private:
   friend class Program;
   friend struct detail::ProgramState;
   const detail::ProgramState *program_ = nullptr;
+  /// Tells the program apart from a later one at the same address.
+  uint64_t program_id_ = 0;
   void *handle_ = nullptr;
   std::vector<int64_t> shape_;
   DType dtype_ = DType::F32;
