@@ -81,15 +81,15 @@ public:
         .getResult(0);
   }
 
-  /// An elementwise generic over `inputs` of `shape`; input i reads
-  /// dimensions `dims[i]` of the loops (all of them when empty).
+  /// An elementwise generic over `inputs` of `shape`; input i reads the
+  /// loops `dims[i]` when `dims` is given, else all of them.
   mlir::Value elementwise(mlir::ValueRange inputs, llvm::ArrayRef<int64_t> shape,
                           mlir::Type element, BodyFn body,
                           llvm::ArrayRef<llvm::SmallVector<unsigned>> dims = {}) {
     unsigned rank = shape.size();
     llvm::SmallVector<mlir::AffineMap> maps;
     for (unsigned i = 0; i < inputs.size(); ++i) {
-      if (dims.empty() || dims[i].empty()) {
+      if (dims.empty()) {
         maps.push_back(b.getMultiDimIdentityMap(rank));
         continue;
       }
@@ -186,12 +186,19 @@ Program Program::build(const std::string &name) {
   b.setInsertionPointToEnd(f.addEntryBlock());
   mlir::func::ReturnOp::create(b, loc);
   state->entry = name;
+  if (name.empty())
+    state->builderStatus =
+        absl::InvalidArgumentError("a program needs a function name");
   return Program(std::move(state));
 }
 
-absl::Status Program::status() const { return state_->builderStatus; }
+absl::Status Program::status() const {
+  return state_ ? state_->builderStatus : detail::movedFrom();
+}
 
 Value Program::parameter(std::vector<int64_t> shape, DType dtype) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   for (int64_t d : shape)
     if (d <= 0)
@@ -207,7 +214,11 @@ Value Program::parameter(std::vector<int64_t> shape, DType dtype) {
 }
 
 Value Program::constant(const HostTensor &value) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
+  if (!value.status().ok())
+    return tb.error(std::string(value.status().message()));
   const runtime::HostTensor &host = detail::TensorStorage::of(value);
   mlir::Type element = elementType(host.type(), state_->context.get());
   auto type = RankedTensorType::get(host.shape(), element);
@@ -255,10 +266,14 @@ static Value contraction(TensorBuilder &tb, const Value &a, const Value &b,
 }
 
 Value Program::matmul(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   return contraction(tb, a, b, false);
 }
 Value Program::batch_matmul(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   return contraction(tb, a, b, true);
 }
@@ -287,19 +302,29 @@ static Value binary(ProgramState &state, const Value &a, const Value &b,
 }
 
 Value Program::add(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   return binary<mlir::arith::AddFOp, mlir::arith::AddIOp>(*state_, a, b, "add");
 }
 Value Program::sub(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   return binary<mlir::arith::SubFOp, mlir::arith::SubIOp>(*state_, a, b, "sub");
 }
 Value Program::mul(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   return binary<mlir::arith::MulFOp, mlir::arith::MulIOp>(*state_, a, b, "mul");
 }
 Value Program::div(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   return binary<mlir::arith::DivFOp, mlir::arith::DivSIOp>(*state_, a, b,
                                                           "div");
 }
 Value Program::max(const Value &a, const Value &b) {
+  if (!state_)
+    return {};
   return binary<mlir::arith::MaximumFOp, mlir::arith::MaxSIOp>(*state_, a, b,
                                                                "max");
 }
@@ -318,6 +343,8 @@ static Value unary(TensorBuilder &tb, const Value &v, const char *name,
 }
 
 Value Program::exp(const Value &x) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   return unary(tb, x, "exp", [](OpBuilder &nb, mlir::Location l,
                                 mlir::ValueRange a) -> mlir::Value {
@@ -325,6 +352,8 @@ Value Program::exp(const Value &x) {
   });
 }
 Value Program::tanh(const Value &x) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   return unary(tb, x, "tanh", [](OpBuilder &nb, mlir::Location l,
                                  mlir::ValueRange a) -> mlir::Value {
@@ -332,6 +361,8 @@ Value Program::tanh(const Value &x) {
   });
 }
 Value Program::relu(const Value &x) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   return unary(tb, x, "relu", [&](OpBuilder &nb, mlir::Location l,
                                   mlir::ValueRange a) -> mlir::Value {
@@ -341,6 +372,8 @@ Value Program::relu(const Value &x) {
   });
 }
 Value Program::gelu(const Value &x) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as GPT-2 computes it.
   return unary(tb, x, "gelu", [&](OpBuilder &nb, mlir::Location l,
@@ -363,6 +396,8 @@ Value Program::gelu(const Value &x) {
 }
 
 Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -384,6 +419,8 @@ Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
 }
 
 Value Program::reduce_max(const Value &v, std::vector<int64_t> dims) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -415,6 +452,8 @@ static mlir::Value scaled(TensorBuilder &tb, mlir::Value x, double factor) {
 }
 
 Value Program::mean(const Value &x, std::vector<int64_t> dims) {
+  if (!state_)
+    return {};
   Value sum = reduce_sum(x, dims);
   if (!sum.valid())
     return {};
@@ -429,6 +468,8 @@ Value Program::mean(const Value &x, std::vector<int64_t> dims) {
 }
 
 Value Program::transpose(const Value &v, std::vector<int64_t> permutation) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -477,6 +518,8 @@ grouping(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
 }
 
 Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -489,6 +532,13 @@ Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
     return tb.error(fmt::format("reshape of {} to [{}]", typeText(t),
                                 fmt::join(shape, ", ")));
   auto target = RankedTensorType::get(shape, t.getElementType());
+  // To and from one element of rank 0: no groups.
+  if (shape.empty())
+    return tb.wrap(mlir::tensor::CollapseShapeOp::create(
+        tb.b, tb.loc, target, x, llvm::ArrayRef<mlir::ReassociationIndices>{}));
+  if (t.getRank() == 0)
+    return tb.wrap(mlir::tensor::ExpandShapeOp::create(
+        tb.b, tb.loc, target, x, llvm::ArrayRef<mlir::ReassociationIndices>{}));
   if (auto groups = grouping(t.getShape(), shape))
     return tb.wrap(
         mlir::tensor::CollapseShapeOp::create(tb.b, tb.loc, target, x, *groups));
@@ -509,11 +559,16 @@ Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
 
 Value Program::broadcast(const Value &v, std::vector<int64_t> shape,
                          std::vector<int64_t> dims) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
     return {};
   RankedTensorType t = TensorBuilder::type(x);
+  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return tb.error(
+        fmt::format("broadcast to [{}]", fmt::join(shape, ", ")));
   auto sorted = tb.checkDims(dims, shape.size(), "broadcast");
   if (!sorted)
     return {};
@@ -536,6 +591,8 @@ Value Program::broadcast(const Value &v, std::vector<int64_t> shape,
 }
 
 Value Program::softmax(const Value &v, int64_t dim) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -551,6 +608,8 @@ Value Program::softmax(const Value &v, int64_t dim) {
 }
 
 Value Program::layer_norm(const Value &v, int64_t dim, double epsilon) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -601,6 +660,8 @@ Value Program::layer_norm(const Value &v, int64_t dim, double epsilon) {
 
 Value Program::slice(const Value &v, std::vector<int64_t> offsets,
                      std::vector<int64_t> sizes) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   mlir::Value x = tb.get(v);
   if (!x)
@@ -624,6 +685,8 @@ Value Program::slice(const Value &v, std::vector<int64_t> offsets,
 }
 
 Value Program::concat(const std::vector<Value> &values, int64_t dim) {
+  if (!state_)
+    return {};
   TensorBuilder tb(*state_);
   llvm::SmallVector<mlir::Value> inputs;
   for (const Value &v : values) {
@@ -651,6 +714,8 @@ Value Program::concat(const std::vector<Value> &values, int64_t dim) {
 }
 
 absl::Status Program::output(const std::vector<Value> &values) {
+  if (!state_)
+    return detail::movedFrom();
   TensorBuilder tb(*state_);
   mlir::func::FuncOp f = state_->entryFunction();
   mlir::Operation *ret = f.getBody().front().getTerminator();

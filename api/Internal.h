@@ -40,11 +40,16 @@ absl::StatusOr<TensorSharding> shardingOf(const DeviceMesh &mesh,
                                           const PartitionSpec &spec,
                                           unsigned rank);
 
+/// What a moved-from Program answers.
+absl::Status movedFrom();
+
 runtime::DType toRuntime(DType type);
 std::optional<DType> fromRuntime(runtime::DType type);
 
 struct TensorStorage {
   runtime::TensorRef tensor;
+  /// Why the shape given was refused.
+  absl::Status status;
   static const runtime::HostTensor &of(const HostTensor &t) {
     return *t.storage_->tensor;
   }
@@ -96,7 +101,8 @@ struct ProgramState {
   std::unique_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::string entry;
-  /// Values by the SSA names of the source.
+  /// Values by the SSA names of the source; a name given to values of
+  /// several regions maps to null.
   llvm::StringMap<mlir::Value> names;
   /// The sharding constraint made for an intermediate value.
   llvm::DenseMap<mlir::Value, mlir::Operation *> constraints;
@@ -112,6 +118,8 @@ struct ProgramState {
   absl::StatusOr<mlir::Value> resolve(const Value &v) const;
   /// The `spmd.mesh` symbol for `mesh`, made on first use.
   absl::StatusOr<std::string> meshSymbol(const DeviceMesh &mesh);
+  /// Erases the meshes no sharding uses any more.
+  void pruneMeshes();
 };
 
 //===----------------------------------------------------------------------===//

@@ -61,6 +61,10 @@ std::unique_ptr<mlir::MLIRContext> detail::newContext() {
   return context;
 }
 
+absl::Status detail::movedFrom() {
+  return absl::FailedPreconditionError("the program was moved from");
+}
+
 static std::atomic<uint64_t> programCount{0};
 
 ProgramState::ProgramState()
@@ -81,6 +85,12 @@ static std::optional<DType> elementDType(mlir::Type type) {
   return detail::fromRuntime(*dtype);
 }
 
+/// The returned value of `function`'s result `index`.
+static mlir::Value returned(mlir::func::FuncOp function, int64_t index) {
+  mlir::Operation *ret = function.getBody().front().getTerminator();
+  return ret->getOperand(index);
+}
+
 Value ProgramState::handle(mlir::Value value) const {
   Value v;
   v.program_ = this;
@@ -98,6 +108,8 @@ absl::StatusOr<mlir::Value> ProgramState::resolve(const Value &v) const {
   if (v.program_ != this || v.program_id_ != id)
     return absl::InvalidArgumentError(
         "the value belongs to another program");
+  if (v.result_index_ >= 0)
+    return returned(entryFunction(), v.result_index_);
   return mlir::Value::getFromOpaquePointer(v.handle_);
 }
 
@@ -119,6 +131,13 @@ absl::StatusOr<std::string> ProgramState::meshSymbol(const DeviceMesh &mesh) {
   return name;
 }
 
+void ProgramState::pruneMeshes() {
+  for (auto mesh :
+       llvm::make_early_inc_range(module->getOps<mlir::spmd::MeshOp>()))
+    if (mlir::SymbolTable::symbolKnownUseEmpty(mesh, *module))
+      mesh->erase();
+}
+
 //===----------------------------------------------------------------------===//
 // Loading
 //===----------------------------------------------------------------------===//
@@ -133,6 +152,11 @@ Program::~Program() = default;
 static void recordNames(const mlir::AsmParserState &asmState,
                         mlir::func::FuncOp entry,
                         llvm::StringMap<mlir::Value> &names) {
+  auto record = [&](llvm::StringRef name, mlir::Value value) {
+    auto [it, inserted] = names.try_emplace(name, value);
+    if (!inserted && it->second != value)
+      it->second = nullptr;
+  };
   auto text = [](llvm::SMRange range) {
     return llvm::StringRef(range.Start.getPointer(),
                            range.End.getPointer() - range.Start.getPointer());
@@ -149,18 +173,18 @@ static void recordNames(const mlir::AsmParserState &asmState,
                          : def.op->getNumResults();
       llvm::StringRef name = text(group.definition.loc).split(':').first;
       if (end - group.startIndex == 1) {
-        names[name] = def.op->getResult(group.startIndex);
+        record(name, def.op->getResult(group.startIndex));
         continue;
       }
       for (unsigned r = group.startIndex; r < end; ++r)
-        names[(name + "#" + llvm::Twine(r - group.startIndex)).str()] =
-            def.op->getResult(r);
+        record((name + "#" + llvm::Twine(r - group.startIndex)).str(),
+               def.op->getResult(r));
     }
   }
   for (const auto &def : asmState.getBlockDefs())
     if (def.block->getParentOp() && inEntry(def.block->getParentOp()))
       for (auto [i, arg] : llvm::enumerate(def.arguments))
-        names[text(arg.loc)] = def.block->getArgument(i);
+        record(text(arg.loc), def.block->getArgument(i));
 }
 
 absl::StatusOr<Program> Program::fromString(const std::string &mlir,
@@ -213,42 +237,58 @@ absl::StatusOr<Program> Program::fromFile(const std::string &path,
 }
 
 int64_t Program::num_arguments() const {
+  if (!state_)
+    return 0;
   return state_->entryFunction().getNumArguments();
 }
 int64_t Program::num_results() const {
+  if (!state_)
+    return 0;
   return state_->entryFunction().getNumResults();
 }
 
 Value Program::argument(int64_t index) const {
+  if (!state_)
+    return {};
   mlir::func::FuncOp f = state_->entryFunction();
   if (index < 0 || index >= f.getNumArguments())
     return {};
   return state_->handle(f.getArgument(index));
 }
 
-/// The returned value of `function`'s result `index`.
-static mlir::Value returned(mlir::func::FuncOp function, int64_t index) {
-  mlir::Operation *ret = function.getBody().front().getTerminator();
-  return ret->getOperand(index);
-}
-
 Value Program::result(int64_t index) const {
-  mlir::func::FuncOp f = state_->entryFunction();
-  if (index < 0 || index >= f.getNumResults())
+  if (!state_)
     return {};
-  return state_->handle(returned(f, index));
+  mlir::func::FuncOp f = state_->entryFunction();
+  if (index < 0 || index >= f.getNumResults() || !f.getBody().hasOneBlock())
+    return {};
+  Value v = state_->handle(returned(f, index));
+  v.result_index_ = index;
+  return v;
 }
 
 absl::StatusOr<Value> Program::value(const std::string &ssa_name) const {
+  if (!state_)
+    return detail::movedFrom();
   std::string name = ssa_name.rfind('%', 0) == 0 ? ssa_name : "%" + ssa_name;
   auto it = state_->names.find(name);
-  if (it == state_->names.end())
+  if (it == state_->names.end()) {
+    bool several = state_->names.count(name + "#0");
     return absl::NotFoundError(fmt::format(
-        "@{} defines no value named {}", state_->entry, name));
+        "@{} defines no value named {}{}", state_->entry, name,
+        several ? fmt::format(" (it names several results: {}#0, ...)", name)
+                : ""));
+  }
+  if (!it->second)
+    return absl::InvalidArgumentError(fmt::format(
+        "{} names several values of @{} (in different regions)", name,
+        state_->entry));
   return state_->handle(it->second);
 }
 
 std::string Program::to_string() const {
+  if (!state_)
+    return {};
   std::string text;
   llvm::raw_string_ostream os(text);
   state_->module->print(os);
@@ -261,6 +301,8 @@ std::string Program::to_string() const {
 
 absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
                                     const PartitionSpec &spec) {
+  if (!state_)
+    return detail::movedFrom();
   absl::StatusOr<mlir::Value> v = state_->resolve(value);
   if (!v.ok())
     return v.status();
@@ -276,21 +318,28 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
       detail::shardingOf(*deviceMesh, "mesh", spec, type.getRank());
   if (!checked.ok())
     return checked.status();
+  // One mesh per program: collectives relate values of one mesh.
+  state_->pruneMeshes();
   for (auto op : state_->module->getOps<mlir::spmd::MeshOp>())
-    if (op.getMesh().toMesh().numDevices() != deviceMesh->numDevices())
+    if (op.getMesh().toMesh() != *deviceMesh)
       return absl::InvalidArgumentError(fmt::format(
-          "the program already uses a mesh of {} devices (@{}); all its "
-          "shardings must be on meshes of one device set",
-          op.getMesh().toMesh().numDevices(), op.getSymName().str()));
+          "the program's shardings are on the mesh {} (@{}); all shardings "
+          "of one program use one mesh, and this one is {}",
+          op.getMesh().toMesh().str(), op.getSymName().str(),
+          deviceMesh->str()));
+  if (absl::Status cleared = clear_sharding(value); !cleared.ok())
+    return cleared;
   absl::StatusOr<std::string> symbol = state_->meshSymbol(*deviceMesh);
   if (!symbol.ok())
     return symbol.status();
   checked->meshName = *symbol;
   auto attr = mlir::spmd::ShardingAttr::get(state_->context.get(), *checked);
 
-  if (absl::Status cleared = clear_sharding(value); !cleared.ok())
-    return cleared;
   mlir::func::FuncOp f = state_->entryFunction();
+  if (value.result_index_ >= 0) {
+    f.setResultAttr(value.result_index_, SpmdDialect::kShardingAttrName, attr);
+    return absl::OkStatus();
+  }
   // An argument of the entry: its annotation.
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(*v);
       arg && arg.getOwner() == &f.getBody().front()) {
@@ -313,6 +362,8 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
 
 absl::Status Program::mark_sharding(const Value &value,
                                     const PartitionSpec &spec) {
+  if (!state_)
+    return detail::movedFrom();
   std::optional<Mesh> mesh = get_global_mesh();
   if (!mesh)
     return absl::FailedPreconditionError(
@@ -321,10 +372,18 @@ absl::Status Program::mark_sharding(const Value &value,
 }
 
 absl::Status Program::clear_sharding(const Value &value) {
+  if (!state_)
+    return detail::movedFrom();
   absl::StatusOr<mlir::Value> v = state_->resolve(value);
   if (!v.ok())
     return v.status();
   mlir::func::FuncOp f = state_->entryFunction();
+  if (value.result_index_ >= 0) {
+    f.removeResultAttr(value.result_index_,
+                       mlir::StringAttr::get(state_->context.get(),
+                                             SpmdDialect::kShardingAttrName));
+    return absl::OkStatus();
+  }
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(*v);
       arg && arg.getOwner() == &f.getBody().front())
     f.removeArgAttr(arg.getArgNumber(), SpmdDialect::kShardingAttrName);
@@ -334,6 +393,7 @@ absl::Status Program::clear_sharding(const Value &value) {
     it->second->erase();
     state_->constraints.erase(it);
   }
+  state_->pruneMeshes();
   return absl::OkStatus();
 }
 
@@ -342,6 +402,8 @@ absl::Status Program::clear_sharding(const Value &value) {
 //===----------------------------------------------------------------------===//
 
 absl::Status Program::compile() {
+  if (!state_)
+    return detail::movedFrom();
   if (!state_->builderStatus.ok())
     return state_->builderStatus;
   std::string text = to_string();
@@ -358,6 +420,8 @@ absl::Status Program::compile() {
 }
 
 absl::StatusOr<std::string> Program::partitioned() const {
+  if (!state_)
+    return detail::movedFrom();
   if (absl::Status status = const_cast<Program *>(this)->compile();
       !status.ok())
     return status;
@@ -431,11 +495,19 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
   DType given;
   std::vector<int64_t> shape;
   if (const auto *host = std::get_if<HostTensor>(&input)) {
+    if (!host->status().ok())
+      return absl::InvalidArgumentError(
+          fmt::format("input {}: {}", i, std::string(host->status().message())));
     given = host->dtype();
     shape = host->shape();
   } else {
-    given = std::get<ShardedTensor>(input).dtype();
-    shape = std::get<ShardedTensor>(input).shape();
+    const ShardedTensor &sharded = std::get<ShardedTensor>(input);
+    if (sharded.sharding().empty())
+      return absl::InvalidArgumentError(fmt::format(
+          "input {} holds nothing (a ShardedTensor never placed on devices)",
+          i));
+    given = sharded.dtype();
+    shape = sharded.shape();
   }
   if (!want || *want != given || shape != spec.shape)
     return absl::InvalidArgumentError(fmt::format(

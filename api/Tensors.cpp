@@ -53,19 +53,11 @@ HostTensor TensorStorage::wrap(runtime::TensorRef tensor) {
   return t;
 }
 
-HostTensor::HostTensor()
-    : storage_(std::make_shared<TensorStorage>(
-          TensorStorage{std::make_shared<runtime::HostTensor>()})) {}
+absl::Status HostTensor::status() const { return storage_->status; }
 
-HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
-    : storage_(std::make_shared<TensorStorage>(
-          TensorStorage{std::make_shared<runtime::HostTensor>(
-              detail::toRuntime(dtype), std::move(shape))})) {}
-
-absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
-                                                 std::vector<int64_t> shape,
-                                                 const void *data,
-                                                 size_t bytes) {
+/// Why `shape` cannot be a tensor's: a negative size, or more elements than
+/// 2^40.
+static absl::Status checkShape(const std::vector<int64_t> &shape) {
   int64_t elements = 1;
   for (int64_t d : shape) {
     if (d < 0 || (d > 0 && elements > (int64_t(1) << 40) / d))
@@ -73,6 +65,30 @@ absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
           fmt::format("invalid tensor shape [{}]", fmt::join(shape, ", ")));
     elements *= d;
   }
+  return absl::OkStatus();
+}
+
+/// A 0-d zero.
+HostTensor::HostTensor() : HostTensor(DType::F32, {}) {}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : storage_(std::make_shared<TensorStorage>()) {
+  storage_->status = checkShape(shape);
+  // An invalid tensor holds nothing; every call given it returns why.
+  storage_->tensor = std::make_shared<runtime::HostTensor>(
+      detail::toRuntime(dtype),
+      storage_->status.ok() ? std::move(shape) : std::vector<int64_t>{0});
+}
+
+absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
+                                                 std::vector<int64_t> shape,
+                                                 const void *data,
+                                                 size_t bytes) {
+  if (absl::Status status = checkShape(shape); !status.ok())
+    return status;
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
   int64_t width = runtime::dtypeBytes(detail::toRuntime(dtype));
   if (int64_t(bytes) != elements * width)
     return absl::InvalidArgumentError(
@@ -166,6 +182,8 @@ absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
 absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
                                             const Mesh &mesh,
                                             const PartitionSpec &spec) {
+  if (!tensor.status().ok())
+    return tensor.status();
   absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
   if (!deviceMesh.ok())
     return deviceMesh.status();

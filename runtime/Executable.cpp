@@ -134,8 +134,46 @@ llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context) {
   return llvm::Error::success();
 }
 
+/// A call of `module` through which a function calls itself, directly or
+/// through others; null if there is none. (Devices run on stacks of fixed
+/// size, and the partitioner gives every function one layout per value.)
+static Operation *recursiveCall(ModuleOp module) {
+  llvm::StringMap<SmallVector<std::pair<llvm::StringRef, Operation *>>> calls;
+  module.walk([&](CallOpInterface call) {
+    auto function = call->getParentOfType<func::FuncOp>();
+    auto callee = llvm::dyn_cast_if_present<SymbolRefAttr>(
+        call.getCallableForCallee());
+    if (function && callee)
+      calls[function.getSymName()].push_back(
+          {callee.getLeafReference().getValue(), call});
+  });
+  // Depth-first, functions on the current path marked.
+  llvm::StringMap<int> state; // 1: on the path, 2: done
+  std::function<Operation *(llvm::StringRef)> visit =
+      [&](llvm::StringRef name) -> Operation * {
+    state[name] = 1;
+    for (auto [callee, call] : calls.lookup(name)) {
+      int s = state.lookup(callee);
+      if (s == 1)
+        return call;
+      if (s == 0)
+        if (Operation *found = visit(callee))
+          return found;
+    }
+    state[name] = 2;
+    return nullptr;
+  };
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!state.lookup(function.getSymName()))
+      if (Operation *found = visit(function.getSymName()))
+        return found;
+  return nullptr;
+}
+
 llvm::Expected<std::unique_ptr<Executable>>
 Executable::compile(ModuleOp module) {
+  if (Operation *call = recursiveCall(module))
+    return opError(call, "recursive calls are not supported");
   // The kernels of upstream ops, whatever context the module was made in
   // (attached once; a context that has them is left alone).
   DialectRegistry kernels;

@@ -497,3 +497,113 @@ TEST(Api, ResultsOutliveTheirProgram) {
   for (int64_t i = 0; i < result->numel(); ++i)
     EXPECT_NEAR(result->at(i), std::tanh(want[0].at(i)), 1e-6);
 }
+
+// Found by an adversarial run of user programs: each was a crash, a
+// use-after-free or a silently wrong state.
+TEST(ApiRobustness, DefaultAndInvalidTensors) {
+  spmd::HostTensor zero;
+  EXPECT_EQ(zero.numel(), 1);
+  EXPECT_EQ(zero.at(0), 0);
+  spmd::HostTensor negative(spmd::DType::F32, {-3, 4});
+  EXPECT_ERROR(negative.status(), "invalid tensor shape");
+  spmd::HostTensor huge(spmd::DType::F32, {int64_t(1) << 40, int64_t(1) << 40});
+  EXPECT_ERROR(huge.status(), "invalid tensor shape");
+  EXPECT_ERROR(spmd::mark_sharding(negative, mesh2x2(), {}).status(),
+               "invalid tensor shape");
+  auto program = spmd::Program::fromString(R"mlir(
+    func.func @f(%x: tensor<f32>) -> tensor<f32> {
+      %y = math.tanh %x : tensor<f32>
+      return %y : tensor<f32>
+    })mlir");
+  ASSERT_TRUE(program.ok());
+  EXPECT_ERROR(program->run({spmd::ShardedTensor()}).status(), "holds nothing");
+  EXPECT_ERROR(program->run({negative}).status(), "input 0");
+  auto ran = program->run({zero});
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ((*ran)[0].to_host()->at(0), 0);
+  spmd::Program built = spmd::Program::build();
+  EXPECT_FALSE(built.constant(negative).valid());
+  EXPECT_ERROR(built.status(), "invalid tensor shape");
+}
+
+TEST(ApiRobustness, ResultsAreMarkedAsResults) {
+  auto program = spmd::Program::fromString(R"mlir(
+    func.func @f(%x: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+      %y = math.tanh %x : tensor<8x4xf32>
+      return %x, %y : tensor<8x4xf32>, tensor<8x4xf32>
+    })mlir");
+  ASSERT_TRUE(program.ok());
+  spmd::Mesh mesh = mesh2x2();
+  ASSERT_TRUE(program->mark_sharding(program->argument(0), mesh, {"x", None})
+                  .ok());
+  // The first result returns the argument: marking it annotates the
+  // result, not the argument.
+  ASSERT_TRUE(program->mark_sharding(program->result(0), mesh, {None, "x"})
+                  .ok());
+  std::string text = program->to_string();
+  EXPECT_NE(text.find("%arg0: tensor<8x4xf32> {spmd.sharding = "
+                      "#spmd.sharding<@mesh, [{\"x\"}, {}]>}"),
+            std::string::npos)
+      << text;
+  // Marking the intermediate, then the result it is returned as, twice,
+  // then clearing: one constraint, one annotation, then none.
+  auto y = program->value("%y");
+  ASSERT_TRUE(y.ok());
+  ASSERT_TRUE(program->mark_sharding(*y, mesh, {"y", None}).ok());
+  spmd::Value out = program->result(1);
+  ASSERT_TRUE(program->mark_sharding(out, mesh, {"x", None}).ok());
+  ASSERT_TRUE(program->mark_sharding(out, mesh, {"y", None}).ok());
+  ASSERT_TRUE(program->clear_sharding(*y).ok());
+  ASSERT_TRUE(program->mark_sharding(out, mesh, {None, "y"}).ok());
+  text = program->to_string();
+  EXPECT_EQ(text.find("sharding_constraint"), std::string::npos) << text;
+  ASSERT_TRUE(program->clear_sharding(out).ok());
+  ASSERT_TRUE(program->clear_sharding(program->result(0)).ok());
+  text = program->to_string();
+  EXPECT_EQ(text.find("-> (tensor<8x4xf32> {spmd"), std::string::npos) << text;
+  auto ran = program->run({iota({8, 4})});
+  ASSERT_TRUE(ran.ok()) << ran.status();
+}
+
+TEST(ApiRobustness, NamesMeshesMovesAndBuilderEdges) {
+  auto program = spmd::Program::fromString(R"mlir(
+    func.func @f(%c: i1, %x: tensor<4xf32>) -> tensor<4xf32> {
+      %r = scf.if %c -> tensor<4xf32> {
+        %y = math.tanh %x : tensor<4xf32>
+        scf.yield %y : tensor<4xf32>
+      } else {
+        %y = math.exp %x : tensor<4xf32>
+        scf.yield %y : tensor<4xf32>
+      }
+      return %r : tensor<4xf32>
+    })mlir");
+  ASSERT_TRUE(program.ok());
+  EXPECT_ERROR(program->value("%y").status(), "several values");
+  // One mesh per program; a mesh nothing uses any more does not count.
+  spmd::Mesh line({0, 1, 2, 3}, {4}, {"x"});
+  ASSERT_TRUE(program->mark_sharding(program->argument(1), line, {"x"}).ok());
+  EXPECT_ERROR(program->mark_sharding(program->result(0), mesh2x2(), {"x"}),
+               "one mesh");
+  ASSERT_TRUE(program->clear_sharding(program->argument(1)).ok());
+  ASSERT_TRUE(program->mark_sharding(program->result(0), mesh2x2(), {"x"})
+                  .ok());
+  // A moved-from program answers, and does not crash.
+  spmd::Program moved = std::move(*program);
+  EXPECT_ERROR(program->status(), "moved from");
+  EXPECT_ERROR(program->compile(), "moved from");
+  EXPECT_FALSE(program->argument(0).valid());
+  EXPECT_FALSE(program->parameter({2}).valid());
+  // Builder edges that made invalid IR.
+  spmd::Program b = spmd::Program::build("edges");
+  spmd::Value v = b.parameter({4}), one = b.parameter({1});
+  ASSERT_TRUE(b.output({b.layer_norm(v, 0), b.reshape(one, {}),
+                        b.reshape(b.reshape(one, {}), {1, 1})})
+                  .ok());
+  spmd::HostTensor in = iota({4}), single = iota({1});
+  auto ran = b.run({in, single});
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ((*ran)[1].shape(), std::vector<int64_t>{});
+  EXPECT_FALSE(b.broadcast(v, {-5, 4}, {1}).valid());
+  EXPECT_ERROR(b.status(), "broadcast");
+  EXPECT_ERROR(spmd::Program::build("").status(), "name");
+}

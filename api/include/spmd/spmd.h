@@ -154,9 +154,13 @@ template <> constexpr DType dtypeOf<int64_t>() { return DType::I64; }
 /// A dense row-major tensor in host memory.
 class HostTensor {
 public:
+  /// A 0-d f32 zero.
   HostTensor();
-  /// Zeros.
+  /// Zeros. A negative size or more than 2^40 elements makes a tensor
+  /// holding nothing whose status() says why; every call given it returns
+  /// that status.
   HostTensor(DType dtype, std::vector<int64_t> shape);
+  absl::Status status() const;
   /// `values` (row-major) of `shape`.
   template <typename T>
   static absl::StatusOr<HostTensor> fromVector(std::vector<int64_t> shape,
@@ -241,6 +245,8 @@ private:
   /// Tells the program apart from a later one at the same address.
   uint64_t program_id_ = 0;
   void *handle_ = nullptr;
+  /// A result of the entry (whatever value it returns), or -1.
+  int64_t result_index_ = -1;
   std::vector<int64_t> shape_;
   DType dtype_ = DType::F32;
 };
@@ -263,7 +269,9 @@ public:
   Program &operator=(Program &&) noexcept;
   ~Program();
 
-  /// The entry's arguments and results.
+  /// The entry's arguments and results. A result stands for the entry's
+  /// result itself: marking it annotates the result, whatever value is
+  /// returned there.
   Value argument(int64_t index) const;
   Value result(int64_t index) const;
   int64_t num_arguments() const;
