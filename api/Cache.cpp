@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <list>
 #include <map>
 
 namespace spmd {
@@ -40,9 +41,17 @@ Metrics &metrics() {
   return m;
 }
 
+/// Compiled programs kept in memory, the least recently used dropped
+/// first: each holds its executable, device pool and context, and programs
+/// of varying shapes would otherwise pile up. Programs still held by a
+/// Program stay alive through it.
+constexpr size_t kMemoryEntries = 64;
+
 struct CacheState {
   std::mutex mutex;
   std::map<uint64_t, std::shared_ptr<Compiled>> memory;
+  /// Keys, most recently used last.
+  std::list<uint64_t> order;
   std::string directory;
   bool readonly = false;
 };
@@ -70,8 +79,11 @@ absl::Status initialize_cache(const std::string &path, bool readonly) {
       return absl::InvalidArgumentError(
           fmt::format("cannot create the cache '{}': {}", path, ec.message()));
   if (!llvm::sys::fs::is_directory(path))
-    return absl::NotFoundError(
-        fmt::format("the cache '{}' is not a directory", path));
+    return absl::NotFoundError(fmt::format(
+        "the cache '{}' does not exist or is not a directory", path));
+  if (!readonly && llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Write))
+    return absl::PermissionDeniedError(
+        fmt::format("the cache '{}' is not writable", path));
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().directory = path;
   cache().readonly = readonly;
@@ -187,7 +199,9 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
     std::lock_guard<std::mutex> lock(cache().mutex);
     auto it = cache().memory.find(key);
     if (it != cache().memory.end()) {
-      finish("cache_hits");
+      cache().order.remove(key);
+      cache().order.push_back(key);
+      addCounter("cache_hits");
       return it->second;
     }
     directory = cache().directory;
@@ -195,7 +209,15 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
   }
   auto remember = [&](std::shared_ptr<Compiled> compiled) {
     std::lock_guard<std::mutex> lock(cache().mutex);
-    return cache().memory.try_emplace(key, std::move(compiled)).first->second;
+    auto [it, inserted] = cache().memory.try_emplace(key, std::move(compiled));
+    if (inserted) {
+      cache().order.push_back(key);
+      if (cache().order.size() > kMemoryEntries) {
+        cache().memory.erase(cache().order.front());
+        cache().order.pop_front();
+      }
+    }
+    return it->second;
   };
 
   // Each compiled program has a context of its own (see Compiled).

@@ -607,3 +607,28 @@ TEST(ApiRobustness, NamesMeshesMovesAndBuilderEdges) {
   EXPECT_ERROR(b.status(), "broadcast");
   EXPECT_ERROR(spmd::Program::build("").status(), "name");
 }
+
+// The in-memory cache keeps the 64 programs used last: programs of many
+// shapes do not pile up (each holds an executable, a device pool and a
+// context).
+TEST(ApiRobustness, MemoryCacheIsBounded) {
+  auto text = [](int n) {
+    std::string t = "tensor<" + std::to_string(n) + "xf32>";
+    return "func.func @f(%x: " + t + ") -> " + t + " {\n  %y = math.tanh %x : " +
+           t + "\n  return %y : " + t + "\n}\n";
+  };
+  auto compile = [&](int n) {
+    auto p = spmd::Program::fromString(text(n));
+    ASSERT_TRUE(p.ok());
+    ASSERT_TRUE(p->compile().ok());
+  };
+  compile(1000);
+  int64_t hits = spmd::counter_value("cache_hits");
+  compile(1000);
+  EXPECT_EQ(spmd::counter_value("cache_hits"), hits + 1);
+  for (int n = 1; n <= 64; ++n)
+    compile(2000 + n);
+  int64_t misses = spmd::counter_value("cache_misses");
+  compile(1000); // dropped by then: compiled again
+  EXPECT_EQ(spmd::counter_value("cache_misses"), misses + 1);
+}
