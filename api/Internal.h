@@ -112,6 +112,9 @@ struct ProgramState {
   /// The first error of the tensor builder.
   absl::Status builderStatus;
 
+  /// A Program holding `state`.
+  static Program wrap(std::unique_ptr<ProgramState> state);
+
   mlir::func::FuncOp entryFunction() const;
   Value handle(mlir::Value value) const;
   /// The value `v` names, if it is one of this program's.

@@ -144,6 +144,9 @@ void ProgramState::pruneMeshes() {
 
 Program::Program(std::unique_ptr<ProgramState> state)
     : state_(std::move(state)) {}
+Program ProgramState::wrap(std::unique_ptr<ProgramState> state) {
+  return Program(std::move(state));
+}
 Program::Program(Program &&) noexcept = default;
 Program &Program::operator=(Program &&) noexcept = default;
 Program::~Program() = default;
@@ -187,16 +190,18 @@ static void recordNames(const mlir::AsmParserState &asmState,
         record(text(arg.loc), def.block->getArgument(i));
 }
 
-absl::StatusOr<Program> Program::fromString(const std::string &mlir,
-                                            const std::string &entry) {
-  auto state = std::make_unique<ProgramState>();
+/// Parses `mlir`, whose locations name `bufferName`.
+static absl::StatusOr<Program> parse(const std::string &mlir,
+                                     const std::string &bufferName,
+                                     const std::string &entry,
+                                     std::unique_ptr<ProgramState> state) {
   if (std::optional<std::string> hazard =
-          mlir::spmd::findUpstreamParserHazard(mlir, "<string>"))
+          mlir::spmd::findUpstreamParserHazard(mlir, bufferName))
     return absl::InvalidArgumentError(*hazard);
   DiagnosticCapture diagnostics(*state->context);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(mlir, "<string>"), llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(mlir, bufferName), llvm::SMLoc());
   mlir::Block block;
   mlir::AsmParserState asmState;
   mlir::ParserConfig config(state->context.get());
@@ -224,7 +229,12 @@ absl::StatusOr<Program> Program::fromString(const std::string &mlir,
                       : "the module has no function @" + entry);
   state->entry = function.getSymName().str();
   recordNames(asmState, function, state->names);
-  return Program(std::move(state));
+  return ProgramState::wrap(std::move(state));
+}
+
+absl::StatusOr<Program> Program::fromString(const std::string &mlir,
+                                            const std::string &entry) {
+  return parse(mlir, "<string>", entry, std::make_unique<ProgramState>());
 }
 
 absl::StatusOr<Program> Program::fromFile(const std::string &path,
@@ -233,7 +243,8 @@ absl::StatusOr<Program> Program::fromFile(const std::string &path,
   if (!buffer)
     return absl::NotFoundError(
         fmt::format("cannot read '{}': {}", path, buffer.getError().message()));
-  return fromString((*buffer)->getBuffer().str(), entry);
+  return parse((*buffer)->getBuffer().str(), path, entry,
+               std::make_unique<ProgramState>());
 }
 
 int64_t Program::num_arguments() const {
@@ -406,7 +417,12 @@ absl::Status Program::compile() {
     return detail::movedFrom();
   if (!state_->builderStatus.ok())
     return state_->builderStatus;
-  std::string text = to_string();
+  // Printed with its locations, so that errors point into the user's
+  // source (they are part of the key: the same program from another place
+  // compiles once more).
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  state_->module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
   uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry);
   if (state_->compiled && state_->compiledHash == key)
     return absl::OkStatus();

@@ -238,9 +238,13 @@ TEST(Api, SecondCompileIsACacheHit) {
   ASSERT_TRUE(program->compile().ok());
   int64_t hits = spmd::counter_value("cache_hits");
   int64_t misses = spmd::counter_value("cache_misses");
-  // The same text again, from another Program object: a hit.
-  auto same = spmd::Program::fromString(program->to_string());
+  // The same program marked the same way, from another Program object: a
+  // hit.
+  auto same = spmd::Program::fromString(kMatmul);
   ASSERT_TRUE(same.ok()) << same.status();
+  ASSERT_TRUE(same->mark_sharding(same->argument(1), mesh2x2(),
+                                  {None, {"x", "y"}})
+                  .ok());
   ASSERT_TRUE(same->compile().ok());
   EXPECT_EQ(spmd::counter_value("cache_hits"), hits + 1);
   EXPECT_EQ(spmd::counter_value("cache_misses"), misses);
@@ -299,6 +303,15 @@ TEST(Api, MisuseReturnsStatuses) {
   EXPECT_ERROR(spmd::HostTensor::fromVector<float>({2, 2}, three).status(),
                "bytes");
   EXPECT_ERROR(iota({2}).values<int32_t>().status(), "f32");
+  // Errors of compilation point into the user's source.
+  auto noKernel = spmd::Program::fromString(R"mlir(
+func.func @f(%x: tensor<4xi32>) -> tensor<4xui32> {
+  %y = tensor.bitcast %x : tensor<4xi32> to tensor<4xui32>
+  return %y : tensor<4xui32>
+})mlir");
+  ASSERT_TRUE(noKernel.ok());
+  EXPECT_ERROR(noKernel->compile(),
+               "<string>:3:8: error: 'tensor.bitcast': no kernel for this op");
 }
 
 namespace {

@@ -340,6 +340,7 @@ public:
   absl::Status status() const;
 
 private:
+  friend struct detail::ProgramState;
   explicit Program(std::unique_ptr<detail::ProgramState> state);
   std::unique_ptr<detail::ProgramState> state_;
 };
