@@ -116,9 +116,47 @@ static bool listsEnoughElements(llvm::StringRef statement) {
   return true;
 }
 
+/// Brackets nested deeper than this are refused: MLIR's parser descends
+/// recursively into nested attributes, types, affine expressions and
+/// regions, and such input overflows its stack (real programs nest a few
+/// dozen levels).
+constexpr int kMaxNesting = 512;
+
+/// Where `text` nests brackets deeper than kMaxNesting, outside strings and
+/// comments.
+static std::optional<size_t> tooDeep(llvm::StringRef text) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') { // a string: to its closing quote
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        break;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxNesting)
+        return i;
+    } else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string>
 mlir::spmd::findUpstreamParserHazard(llvm::StringRef text,
                                      llvm::StringRef bufferName) {
+  if (std::optional<size_t> at = tooDeep(text))
+    return errorAt(text, *at, bufferName,
+                   llvm::formatv("brackets nested more than {0} deep",
+                                 kMaxNesting));
   for (llvm::StringRef name : {"reduce", "broadcast", "transpose"}) {
     std::string op = ("linalg." + name).str();
     llvm::StringRef keyword = name == "transpose" ? "permutation" : "dimensions";
