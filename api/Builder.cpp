@@ -20,6 +20,7 @@
 #include "fmt/format.h"
 
 #include <numeric>
+#include <type_traits>
 
 namespace spmd {
 using detail::ProgramState;
@@ -237,8 +238,11 @@ Value Program::constant(const HostTensor &value) {
 }
 
 /// A contraction: matmul [m, k] x [k, n] or batch_matmul [b, m, k] x [b, k, n].
-static Value contraction(TensorBuilder &tb, const Value &a, const Value &b,
+static Value contraction(ProgramState *state, const Value &a, const Value &b,
                          bool batched) {
+  if (!state)
+    return {};
+  TensorBuilder tb(*state);
   mlir::Value x = tb.get(a), y = tb.get(b);
   if (!x || !y)
     return {};
@@ -266,24 +270,20 @@ static Value contraction(TensorBuilder &tb, const Value &a, const Value &b,
 }
 
 Value Program::matmul(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  return contraction(tb, a, b, false);
+  return contraction(state_.get(), a, b, false);
 }
 Value Program::batch_matmul(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  return contraction(tb, a, b, true);
+  return contraction(state_.get(), a, b, true);
 }
 
 /// Elementwise FloatOp (floats) or IntOp (integers) of two tensors of one
 /// type.
 template <typename FloatOp, typename IntOp>
-static Value binary(ProgramState &state, const Value &a, const Value &b,
+static Value binary(ProgramState *state, const Value &a, const Value &b,
                     const char *name) {
-  TensorBuilder tb(state);
+  if (!state)
+    return {};
+  TensorBuilder tb(*state);
   mlir::Value x = tb.get(a), y = tb.get(b);
   if (!x || !y)
     return {};
@@ -302,36 +302,29 @@ static Value binary(ProgramState &state, const Value &a, const Value &b,
 }
 
 Value Program::add(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  return binary<mlir::arith::AddFOp, mlir::arith::AddIOp>(*state_, a, b, "add");
+  return binary<mlir::arith::AddFOp, mlir::arith::AddIOp>(state_.get(), a, b, "add");
 }
 Value Program::sub(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  return binary<mlir::arith::SubFOp, mlir::arith::SubIOp>(*state_, a, b, "sub");
+  return binary<mlir::arith::SubFOp, mlir::arith::SubIOp>(state_.get(), a, b, "sub");
 }
 Value Program::mul(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  return binary<mlir::arith::MulFOp, mlir::arith::MulIOp>(*state_, a, b, "mul");
+  return binary<mlir::arith::MulFOp, mlir::arith::MulIOp>(state_.get(), a, b, "mul");
 }
 Value Program::div(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  return binary<mlir::arith::DivFOp, mlir::arith::DivSIOp>(*state_, a, b,
+  return binary<mlir::arith::DivFOp, mlir::arith::DivSIOp>(state_.get(), a, b,
                                                           "div");
 }
 Value Program::max(const Value &a, const Value &b) {
-  if (!state_)
-    return {};
-  return binary<mlir::arith::MaximumFOp, mlir::arith::MaxSIOp>(*state_, a, b,
+  return binary<mlir::arith::MaximumFOp, mlir::arith::MaxSIOp>(state_.get(), a, b,
                                                                "max");
 }
 
 /// Elementwise `fn` of a float tensor.
-static Value unary(TensorBuilder &tb, const Value &v, const char *name,
+static Value unary(ProgramState *state, const Value &v, const char *name,
                    BodyFn fn) {
+  if (!state)
+    return {};
+  TensorBuilder tb(*state);
   mlir::Value x = tb.get(v);
   if (!x)
     return {};
@@ -343,28 +336,19 @@ static Value unary(TensorBuilder &tb, const Value &v, const char *name,
 }
 
 Value Program::exp(const Value &x) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  return unary(tb, x, "exp", [](OpBuilder &nb, mlir::Location l,
+  return unary(state_.get(), x, "exp", [](OpBuilder &nb, mlir::Location l,
                                 mlir::ValueRange a) -> mlir::Value {
     return mlir::math::ExpOp::create(nb, l, a[0]);
   });
 }
 Value Program::tanh(const Value &x) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  return unary(tb, x, "tanh", [](OpBuilder &nb, mlir::Location l,
+  return unary(state_.get(), x, "tanh", [](OpBuilder &nb, mlir::Location l,
                                  mlir::ValueRange a) -> mlir::Value {
     return mlir::math::TanhOp::create(nb, l, a[0]);
   });
 }
 Value Program::relu(const Value &x) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  return unary(tb, x, "relu", [&](OpBuilder &nb, mlir::Location l,
+  return unary(state_.get(), x, "relu", [&](OpBuilder &nb, mlir::Location l,
                                   mlir::ValueRange a) -> mlir::Value {
     mlir::Value zero = mlir::arith::ConstantOp::create(
         nb, l, nb.getFloatAttr(a[0].getType(), 0.0));
@@ -372,11 +356,8 @@ Value Program::relu(const Value &x) {
   });
 }
 Value Program::gelu(const Value &x) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
   // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as GPT-2 computes it.
-  return unary(tb, x, "gelu", [&](OpBuilder &nb, mlir::Location l,
+  return unary(state_.get(), x, "gelu", [&](OpBuilder &nb, mlir::Location l,
                                   mlir::ValueRange a) -> mlir::Value {
     mlir::Type t = a[0].getType();
     auto c = [&](double v) -> mlir::Value {
@@ -395,48 +376,44 @@ Value Program::gelu(const Value &x) {
   });
 }
 
-Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
-  if (!state_)
+/// `v` reduced over `dims` by FloatOp (floats) or IntOp (integers, unless
+/// null), from `init`.
+template <typename FloatOp, typename IntOp = void>
+static Value reduction(ProgramState *state, const Value &v,
+                       std::vector<int64_t> dims, double init,
+                       const char *name) {
+  if (!state)
     return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  auto sorted = tb.checkDims(dims, TensorBuilder::type(x).getRank(), "reduce_sum");
-  if (!sorted)
-    return {};
-  bool isFloat =
-      llvm::isa<mlir::FloatType>(TensorBuilder::type(x).getElementType());
-  return tb.wrap(tb.reduce(x, *sorted, 0,
-                           [&](OpBuilder &nb, mlir::Location l,
-                               mlir::ValueRange a) -> mlir::Value {
-                             if (isFloat)
-                               return mlir::arith::AddFOp::create(nb, l, a[0],
-                                                                  a[1]);
-                             return mlir::arith::AddIOp::create(nb, l, a[0],
-                                                                a[1]);
-                           }));
-}
-
-Value Program::reduce_max(const Value &v, std::vector<int64_t> dims) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
+  TensorBuilder tb(*state);
   mlir::Value x = tb.get(v);
   if (!x)
     return {};
   RankedTensorType t = TensorBuilder::type(x);
-  auto sorted = tb.checkDims(dims, t.getRank(), "reduce_max");
+  auto sorted = tb.checkDims(dims, t.getRank(), name);
   if (!sorted)
     return {};
-  if (!llvm::isa<mlir::FloatType>(t.getElementType()))
-    return tb.error("reduce_max: floats only");
-  return tb.wrap(tb.reduce(x, *sorted, -INFINITY,
-                           [](OpBuilder &nb, mlir::Location l,
-                              mlir::ValueRange a) -> mlir::Value {
-                             return mlir::arith::MaximumFOp::create(nb, l, a[0],
-                                                                    a[1]);
-                           }));
+  bool isFloat = llvm::isa<mlir::FloatType>(t.getElementType());
+  if constexpr (std::is_void_v<IntOp>)
+    if (!isFloat)
+      return tb.error(fmt::format("{}: floats only", name));
+  return tb.wrap(tb.reduce(
+      x, *sorted, init,
+      [&](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
+        if constexpr (!std::is_void_v<IntOp>)
+          if (!isFloat)
+            return IntOp::create(nb, l, a[0], a[1]);
+        return FloatOp::create(nb, l, a[0], a[1]);
+      }));
+}
+
+Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
+  return reduction<mlir::arith::AddFOp, mlir::arith::AddIOp>(
+      state_.get(), v, std::move(dims), 0, "reduce_sum");
+}
+
+Value Program::reduce_max(const Value &v, std::vector<int64_t> dims) {
+  return reduction<mlir::arith::MaximumFOp>(state_.get(), v, std::move(dims),
+                                            -INFINITY, "reduce_max");
 }
 
 /// `x` times the constant `factor`, elementwise.

@@ -41,10 +41,10 @@ private:
   }
 
   NodeId nodeFor(Value value);
-  /// The node of one use: a value that is cheap to remake (tensor.empty, a
-  /// constant, a fill of those) and has several uses gets a node per use,
-  /// so ops sharing one zero-filled init or one constant are not forced to
-  /// one sharding (each use is remade or sliced in its own).
+  /// The node of one use: a value that is cheap to remake (isRematerializable)
+  /// and has several uses gets a node per use unless the user sharded it, so
+  /// ops sharing one zero-filled init or one constant are not forced to one
+  /// sharding (each use is remade or sliced in its own).
   NodeId useNode(OpOperand &use);
   /// The node `value` is annotated with: its own, or when propagation
   /// reached only its uses (a value remade per use), the one sharding those

@@ -71,12 +71,12 @@ ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
                              std::vector<TensorRef> locals,
                              std::optional<ShardLayout> layout,
                              ReductionKind partialKind)
-    : globalShape(std::move(globalShape)), layout_(std::move(layout)),
-      partialKind_(partialKind) {
+    : globalShape(std::move(globalShape)), layout(std::move(layout)),
+      partialKind(partialKind) {
   for (auto [device, data] : llvm::enumerate(locals)) {
     std::vector<DimSlice> slices;
-    if (layout_) {
-      llvm::SmallVector<DimSlice> of = layout_->sliceOf(device);
+    if (this->layout) {
+      llvm::SmallVector<DimSlice> of = this->layout->sliceOf(device);
       slices.assign(of.begin(), of.end());
     } else {
       for (int64_t size : this->globalShape)
@@ -87,12 +87,12 @@ ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
 }
 
 llvm::Expected<HostTensor> ShardedTensor::toHost() const {
-  if (!layout_)
+  if (!layout)
     return HostTensor(*shards.front().data);
   std::vector<TensorRef> locals;
   for (const Shard &shard : shards)
     locals.push_back(shard.data);
-  return assemble(locals, *layout_, partialKind_);
+  return assemble(locals, *layout, partialKind);
 }
 
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,

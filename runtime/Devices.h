@@ -32,8 +32,6 @@ public:
 
   llvm::ArrayRef<Shard> localShards() const { return shards; }
   llvm::ArrayRef<int64_t> shape() const { return globalShape; }
-  const std::optional<ShardLayout> &layout() const { return layout_; }
-  ReductionKind partialKind() const { return partialKind_; }
   /// The global tensor: each element from a device holding it, partial
   /// values combined over their groups.
   llvm::Expected<HostTensor> toHost() const;
@@ -41,8 +39,8 @@ public:
 private:
   std::vector<int64_t> globalShape;
   std::vector<Shard> shards;
-  std::optional<ShardLayout> layout_;
-  ReductionKind partialKind_;
+  std::optional<ShardLayout> layout;
+  ReductionKind partialKind;
 };
 
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:

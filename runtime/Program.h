@@ -74,14 +74,6 @@ public:
   /// device d).
   llvm::Expected<std::vector<ShardedTensor>>
   runSharded(std::vector<std::vector<TensorRef>> perDevice);
-  /// How input `i` is split (nullopt: replicated) and the reduction it is
-  /// pending, if partial.
-  const std::optional<ShardLayout> &inputLayout(unsigned i) const {
-    return inputLayouts[i];
-  }
-  ReductionKind inputPartialKind(unsigned i) const {
-    return inputPartialKinds[i];
-  }
   /// Runs on all devices with inputs already split (`perDevice[d]` as
   /// `shard` gives device d); results stay on their devices.
   llvm::Expected<std::vector<std::vector<RValue>>>
