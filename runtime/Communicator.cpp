@@ -85,6 +85,52 @@ bool LocalCommunicator::fail(int64_t device) {
   return true;
 }
 
+TensorRef Collective::combine(std::vector<TensorRef> all,
+                             int64_t position) const {
+  switch (kind) {
+  case Kind::AllGather:
+    return concat(all, dim);
+  case Kind::AllReduce:
+    return reduce(all, reduction);
+  case Kind::ReduceScatter:
+    // Only this member's piece of each buffer is reduced.
+    for (TensorRef &t : all)
+      t = piece(*t, dim, position, resultDimSize);
+    return reduce(all, reduction);
+  case Kind::AllToAll: {
+    // Piece j of every member's split dimension goes to member j, which
+    // concatenates what it receives in group order.
+    int64_t size = all[0]->shape()[dim] / all.size();
+    std::vector<TensorRef> received;
+    for (const TensorRef &t : all)
+      received.push_back(piece(*t, dim, position, size));
+    return concat(received, concatDim);
+  }
+  case Kind::Permute:
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+      if (pairs[i + 1] == position)
+        return all[pairs[i]];
+    // A member no pair targets receives zeros.
+    return std::make_shared<HostTensor>(all[0]->type(),
+                                        std::vector<int64_t>(all[0]->shape()));
+  }
+  llvm_unreachable("unknown collective kind");
+}
+
+llvm::Expected<TensorRef> Communicator::run(const CollectiveCall &call,
+                                            const Collective &collective,
+                                            TensorRef local) {
+  if (collective.kind == Collective::Kind::AllReduce)
+    return allReduce(call.key, call.what, call.device, call.group,
+                     std::move(local), collective.reduction);
+  llvm::Expected<std::vector<TensorRef>> all =
+      exchange(call.key, call.what, call.device, call.group, std::move(local));
+  if (!all)
+    return all.takeError();
+  int64_t position = llvm::find(call.group, call.device) - call.group.begin();
+  return collective.combine(std::move(*all), position);
+}
+
 llvm::Expected<TensorRef>
 Communicator::allReduce(const std::string &key, const std::string &what,
                         int64_t device, llvm::ArrayRef<int64_t> group,

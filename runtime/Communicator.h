@@ -26,9 +26,46 @@
 
 namespace spmd::runtime {
 
+/// What one collective computes, as its kernel describes it.
+struct Collective {
+  enum class Kind { AllGather, AllReduce, ReduceScatter, AllToAll, Permute };
+  Kind kind;
+  ReductionKind reduction = ReductionKind::Sum; // all_reduce, reduce_scatter
+  /// all_gather: the gathered dimension; reduce_scatter: the scattered one;
+  /// all_to_all: the split dimension.
+  int64_t dim = 0;
+  int64_t concatDim = 0;      // all_to_all
+  int64_t resultDimSize = 0;  // reduce_scatter: the piece along `dim`
+  std::vector<int64_t> pairs; // collective_permute: source, target, ...
+
+  /// Member `position`'s result from every member's buffer (group order).
+  TensorRef combine(std::vector<TensorRef> buffers, int64_t position) const;
+};
+
+/// One device's part in one run of a collective.
+struct CollectiveCall {
+  /// Which collective and which invocation: the same on every device of
+  /// the process, never reused while the collective runs.
+  std::string key;
+  const std::string &what; // names it in messages
+  int64_t device;
+  /// Device ids of the group, in group order: the mesh's group over `axes`.
+  llvm::ArrayRef<int64_t> group;
+  const DeviceMesh &mesh;
+  llvm::ArrayRef<AxisIndex> axes;
+};
+
 class Communicator {
 public:
   virtual ~Communicator() = default;
+
+  /// Runs `collective` for `call.device`, whose buffer is `local`. By
+  /// default every member receives every buffer (`exchange`) and combines
+  /// them; all-reduce goes through `allReduce`.
+  virtual llvm::Expected<TensorRef> run(const CollectiveCall &call,
+                                        const Collective &collective,
+                                        TensorRef local);
+
   /// Called by each device of `group` (device ids, in group order) with
   /// the same `key` (which collective, which invocation).
   virtual llvm::Expected<std::vector<TensorRef>>

@@ -70,29 +70,35 @@ TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
 ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
                              std::vector<TensorRef> locals,
                              std::optional<ShardLayout> layout,
-                             ReductionKind partialKind)
-    : globalShape(std::move(globalShape)), layout(std::move(layout)),
-      partialKind(partialKind) {
-  for (auto [device, data] : llvm::enumerate(locals)) {
+                             ReductionKind partialKind, int64_t firstDevice)
+    : globalShape(std::move(globalShape)), layout_(std::move(layout)),
+      partialKind_(partialKind) {
+  for (auto [index, data] : llvm::enumerate(locals)) {
+    int64_t device = firstDevice + index;
     std::vector<DimSlice> slices;
-    if (this->layout) {
-      llvm::SmallVector<DimSlice> of = this->layout->sliceOf(device);
+    if (layout_) {
+      llvm::SmallVector<DimSlice> of = layout_->sliceOf(device);
       slices.assign(of.begin(), of.end());
     } else {
       for (int64_t size : this->globalShape)
         slices.push_back({0, size, size});
     }
-    shards.push_back({int64_t(device), std::move(data), std::move(slices)});
+    shards.push_back({device, std::move(data), std::move(slices)});
   }
 }
 
 llvm::Expected<HostTensor> ShardedTensor::toHost() const {
-  if (!layout)
+  if (!layout_)
     return HostTensor(*shards.front().data);
+  if (int64_t(shards.size()) != layout_->mesh().numDevices())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the tensor's shards are on several processes: gather them over "
+        "the processes");
   std::vector<TensorRef> locals;
   for (const Shard &shard : shards)
     locals.push_back(shard.data);
-  return assemble(locals, *layout, partialKind);
+  return assemble(locals, *layout_, partialKind_);
 }
 
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
@@ -145,7 +151,8 @@ llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
              Communicator &communicator, KernelThreads threadsPerDevice,
-             std::shared_ptr<MemoryStats> memory, DevicePool *pool) {
+             std::shared_ptr<MemoryStats> memory, DevicePool *pool,
+             int64_t firstDevice) {
   // Devices cost a reserved stack and their buffers; the limit keeps a
   // mistyped mesh from reserving the address space.
   if (numDevices > maxLocalDevices())
@@ -163,27 +170,28 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
   if (!pool)
     pool = &own.emplace();
   if (llvm::Error error = pool->run(
-          numDevices, defaultDeviceWorkers(numDevices), [&](int64_t device) {
-            MemoryScope::setCurrent({memory, device});
+          numDevices, defaultDeviceWorkers(numDevices), [&](int64_t index) {
+            MemoryScope::setCurrent({memory, index});
             DeviceContext context;
-            context.device = device;
+            context.device = firstDevice + index;
             context.threads = threadsPerDevice;
             context.communicator = &communicator;
             llvm::Expected<std::vector<RValue>> out =
-                executable.run(function, std::move(args[device]), context);
+                executable.run(function, std::move(args[index]), context);
             if (out) {
-              results[device] = std::move(*out);
+              results[index] = std::move(*out);
               return;
             }
-            errors[device] = llvm::toString(out.takeError());
-            if (communicator.fail(device))
-              firstFailed = device;
+            errors[index] = llvm::toString(out.takeError());
+            if (communicator.fail(context.device))
+              firstFailed = index;
           }))
     return error;
-  if (int64_t device = firstFailed; device >= 0)
+  if (int64_t index = firstFailed; index >= 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "device " + std::to_string(device) + ": " +
-                                       errors[device]);
+                                   "device " +
+                                       std::to_string(firstDevice + index) +
+                                       ": " + errors[index]);
   return results;
 }
 

@@ -26,21 +26,26 @@ public:
     std::vector<DimSlice> slices; // global ranges per dimension
   };
 
-  /// `locals[d]` is device d's buffer.
+  /// `locals[i]` is device `firstDevice + i`'s buffer: every device's, or
+  /// under MPI those of this process.
   ShardedTensor(std::vector<int64_t> globalShape, std::vector<TensorRef> locals,
-                std::optional<ShardLayout> layout, ReductionKind partialKind);
+                std::optional<ShardLayout> layout, ReductionKind partialKind,
+                int64_t firstDevice = 0);
 
   llvm::ArrayRef<Shard> localShards() const { return shards; }
   llvm::ArrayRef<int64_t> shape() const { return globalShape; }
+  const std::optional<ShardLayout> &layout() const { return layout_; }
+  ReductionKind partialKind() const { return partialKind_; }
   /// The global tensor: each element from a device holding it, partial
-  /// values combined over their groups.
+  /// values combined over their groups. Needs every device's shard (with
+  /// several processes, see assembleOverProcesses).
   llvm::Expected<HostTensor> toHost() const;
 
 private:
   std::vector<int64_t> globalShape;
   std::vector<Shard> shards;
-  std::optional<ShardLayout> layout;
-  ReductionKind partialKind;
+  std::optional<ShardLayout> layout_;
+  ReductionKind partialKind_;
 };
 
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:
@@ -62,17 +67,18 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
 /// SPMD_MAX_LOCAL_DEVICES if set, else 8192.
 int64_t maxLocalDevices();
 
-/// Runs `function` of `executable` on `numDevices` devices, each kernel
-/// using up to `threadsPerDevice`; `args[d]` are device d's arguments.
-/// The storage device d allocates counts in `memory` (if given) as d's.
-/// Devices run on `pool` (if given, else on a pool of their own).
+/// Runs `function` of `executable` on devices `firstDevice` ..
+/// `firstDevice + numDevices - 1`, each kernel using up to
+/// `threadsPerDevice`; `args[i]` are device `firstDevice + i`'s arguments.
+/// The storage that device allocates counts in `memory` (if given) as
+/// i's. Devices run on `pool` (if given, else on a pool of their own).
 /// Returns each device's results.
 llvm::Expected<std::vector<std::vector<RValue>>>
 runOnDevices(const Executable &executable, llvm::StringRef function,
              std::vector<std::vector<RValue>> args, int64_t numDevices,
              Communicator &communicator, KernelThreads threadsPerDevice = {},
              std::shared_ptr<MemoryStats> memory = nullptr,
-             DevicePool *pool = nullptr);
+             DevicePool *pool = nullptr, int64_t firstDevice = 0);
 
 } // namespace spmd::runtime
 

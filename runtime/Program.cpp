@@ -15,6 +15,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
 #include <unistd.h>
@@ -275,7 +276,19 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
                            .toMesh()
                            .numDevices();
 
-  program->threads = defaultThreadsPerDevice(program->devices);
+  program->localDevices = program->devices;
+  program->world = MpiWorld::get();
+  if (program->world && program->world->size() == 1)
+    program->world = nullptr;
+  if (MpiWorld *world = program->world) {
+    if (program->devices % world->size() != 0)
+      return fail(llvm::formatv("the mesh has {0} devices, which {1} "
+                                "processes cannot share evenly",
+                                program->devices, world->size()));
+    program->localDevices = program->devices / world->size();
+    program->firstLocal = world->rank() * program->localDevices;
+  }
+  program->threads = defaultThreadsPerDevice(program->localDevices);
 
   FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
   if (succeeded(report))
@@ -285,13 +298,47 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
   if (!local)
     return local.takeError();
   program->local = std::move(*local);
+  if (program->world) {
+    // Every process compiled the same module: they make the communicators
+    // of its collectives' axis sets in the same order.
+    program->mpi = std::make_unique<MpiCommunicator>(*program->world);
+    std::vector<std::pair<const DeviceMesh *,
+                          std::vector<llvm::SmallVector<AxisIndex>>>>
+        uses;
+    module->walk([&](mlir::spmd::CollectiveOpInterface op) {
+      const DeviceMesh *mesh =
+          program->local->mesh(op.getMeshAttr().getValue());
+      if (!mesh)
+        return;
+      llvm::SmallVector<AxisIndex> axes;
+      for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
+        axes.push_back(*mesh->axisIndex(axis.getValue()));
+      auto it = llvm::find_if(uses, [&](auto &use) { return use.first == mesh; });
+      if (it == uses.end()) {
+        uses.push_back({mesh, {}});
+        it = std::prev(uses.end());
+      }
+      if (!llvm::is_contained(it->second, axes))
+        it->second.push_back(axes);
+    });
+    for (auto &[mesh, sets] : uses) {
+      if (mesh->numDevices() != program->devices)
+        return fail(llvm::formatv("mesh {0} has {1} devices but the program "
+                                  "runs on {2}",
+                                  mesh->str(), mesh->numDevices(),
+                                  program->devices));
+      if (llvm::Error err = program->mpi->prepare(*mesh, sets))
+        return std::move(err);
+    }
+  }
   return program;
 }
 
 std::vector<TensorRef> Program::shard(unsigned input,
                                       const HostTensor &global) const {
   std::vector<TensorRef> shards;
-  for (int64_t device = 0; device < devices; ++device) {
+  for (int64_t device = firstLocal; device < firstLocal + localDevices;
+       ++device) {
     if (inputLayouts[input])
       shards.push_back(shardFor(global, *inputLayouts[input], device,
                                 inputPartialKinds[input]));
@@ -327,11 +374,11 @@ Program::runSharded(llvm::ArrayRef<HostTensor> args) {
   if (args.size() != inputSpecs.size())
     return fail("@" + entryName + " takes " + llvm::Twine(inputSpecs.size()) +
                 " inputs");
-  std::vector<std::vector<TensorRef>> perDevice(devices);
+  std::vector<std::vector<TensorRef>> perDevice(localDevices);
   for (auto [i, arg] : llvm::enumerate(args)) {
     std::vector<TensorRef> shards = shard(i, arg);
-    for (int64_t device = 0; device < devices; ++device)
-      perDevice[device].push_back(shards[device]);
+    for (int64_t index = 0; index < localDevices; ++index)
+      perDevice[index].push_back(shards[index]);
   }
   return runSharded(std::move(perDevice));
 }
@@ -345,10 +392,10 @@ Program::runSharded(std::vector<std::vector<TensorRef>> perDevice) {
   std::vector<ShardedTensor> outputs;
   for (unsigned r = 0; r < outputSpecs.size(); ++r) {
     std::vector<TensorRef> locals;
-    for (int64_t device = 0; device < devices; ++device)
-      locals.push_back(fromValue((*results)[device][r], outputSpecs[r]));
+    for (int64_t index = 0; index < localDevices; ++index)
+      locals.push_back(fromValue((*results)[index][r], outputSpecs[r]));
     outputs.emplace_back(outputSpecs[r].shape, std::move(locals),
-                         outputLayouts[r], outputPartialKinds[r]);
+                         outputLayouts[r], outputPartialKinds[r], firstLocal);
   }
   return outputs;
 }
@@ -360,7 +407,7 @@ Program::run(llvm::ArrayRef<HostTensor> args) {
     return sharded.takeError();
   std::vector<HostTensor> outputs;
   for (const ShardedTensor &result : *sharded) {
-    llvm::Expected<HostTensor> whole = result.toHost();
+    llvm::Expected<HostTensor> whole = toHost(result);
     if (!whole)
       return whole.takeError();
     outputs.push_back(std::move(*whole));
@@ -370,28 +417,106 @@ Program::run(llvm::ArrayRef<HostTensor> args) {
 
 llvm::Expected<std::vector<std::vector<RValue>>>
 Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
-  std::vector<std::vector<RValue>> values(devices);
-  for (int64_t device = 0; device < devices; ++device)
-    for (auto [i, shard] : llvm::enumerate(perDevice[device]))
-      values[device].push_back(toValue(shard, inputSpecs[i].scalar));
-  LocalCommunicator communicator;
-  auto memory = std::make_shared<MemoryStats>(devices);
+  int64_t n = localDevices;
+  std::vector<std::vector<RValue>> values(n);
+  for (int64_t index = 0; index < n; ++index)
+    for (auto [i, shard] : llvm::enumerate(perDevice[index]))
+      values[index].push_back(toValue(shard, inputSpecs[i].scalar));
+  auto memory = std::make_shared<MemoryStats>(n);
   // A device holds its argument shards for the whole run, whichever
   // thread allocated them: they count towards its peak.
-  std::vector<int64_t> held(devices, 0);
-  for (int64_t device = 0; device < devices; ++device) {
-    for (const RValue &value : values[device])
+  std::vector<int64_t> held(n, 0);
+  for (int64_t index = 0; index < n; ++index) {
+    for (const RValue &value : values[index])
       if (value.tensor)
-        held[device] += value.tensor->sizeInBytes();
-    memory->add(device, held[device]);
+        held[index] += value.tensor->sizeInBytes();
+    memory->add(index, held[index]);
   }
-  auto results = runOnDevices(*local, entryName, std::move(values), devices,
-                              communicator, kernelThreads(devices), memory,
-                              &devicePool);
-  for (int64_t device = 0; device < devices; ++device)
-    memory->add(device, -held[device]);
+  llvm::Expected<std::vector<std::vector<RValue>>> results =
+      std::vector<std::vector<RValue>>();
+  if (mpi) {
+    // Processes must run their collectives in one order: runs of programs
+    // over MPI take turns.
+    static std::mutex mpiRuns;
+    std::lock_guard<std::mutex> turn(mpiRuns);
+    results = runOnDevices(*local, entryName, std::move(values), n, *mpi,
+                           kernelThreads(n), memory, &devicePool, firstLocal);
+    if (!results) {
+      // The others stop at their next wait instead of waiting for this one.
+      std::string text = llvm::toString(results.takeError());
+      world->announceStop(text);
+      results = fail("rank " + llvm::Twine(world->rank()) + ": " + text);
+    }
+  } else {
+    LocalCommunicator communicator;
+    results = runOnDevices(*local, entryName, std::move(values), n,
+                           communicator, kernelThreads(n), memory,
+                           &devicePool);
+  }
+  for (int64_t index = 0; index < n; ++index)
+    memory->add(index, -held[index]);
   lastRunMemory = std::move(memory);
   return results;
+}
+
+llvm::Expected<HostTensor> Program::toHost(const ShardedTensor &tensor,
+                                           bool everywhere) {
+  const std::optional<ShardLayout> &layout = tensor.layout();
+  // Replicated: every device holds all of it.
+  if (!world || !layout)
+    return tensor.toHost();
+  llvm::ArrayRef<ShardedTensor::Shard> shards = tensor.localShards();
+  DType type = shards.front().data->type();
+  llvm::SmallVector<int64_t> shape = layout->localShape();
+  std::vector<int64_t> localShape(shape.begin(), shape.end());
+  int64_t rank = world->rank();
+  std::vector<TensorRef> locals(devices);
+  std::vector<Message> messages;
+  for (int64_t device = 0; device < devices; ++device) {
+    int64_t owner = device / localDevices;
+    if (owner == rank) {
+      locals[device] = shards[device - firstLocal].data;
+      if (rank != 0)
+        messages.push_back(
+            {0, locals[device]->data(), locals[device]->sizeInBytes(), true});
+    } else if (rank == 0) {
+      locals[device] = std::make_shared<HostTensor>(type, localShape,
+                                                    Init::None);
+      messages.push_back({owner, locals[device]->data(),
+                          locals[device]->sizeInBytes(), false});
+    }
+  }
+  if (llvm::Error err = world->exchange(0, messages, "gathering a result"))
+    return std::move(err);
+  HostTensor global;
+  if (rank == 0) {
+    llvm::Expected<HostTensor> assembled =
+        assemble(locals, *layout, tensor.partialKind());
+    if (!assembled)
+      return assembled.takeError();
+    global = std::move(*assembled);
+  } else if (everywhere) {
+    global = HostTensor(type, std::vector<int64_t>(tensor.shape()), Init::None);
+  }
+  if (!everywhere)
+    return global;
+  messages.clear();
+  for (int64_t r = 1; r < world->size(); ++r)
+    if (rank == 0 || r == rank)
+      messages.push_back({rank == 0 ? r : 0, global.data(),
+                          global.sizeInBytes(), rank == 0});
+  if (llvm::Error err = world->exchange(0, messages, "sending a result"))
+    return std::move(err);
+  return global;
+}
+
+std::map<std::string, MpiCommunicator::Traffic> Program::mpiTraffic() const {
+  return mpi ? mpi->traffic() : std::map<std::string, MpiCommunicator::Traffic>();
+}
+
+void Program::clearMpiTraffic() {
+  if (mpi)
+    mpi->clearTraffic();
 }
 
 KernelThreads Program::kernelThreads(int64_t runningDevices) {

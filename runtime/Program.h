@@ -14,6 +14,7 @@
 
 #include "runtime/Devices.h"
 #include "runtime/Executable.h"
+#include "runtime/MpiCommunicator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -53,6 +54,16 @@ public:
   llvm::ArrayRef<TensorSpec> inputs() const { return inputSpecs; }
   llvm::ArrayRef<TensorSpec> outputs() const { return outputSpecs; }
   int64_t numDevices() const { return devices; }
+  /// The devices this process runs: all of them, or under MPI (`mpirun
+  /// -np P`) its block of numDevices() / P.
+  int64_t firstLocalDevice() const { return firstLocal; }
+  int64_t numLocalDevices() const { return localDevices; }
+  /// The processes the program runs on (1 without MPI).
+  int64_t numProcesses() const { return world ? world->size() : 1; }
+  /// Bytes this process sent through MPI per collective op, since the last
+  /// clear (none without MPI).
+  std::map<std::string, MpiCommunicator::Traffic> mpiTraffic() const;
+  void clearMpiTraffic();
   /// Threads each device's kernels may use (default: cores / devices).
   int64_t threadsPerDevice() const { return threads; }
   void setThreadsPerDevice(int64_t n) { threads = std::max<int64_t>(n, 1); }
@@ -64,20 +75,27 @@ public:
   /// all devices (empty before one).
   std::vector<int64_t> peakBytesOfLastRun() const;
 
-  /// Runs on all devices: global inputs in, global outputs out.
+  /// Runs on all devices: global inputs in, global outputs out (under MPI
+  /// on every process; every process must call it).
   llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> args);
   /// Runs on all devices: global inputs in; the results stay split, each
-  /// device's shard with the global ranges it holds.
+  /// local device's shard with the global ranges it holds.
   llvm::Expected<std::vector<ShardedTensor>>
   runSharded(llvm::ArrayRef<HostTensor> args);
-  /// The same with inputs already split (`perDevice[d]` as `shard` gives
-  /// device d).
+  /// The same with inputs already split (`perDevice[i]` as `shard` gives
+  /// local device i).
   llvm::Expected<std::vector<ShardedTensor>>
   runSharded(std::vector<std::vector<TensorRef>> perDevice);
-  /// Runs on all devices with inputs already split (`perDevice[d]` as
-  /// `shard` gives device d); results stay on their devices.
+  /// Runs on all devices with inputs already split (`perDevice[i]` as
+  /// `shard` gives local device i); results stay on their devices.
   llvm::Expected<std::vector<std::vector<RValue>>>
   runShards(std::vector<std::vector<TensorRef>> perDevice);
+  /// The global tensor of a result of this program. Under MPI every
+  /// process must call it; each sends its shards to rank 0, which
+  /// assembles; with `everywhere` rank 0 then sends it to every process,
+  /// else the others get an empty tensor.
+  llvm::Expected<HostTensor> toHost(const ShardedTensor &tensor,
+                                    bool everywhere = true);
   /// Runs the unpartitioned program on one device.
   llvm::Expected<std::vector<HostTensor>>
   runGlobal(llvm::ArrayRef<HostTensor> args);
@@ -89,7 +107,7 @@ public:
   llvm::Expected<std::vector<HostTensor>>
   runWideGlobal(llvm::ArrayRef<HostTensor> args);
 
-  /// The input split over devices, as `run` splits it.
+  /// The input split over this process's devices, as `run` splits it.
   std::vector<TensorRef> shard(unsigned input, const HostTensor &global) const;
 
 private:
@@ -103,6 +121,9 @@ private:
   std::vector<std::optional<ShardLayout>> inputLayouts, outputLayouts;
   std::vector<ReductionKind> inputPartialKinds, outputPartialKinds;
   int64_t devices = 1;
+  int64_t firstLocal = 0, localDevices = 1;
+  MpiWorld *world = nullptr; // with more than one process
+  std::unique_ptr<MpiCommunicator> mpi;
   int64_t threads = 1;
   int64_t reductionLength = 1;
   std::unique_ptr<Executable> local, global, wideGlobal;

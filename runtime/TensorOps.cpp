@@ -84,16 +84,16 @@ template <typename T> static T combine(ReductionKind kind, T a, T b) {
 /// Native floats: a block of the output at a time, reading every part's
 /// block once while it is in cache.
 template <typename T>
-static void reduceNative(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
-                         T *out, int64_t begin, int64_t end) {
+static void reduceNative(llvm::ArrayRef<ElementSpan> parts,
+                         ReductionKind kind, T *out, int64_t count) {
   constexpr int64_t kBlock = 2048;
-  for (int64_t b = begin; b < end; b += kBlock) {
-    int64_t e = std::min(end, b + kBlock);
-    const T *first = parts[0]->as<T>();
+  for (int64_t b = 0; b < count; b += kBlock) {
+    int64_t e = std::min(count, b + kBlock);
+    const T *first = parts[0].tensor->as<T>() + parts[0].begin;
     for (int64_t i = b; i < e; ++i)
       out[i] = first[i];
     for (size_t p = 1; p < parts.size(); ++p) {
-      const T *in = parts[p]->as<T>();
+      const T *in = parts[p].tensor->as<T>() + parts[p].begin;
       switch (kind) {
       case ReductionKind::Sum:
         for (int64_t i = b; i < e; ++i)
@@ -112,32 +112,42 @@ static void reduceNative(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
   }
 }
 
-void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
-                HostTensor &out, int64_t begin, int64_t end) {
+void reduceElements(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
+                    HostTensor &out, int64_t outBegin, int64_t count) {
   switch (out.type()) {
   case DType::F32:
-    return reduceNative(parts, kind, out.as<float>(), begin, end);
+    return reduceNative(parts, kind, out.as<float>() + outBegin, count);
   case DType::F64:
-    return reduceNative(parts, kind, out.as<double>(), begin, end);
+    return reduceNative(parts, kind, out.as<double>() + outBegin, count);
   default:
     break;
   }
   if (isFloat(out.type())) {
-    for (int64_t e = begin; e < end; ++e) {
-      double v = parts[0]->getFloat(e);
+    for (int64_t e = 0; e < count; ++e) {
+      double v = parts[0].tensor->getFloat(parts[0].begin + e);
       for (size_t p = 1; p < parts.size(); ++p)
-        v = combine(kind, v, parts[p]->getFloat(e));
-      out.setFloat(e, v);
+        v = combine(kind, v, parts[p].tensor->getFloat(parts[p].begin + e));
+      out.setFloat(outBegin + e, v);
     }
     return;
   }
   unsigned width = intWidth(out.type());
-  for (int64_t e = begin; e < end; ++e) {
-    int64_t v = parts[0]->getInt(e);
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t v = parts[0].tensor->getInt(parts[0].begin + e);
     for (size_t p = 1; p < parts.size(); ++p)
-      v = wrapToWidth(combine(kind, v, parts[p]->getInt(e)), width);
-    out.setInt(e, v);
+      v = wrapToWidth(
+          combine(kind, v, parts[p].tensor->getInt(parts[p].begin + e)),
+          width);
+    out.setInt(outBegin + e, v);
   }
+}
+
+void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
+                HostTensor &out, int64_t begin, int64_t end) {
+  llvm::SmallVector<ElementSpan> spans;
+  for (const TensorRef &part : parts)
+    spans.push_back({part.get(), begin});
+  reduceElements(spans, kind, out, begin, end - begin);
 }
 
 TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind) {

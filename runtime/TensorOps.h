@@ -53,6 +53,15 @@ void broadcastFirst(HostTensor &t);
 TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size);
 /// The elementwise reduction of `parts`, in order.
 TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind);
+/// `count` elements of `tensor` (row-major) from element `begin`.
+struct ElementSpan {
+  const HostTensor *tensor;
+  int64_t begin;
+};
+/// The elementwise reduction of `parts` (in order) into `count` elements of
+/// `out` from `outBegin`; `out` may be the first part, at the same place.
+void reduceElements(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
+                    HostTensor &out, int64_t outBegin, int64_t count);
 /// Elements [begin, end) (row-major) of the reduction of `parts`, into `out`.
 void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
                 HostTensor &out, int64_t begin, int64_t end);

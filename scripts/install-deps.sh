@@ -8,6 +8,7 @@ packages=(
   clang-22 libclang-rt-22-dev
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libeigen3-dev libabsl-dev libfmt-dev
+  libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -1,8 +1,9 @@
 //===- CollectiveKernels.cpp - spmd ops: collectives, device queries ------===//
 //
-// Every collective exchanges buffers through the Communicator and computes
-// this device's result from its group's buffers, in group order (so every
-// device of a group computes identical reductions). all_slice needs no
+// Every collective is described to the Communicator, which moves what the
+// group needs (inside the process, or through MPI) and computes each
+// device's result; reductions combine buffers in group order, so every
+// device of a group computes identical values. all_slice needs no
 // exchange; sharding constraints are the identity.
 //
 //===----------------------------------------------------------------------===//
@@ -43,21 +44,10 @@ static llvm::Expected<CollectiveInfo> infoOf(CollectiveOpInterface op,
   return info;
 }
 
-namespace {
-/// One device's part in one run of a collective.
-struct Meeting {
-  std::string key;
-  const std::string &what;
-  int64_t device;
-  llvm::SmallVector<int64_t> group;
-  int64_t position;
-};
-} // namespace
-
-/// Builds a collective whose result is `run(communicator, meeting, input)`.
-template <typename Run>
+/// Builds the step of a collective whose kind and parameters
+/// `collective` gives.
 static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
-                                            Run run) {
+                                            Collective collective) {
   llvm::Expected<CollectiveInfo> info =
       infoOf(llvm::cast<CollectiveOpInterface>(op), ctx);
   if (!info)
@@ -69,12 +59,16 @@ static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
     llvm::SmallVector<int64_t> group =
         shared->mesh->groupOf(context.device, shared->axes);
-    int64_t position = llvm::find(group, context.device) - group.begin();
-    Meeting meeting{std::to_string(reinterpret_cast<uintptr_t>(identity)) +
-                        "#" + std::to_string(context.invocations[identity]++),
-                    shared->name, context.device, std::move(group), position};
-    llvm::Expected<TensorRef> out =
-        run(*context.communicator, meeting, frame.slots[input].tensor);
+    CollectiveCall call{std::to_string(reinterpret_cast<uintptr_t>(identity)) +
+                            "#" +
+                            std::to_string(context.invocations[identity]++),
+                        shared->name,
+                        context.device,
+                        group,
+                        *shared->mesh,
+                        shared->axes};
+    llvm::Expected<TensorRef> out = context.communicator->run(
+        call, collective, frame.slots[input].tensor);
     if (!out)
       return out.takeError();
     frame.slots[result] = RValue::ofTensor(std::move(*out));
@@ -82,84 +76,42 @@ static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
   });
 }
 
-/// Builds a collective whose result is `compute(groupBuffers, position)`.
-template <typename Compute>
-static llvm::Expected<Step> buildExchange(Operation *op, KernelContext &ctx,
-                                          Compute compute) {
-  return buildCollective(
-      op, ctx,
-      [compute](Communicator &communicator, const Meeting &meeting,
-                TensorRef local) -> llvm::Expected<TensorRef> {
-        llvm::Expected<std::vector<TensorRef>> buffers =
-            communicator.exchange(meeting.key, meeting.what, meeting.device,
-                                  meeting.group, std::move(local));
-        if (!buffers)
-          return buffers.takeError();
-        return compute(*buffers, meeting.position);
-      });
-}
-
 static llvm::Expected<Step> buildAllGather(Operation *op, KernelContext &ctx) {
-  int64_t dim = llvm::cast<AllGatherOp>(op).getGatherDim();
-  return buildExchange(op, ctx, [dim](std::vector<TensorRef> &all, int64_t) {
-    return concat(all, dim);
-  });
+  Collective collective{Collective::Kind::AllGather};
+  collective.dim = llvm::cast<AllGatherOp>(op).getGatherDim();
+  return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildAllReduce(Operation *op, KernelContext &ctx) {
-  ::spmd::ReductionKind kind =
-      toLibrary(llvm::cast<AllReduceOp>(op).getReduction());
-  return buildCollective(op, ctx,
-                         [kind](Communicator &communicator,
-                                const Meeting &meeting, TensorRef local) {
-                           return communicator.allReduce(
-                               meeting.key, meeting.what, meeting.device,
-                               meeting.group, std::move(local), kind);
-                         });
+  Collective collective{Collective::Kind::AllReduce};
+  collective.reduction = toLibrary(llvm::cast<AllReduceOp>(op).getReduction());
+  return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildReduceScatter(Operation *op,
                                                KernelContext &ctx) {
   auto scatter = llvm::cast<ReduceScatterOp>(op);
-  ::spmd::ReductionKind kind = toLibrary(scatter.getReduction());
-  int64_t dim = scatter.getScatterDim();
-  int64_t size = scatter.getType().getDimSize(dim);
-  // Only this member's piece of each buffer is reduced.
-  return buildExchange(op, ctx,
-                       [=](std::vector<TensorRef> &all, int64_t position) {
-                         for (TensorRef &t : all)
-                           t = piece(*t, dim, position, size);
-                         return reduce(all, kind);
-                       });
+  Collective collective{Collective::Kind::ReduceScatter};
+  collective.reduction = toLibrary(scatter.getReduction());
+  collective.dim = scatter.getScatterDim();
+  collective.resultDimSize = scatter.getType().getDimSize(collective.dim);
+  return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildAllToAll(Operation *op, KernelContext &ctx) {
   auto a2a = llvm::cast<AllToAllOp>(op);
-  int64_t split = a2a.getSplitDim(), concatDim = a2a.getConcatDim();
-  // Piece j of every member's split dimension goes to member j, which
-  // concatenates what it receives in group order.
-  return buildExchange(op, ctx,
-                       [=](std::vector<TensorRef> &all, int64_t position) {
-                         int64_t size = all[0]->shape()[split] / all.size();
-                         std::vector<TensorRef> received;
-                         for (const TensorRef &t : all)
-                           received.push_back(piece(*t, split, position, size));
-                         return concat(received, concatDim);
-                       });
+  Collective collective{Collective::Kind::AllToAll};
+  collective.dim = a2a.getSplitDim();
+  collective.concatDim = a2a.getConcatDim();
+  return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildPermute(Operation *op, KernelContext &ctx) {
   auto permute = llvm::cast<CollectivePermuteOp>(op);
-  std::vector<int64_t> pairs(permute.getSourceTargetPairs().begin(),
-                             permute.getSourceTargetPairs().end());
-  return buildExchange(
-      op, ctx, [pairs](std::vector<TensorRef> &all, int64_t position) {
-        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
-          if (pairs[i + 1] == position)
-            return all[pairs[i]];
-        return std::make_shared<HostTensor>(
-            all[0]->type(), std::vector<int64_t>(all[0]->shape()));
-      });
+  Collective collective{Collective::Kind::Permute};
+  collective.pairs.assign(permute.getSourceTargetPairs().begin(),
+                          permute.getSourceTargetPairs().end());
+  return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {

@@ -3,9 +3,11 @@
 //   spmd-run FILE.mlir [--entry=NAME] [--devices=N] [--mesh-config=FILE]
 //            [--seed=S] [--inputs=DIR] [--outputs=DIR] [--check]
 //            [--iters=K] [--report=FILE] [--threads-per-device=T]
-//            [--load-dialect-plugin=LIB ...]
+//            [--mpi-timeout=SECONDS] [--load-dialect-plugin=LIB ...]
 //
-// Exit codes: 0 success, 1 check failure or run error, 2 bad input.
+// Under `mpirun -np P` every process compiles the program and runs its
+// block of devices; rank 0 prints, checks and writes the outputs and the
+// report. Exit codes: 0 success, 1 check failure or run error, 2 bad input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
 #include "runtime/Check.h"
+#include "runtime/MpiWorld.h"
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
 #include "tools/DebugOptions.h"
@@ -68,6 +71,11 @@ static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
                               cl::init(1));
 static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
                                        cl::init(""));
+static cl::opt<double> mpiTimeout(
+    "mpi-timeout",
+    cl::desc("Under mpirun: seconds a process waits for another before it "
+             "stops naming it (default: SPMD_MPI_TIMEOUT, else 60)"),
+    cl::init(0));
 static cl::list<std::string> dialectPlugins(
     "load-dialect-plugin",
     cl::desc("Load dialects, with their sharding and kernel models, from a "
@@ -79,14 +87,98 @@ static void printError(const llvm::Twine &message) {
   std::string text = message.str();
   static const std::regex located("^[^ ]+:[0-9]+:[0-9]+: error: ");
   if (!std::regex_search(text, located))
-    llvm::errs() << "spmd-run: error: ";
-  llvm::errs() << text << "\n";
+    text = "spmd-run: error: " + text;
+  // One write: under mpirun the lines of several processes interleave
+  // byte by byte otherwise.
+  llvm::errs() << text + "\n";
+  llvm::errs().flush();
 }
 
-/// A bad input: one error, exit code 2.
+/// The processes of the run: null without MPI.
+static MpiWorld *world = nullptr;
+
+/// A bad input: one error, exit code 2. Every process meets the same one
+/// (they read the same files) and prints it.
 [[noreturn]] static void badInput(const llvm::Twine &message) {
   printError(message);
+  if (world)
+    world->stop(message.str(), 2);
   std::exit(2);
+}
+
+/// A failed run: one error, exit code 1. Under MPI the other processes
+/// were told and stop too.
+[[noreturn]] static void runFailed(const llvm::Twine &message) {
+  printError(message);
+  if (world)
+    world->announceStop(message.str());
+  std::exit(1);
+}
+
+/// Whether this process prints and writes: the only one, or rank 0.
+static bool leads() { return !world || world->rank() == 0; }
+
+/// How long the other processes wait for rank 0's check (it runs the
+/// unpartitioned program alone).
+static constexpr std::chrono::minutes kVerdictWait{30};
+
+/// Every process's bytes through MPI per collective, on rank 0: for each
+/// collective its kind, calls, the bytes of all processes and of each.
+static llvm::json::Array gatherMpiTraffic(const Program &program) {
+  llvm::json::Array entries;
+  if (!world)
+    return entries;
+  llvm::json::Object own;
+  for (const auto &[name, traffic] : program.mpiTraffic())
+    own[name] = llvm::json::Object{{"kind", traffic.kind},
+                                   {"calls", traffic.calls},
+                                   {"bytes", traffic.bytes}};
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(own));
+  llvm::Expected<std::vector<std::string>> all =
+      world->gatherText(text, "gathering the MPI byte counts");
+  if (!all)
+    runFailed(llvm::toString(all.takeError()));
+  std::map<std::string, llvm::json::Object> merged;
+  for (auto [rank, text] : llvm::enumerate(*all)) {
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      continue;
+    }
+    for (const auto &[name, value] : *parsed->getAsObject()) {
+      const llvm::json::Object &traffic = *value.getAsObject();
+      llvm::json::Object &entry = merged[name.str()];
+      if (entry.empty()) {
+        entry["collective"] = name.str();
+        entry["kind"] = traffic.getString("kind")->str();
+        entry["calls"] = *traffic.getInteger("calls");
+        entry["bytes"] = int64_t(0);
+        entry["bytes_per_process"] =
+            llvm::json::Array(std::vector<int64_t>(all->size(), 0));
+      }
+      int64_t bytes = *traffic.getInteger("bytes");
+      entry["bytes"] = *entry.getInteger("bytes") + bytes;
+      (*entry.getArray("bytes_per_process"))[rank] = bytes;
+    }
+  }
+  for (auto &[name, entry] : merged)
+    entries.push_back(std::move(entry));
+  return entries;
+}
+
+/// A process other than rank 0 after the runs: it waits for rank 0's
+/// verdict and ends with it.
+[[noreturn]] static void finishOtherRank() {
+  int code = 0;
+  if (check) {
+    llvm::Expected<double> verdict = world->maxOverProcesses(
+        0, "waiting for rank 0's check", kVerdictWait);
+    if (!verdict)
+      runFailed(llvm::toString(verdict.takeError()));
+    code = int(*verdict);
+  }
+  std::exit(code);
 }
 
 static HostTensor randomTensor(const TensorSpec &spec, std::mt19937_64 &rng) {
@@ -115,6 +207,14 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "spmd-run: run a module on all local devices\n");
   auto compileStart = std::chrono::steady_clock::now();
+  world = MpiWorld::get();
+  if (world && world->size() == 1)
+    world = nullptr;
+  if (mpiTimeout < 0)
+    badInput("--mpi-timeout must be positive");
+  if (world && mpiTimeout > 0)
+    world->setTimeout(
+        std::chrono::milliseconds(int64_t(mpiTimeout * 1000)));
 
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
@@ -145,7 +245,9 @@ int main(int argc, char **argv) {
 
   if (!meshConfig.empty()) {
     llvm::Expected<spmd::HybridDeviceMesh> hybrid =
-        spmd::loadMeshConfigFile(meshConfig, /*expectedProcesses=*/1);
+        spmd::loadMeshConfigFile(meshConfig,
+                                 /*expectedProcesses=*/world ? world->size()
+                                                             : 1);
     if (!hybrid)
       badInput(llvm::toString(hybrid.takeError()));
     mlir::PassManager pm(&context);
@@ -160,11 +262,16 @@ int main(int argc, char **argv) {
   if (!compiled)
     badInput(llvm::toString(compiled.takeError()));
   Program &program = **compiled;
-  if (devicesFlag && devicesFlag != program.numDevices())
-    badInput(llvm::formatv("the mesh has {0} devices but --devices={1}; a "
+  if (devicesFlag && devicesFlag != program.numLocalDevices())
+    badInput(llvm::formatv("the mesh has {0} devices{1} but --devices={2}; a "
                            "mesh larger than the local devices needs more "
                            "processes",
-                           program.numDevices(), int64_t(devicesFlag)));
+                           program.numDevices(),
+                           world ? llvm::formatv(", {0} per process",
+                                                 program.numLocalDevices())
+                                       .str()
+                                 : "",
+                           int64_t(devicesFlag)));
   if (threadsPerDevice < 0)
     badInput("--threads-per-device must be positive");
   if (threadsPerDevice > 0)
@@ -191,26 +298,50 @@ int main(int argc, char **argv) {
     inputs.push_back(std::move(*read));
   }
 
-  // Timed runs.
+  // Timed runs. Under MPI the processes start each run together; a run
+  // lasts as long as its slowest process.
   std::vector<double> runTimes;
   std::vector<HostTensor> outputs;
   for (int64_t k = 0; k < std::max<int64_t>(1, iters); ++k) {
+    if (world)
+      if (llvm::Error err = world->barrier("starting a run"))
+        runFailed(llvm::toString(std::move(err)));
+    program.clearMpiTraffic();
     auto start = std::chrono::steady_clock::now();
-    llvm::Expected<std::vector<HostTensor>> out = program.run(inputs);
-    runTimes.push_back(std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - start)
-                           .count());
-    if (!out) {
-      printError(llvm::toString(out.takeError()));
-      return 1;
+    llvm::Expected<std::vector<ShardedTensor>> out =
+        program.runSharded(inputs);
+    if (!out)
+      runFailed(llvm::toString(out.takeError()));
+    outputs.clear();
+    for (const ShardedTensor &result : *out) {
+      llvm::Expected<HostTensor> whole =
+          program.toHost(result, /*everywhere=*/false);
+      if (!whole)
+        runFailed(llvm::toString(whole.takeError()));
+      outputs.push_back(std::move(*whole));
     }
-    outputs = std::move(*out);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    if (world) {
+      llvm::Expected<double> slowest = world->maxOverProcesses(ms, "timing");
+      if (!slowest)
+        runFailed(llvm::toString(slowest.takeError()));
+      ms = *slowest;
+    }
+    runTimes.push_back(ms);
   }
   std::sort(runTimes.begin(), runTimes.end());
   double runMs = runTimes[runTimes.size() / 2];
   std::vector<int64_t> peaks = program.peakBytesOfLastRun();
-  llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3} devices={2}\n",
+  llvm::json::Array mpiReport = gatherMpiTraffic(program);
+  if (!leads())
+    finishOtherRank();
+  llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3} devices={2}",
                                 compileMs, runMs, program.numDevices());
+  if (world)
+    llvm::outs() << " processes=" << world->size();
+  llvm::outs() << "\n";
 
   if (!outputsDir.empty()) {
     llvm::sys::fs::create_directories(outputsDir);
@@ -257,6 +388,13 @@ int main(int argc, char **argv) {
                                      {"f64_reference", !wide.empty()}};
     exitCode = pass ? 0 : 1;
   }
+  if (world && check) {
+    // Every process ends with the check's verdict.
+    llvm::Expected<double> verdict = world->maxOverProcesses(
+        exitCode, "sharing the check's verdict", kVerdictWait);
+    if (!verdict)
+      runFailed(llvm::toString(verdict.takeError()));
+  }
 
   if (!reportFile.empty()) {
     llvm::json::Array peakArray;
@@ -269,6 +407,10 @@ int main(int argc, char **argv) {
         {"threads_per_device", program.threadsPerDevice()},
         {"comm", program.commReport()},
         {"peak_buffer_bytes", std::move(peakArray)}};
+    if (world) {
+      report["processes"] = world->size();
+      report["mpi"] = std::move(mpiReport);
+    }
     if (check)
       report["check"] = std::move(checkReport);
     std::error_code ec;

@@ -1,0 +1,582 @@
+//===- MpiCommunicator.cpp - Collectives across processes -----------------===//
+
+#include "runtime/MpiCommunicator.h"
+#include "runtime/DevicePool.h"
+#include "runtime/TensorOps.h"
+
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace spmd;
+
+namespace spmd::runtime {
+
+/// One (mesh, axis set), from this process's side.
+struct MpiCommunicator::Plan {
+  struct Group {
+    llvm::SmallVector<int64_t> members; // device ids, in group order
+    std::vector<int64_t> processOf;     // of each member
+    std::vector<int64_t> processes;     // distinct, increasing
+  };
+  int comm = 0;
+  int64_t first = 0, count = 0; // this process's devices
+  /// Groups with a member here and one elsewhere, by their first device
+  /// id, so that two processes list the groups they share in one order.
+  std::vector<Group> groups;
+  std::vector<int64_t> groupOfLocal; // per local device; -1: inside
+  int64_t numCrossing = 0;
+  std::vector<int64_t> peers; // processes sharing a group, increasing
+};
+
+/// One run of one collective by this process's crossing devices.
+struct MpiCommunicator::Round {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<TensorRef> inputs, outputs; // per local device
+  int64_t arrived = 0, left = 0;
+  bool done = false;
+  std::string error;
+};
+
+MpiCommunicator::MpiCommunicator(MpiWorld &world,
+                                 std::chrono::milliseconds localTimeout)
+    : world(world), local(localTimeout), localTimeout(localTimeout) {}
+MpiCommunicator::~MpiCommunicator() = default;
+
+static std::string planKey(const DeviceMesh &mesh,
+                           llvm::ArrayRef<AxisIndex> axes) {
+  std::string key = mesh.str();
+  for (AxisIndex a : axes)
+    key += "/" + std::to_string(a);
+  return key;
+}
+
+llvm::Error
+MpiCommunicator::prepare(const DeviceMesh &mesh,
+                         llvm::ArrayRef<llvm::SmallVector<AxisIndex>> sets) {
+  int64_t processes = world.size(), rank = world.rank();
+  int64_t perProcess = mesh.numDevices() / processes;
+  assert(perProcess * processes == mesh.numDevices() &&
+         "devices not divisible among processes");
+  for (const llvm::SmallVector<AxisIndex> &axes : sets) {
+    std::string key = planKey(mesh, axes);
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      if (plans.count(key))
+        continue;
+    }
+    auto plan = std::make_unique<Plan>();
+    plan->first = rank * perProcess;
+    plan->count = perProcess;
+    plan->groupOfLocal.assign(perProcess, -1);
+    // Processes that share a group talk; each set of processes so
+    // connected gets one communicator, named by its lowest rank.
+    llvm::EquivalenceClasses<int64_t> connected;
+    for (int64_t p = 0; p < processes; ++p)
+      connected.insert(p);
+    for (const llvm::SmallVector<int64_t> &members : mesh.groups(axes)) {
+      Plan::Group group;
+      group.members = members;
+      bool here = false;
+      for (int64_t device : members) {
+        int64_t process = device / perProcess;
+        group.processOf.push_back(process);
+        here |= process == rank;
+        connected.unionSets(process, group.processOf.front());
+      }
+      group.processes = group.processOf;
+      llvm::sort(group.processes);
+      group.processes.erase(llvm::unique(group.processes),
+                            group.processes.end());
+      if (!here || group.processes.size() == 1)
+        continue;
+      for (int64_t device : members)
+        if (device / perProcess == rank) {
+          plan->groupOfLocal[device - plan->first] = plan->groups.size();
+          ++plan->numCrossing;
+        }
+      for (int64_t process : group.processes)
+        if (process != rank && !llvm::is_contained(plan->peers, process))
+          plan->peers.push_back(process);
+      plan->groups.push_back(std::move(group));
+    }
+    llvm::sort(plan->groups, [](const Plan::Group &a, const Plan::Group &b) {
+      return *llvm::min_element(a.members) < *llvm::min_element(b.members);
+    });
+    // Re-index the local devices after sorting.
+    for (auto [index, group] : llvm::enumerate(plan->groups))
+      for (auto [member, process] : llvm::zip(group.members, group.processOf))
+        if (process == rank)
+          plan->groupOfLocal[member - plan->first] = index;
+    llvm::sort(plan->peers);
+    int64_t color = *connected.findLeader(rank);
+    llvm::Expected<int> comm =
+        world.split(color, "the collectives over axes " + key);
+    if (!comm)
+      return comm.takeError();
+    plan->comm = *comm;
+    std::lock_guard<std::mutex> guard(mutex);
+    plans[key] = std::move(plan);
+  }
+  return llvm::Error::success();
+}
+
+const MpiCommunicator::Plan *
+MpiCommunicator::planFor(const DeviceMesh &mesh,
+                         llvm::ArrayRef<AxisIndex> axes) {
+  std::lock_guard<std::mutex> guard(mutex);
+  auto it = plans.find(planKey(mesh, axes));
+  return it == plans.end() ? nullptr : it->second.get();
+}
+
+llvm::Expected<std::vector<TensorRef>>
+MpiCommunicator::exchange(const std::string &key, const std::string &what,
+                          int64_t device, llvm::ArrayRef<int64_t> group,
+                          TensorRef local) {
+  return this->local.exchange(key, what, device, group, std::move(local));
+}
+
+llvm::Expected<TensorRef>
+MpiCommunicator::allReduce(const std::string &key, const std::string &what,
+                           int64_t device, llvm::ArrayRef<int64_t> group,
+                           TensorRef local, ReductionKind kind) {
+  return this->local.allReduce(key, what, device, group, std::move(local),
+                               kind);
+}
+
+bool MpiCommunicator::fail(int64_t device) {
+  local.fail(device);
+  int64_t none = -1;
+  if (!failedDevice.compare_exchange_strong(none, device))
+    return false;
+  std::lock_guard<std::mutex> guard(mutex);
+  for (auto &[key, round] : rounds) {
+    std::lock_guard<std::mutex> lock(round->mutex);
+    notifyDevices(round->changed);
+  }
+  return true;
+}
+
+llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
+                                               const Collective &collective,
+                                               TensorRef input) {
+  const Plan *plan = planFor(call.mesh, call.axes);
+  assert(plan && "collective of an axis set that was not prepared");
+  int64_t index = call.device - plan->first;
+  assert(index >= 0 && index < plan->count && "device of another process");
+  if (plan->groupOfLocal[index] < 0)
+    return local.run(call, collective, std::move(input));
+
+  auto failure = [&](const std::string &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "collective " + call.what + " on device " +
+                                       std::to_string(call.device) + ": " +
+                                       why);
+  };
+  std::shared_ptr<Round> round;
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    std::shared_ptr<Round> &slot = rounds[call.key];
+    if (!slot) {
+      slot = std::make_shared<Round>();
+      slot->inputs.resize(plan->count);
+      slot->outputs.resize(plan->count);
+    }
+    round = slot;
+  }
+  std::unique_lock<std::mutex> lock(round->mutex);
+  round->inputs[index] = std::move(input);
+  if (++round->arrived == plan->numCrossing) {
+    // The last device to arrive leads: every input is here.
+    lock.unlock();
+    std::string error;
+    {
+      std::lock_guard<std::mutex> turn(mpiTurn);
+      if (llvm::Error err = lead(*plan, collective, *round, call.what))
+        error = llvm::toString(std::move(err));
+    }
+    lock.lock();
+    round->error = std::move(error);
+    round->done = true;
+    round->inputs.clear();
+    notifyDevices(round->changed);
+  } else {
+    bool finished = waitForDevices(
+        lock, round->changed, localTimeout + world.timeout(),
+        [&] { return round->done || failedDevice >= 0; });
+    if (!round->done)
+      return failure(finished ? "device " +
+                                    std::to_string(failedDevice.load()) +
+                                    " failed"
+                              : "the devices of this process did not all "
+                                "arrive in time");
+  }
+  if (!round->error.empty()) // names the collective already
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   round->error);
+  TensorRef out = round->outputs[index];
+  if (++round->left == plan->numCrossing) {
+    lock.unlock();
+    std::lock_guard<std::mutex> guard(mutex);
+    rounds.erase(call.key);
+  }
+  return out;
+}
+
+std::map<std::string, MpiCommunicator::Traffic>
+MpiCommunicator::traffic() const {
+  std::lock_guard<std::mutex> guard(mutex);
+  return sent;
+}
+
+void MpiCommunicator::clearTraffic() {
+  std::lock_guard<std::mutex> guard(mutex);
+  sent.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// The leader: one process's side of a collective over processes.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Messages of one exchange, with the buffers they read and fill.
+struct Exchange {
+  std::vector<Message> messages;
+  std::vector<TensorRef> keep; // buffers the messages point into
+  int64_t bytesSent = 0;
+
+  void send(int64_t peer, const TensorRef &t, int64_t offset = 0,
+            int64_t bytes = -1) {
+    if (bytes < 0)
+      bytes = t->sizeInBytes();
+    messages.push_back({peer, t->data() + offset, bytes, true});
+    keep.push_back(t);
+    bytesSent += bytes;
+  }
+  void receive(int64_t peer, const TensorRef &t, int64_t offset = 0,
+               int64_t bytes = -1) {
+    if (bytes < 0)
+      bytes = t->sizeInBytes();
+    messages.push_back({peer, t->data() + offset, bytes, false});
+    keep.push_back(t);
+  }
+};
+
+TensorRef like(const HostTensor &t, std::vector<int64_t> shape = {}) {
+  if (shape.empty() && t.rank() > 0)
+    shape.assign(t.shape().begin(), t.shape().end());
+  return std::make_shared<HostTensor>(t.type(), std::move(shape), Init::None);
+}
+} // namespace
+
+static const char *kindName(Collective::Kind kind) {
+  switch (kind) {
+  case Collective::Kind::AllGather:
+    return "all_gather";
+  case Collective::Kind::AllReduce:
+    return "all_reduce";
+  case Collective::Kind::ReduceScatter:
+    return "reduce_scatter";
+  case Collective::Kind::AllToAll:
+    return "all_to_all";
+  case Collective::Kind::Permute:
+    return "collective_permute";
+  }
+  llvm_unreachable("unknown collective kind");
+}
+
+llvm::Error MpiCommunicator::lead(const Plan &plan,
+                                  const Collective &collective, Round &round,
+                                  const std::string &what) {
+  int64_t me = world.rank();
+  std::vector<TensorRef> &in = round.inputs;
+  std::vector<TensorRef> &out = round.outputs;
+  int64_t bytesSent = 0;
+  auto run = [&](Exchange &ex) {
+    bytesSent += ex.bytesSent;
+    return world.exchange(plan.comm, ex.messages, "collective " + what);
+  };
+  // The input of member `position` of `group` (a device of this process).
+  auto inputOf = [&](const Plan::Group &group, int64_t position) {
+    return in[group.members[position] - plan.first];
+  };
+  auto anyInput = [&](const Plan::Group &group) {
+    for (int64_t position = 0, e = group.members.size(); position < e;
+         ++position)
+      if (group.processOf[position] == me)
+        return inputOf(group, position);
+    llvm_unreachable("a crossing group without a member here");
+  };
+  auto setOutput = [&](const Plan::Group &group, int64_t position,
+                       TensorRef value) {
+    out[group.members[position] - plan.first] = std::move(value);
+  };
+  auto shares = [](const Plan::Group &group, int64_t process) {
+    return llvm::is_contained(group.processes, process);
+  };
+
+  switch (collective.kind) {
+  case Collective::Kind::AllReduce: {
+    // A local reduction, then a reduce-scatter and an all-gather between
+    // processes over chunks of the flattened buffer.
+    size_t numGroups = plan.groups.size();
+    std::vector<TensorRef> partial(numGroups), result(numGroups);
+    std::vector<std::map<int64_t, TensorRef>> received(numGroups);
+    auto chunk = [](const Plan::Group &group, int64_t n, int64_t process) {
+      int64_t k = group.processes.size();
+      int64_t j = llvm::find(group.processes, process) - group.processes.begin();
+      return std::make_pair(n * j / k, n * (j + 1) / k);
+    };
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      std::vector<TensorRef> locals;
+      for (int64_t position = 0, e = group.members.size(); position < e;
+           ++position)
+        if (group.processOf[position] == me)
+          locals.push_back(inputOf(group, position));
+      partial[g] = locals.size() == 1 ? locals[0]
+                                      : reduce(locals, collective.reduction);
+      result[g] = like(*partial[g]);
+    }
+    Exchange scatter;
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups)) {
+        if (!shares(group, peer))
+          continue;
+        int64_t n = partial[g]->numElements();
+        int64_t bytes = dtypeBytes(partial[g]->type());
+        auto [theirsBegin, theirsEnd] = chunk(group, n, peer);
+        scatter.send(peer, partial[g], theirsBegin * bytes,
+                     (theirsEnd - theirsBegin) * bytes);
+        auto [mineBegin, mineEnd] = chunk(group, n, me);
+        TensorRef piece = like(*partial[g], {mineEnd - mineBegin});
+        received[g][peer] = piece;
+        scatter.receive(peer, piece);
+      }
+    if (llvm::Error err = run(scatter))
+      return err;
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      auto [begin, end] = chunk(group, partial[g]->numElements(), me);
+      llvm::SmallVector<ElementSpan> spans;
+      for (int64_t process : group.processes)
+        spans.push_back(process == me
+                            ? ElementSpan{partial[g].get(), begin}
+                            : ElementSpan{received[g][process].get(), 0});
+      reduceElements(spans, collective.reduction, *result[g], begin,
+                     end - begin);
+    }
+    received.clear();
+    Exchange gather;
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups)) {
+        if (!shares(group, peer))
+          continue;
+        int64_t n = result[g]->numElements();
+        int64_t bytes = dtypeBytes(result[g]->type());
+        auto [mineBegin, mineEnd] = chunk(group, n, me);
+        gather.send(peer, result[g], mineBegin * bytes,
+                    (mineEnd - mineBegin) * bytes);
+        auto [theirsBegin, theirsEnd] = chunk(group, n, peer);
+        gather.receive(peer, result[g], theirsBegin * bytes,
+                       (theirsEnd - theirsBegin) * bytes);
+      }
+    if (llvm::Error err = run(gather))
+      return err;
+    for (auto [g, group] : llvm::enumerate(plan.groups))
+      for (int64_t position = 0, e = group.members.size(); position < e;
+           ++position)
+        if (group.processOf[position] == me)
+          setOutput(group, position, result[g]);
+    break;
+  }
+
+  case Collective::Kind::ReduceScatter: {
+    // Every member's piece, reduced over this process's members first.
+    auto localSum = [&](const Plan::Group &group, int64_t target) {
+      std::vector<TensorRef> pieces;
+      for (int64_t position = 0, e = group.members.size(); position < e;
+           ++position)
+        if (group.processOf[position] == me)
+          pieces.push_back(piece(*inputOf(group, position), collective.dim,
+                                 target, collective.resultDimSize));
+      return pieces.size() == 1 ? pieces[0]
+                                : reduce(pieces, collective.reduction);
+    };
+    // received[g][target][process]
+    std::vector<std::map<int64_t, std::map<int64_t, TensorRef>>> received(
+        plan.groups.size());
+    Exchange ex;
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups)) {
+        if (!shares(group, peer))
+          continue;
+        for (int64_t target = 0, e = group.members.size(); target < e;
+             ++target) {
+          if (group.processOf[target] == peer)
+            ex.send(peer, localSum(group, target));
+          if (group.processOf[target] == me) {
+            TensorRef mine = anyInput(group);
+            std::vector<int64_t> shape(mine->shape());
+            shape[collective.dim] = collective.resultDimSize;
+            TensorRef t = like(*mine, shape);
+            received[g][target][peer] = t;
+            ex.receive(peer, t);
+          }
+        }
+      }
+    if (llvm::Error err = run(ex))
+      return err;
+    for (auto [g, group] : llvm::enumerate(plan.groups))
+      for (int64_t target = 0, e = group.members.size(); target < e;
+           ++target) {
+        if (group.processOf[target] != me)
+          continue;
+        std::vector<TensorRef> parts;
+        for (int64_t process : group.processes)
+          parts.push_back(process == me ? localSum(group, target)
+                                        : received[g][target][process]);
+        setOutput(group, target, reduce(parts, collective.reduction));
+      }
+    break;
+  }
+
+  case Collective::Kind::AllToAll: {
+    // received[g][(source, target)]
+    std::vector<std::map<std::pair<int64_t, int64_t>, TensorRef>> received(
+        plan.groups.size());
+    auto pieceOf = [&](const Plan::Group &group, int64_t source,
+                       int64_t target) {
+      const HostTensor &t = *inputOf(group, source);
+      return piece(t, collective.dim, target,
+                   t.shape()[collective.dim] / int64_t(group.members.size()));
+    };
+    Exchange ex;
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups)) {
+        if (!shares(group, peer))
+          continue;
+        int64_t n = group.members.size();
+        for (int64_t source = 0; source < n; ++source)
+          for (int64_t target = 0; target < n; ++target) {
+            if (group.processOf[source] == me &&
+                group.processOf[target] == peer)
+              ex.send(peer, pieceOf(group, source, target));
+            if (group.processOf[source] == peer &&
+                group.processOf[target] == me) {
+              TensorRef mine = anyInput(group);
+              std::vector<int64_t> shape(mine->shape());
+              shape[collective.dim] /= n;
+              TensorRef t = like(*mine, shape);
+              received[g][{source, target}] = t;
+              ex.receive(peer, t);
+            }
+          }
+      }
+    if (llvm::Error err = run(ex))
+      return err;
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      int64_t n = group.members.size();
+      for (int64_t target = 0; target < n; ++target) {
+        if (group.processOf[target] != me)
+          continue;
+        std::vector<TensorRef> parts;
+        for (int64_t source = 0; source < n; ++source)
+          parts.push_back(group.processOf[source] == me
+                              ? pieceOf(group, source, target)
+                              : received[g][{source, target}]);
+        setOutput(group, target, concat(parts, collective.concatDim));
+      }
+    }
+    break;
+  }
+
+  case Collective::Kind::Permute: {
+    const std::vector<int64_t> &pairs = collective.pairs;
+    std::vector<std::map<size_t, TensorRef>> received(plan.groups.size());
+    Exchange ex;
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups)) {
+        if (!shares(group, peer))
+          continue;
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+          int64_t source = pairs[i], target = pairs[i + 1];
+          if (group.processOf[source] == me && group.processOf[target] == peer)
+            ex.send(peer, inputOf(group, source));
+          if (group.processOf[source] == peer &&
+              group.processOf[target] == me) {
+            TensorRef t = like(*anyInput(group));
+            received[g][i] = t;
+            ex.receive(peer, t);
+          }
+        }
+      }
+    if (llvm::Error err = run(ex))
+      return err;
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      for (int64_t target = 0, e = group.members.size(); target < e;
+           ++target) {
+        if (group.processOf[target] != me)
+          continue;
+        TensorRef value;
+        for (size_t i = 0; i + 1 < pairs.size() && !value; i += 2)
+          if (pairs[i + 1] == target)
+            value = group.processOf[pairs[i]] == me
+                        ? inputOf(group, pairs[i])
+                        : received[g][i];
+        if (!value) // no source: zeros
+          value = std::make_shared<HostTensor>(
+              anyInput(group)->type(),
+              std::vector<int64_t>(anyInput(group)->shape()));
+        setOutput(group, target, value);
+      }
+    }
+    break;
+  }
+
+  case Collective::Kind::AllGather: {
+    // This process's buffers, once to each other process of the group.
+    std::vector<std::vector<TensorRef>> all(plan.groups.size());
+    Exchange ex;
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      all[g].resize(group.members.size());
+      for (int64_t position = 0, e = group.members.size(); position < e;
+           ++position)
+        if (group.processOf[position] == me)
+          all[g][position] = inputOf(group, position);
+    }
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups)) {
+        if (!shares(group, peer))
+          continue;
+        for (int64_t position = 0, e = group.members.size(); position < e;
+             ++position) {
+          if (group.processOf[position] == me)
+            ex.send(peer, all[g][position]);
+          if (group.processOf[position] == peer) {
+            all[g][position] = like(*anyInput(group));
+            ex.receive(peer, all[g][position]);
+          }
+        }
+      }
+    if (llvm::Error err = run(ex))
+      return err;
+    for (auto [g, group] : llvm::enumerate(plan.groups)) {
+      // Every member's result is the same concatenation: made once.
+      TensorRef value = collective.combine(all[g], 0);
+      for (int64_t position = 0, e = group.members.size(); position < e;
+           ++position)
+        if (group.processOf[position] == me)
+          setOutput(group, position, value);
+    }
+    break;
+  }
+  }
+
+  std::lock_guard<std::mutex> guard(mutex);
+  Traffic &traffic = sent[what];
+  traffic.kind = kindName(collective.kind);
+  ++traffic.calls;
+  traffic.bytes += bytesSent;
+  return llvm::Error::success();
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,108 @@
+//===- MpiWorld.h - The processes mpirun started, as one device -*- C++ -*-===//
+//
+// Under `mpirun -np P`, process p (its MPI rank) runs devices p*L .. p*L+L-1
+// of every mesh of N = P*L devices. This is the only place that talks to
+// MPI: sub-communicators, point-to-point messages and the small collectives
+// of the tools. Every wait polls, so that nothing hangs: a message that does
+// not come within the timeout, an MPI error (MPI_ERRORS_RETURN on every
+// communicator) or a notice that another process stopped ends the wait
+// with an error naming the rank.
+//
+// MPI calls come from one thread at a time (MPI_THREAD_SERIALIZED): the
+// device that leads a collective, or the caller between runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_MPIWORLD_H
+#define SPMD_RUNTIME_MPIWORLD_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spmd::runtime {
+
+/// One point-to-point message of an exchange, to or from `peer` (a world
+/// rank) over `bytes` bytes at `data`.
+struct Message {
+  int64_t peer;
+  void *data;
+  int64_t bytes;
+  bool send;
+};
+
+class MpiWorld {
+public:
+  /// Whether an MPI launcher (mpirun) started this process.
+  static bool launched();
+  /// The world, MPI initialised on the first call; null when this process
+  /// was not started by an MPI launcher (one process, no MPI).
+  static MpiWorld *get();
+
+  int64_t rank() const { return rank_; }
+  int64_t size() const { return size_; }
+
+  /// How long a wait for another process lasts before it fails:
+  /// SPMD_MPI_TIMEOUT seconds if set, else 60 s.
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  void setTimeout(std::chrono::milliseconds t) { timeout_ = t; }
+
+  /// A communicator of the processes that pass the same `color`, ranked
+  /// by world rank; collective over every process (call it in the same
+  /// order everywhere). Returns its handle.
+  llvm::Expected<int> split(int64_t color, const std::string &what);
+
+  /// Posts every message (receives first) on communicator `comm` (peers
+  /// are world ranks of it) and waits for all. `what` names the operation
+  /// in errors.
+  llvm::Error exchange(int comm, llvm::ArrayRef<Message> messages,
+                       const std::string &what);
+
+  /// Waits until every process arrives.
+  llvm::Error barrier(const std::string &what);
+  /// The largest of every process's `value`, on every process; the wait
+  /// lasts `timeout` if given (longer than usual where one process works
+  /// alone first).
+  llvm::Expected<double>
+  maxOverProcesses(double value, const std::string &what,
+                   std::optional<std::chrono::milliseconds> timeout = {});
+  /// Every process's `text`, on rank 0 (in rank order); empty elsewhere.
+  llvm::Expected<std::vector<std::string>>
+  gatherText(const std::string &text, const std::string &what);
+
+  /// Tells every other process that this one stops with `message`; their
+  /// waits then fail naming this rank. Once per process.
+  void announceStop(const std::string &message);
+  /// Ends a process that stops on an error every process may have met
+  /// (bad input): waits up to a few seconds for all to get here, so that
+  /// each prints its own message, and finalises MPI; if some do not come,
+  /// tells them this one stops. Then exits with `code`.
+  [[noreturn]] void stop(const std::string &message, int code);
+  /// Whether a wait failed or this process announced a stop: MPI is then
+  /// not finalised at exit (the peers may be gone), the process just ends.
+  bool broken() const { return broken_; }
+
+  ~MpiWorld();
+
+private:
+  MpiWorld();
+  struct State; // MPI handles, kept out of this header
+  static void finalizeAtExit();
+  llvm::Error fail(std::string message);
+
+  std::unique_ptr<State> state;
+  int64_t rank_ = 0, size_ = 1;
+  std::chrono::milliseconds timeout_{60000};
+  bool broken_ = false, announced_ = false;
+};
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_MPIWORLD_H
