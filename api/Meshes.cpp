@@ -5,9 +5,12 @@
 #include "mesh/HybridDeviceMesh.h"
 #include "mesh/MeshConfig.h"
 #include "runtime/Devices.h"
+#include "runtime/MpiWorld.h"
 
 #include "fmt/format.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 namespace spmd {
@@ -133,14 +136,26 @@ std::optional<Mesh> get_global_mesh() {
   return globalMesh;
 }
 
-// One process until multi-host execution exists: every device is local.
+// Under mpirun the processes are MPI's (initialised on first use); each
+// runs up to addressable_device_count() devices.
 int64_t global_runtime_device_count() {
   return addressable_device_count() * world_size();
 }
 int64_t addressable_device_count() { return runtime::maxLocalDevices(); }
-int64_t world_size() { return 1; }
-int64_t process_index() { return 0; }
-int64_t local_process_count() { return 1; }
+int64_t world_size() {
+  runtime::MpiWorld *world = runtime::MpiWorld::get();
+  return world ? world->size() : 1;
+}
+int64_t process_index() {
+  runtime::MpiWorld *world = runtime::MpiWorld::get();
+  return world ? world->rank() : 0;
+}
+int64_t local_process_count() {
+  // Open MPI tells each process how many it started on this host.
+  if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    return std::max(1, std::atoi(local));
+  return 1;
+}
 
 absl::StatusOr<TensorSharding> detail::shardingOf(const DeviceMesh &mesh,
                                                   std::string meshName,

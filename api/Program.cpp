@@ -556,7 +556,7 @@ Program::run(std::vector<Input> inputs) {
     return absl::InvalidArgumentError(
         fmt::format("@{} takes {} inputs but {} were given", state_->entry,
                     program.inputs().size(), inputs.size()));
-  int64_t devices = program.numDevices();
+  int64_t devices = program.numLocalDevices();
   std::vector<std::vector<runtime::TensorRef>> perDevice(devices);
   for (auto [i, input] : llvm::enumerate(inputs)) {
     absl::StatusOr<std::vector<runtime::TensorRef>> placed =

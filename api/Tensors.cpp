@@ -2,6 +2,7 @@
 
 #include "Internal.h"
 
+#include "runtime/MpiWorld.h"
 #include "sharding/ShardLayout.h"
 
 #include "fmt/format.h"
@@ -168,11 +169,18 @@ std::vector<ShardedTensor::Shard> ShardedTensor::local_shards() const {
   return shards;
 }
 
+/// The processes of this run: null with one.
+static runtime::MpiWorld *processes() {
+  runtime::MpiWorld *world = runtime::MpiWorld::get();
+  return world && world->size() > 1 ? world : nullptr;
+}
+
 absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
   if (!storage_)
     return absl::FailedPreconditionError(
         "the tensor holds nothing (it was never placed on devices)");
-  llvm::Expected<runtime::HostTensor> whole = storage_->tensor.toHost();
+  llvm::Expected<runtime::HostTensor> whole = runtime::gatherToHost(
+      storage_->tensor, processes(), /*everywhere=*/true);
   if (!whole)
     return detail::toStatus(whole.takeError(), absl::StatusCode::kInternal);
   return TensorStorage::wrap(
@@ -196,13 +204,21 @@ absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
       ShardLayout::get(*sharding, *deviceMesh, host.shape());
   if (!layout)
     return detail::toStatus(layout.takeError());
+  // Under MPI each process holds the shards of its block of devices.
+  int64_t processes = world_size();
+  if (deviceMesh->numDevices() % processes != 0)
+    return absl::InvalidArgumentError(fmt::format(
+        "the mesh has {} devices, which {} processes cannot share evenly",
+        deviceMesh->numDevices(), processes));
+  int64_t perProcess = deviceMesh->numDevices() / processes;
+  int64_t first = process_index() * perProcess;
   std::vector<runtime::TensorRef> locals;
-  for (int64_t device = 0; device < deviceMesh->numDevices(); ++device)
+  for (int64_t device = first; device < first + perProcess; ++device)
     locals.push_back(
         runtime::shardFor(host, *layout, device, ReductionKind::Sum));
   auto storage = std::make_shared<ShardedStorage>(ShardedStorage{
       runtime::ShardedTensor(host.shape().vec(), std::move(locals), *layout,
-                             ReductionKind::Sum),
+                             ReductionKind::Sum, first),
       *deviceMesh, *sharding, tensor.dtype(), host.shape().vec()});
   return ShardedStorage::wrap(std::move(storage));
 }

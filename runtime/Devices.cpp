@@ -2,6 +2,7 @@
 
 #include "runtime/Devices.h"
 #include "runtime/DevicePool.h"
+#include "runtime/MpiWorld.h"
 #include "runtime/TensorOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -135,6 +136,60 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
     copyBox(*value, std::vector<int64_t>(sizes.size(), 0), sizes, global,
             offsets);
   }
+  return global;
+}
+
+llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
+                                        MpiWorld *world, bool everywhere) {
+  const std::optional<ShardLayout> &layout = tensor.layout();
+  // Replicated: every device holds all of it.
+  if (!world || !layout)
+    return tensor.toHost();
+  llvm::ArrayRef<ShardedTensor::Shard> shards = tensor.localShards();
+  DType type = shards.front().data->type();
+  llvm::SmallVector<int64_t> shape = layout->localShape();
+  std::vector<int64_t> localShape(shape.begin(), shape.end());
+  int64_t rank = world->rank();
+  int64_t devices = layout->mesh().numDevices();
+  int64_t localDevices = devices / world->size();
+  int64_t firstLocal = rank * localDevices;
+  std::vector<TensorRef> locals(devices);
+  std::vector<Message> messages;
+  for (int64_t device = 0; device < devices; ++device) {
+    int64_t owner = device / localDevices;
+    if (owner == rank) {
+      locals[device] = shards[device - firstLocal].data;
+      if (rank != 0)
+        messages.push_back(
+            {0, locals[device]->data(), locals[device]->sizeInBytes(), true});
+    } else if (rank == 0) {
+      locals[device] = std::make_shared<HostTensor>(type, localShape,
+                                                    Init::None);
+      messages.push_back({owner, locals[device]->data(),
+                          locals[device]->sizeInBytes(), false});
+    }
+  }
+  if (llvm::Error err = world->exchange(0, messages, "gathering a result"))
+    return std::move(err);
+  HostTensor global;
+  if (rank == 0) {
+    llvm::Expected<HostTensor> assembled =
+        assemble(locals, *layout, tensor.partialKind());
+    if (!assembled)
+      return assembled.takeError();
+    global = std::move(*assembled);
+  } else if (everywhere) {
+    global = HostTensor(type, std::vector<int64_t>(tensor.shape()), Init::None);
+  }
+  if (!everywhere)
+    return global;
+  messages.clear();
+  for (int64_t r = 1; r < world->size(); ++r)
+    if (rank == 0 || r == rank)
+      messages.push_back({rank == 0 ? r : 0, global.data(),
+                          global.sizeInBytes(), rank == 0});
+  if (llvm::Error err = world->exchange(0, messages, "sending a result"))
+    return std::move(err);
   return global;
 }
 

@@ -48,6 +48,15 @@ private:
   ReductionKind partialKind_;
 };
 
+class MpiWorld;
+/// The global tensor from shards spread over the processes of `world`
+/// (null: one process, every shard here; under MPI every process calls
+/// it). Each process sends its shards to rank 0, which assembles them; with
+/// `everywhere` rank 0 then sends the whole tensor to every process, else
+/// the others get an empty tensor.
+llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
+                                        MpiWorld *world, bool everywhere);
+
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:
 /// NaN and infinities, extreme integers).
 /// With partial axes, the shards' `partialKind` reduction is `global`: for

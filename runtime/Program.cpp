@@ -278,7 +278,9 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
 
   program->localDevices = program->devices;
   program->world = MpiWorld::get();
-  if (program->world && program->world->size() == 1)
+  // A program of one device runs whole in every process.
+  if (program->world &&
+      (program->world->size() == 1 || program->devices == 1))
     program->world = nullptr;
   if (MpiWorld *world = program->world) {
     if (program->devices % world->size() != 0)
@@ -461,53 +463,7 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
 
 llvm::Expected<HostTensor> Program::toHost(const ShardedTensor &tensor,
                                            bool everywhere) {
-  const std::optional<ShardLayout> &layout = tensor.layout();
-  // Replicated: every device holds all of it.
-  if (!world || !layout)
-    return tensor.toHost();
-  llvm::ArrayRef<ShardedTensor::Shard> shards = tensor.localShards();
-  DType type = shards.front().data->type();
-  llvm::SmallVector<int64_t> shape = layout->localShape();
-  std::vector<int64_t> localShape(shape.begin(), shape.end());
-  int64_t rank = world->rank();
-  std::vector<TensorRef> locals(devices);
-  std::vector<Message> messages;
-  for (int64_t device = 0; device < devices; ++device) {
-    int64_t owner = device / localDevices;
-    if (owner == rank) {
-      locals[device] = shards[device - firstLocal].data;
-      if (rank != 0)
-        messages.push_back(
-            {0, locals[device]->data(), locals[device]->sizeInBytes(), true});
-    } else if (rank == 0) {
-      locals[device] = std::make_shared<HostTensor>(type, localShape,
-                                                    Init::None);
-      messages.push_back({owner, locals[device]->data(),
-                          locals[device]->sizeInBytes(), false});
-    }
-  }
-  if (llvm::Error err = world->exchange(0, messages, "gathering a result"))
-    return std::move(err);
-  HostTensor global;
-  if (rank == 0) {
-    llvm::Expected<HostTensor> assembled =
-        assemble(locals, *layout, tensor.partialKind());
-    if (!assembled)
-      return assembled.takeError();
-    global = std::move(*assembled);
-  } else if (everywhere) {
-    global = HostTensor(type, std::vector<int64_t>(tensor.shape()), Init::None);
-  }
-  if (!everywhere)
-    return global;
-  messages.clear();
-  for (int64_t r = 1; r < world->size(); ++r)
-    if (rank == 0 || r == rank)
-      messages.push_back({rank == 0 ? r : 0, global.data(),
-                          global.sizeInBytes(), rank == 0});
-  if (llvm::Error err = world->exchange(0, messages, "sending a result"))
-    return std::move(err);
-  return global;
+  return gatherToHost(tensor, world, everywhere);
 }
 
 std::map<std::string, MpiCommunicator::Traffic> Program::mpiTraffic() const {

@@ -6,6 +6,10 @@
 // It runs on 8 local devices; the result is compared with the same program
 // on one device, then the sharding of the output and the metrics are shown.
 //
+// Given a HybridMesh file, the mesh comes from it, and the example runs
+// under mpirun, each process on its own devices:
+//   mpirun -np 2 spmd-example-megatron examples/two_hosts.yaml
+//
 //===----------------------------------------------------------------------===//
 
 #include <spmd/spmd.h>
@@ -56,7 +60,7 @@ static int fail(const absl::Status &status) {
   return 1;
 }
 
-int main() {
+int main(int argc, char **argv) {
   std::mt19937 rng(7);
   spmd::HostTensor x = random({16, 64}, rng), w1 = random({64, 256}, rng),
                    w2 = random({256, 64}, rng);
@@ -71,6 +75,12 @@ int main() {
 
   // The SPMD program.
   spmd::Mesh mesh({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4}, {"data", "model"});
+  if (argc > 1) {
+    absl::StatusOr<spmd::HybridMesh> hybrid = spmd::HybridMesh::fromFile(argv[1]);
+    if (!hybrid.ok())
+      return fail(hybrid.status());
+    mesh = *hybrid;
+  }
   auto program = spmd::Program::fromString(kProgram);
   if (!program.ok())
     return fail(program.status());
@@ -92,6 +102,16 @@ int main() {
   double worst = 0;
   for (int64_t i = 0; i < got->numel(); ++i)
     worst = std::max(worst, std::fabs(got->at(i) - want->at(i)));
+  // Each process holds the shards of its own devices.
+  std::string devices;
+  for (const spmd::ShardedTensor::Shard &shard : (*outputs)[0].local_shards())
+    devices += " " + std::to_string(shard.device);
+  std::printf("process %lld of %lld: local devices%s\n",
+              (long long)spmd::process_index(), (long long)spmd::world_size(),
+              devices.c_str());
+  std::fflush(stdout);
+  if (spmd::process_index() != 0)
+    return worst < 1e-4 ? 0 : 1;
   std::printf("devices=%zu max_abs_err=%.3g\n", (*outputs)[0].local_shards().size(),
               worst);
   std::printf("output sharding %s\n", (*outputs)[0].sharding().c_str());
