@@ -290,7 +290,6 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
                                   const std::string &what) {
   int64_t me = world.rank();
   std::vector<TensorRef> &in = round.inputs;
-  std::vector<TensorRef> &out = round.outputs;
   int64_t bytesSent = 0;
   auto run = [&](Exchange &ex) {
     bytesSent += ex.bytesSent;
@@ -300,62 +299,72 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
   auto inputOf = [&](const Plan::Group &group, int64_t position) {
     return in[group.members[position] - plan.first];
   };
-  auto anyInput = [&](const Plan::Group &group) {
-    for (int64_t position = 0, e = group.members.size(); position < e;
-         ++position)
-      if (group.processOf[position] == me)
-        return inputOf(group, position);
-    llvm_unreachable("a crossing group without a member here");
-  };
   auto setOutput = [&](const Plan::Group &group, int64_t position,
                        TensorRef value) {
-    out[group.members[position] - plan.first] = std::move(value);
+    round.outputs[group.members[position] - plan.first] = std::move(value);
   };
-  auto shares = [](const Plan::Group &group, int64_t process) {
-    return llvm::is_contained(group.processes, process);
+  // The positions of `group` whose member lives in `process`.
+  auto positionsIn = [](const Plan::Group &group, int64_t process) {
+    llvm::SmallVector<int64_t> positions;
+    for (auto [position, owner] : llvm::enumerate(group.processOf))
+      if (owner == process)
+        positions.push_back(position);
+    return positions;
+  };
+  auto anyInput = [&](const Plan::Group &group) {
+    return inputOf(group, positionsIn(group, me).front());
+  };
+  // Messages to and from each peer, in an order both sides follow: peers
+  // increasing, then the groups they share in the plan's order.
+  auto forEachShared = [&](auto body) {
+    for (int64_t peer : plan.peers)
+      for (auto [g, group] : llvm::enumerate(plan.groups))
+        if (llvm::is_contained(group.processes, peer))
+          body(peer, g, group);
   };
 
   switch (collective.kind) {
   case Collective::Kind::AllReduce: {
     // A local reduction, then a reduce-scatter and an all-gather between
-    // processes over chunks of the flattened buffer.
+    // processes over chunks of the flattened buffer: process j of the
+    // group owns elements [n*j/k, n*(j+1)/k).
     size_t numGroups = plan.groups.size();
     std::vector<TensorRef> partial(numGroups), result(numGroups);
     std::vector<std::map<int64_t, TensorRef>> received(numGroups);
-    auto chunk = [](const Plan::Group &group, int64_t n, int64_t process) {
-      int64_t k = group.processes.size();
-      int64_t j = llvm::find(group.processes, process) - group.processes.begin();
+    auto chunk = [](const Plan::Group &group, const HostTensor &t,
+                    int64_t process) {
+      int64_t n = t.numElements(), k = group.processes.size();
+      int64_t j =
+          llvm::find(group.processes, process) - group.processes.begin();
       return std::make_pair(n * j / k, n * (j + 1) / k);
+    };
+    // As (byte offset, bytes), for messages.
+    auto chunkBytes = [&](const Plan::Group &group, const HostTensor &t,
+                          int64_t process) {
+      auto [begin, end] = chunk(group, t, process);
+      int64_t size = dtypeBytes(t.type());
+      return std::make_pair(begin * size, (end - begin) * size);
     };
     for (auto [g, group] : llvm::enumerate(plan.groups)) {
       std::vector<TensorRef> locals;
-      for (int64_t position = 0, e = group.members.size(); position < e;
-           ++position)
-        if (group.processOf[position] == me)
-          locals.push_back(inputOf(group, position));
+      for (int64_t position : positionsIn(group, me))
+        locals.push_back(inputOf(group, position));
       partial[g] = locals.size() == 1 ? locals[0]
                                       : reduce(locals, collective.reduction);
       result[g] = like(*partial[g]);
     }
     Exchange scatter;
-    for (int64_t peer : plan.peers)
-      for (auto [g, group] : llvm::enumerate(plan.groups)) {
-        if (!shares(group, peer))
-          continue;
-        int64_t n = partial[g]->numElements();
-        int64_t bytes = dtypeBytes(partial[g]->type());
-        auto [theirsBegin, theirsEnd] = chunk(group, n, peer);
-        scatter.send(peer, partial[g], theirsBegin * bytes,
-                     (theirsEnd - theirsBegin) * bytes);
-        auto [mineBegin, mineEnd] = chunk(group, n, me);
-        TensorRef piece = like(*partial[g], {mineEnd - mineBegin});
-        received[g][peer] = piece;
-        scatter.receive(peer, piece);
-      }
+    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+      auto [offset, bytes] = chunkBytes(group, *partial[g], peer);
+      scatter.send(peer, partial[g], offset, bytes);
+      auto [begin, end] = chunk(group, *partial[g], me);
+      received[g][peer] = like(*partial[g], {end - begin});
+      scatter.receive(peer, received[g][peer]);
+    });
     if (llvm::Error err = run(scatter))
       return err;
     for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      auto [begin, end] = chunk(group, partial[g]->numElements(), me);
+      auto [begin, end] = chunk(group, *partial[g], me);
       llvm::SmallVector<ElementSpan> spans;
       for (int64_t process : group.processes)
         spans.push_back(process == me
@@ -366,38 +375,27 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     }
     received.clear();
     Exchange gather;
-    for (int64_t peer : plan.peers)
-      for (auto [g, group] : llvm::enumerate(plan.groups)) {
-        if (!shares(group, peer))
-          continue;
-        int64_t n = result[g]->numElements();
-        int64_t bytes = dtypeBytes(result[g]->type());
-        auto [mineBegin, mineEnd] = chunk(group, n, me);
-        gather.send(peer, result[g], mineBegin * bytes,
-                    (mineEnd - mineBegin) * bytes);
-        auto [theirsBegin, theirsEnd] = chunk(group, n, peer);
-        gather.receive(peer, result[g], theirsBegin * bytes,
-                       (theirsEnd - theirsBegin) * bytes);
-      }
+    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+      auto [mineOffset, mineBytes] = chunkBytes(group, *result[g], me);
+      gather.send(peer, result[g], mineOffset, mineBytes);
+      auto [theirsOffset, theirsBytes] = chunkBytes(group, *result[g], peer);
+      gather.receive(peer, result[g], theirsOffset, theirsBytes);
+    });
     if (llvm::Error err = run(gather))
       return err;
     for (auto [g, group] : llvm::enumerate(plan.groups))
-      for (int64_t position = 0, e = group.members.size(); position < e;
-           ++position)
-        if (group.processOf[position] == me)
-          setOutput(group, position, result[g]);
+      for (int64_t position : positionsIn(group, me))
+        setOutput(group, position, result[g]);
     break;
   }
 
   case Collective::Kind::ReduceScatter: {
-    // Every member's piece, reduced over this process's members first.
+    // Member `target`'s piece of this process's members, reduced here.
     auto localSum = [&](const Plan::Group &group, int64_t target) {
       std::vector<TensorRef> pieces;
-      for (int64_t position = 0, e = group.members.size(); position < e;
-           ++position)
-        if (group.processOf[position] == me)
-          pieces.push_back(piece(*inputOf(group, position), collective.dim,
-                                 target, collective.resultDimSize));
+      for (int64_t position : positionsIn(group, me))
+        pieces.push_back(piece(*inputOf(group, position), collective.dim,
+                               target, collective.resultDimSize));
       return pieces.size() == 1 ? pieces[0]
                                 : reduce(pieces, collective.reduction);
     };
@@ -405,31 +403,20 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     std::vector<std::map<int64_t, std::map<int64_t, TensorRef>>> received(
         plan.groups.size());
     Exchange ex;
-    for (int64_t peer : plan.peers)
-      for (auto [g, group] : llvm::enumerate(plan.groups)) {
-        if (!shares(group, peer))
-          continue;
-        for (int64_t target = 0, e = group.members.size(); target < e;
-             ++target) {
-          if (group.processOf[target] == peer)
-            ex.send(peer, localSum(group, target));
-          if (group.processOf[target] == me) {
-            TensorRef mine = anyInput(group);
-            std::vector<int64_t> shape(mine->shape());
-            shape[collective.dim] = collective.resultDimSize;
-            TensorRef t = like(*mine, shape);
-            received[g][target][peer] = t;
-            ex.receive(peer, t);
-          }
-        }
+    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+      for (int64_t target : positionsIn(group, peer))
+        ex.send(peer, localSum(group, target));
+      for (int64_t target : positionsIn(group, me)) {
+        std::vector<int64_t> shape(anyInput(group)->shape());
+        shape[collective.dim] = collective.resultDimSize;
+        received[g][target][peer] = like(*anyInput(group), shape);
+        ex.receive(peer, received[g][target][peer]);
       }
+    });
     if (llvm::Error err = run(ex))
       return err;
     for (auto [g, group] : llvm::enumerate(plan.groups))
-      for (int64_t target = 0, e = group.members.size(); target < e;
-           ++target) {
-        if (group.processOf[target] != me)
-          continue;
+      for (int64_t target : positionsIn(group, me)) {
         std::vector<TensorRef> parts;
         for (int64_t process : group.processes)
           parts.push_back(process == me ? localSum(group, target)
@@ -450,122 +437,92 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
                    t.shape()[collective.dim] / int64_t(group.members.size()));
     };
     Exchange ex;
-    for (int64_t peer : plan.peers)
-      for (auto [g, group] : llvm::enumerate(plan.groups)) {
-        if (!shares(group, peer))
-          continue;
-        int64_t n = group.members.size();
-        for (int64_t source = 0; source < n; ++source)
-          for (int64_t target = 0; target < n; ++target) {
-            if (group.processOf[source] == me &&
-                group.processOf[target] == peer)
-              ex.send(peer, pieceOf(group, source, target));
-            if (group.processOf[source] == peer &&
-                group.processOf[target] == me) {
-              TensorRef mine = anyInput(group);
-              std::vector<int64_t> shape(mine->shape());
-              shape[collective.dim] /= n;
-              TensorRef t = like(*mine, shape);
-              received[g][{source, target}] = t;
-              ex.receive(peer, t);
-            }
-          }
-      }
+    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+      for (int64_t source : positionsIn(group, me))
+        for (int64_t target : positionsIn(group, peer))
+          ex.send(peer, pieceOf(group, source, target));
+      for (int64_t source : positionsIn(group, peer))
+        for (int64_t target : positionsIn(group, me)) {
+          std::vector<int64_t> shape(anyInput(group)->shape());
+          shape[collective.dim] /= int64_t(group.members.size());
+          received[g][{source, target}] = like(*anyInput(group), shape);
+          ex.receive(peer, received[g][{source, target}]);
+        }
+    });
     if (llvm::Error err = run(ex))
       return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      int64_t n = group.members.size();
-      for (int64_t target = 0; target < n; ++target) {
-        if (group.processOf[target] != me)
-          continue;
+    for (auto [g, group] : llvm::enumerate(plan.groups))
+      for (int64_t target : positionsIn(group, me)) {
         std::vector<TensorRef> parts;
-        for (int64_t source = 0; source < n; ++source)
+        for (int64_t source = 0, n = group.members.size(); source < n;
+             ++source)
           parts.push_back(group.processOf[source] == me
                               ? pieceOf(group, source, target)
                               : received[g][{source, target}]);
         setOutput(group, target, concat(parts, collective.concatDim));
       }
-    }
     break;
   }
 
   case Collective::Kind::Permute: {
     const std::vector<int64_t> &pairs = collective.pairs;
+    // received[g][index of the pair]
     std::vector<std::map<size_t, TensorRef>> received(plan.groups.size());
     Exchange ex;
-    for (int64_t peer : plan.peers)
-      for (auto [g, group] : llvm::enumerate(plan.groups)) {
-        if (!shares(group, peer))
-          continue;
-        for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-          int64_t source = pairs[i], target = pairs[i + 1];
-          if (group.processOf[source] == me && group.processOf[target] == peer)
-            ex.send(peer, inputOf(group, source));
-          if (group.processOf[source] == peer &&
-              group.processOf[target] == me) {
-            TensorRef t = like(*anyInput(group));
-            received[g][i] = t;
-            ex.receive(peer, t);
-          }
+    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+      for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        int64_t from = group.processOf[pairs[i]];
+        int64_t to = group.processOf[pairs[i + 1]];
+        if (from == me && to == peer)
+          ex.send(peer, inputOf(group, pairs[i]));
+        if (from == peer && to == me) {
+          received[g][i] = like(*anyInput(group));
+          ex.receive(peer, received[g][i]);
         }
       }
+    });
     if (llvm::Error err = run(ex))
       return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      for (int64_t target = 0, e = group.members.size(); target < e;
-           ++target) {
-        if (group.processOf[target] != me)
-          continue;
+    for (auto [g, group] : llvm::enumerate(plan.groups))
+      for (int64_t target : positionsIn(group, me)) {
         TensorRef value;
         for (size_t i = 0; i + 1 < pairs.size() && !value; i += 2)
           if (pairs[i + 1] == target)
-            value = group.processOf[pairs[i]] == me
-                        ? inputOf(group, pairs[i])
-                        : received[g][i];
+            value = group.processOf[pairs[i]] == me ? inputOf(group, pairs[i])
+                                                    : received[g][i];
         if (!value) // no source: zeros
           value = std::make_shared<HostTensor>(
               anyInput(group)->type(),
               std::vector<int64_t>(anyInput(group)->shape()));
         setOutput(group, target, value);
       }
-    }
     break;
   }
 
   case Collective::Kind::AllGather: {
     // This process's buffers, once to each other process of the group.
     std::vector<std::vector<TensorRef>> all(plan.groups.size());
-    Exchange ex;
     for (auto [g, group] : llvm::enumerate(plan.groups)) {
       all[g].resize(group.members.size());
-      for (int64_t position = 0, e = group.members.size(); position < e;
-           ++position)
-        if (group.processOf[position] == me)
-          all[g][position] = inputOf(group, position);
+      for (int64_t position : positionsIn(group, me))
+        all[g][position] = inputOf(group, position);
     }
-    for (int64_t peer : plan.peers)
-      for (auto [g, group] : llvm::enumerate(plan.groups)) {
-        if (!shares(group, peer))
-          continue;
-        for (int64_t position = 0, e = group.members.size(); position < e;
-             ++position) {
-          if (group.processOf[position] == me)
-            ex.send(peer, all[g][position]);
-          if (group.processOf[position] == peer) {
-            all[g][position] = like(*anyInput(group));
-            ex.receive(peer, all[g][position]);
-          }
-        }
+    Exchange ex;
+    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+      for (int64_t position : positionsIn(group, me))
+        ex.send(peer, all[g][position]);
+      for (int64_t position : positionsIn(group, peer)) {
+        all[g][position] = like(*anyInput(group));
+        ex.receive(peer, all[g][position]);
       }
+    });
     if (llvm::Error err = run(ex))
       return err;
     for (auto [g, group] : llvm::enumerate(plan.groups)) {
       // Every member's result is the same concatenation: made once.
       TensorRef value = collective.combine(all[g], 0);
-      for (int64_t position = 0, e = group.members.size(); position < e;
-           ++position)
-        if (group.processOf[position] == me)
-          setOutput(group, position, value);
+      for (int64_t position : positionsIn(group, me))
+        setOutput(group, position, value);
     }
     break;
   }

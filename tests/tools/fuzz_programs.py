@@ -3,7 +3,7 @@
 and run against the unpartitioned program.
 
 Usage: fuzz_programs.py SPMD_RUN [--seed=S] [--cases=N] [--jobs=J]
-                        [--keep=DIR] [--timeout=SEC]
+                        [--keep=DIR] [--timeout=SEC] [--processes=P]
 
 Each program is a mesh of 1 to 8 devices (1 to 3 axes, sometimes permuted
 device ids) and one function: a chain of 1 to 4 ops drawn from the
@@ -15,7 +15,9 @@ have 1 to 3 reduced loops, any combiner, one or two results. So the
 programs are not limited to what the partitioner's rules already know.
 
 `spmd-run P --check` runs each program; a check failure, an error or a
-crash is a failure. Failing programs are kept (in --keep, or a temporary
+crash is a failure. With --processes=P, programs whose device count P
+divides run under `mpirun -np P` (each process its block of devices, the
+collectives that cross processes through MPI); the others as usual. Failing programs are kept (in --keep, or a temporary
 folder that is printed). Ends with one line `fuzz: N passed, M failed` and
 exits 1 if M > 0.
 """
@@ -23,6 +25,8 @@ import argparse
 import concurrent.futures
 import os
 import random
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -768,10 +772,21 @@ def make_program(rng):
     return text
 
 
-def run_one(spmd_run, path, seed, timeout):
+def device_count(path):
+    header = open(path).readline()
+    count = 1
+    for size in re.findall(r'"=(\d+)', header):
+        count *= int(size)
+    return count
+
+
+def run_one(spmd_run, path, seed, timeout, processes=1):
+    command = [spmd_run, path, "--check", "--seed", str(seed)]
+    if processes > 1 and device_count(path) % processes == 0:
+        command = ["mpirun", "--oversubscribe", "-np", str(processes)] + command
     try:
-        run = subprocess.run([spmd_run, path, "--check", "--seed", str(seed)],
-                             capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run(command, capture_output=True, text=True,
+                             timeout=timeout)
     except subprocess.TimeoutExpired:
         return path, "hang", ""
     out = (run.stdout + run.stderr).strip()
@@ -792,7 +807,14 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep", default="")
     ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--processes", type=int, default=1)
     a = ap.parse_args()
+    if a.processes > 1 and not shutil.which("mpirun"):
+        print("skipped: mpirun not found (install openmpi-bin)")
+        return 77
+    if a.processes > 1:
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     keep = a.keep or tempfile.mkdtemp(prefix="fuzz-")
     os.makedirs(keep, exist_ok=True)
     jobs = []
@@ -804,7 +826,8 @@ def main():
         jobs.append((path, case))
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futures = [pool.submit(run_one, a.spmd_run, path, case, a.timeout)
+        futures = [pool.submit(run_one, a.spmd_run, path, case, a.timeout,
+                               a.processes)
                    for path, case in jobs]
         for future in futures:
             path, kind, out = future.result()
