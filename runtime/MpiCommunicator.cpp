@@ -111,7 +111,7 @@ MpiCommunicator::prepare(const DeviceMesh &mesh,
     llvm::sort(plan->peers);
     int64_t color = *connected.findLeader(rank);
     llvm::Expected<int> comm =
-        world.split(color, "the collectives over axes " + key);
+        world.split(key, color, "the collectives over axes " + key);
     if (!comm)
       return comm.takeError();
     plan->comm = *comm;

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <map>
 #include <cstdlib>
 #include <thread>
 
@@ -22,6 +23,7 @@ constexpr int64_t kMaxPiece = int64_t(1) << 30;
 
 struct MpiWorld::State {
   std::vector<MPI_Comm> comms; // 0: the world's, for data
+  std::map<std::string, int> made; // split's communicators by key
   MPI_Comm control = MPI_COMM_NULL;
   MPI_Comm stopping = MPI_COMM_NULL; // only the barrier of `stop`
   std::vector<std::string> noticeTexts; // kept until sent
@@ -95,7 +97,10 @@ llvm::Error MpiWorld::fail(std::string message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Expected<int> MpiWorld::split(int64_t color, const std::string &what) {
+llvm::Expected<int> MpiWorld::split(const std::string &key, int64_t color,
+                                    const std::string &what) {
+  if (auto it = state->made.find(key); it != state->made.end())
+    return it->second;
   // MPI_Comm_split blocks: it starts once every process is known to have
   // come, so that a process that stopped before cannot hang the others.
   if (llvm::Error err = barrier(what))
@@ -108,7 +113,7 @@ llvm::Expected<int> MpiWorld::split(int64_t color, const std::string &what) {
                 "communicator of " + what + ": " + mpiErrorText(rc));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   state->comms.push_back(comm);
-  return int(state->comms.size() - 1);
+  return state->made[key] = int(state->comms.size() - 1);
 }
 
 /// The rank in `comm` of world rank `peer`.

@@ -56,8 +56,10 @@ public:
 
   /// A communicator of the processes that pass the same `color`, ranked
   /// by world rank; collective over every process (call it in the same
-  /// order everywhere). Returns its handle.
-  llvm::Expected<int> split(int64_t color, const std::string &what);
+  /// order everywhere). Returns its handle. Made once per `key` (a mesh
+  /// and axis set): later calls with the key return the same one.
+  llvm::Expected<int> split(const std::string &key, int64_t color,
+                            const std::string &what);
 
   /// Posts every message (receives first) on communicator `comm` (peers
   /// are world ranks of it) and waits for all. `what` names the operation
