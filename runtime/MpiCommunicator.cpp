@@ -161,18 +161,21 @@ llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
                                                const Collective &collective,
                                                TensorRef input) {
   const Plan *plan = planFor(call.mesh, call.axes);
-  assert(plan && "collective of an axis set that was not prepared");
+  if (!plan)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "collective " + call.what + " is on the mesh " + call.mesh.str() +
+            ", which does not have the program's devices: it cannot run "
+            "over several processes");
   int64_t index = call.device - plan->first;
   assert(index >= 0 && index < plan->count && "device of another process");
-  if (plan->groupOfLocal[index] < 0)
+  if (plan->numCrossing == 0)
     return local.run(call, collective, std::move(input));
 
-  auto failure = [&](const std::string &why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "collective " + call.what + " on device " +
-                                       std::to_string(call.device) + ": " +
-                                       why);
-  };
+  // Every device of this process meets here, even one whose group is
+  // inside it: so no device reaches a later collective that crosses
+  // processes before this one is done, and the processes run their MPI
+  // exchanges in one order, the program's.
   std::shared_ptr<Round> round;
   {
     std::lock_guard<std::mutex> guard(mutex);
@@ -184,9 +187,11 @@ llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
     }
     round = slot;
   }
+  bool crossing = plan->groupOfLocal[index] >= 0;
   std::unique_lock<std::mutex> lock(round->mutex);
-  round->inputs[index] = std::move(input);
-  if (++round->arrived == plan->numCrossing) {
+  if (crossing)
+    round->inputs[index] = input;
+  if (++round->arrived == plan->count) {
     // The last device to arrive leads: every input is here.
     lock.unlock();
     std::string error;
@@ -205,22 +210,30 @@ llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
         lock, round->changed, localTimeout + world.timeout(),
         [&] { return round->done || failedDevice >= 0; });
     if (!round->done)
-      return failure(finished ? "device " +
-                                    std::to_string(failedDevice.load()) +
-                                    " failed"
-                              : "the devices of this process did not all "
-                                "arrive in time");
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "collective " + call.what + " on device " +
+              std::to_string(call.device) + ": " +
+              (finished ? "device " + std::to_string(failedDevice.load()) +
+                              " failed"
+                        : "the devices of this process did not all arrive "
+                          "in time"));
   }
   if (!round->error.empty()) // names the collective already
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    round->error);
   TensorRef out = round->outputs[index];
-  if (++round->left == plan->numCrossing) {
+  if (++round->left == plan->count) {
     lock.unlock();
     std::lock_guard<std::mutex> guard(mutex);
     rounds.erase(call.key);
+  } else {
+    lock.unlock();
   }
-  return out;
+  if (crossing)
+    return out;
+  // A group inside this process: its devices all passed the meeting.
+  return local.run(call, collective, std::move(input));
 }
 
 std::map<std::string, MpiCommunicator::Traffic>
