@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace spmd;
 
@@ -26,6 +27,8 @@ struct MpiCommunicator::Plan {
   std::vector<int64_t> groupOfLocal; // per local device; -1: inside
   int64_t numCrossing = 0;
   std::vector<int64_t> peers; // processes sharing a group, increasing
+  llvm::SmallVector<AxisIndex> axes;
+  std::vector<std::string> axisNames; // of the mesh
 };
 
 /// One run of one collective by this process's crossing devices.
@@ -40,7 +43,7 @@ struct MpiCommunicator::Round {
 
 MpiCommunicator::MpiCommunicator(MpiWorld &world,
                                  std::chrono::milliseconds localTimeout)
-    : world(world), local(localTimeout), localTimeout(localTimeout) {}
+    : world(world), local(localTimeout) {}
 MpiCommunicator::~MpiCommunicator() = default;
 
 static std::string planKey(const DeviceMesh &mesh,
@@ -67,6 +70,8 @@ MpiCommunicator::prepare(const DeviceMesh &mesh,
     }
     auto plan = std::make_unique<Plan>();
     plan->first = rank * perProcess;
+    plan->axes = axes;
+    plan->axisNames.assign(mesh.axisNames().begin(), mesh.axisNames().end());
     plan->count = perProcess;
     plan->groupOfLocal.assign(perProcess, -1);
     // Processes that share a group talk; each set of processes so
@@ -206,18 +211,30 @@ llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
     round->inputs.clear();
     notifyDevices(round->changed);
   } else {
-    bool finished = waitForDevices(
-        lock, round->changed, localTimeout + world.timeout(),
-        [&] { return round->done || failedDevice >= 0; });
+    // Every device of the process comes within the timeout (it computes
+    // meanwhile, as a remote process may); then the leader's exchange,
+    // whose own waits are bounded, ends the meeting.
+    auto failure = [&](const std::string &why) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "collective " + call.what +
+                                         " on device " +
+                                         std::to_string(call.device) + ": " +
+                                         why);
+    };
+    if (!waitForDevices(lock, round->changed, world.timeout(), [&] {
+          return round->arrived == plan->count || failedDevice >= 0;
+        }))
+      return failure(llvm::formatv(
+          "not every device of this process reached it within {0} s (a "
+          "collective that crosses processes must run on every device; "
+          "under a condition on the device's position it cannot)",
+          world.timeout().count() / 1000.0));
+    waitForDevices(lock, round->changed, std::chrono::hours(24 * 365), [&] {
+      return round->done || failedDevice >= 0;
+    });
     if (!round->done)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "collective " + call.what + " on device " +
-              std::to_string(call.device) + ": " +
-              (finished ? "device " + std::to_string(failedDevice.load()) +
-                              " failed"
-                        : "the devices of this process did not all arrive "
-                          "in time"));
+      return failure("device " + std::to_string(failedDevice.load()) +
+                     " failed");
   }
   if (!round->error.empty()) // names the collective already
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -542,7 +559,15 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
   }
 
   std::lock_guard<std::mutex> guard(mutex);
-  Traffic &traffic = sent[what];
+  // Ops at one location (a `return` that several ops were put at) stay
+  // apart when their kinds or axes differ.
+  std::string axes;
+  for (AxisIndex a : plan.axes)
+    axes += (axes.empty() ? "" : ",") + plan.axisNames[a];
+  Traffic &traffic =
+      sent[what + " " + kindName(collective.kind) + " [" + axes + "]"];
+  traffic.collective = what;
+  traffic.axes = axes;
   traffic.kind = kindName(collective.kind);
   ++traffic.calls;
   traffic.bytes += bytesSent;

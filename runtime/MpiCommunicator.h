@@ -29,6 +29,8 @@ namespace spmd::runtime {
 
 class MpiCommunicator : public Communicator {
 public:
+  /// Collectives inside the process time out as LocalCommunicator's do,
+  /// after `localTimeout`; the others after the world's timeout.
   explicit MpiCommunicator(
       MpiWorld &world,
       std::chrono::milliseconds localTimeout = std::chrono::seconds(60));
@@ -55,11 +57,13 @@ public:
 
   /// What this process sent through MPI for one collective op.
   struct Traffic {
+    std::string collective; // the op and its location
+    std::string axes;       // comma-separated
     std::string kind;
     int64_t calls = 0;
     int64_t bytes = 0;
   };
-  /// By the collective's name (op and location).
+  /// By the collective's name (op and location), kind and axes.
   std::map<std::string, Traffic> traffic() const;
   void clearTraffic();
 
@@ -75,7 +79,6 @@ private:
 
   MpiWorld &world;
   LocalCommunicator local;
-  std::chrono::milliseconds localTimeout;
   mutable std::mutex mutex; // plans, rounds, traffic
   std::map<std::string, std::unique_ptr<Plan>> plans;
   std::map<std::string, std::shared_ptr<Round>> rounds;

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdio>
 #include <map>
 #include <cstdlib>
 #include <thread>
@@ -74,13 +75,25 @@ MpiWorld *MpiWorld::get() {
     if (const char *env = std::getenv("SPMD_MPI_TIMEOUT")) {
       char *end = nullptr;
       double seconds = std::strtod(env, &end);
-      if (end != env && seconds > 0)
-        w->timeout_ = std::chrono::milliseconds(int64_t(seconds * 1000));
+      if (end == env || *end || !w->setTimeoutSeconds(seconds))
+        std::fprintf(stderr,
+                     "spmd: warning: SPMD_MPI_TIMEOUT=%s is not a number of "
+                     "seconds in (0, %g]; waiting 60 s\n",
+                     env, kMaxTimeoutSeconds);
     }
     std::atexit(finalizeAtExit);
     return w;
   }();
   return world;
+}
+
+bool MpiWorld::setTimeoutSeconds(double seconds) {
+  // Also refuses NaN and infinities; the bound keeps milliseconds and
+  // deadlines far from overflowing.
+  if (!(seconds > 0 && seconds <= kMaxTimeoutSeconds))
+    return false;
+  timeout_ = std::chrono::milliseconds(int64_t(seconds * 1000));
+  return true;
 }
 
 void MpiWorld::finalizeAtExit() {

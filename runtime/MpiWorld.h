@@ -52,7 +52,9 @@ public:
   /// How long a wait for another process lasts before it fails:
   /// SPMD_MPI_TIMEOUT seconds if set, else 60 s.
   std::chrono::milliseconds timeout() const { return timeout_; }
-  void setTimeout(std::chrono::milliseconds t) { timeout_ = t; }
+  /// Sets it; false (nothing set) unless 0 < `seconds` <= kMaxTimeout.
+  bool setTimeoutSeconds(double seconds);
+  static constexpr double kMaxTimeoutSeconds = 1e6;
 
   /// A communicator of the processes that pass the same `color`, ranked
   /// by world rank; collective over every process (call it in the same

@@ -21,6 +21,18 @@ using namespace mlir::spmd;
 
 namespace spmd::runtime {
 
+/// Fails unless `device` is one of `mesh`'s: an op on a smaller mesh than
+/// the program runs on.
+static llvm::Error onMesh(const ::spmd::DeviceMesh &mesh, int64_t device,
+                          const std::string &what) {
+  if (device < mesh.numDevices())
+    return llvm::Error::success();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      what + " is on a mesh of " + std::to_string(mesh.numDevices()) +
+          " devices but runs on device " + std::to_string(device));
+}
+
 namespace {
 /// What every collective kernel needs: its group axes and a name.
 struct CollectiveInfo {
@@ -57,6 +69,8 @@ static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
   auto shared = std::make_shared<CollectiveInfo>(std::move(*info));
   const void *identity = shared.get();
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
+    if (llvm::Error err = onMesh(*shared->mesh, context.device, shared->name))
+      return err;
     llvm::SmallVector<int64_t> group =
         shared->mesh->groupOf(context.device, shared->axes);
     CollectiveCall call{std::to_string(reinterpret_cast<uintptr_t>(identity)) +
@@ -124,7 +138,10 @@ static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {
   int64_t size = slice.getType().getDimSize(dim);
   unsigned input = ctx.slot(slice.getInput());
   unsigned result = ctx.slot(slice.getResult());
-  return Step([=, info = *info](Frame &frame, DeviceContext &context) {
+  return Step([=, info = *info](Frame &frame,
+                                DeviceContext &context) -> llvm::Error {
+    if (llvm::Error err = onMesh(*info.mesh, context.device, info.name))
+      return err;
     int64_t position = info.mesh->indexInGroup(context.device, info.axes);
     frame.slots[result] = RValue::ofTensor(
         piece(*frame.slots[input].tensor, dim, position, size));
@@ -139,7 +156,10 @@ static llvm::Expected<Step> buildAxisIndex(Operation *op, KernelContext &ctx) {
     return opError(op, "unknown mesh");
   ::spmd::AxisIndex axis = *mesh->axisIndex(index.getAxis());
   unsigned result = ctx.slot(index.getResult());
-  return Step([=](Frame &frame, DeviceContext &context) {
+  return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
+    if (llvm::Error err =
+            onMesh(*mesh, context.device, "'spmd.axis_index'"))
+      return err;
     frame.slots[result] = RValue::ofInt(mesh->coordsOf(context.device)[axis]);
     return llvm::Error::success();
   });

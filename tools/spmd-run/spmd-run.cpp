@@ -130,7 +130,9 @@ static llvm::json::Array gatherMpiTraffic(const Program &program) {
     return entries;
   llvm::json::Object own;
   for (const auto &[name, traffic] : program.mpiTraffic())
-    own[name] = llvm::json::Object{{"kind", traffic.kind},
+    own[name] = llvm::json::Object{{"collective", traffic.collective},
+                                   {"axes", traffic.axes},
+                                   {"kind", traffic.kind},
                                    {"calls", traffic.calls},
                                    {"bytes", traffic.bytes}};
   std::string text;
@@ -150,8 +152,8 @@ static llvm::json::Array gatherMpiTraffic(const Program &program) {
       const llvm::json::Object &traffic = *value.getAsObject();
       llvm::json::Object &entry = merged[name.str()];
       if (entry.empty()) {
-        entry["collective"] = name.str();
-        entry["kind"] = traffic.getString("kind")->str();
+        for (const char *key : {"collective", "axes", "kind"})
+          entry[key] = traffic.getString(key)->str();
         entry["calls"] = *traffic.getInteger("calls");
         entry["bytes"] = int64_t(0);
         entry["bytes_per_process"] =
@@ -210,11 +212,13 @@ int main(int argc, char **argv) {
   world = MpiWorld::get();
   if (world && world->size() == 1)
     world = nullptr;
-  if (mpiTimeout < 0)
-    badInput("--mpi-timeout must be positive");
-  if (world && mpiTimeout > 0)
-    world->setTimeout(
-        std::chrono::milliseconds(int64_t(mpiTimeout * 1000)));
+  if (mpiTimeout.getNumOccurrences() &&
+      !(mpiTimeout > 0 && mpiTimeout <= MpiWorld::kMaxTimeoutSeconds))
+    badInput(llvm::formatv("--mpi-timeout must be a number of seconds in "
+                           "(0, {0}]",
+                           int64_t(MpiWorld::kMaxTimeoutSeconds)));
+  if (world && mpiTimeout.getNumOccurrences())
+    world->setTimeoutSeconds(mpiTimeout);
 
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
