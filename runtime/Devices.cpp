@@ -37,9 +37,15 @@ static void poison(HostTensor &t) {
 
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
                    int64_t device, ReductionKind partialKind) {
+  return shardFor(global.data(), global.type(), layout, device, partialKind);
+}
+
+TensorRef shardFor(const uint8_t *global, DType type,
+                   const ShardLayout &layout, int64_t device,
+                   ReductionKind partialKind) {
   llvm::SmallVector<int64_t> local = layout.localShape();
   auto out = std::make_shared<HostTensor>(
-      global.type(), std::vector<int64_t>(local.begin(), local.end()));
+      type, std::vector<int64_t>(local.begin(), local.end()));
   std::vector<int64_t> offsets, sizes;
   bool padded = false;
   for (const DimSlice &slice : layout.sliceOf(device)) {
@@ -58,13 +64,14 @@ TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
     llvm::SmallVector<int64_t> coords = layout.mesh().coordsOf(device);
     if (llvm::any_of(layout.partialAxes(),
                      [&](AxisIndex a) { return coords[a] != 0; })) {
-      HostTensor zeros(global.type(), sizes);
+      HostTensor zeros(type, sizes);
       copyBox(zeros, std::vector<int64_t>(sizes.size(), 0), sizes, *out,
               std::vector<int64_t>(sizes.size(), 0));
       return out;
     }
   }
-  copyBox(global, offsets, sizes, *out, std::vector<int64_t>(sizes.size(), 0));
+  copyBox(global, layout.globalShape(), offsets, sizes, *out,
+          std::vector<int64_t>(sizes.size(), 0));
   return out;
 }
 

@@ -66,6 +66,11 @@ llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
 /// no identity of max or min.
 TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
                    int64_t device, ReductionKind partialKind);
+/// The same from the row-major data of the global tensor (of `type`),
+/// which is only read where the shard lies.
+TensorRef shardFor(const uint8_t *global, DType type,
+                   const ShardLayout &layout, int64_t device,
+                   ReductionKind partialKind);
 /// The global tensor from every device's local buffer (`locals[d]` on
 /// device d): each element from a device holding it; partial axes summed.
 llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,

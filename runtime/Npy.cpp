@@ -78,8 +78,8 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path) {
   return parseNpy((*buffer)->getBuffer(), path);
 }
 
-llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
-                                    llvm::StringRef path) {
+llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
+                                       llvm::StringRef path) {
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10)
     return fail(path, "not a .npy file");
   unsigned major = uint8_t(bytes[6]);
@@ -140,8 +140,17 @@ llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
                               bytes.size() - data,
                               expected ? std::to_string(*expected)
                                        : std::string("more than 2^63")));
-  HostTensor tensor(*type, shape);
-  std::memcpy(tensor.data(), bytes.data() + data, tensor.sizeInBytes());
+  return NpyView{*type, std::move(shape),
+                 reinterpret_cast<const uint8_t *>(bytes.data()) + data};
+}
+
+llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+                                    llvm::StringRef path) {
+  llvm::Expected<NpyView> view = parseNpyHeader(bytes, path);
+  if (!view)
+    return view.takeError();
+  HostTensor tensor(view->type, view->shape);
+  std::memcpy(tensor.data(), view->data, tensor.sizeInBytes());
   return tensor;
 }
 

@@ -16,6 +16,15 @@
 namespace spmd::runtime {
 
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+/// The header of the .npy file `bytes` and where its data starts (in
+/// `bytes`, which must outlive the view); the data is checked to be there.
+struct NpyView {
+  DType type;
+  std::vector<int64_t> shape;
+  const uint8_t *data;
+};
+llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
+                                       llvm::StringRef name);
 /// The tensor the .npy file `bytes` holds; errors are prefixed by `name`.
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef name);

@@ -17,6 +17,7 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
 #include <limits>
 #include <unistd.h>
 
@@ -346,6 +347,24 @@ std::vector<TensorRef> Program::shard(unsigned input,
     else // buffers are immutable: replicas share one copy
       shards.push_back(shards.front());
   }
+  return shards;
+}
+
+std::vector<TensorRef> Program::shard(unsigned input,
+                                      const uint8_t *global) const {
+  if (!inputLayouts[input]) {
+    const TensorSpec &spec = inputSpecs[input];
+    auto whole = std::make_shared<HostTensor>(spec.type, spec.shape,
+                                              Init::None);
+    std::memcpy(whole->data(), global, whole->sizeInBytes());
+    return std::vector<TensorRef>(localDevices, whole);
+  }
+  std::vector<TensorRef> shards;
+  for (int64_t device = firstLocal; device < firstLocal + localDevices;
+       ++device)
+    shards.push_back(shardFor(global, inputSpecs[input].type,
+                              *inputLayouts[input], device,
+                              inputPartialKinds[input]));
   return shards;
 }
 

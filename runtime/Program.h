@@ -109,6 +109,9 @@ public:
 
   /// The input split over this process's devices, as `run` splits it.
   std::vector<TensorRef> shard(unsigned input, const HostTensor &global) const;
+  /// The same from the input's row-major data (of its type and shape),
+  /// read only where this process's shards lie.
+  std::vector<TensorRef> shard(unsigned input, const uint8_t *global) const;
 
 private:
   Program() = default;

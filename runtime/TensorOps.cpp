@@ -10,13 +10,21 @@ namespace spmd::runtime {
 void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
              llvm::ArrayRef<int64_t> sizes, HostTensor &to,
              llvm::ArrayRef<int64_t> toOffsets) {
+  copyBox(from.data(), from.shape(), offsets, sizes, to, toOffsets);
+}
+
+void copyBox(const uint8_t *from, llvm::ArrayRef<int64_t> fromShape,
+             llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+             HostTensor &to, llvm::ArrayRef<int64_t> toOffsets) {
   size_t rank = sizes.size();
-  int64_t bytes = dtypeBytes(from.type());
+  int64_t bytes = dtypeBytes(to.type());
   if (rank == 0) {
-    std::memcpy(to.data(), from.data(), bytes);
+    std::memcpy(to.data(), from, bytes);
     return;
   }
-  std::vector<int64_t> fromStrides = from.strides(), toStrides = to.strides();
+  std::vector<int64_t> fromStrides(rank, 1), toStrides = to.strides();
+  for (size_t d = rank - 1; d > 0; --d)
+    fromStrides[d - 1] = fromStrides[d] * fromShape[d];
   // Rows of the innermost dimension at a time.
   int64_t row = sizes[rank - 1] * bytes;
   forEachOuterIndex(sizes, 1, [&](llvm::ArrayRef<int64_t> idx) {
@@ -25,7 +33,7 @@ void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
       f += (offsets[d] + idx[d]) * fromStrides[d];
       t += (toOffsets[d] + idx[d]) * toStrides[d];
     }
-    std::memcpy(to.data() + t * bytes, from.data() + f * bytes, row);
+    std::memcpy(to.data() + t * bytes, from + f * bytes, row);
   });
 }
 

@@ -42,6 +42,11 @@ void forEachOuterIndex(llvm::ArrayRef<int64_t> shape, size_t inner,
 void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
              llvm::ArrayRef<int64_t> sizes, HostTensor &to,
              llvm::ArrayRef<int64_t> toOffsets);
+/// The same from the row-major data of a `fromShape` tensor of `to`'s
+/// element type (a file mapped in memory, say).
+void copyBox(const uint8_t *from, llvm::ArrayRef<int64_t> fromShape,
+             llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+             HostTensor &to, llvm::ArrayRef<int64_t> toOffsets);
 
 /// Piece `k` of `size` elements along `dim` (zeros past the end).
 TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size);

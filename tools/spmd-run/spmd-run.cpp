@@ -284,22 +284,54 @@ int main(int argc, char **argv) {
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
-  // Inputs.
+  // Inputs: each device's shards; the whole tensors too where the check
+  // needs them. Under MPI a process reads from an input file only where
+  // its shards lie (random inputs are drawn whole, in one sequence).
+  bool needWhole = leads() && check;
   std::vector<HostTensor> inputs;
+  std::vector<std::vector<TensorRef>> perDevice(program.numLocalDevices());
+  auto addShards = [&](std::vector<TensorRef> shards) {
+    for (auto [index, shard] : llvm::enumerate(shards))
+      perDevice[index].push_back(std::move(shard));
+  };
   std::mt19937_64 rng(seed);
   for (auto [i, spec] : llvm::enumerate(program.inputs())) {
     if (inputsDir.empty()) {
-      inputs.push_back(randomTensor(spec, rng));
+      HostTensor whole = randomTensor(spec, rng);
+      addShards(program.shard(i, whole));
+      if (needWhole)
+        inputs.push_back(std::move(whole));
       continue;
     }
     llvm::SmallString<128> path(inputsDir);
     llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
+    if (world && !needWhole) {
+      // Mapped, not read: only the pages of this process's shards are.
+      auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+      if (file) {
+        llvm::Expected<NpyView> view =
+            parseNpyHeader((*file)->getBuffer(), path);
+        if (!view)
+          badInput(llvm::toString(view.takeError()));
+        if (view->type == spec.type) {
+          if (view->shape != spec.shape)
+            badInput(llvm::Twine(path) + ": shape does not match " +
+                     shapeText(spec));
+          addShards(program.shard(i, view->data));
+          continue;
+        }
+      }
+      // Unreadable, or of a type to convert: read whole, as below.
+    }
     llvm::Expected<HostTensor> read = readNpy(path, spec.type);
     if (!read)
       badInput(llvm::toString(read.takeError()));
     if (read->shape() != llvm::ArrayRef<int64_t>(spec.shape))
       badInput(llvm::Twine(path) + ": shape does not match " + shapeText(spec));
-    inputs.push_back(std::move(*read));
+    addShards(program.shard(i, *read));
+    if (needWhole)
+      inputs.push_back(std::move(*read));
   }
 
   // Timed runs. Under MPI the processes start each run together; a run
@@ -313,7 +345,7 @@ int main(int argc, char **argv) {
     program.clearMpiTraffic();
     auto start = std::chrono::steady_clock::now();
     llvm::Expected<std::vector<ShardedTensor>> out =
-        program.runSharded(inputs);
+        program.runSharded(perDevice);
     if (!out)
       runFailed(llvm::toString(out.takeError()));
     outputs.clear();
