@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <map>
@@ -233,8 +234,9 @@ static llvm::Error waitFor(Pending &pending, MPI_Comm control,
   return llvm::Error::success();
 }
 
-llvm::Error MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
-                               const std::string &what) {
+llvm::Error MpiWorld::exchange(
+    int comm, llvm::ArrayRef<Message> messages, const std::string &what,
+    std::optional<std::chrono::milliseconds> timeout) {
   MPI_Comm c = state->comms[comm];
   Pending pending;
   // Receives first, so that no send waits for its match to be posted.
@@ -262,37 +264,31 @@ llvm::Error MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
           break;
       }
     }
-  return waitFor(pending, state->control, timeout_, what,
+  return waitFor(pending, state->control, timeout.value_or(timeout_), what,
                  [&](std::string text) { return fail(std::move(text)); });
 }
 
 llvm::Error MpiWorld::barrier(const std::string &what) {
-  Pending pending;
-  pending.requests.emplace_back();
-  pending.peers.push_back(-1);
-  if (int rc = MPI_Ibarrier(state->comms[0], &pending.requests[0]);
-      rc != MPI_SUCCESS)
-    return fail(what + ": MPI failed: " + mpiErrorText(rc));
-  return waitFor(pending, state->control, timeout_, what,
-                 [&](std::string text) { return fail(std::move(text)); });
+  return maxOverProcesses(0, what).takeError();
 }
 
 llvm::Expected<double>
 MpiWorld::maxOverProcesses(double value, const std::string &what,
                            std::optional<std::chrono::milliseconds> timeout) {
-  double result = value;
-  Pending pending;
-  pending.requests.emplace_back();
-  pending.peers.push_back(-1);
-  if (int rc = MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX,
-                              state->comms[0], &pending.requests[0]);
-      rc != MPI_SUCCESS)
-    return fail(what + ": MPI failed: " + mpiErrorText(rc));
-  if (llvm::Error err =
-          waitFor(pending, state->control, timeout.value_or(timeout_), what,
-                  [&](std::string text) { return fail(std::move(text)); }))
+  // Every process sends its value to every other, point to point rather
+  // than through a collective of MPI's: a wait that fails then names the
+  // ranks that did not come. (P^2 small messages: meant for the few
+  // processes of one job, as the tools use it between runs.)
+  std::vector<double> values(size_, value);
+  std::vector<Message> messages;
+  for (int64_t r = 0; r < size_; ++r)
+    if (r != rank_) {
+      messages.push_back({r, &values[r], sizeof(double), false});
+      messages.push_back({r, &value, sizeof(double), true});
+    }
+  if (llvm::Error err = exchange(0, messages, what, timeout))
     return std::move(err);
-  return result;
+  return *std::max_element(values.begin(), values.end());
 }
 
 llvm::Expected<std::vector<std::string>>

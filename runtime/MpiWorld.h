@@ -64,10 +64,12 @@ public:
                             const std::string &what);
 
   /// Posts every message (receives first) on communicator `comm` (peers
-  /// are world ranks of it) and waits for all. `what` names the operation
-  /// in errors.
-  llvm::Error exchange(int comm, llvm::ArrayRef<Message> messages,
-                       const std::string &what);
+  /// are world ranks of it) and waits for all, up to `timeout` if given
+  /// (else the world's). `what` names the operation in errors.
+  llvm::Error
+  exchange(int comm, llvm::ArrayRef<Message> messages,
+           const std::string &what,
+           std::optional<std::chrono::milliseconds> timeout = {});
 
   /// Waits until every process arrives.
   llvm::Error barrier(const std::string &what);
