@@ -319,20 +319,32 @@ Value Program::max(const Value &a, const Value &b) {
                                                                "max");
 }
 
-/// Elementwise `fn` of a float tensor.
-static Value unary(ProgramState *state, const Value &v, const char *name,
-                   BodyFn fn) {
+/// `build(tb, x, type)` on the tensor `v` of the program `state`; nothing
+/// (the builder's error recorded) if the program is gone or `v` is not
+/// one of its tensors.
+template <typename Build>
+static Value onTensor(ProgramState *state, const Value &v, Build build) {
   if (!state)
     return {};
   TensorBuilder tb(*state);
   mlir::Value x = tb.get(v);
   if (!x)
     return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  if (!llvm::isa<mlir::FloatType>(t.getElementType()))
-    return tb.error(fmt::format("{} of {}: floats only", name,
-                                typeText(t)));
-  return tb.wrap(tb.elementwise({x}, t.getShape(), t.getElementType(), fn));
+  return build(tb, x, TensorBuilder::type(x));
+}
+
+/// Elementwise `fn` of a float tensor.
+static Value unary(ProgramState *state, const Value &v, const char *name,
+                   BodyFn fn) {
+  return onTensor(
+      state, v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        if (!llvm::isa<mlir::FloatType>(t.getElementType()))
+          return tb.error(
+              fmt::format("{} of {}: floats only", name, typeText(t)));
+        return tb.wrap(
+            tb.elementwise({x}, t.getShape(), t.getElementType(), fn));
+      });
 }
 
 Value Program::exp(const Value &x) {
@@ -382,28 +394,25 @@ template <typename FloatOp, typename IntOp = void>
 static Value reduction(ProgramState *state, const Value &v,
                        std::vector<int64_t> dims, double init,
                        const char *name) {
-  if (!state)
-    return {};
-  TensorBuilder tb(*state);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  auto sorted = tb.checkDims(dims, t.getRank(), name);
-  if (!sorted)
-    return {};
-  bool isFloat = llvm::isa<mlir::FloatType>(t.getElementType());
-  if constexpr (std::is_void_v<IntOp>)
-    if (!isFloat)
-      return tb.error(fmt::format("{}: floats only", name));
-  return tb.wrap(tb.reduce(
-      x, *sorted, init,
-      [&](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
-        if constexpr (!std::is_void_v<IntOp>)
+  return onTensor(
+      state, v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        auto sorted = tb.checkDims(dims, t.getRank(), name);
+        if (!sorted)
+          return {};
+        bool isFloat = llvm::isa<mlir::FloatType>(t.getElementType());
+        if constexpr (std::is_void_v<IntOp>)
           if (!isFloat)
-            return IntOp::create(nb, l, a[0], a[1]);
-        return FloatOp::create(nb, l, a[0], a[1]);
-      }));
+            return tb.error(fmt::format("{}: floats only", name));
+        return tb.wrap(tb.reduce(x, *sorted, init,
+                                 [&](OpBuilder &nb, mlir::Location l,
+                                     mlir::ValueRange a) -> mlir::Value {
+                                   if constexpr (!std::is_void_v<IntOp>)
+                                     if (!isFloat)
+                                       return IntOp::create(nb, l, a[0], a[1]);
+                                   return FloatOp::create(nb, l, a[0], a[1]);
+                                 }));
+      });
 }
 
 Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
@@ -445,26 +454,24 @@ Value Program::mean(const Value &x, std::vector<int64_t> dims) {
 }
 
 Value Program::transpose(const Value &v, std::vector<int64_t> permutation) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  auto sorted = tb.checkDims(permutation, t.getRank(), "transpose");
-  if (!sorted)
-    return {};
-  if (int64_t(permutation.size()) != t.getRank())
-    return tb.error(fmt::format("transpose: permutation [{}] of a rank-{} "
-                                "tensor",
-                                fmt::join(permutation, ", "), t.getRank()));
-  llvm::SmallVector<int64_t> shape;
-  for (int64_t p : permutation)
-    shape.push_back(t.getDimSize(p));
-  auto op = mlir::linalg::TransposeOp::create(
-      tb.b, tb.loc, x, tb.empty(shape, t.getElementType()), permutation);
-  return tb.wrap(op.getResult()[0]);
+  return onTensor(
+      state_.get(), v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        auto sorted = tb.checkDims(permutation, t.getRank(), "transpose");
+        if (!sorted)
+          return {};
+        if (int64_t(permutation.size()) != t.getRank())
+          return tb.error(
+              fmt::format("transpose: permutation [{}] of a rank-{} "
+                          "tensor",
+                          fmt::join(permutation, ", "), t.getRank()));
+        llvm::SmallVector<int64_t> shape;
+        for (int64_t p : permutation)
+          shape.push_back(t.getDimSize(p));
+        auto op = mlir::linalg::TransposeOp::create(
+            tb.b, tb.loc, x, tb.empty(shape, t.getElementType()), permutation);
+        return tb.wrap(op.getResult()[0]);
+      });
 }
 
 /// Groups of consecutive dimensions of `from` whose products are the
@@ -495,170 +502,162 @@ grouping(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
 }
 
 Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                                  std::multiplies<>());
-  if (count != t.getNumElements() ||
-      llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
-    return tb.error(fmt::format("reshape of {} to [{}]", typeText(t),
-                                fmt::join(shape, ", ")));
-  auto target = RankedTensorType::get(shape, t.getElementType());
-  // To and from one element of rank 0: no groups.
-  if (shape.empty())
-    return tb.wrap(mlir::tensor::CollapseShapeOp::create(
-        tb.b, tb.loc, target, x, llvm::ArrayRef<mlir::ReassociationIndices>{}));
-  if (t.getRank() == 0)
-    return tb.wrap(mlir::tensor::ExpandShapeOp::create(
-        tb.b, tb.loc, target, x, llvm::ArrayRef<mlir::ReassociationIndices>{}));
-  if (auto groups = grouping(t.getShape(), shape))
-    return tb.wrap(
-        mlir::tensor::CollapseShapeOp::create(tb.b, tb.loc, target, x, *groups));
-  if (auto groups = grouping(shape, t.getShape()))
-    return tb.wrap(
-        mlir::tensor::ExpandShapeOp::create(tb.b, tb.loc, target, x, *groups));
-  // Neither a collapse nor an expansion: through one dimension.
-  auto flat = RankedTensorType::get({count}, t.getElementType());
-  mlir::ReassociationIndices all(t.getRank()), out(shape.size());
-  std::iota(all.begin(), all.end(), 0);
-  std::iota(out.begin(), out.end(), 0);
-  mlir::Value line = mlir::tensor::CollapseShapeOp::create(
-      tb.b, tb.loc, flat, x, llvm::ArrayRef<mlir::ReassociationIndices>{all});
-  return tb.wrap(mlir::tensor::ExpandShapeOp::create(
-      tb.b, tb.loc, target, line,
-      llvm::ArrayRef<mlir::ReassociationIndices>{out}));
+  return onTensor(
+      state_.get(), v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                                        std::multiplies<>());
+        if (count != t.getNumElements() ||
+            llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+          return tb.error(fmt::format("reshape of {} to [{}]", typeText(t),
+                                      fmt::join(shape, ", ")));
+        auto target = RankedTensorType::get(shape, t.getElementType());
+        // To and from one element of rank 0: no groups.
+        if (shape.empty())
+          return tb.wrap(mlir::tensor::CollapseShapeOp::create(
+              tb.b, tb.loc, target, x,
+              llvm::ArrayRef<mlir::ReassociationIndices>{}));
+        if (t.getRank() == 0)
+          return tb.wrap(mlir::tensor::ExpandShapeOp::create(
+              tb.b, tb.loc, target, x,
+              llvm::ArrayRef<mlir::ReassociationIndices>{}));
+        if (auto groups = grouping(t.getShape(), shape))
+          return tb.wrap(mlir::tensor::CollapseShapeOp::create(
+              tb.b, tb.loc, target, x, *groups));
+        if (auto groups = grouping(shape, t.getShape()))
+          return tb.wrap(mlir::tensor::ExpandShapeOp::create(
+              tb.b, tb.loc, target, x, *groups));
+        // Neither a collapse nor an expansion: through one dimension.
+        auto flat = RankedTensorType::get({count}, t.getElementType());
+        mlir::ReassociationIndices all(t.getRank()), out(shape.size());
+        std::iota(all.begin(), all.end(), 0);
+        std::iota(out.begin(), out.end(), 0);
+        mlir::Value line = mlir::tensor::CollapseShapeOp::create(
+            tb.b, tb.loc, flat, x,
+            llvm::ArrayRef<mlir::ReassociationIndices>{all});
+        return tb.wrap(mlir::tensor::ExpandShapeOp::create(
+            tb.b, tb.loc, target, line,
+            llvm::ArrayRef<mlir::ReassociationIndices>{out}));
+      });
 }
 
 Value Program::broadcast(const Value &v, std::vector<int64_t> shape,
                          std::vector<int64_t> dims) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
-    return tb.error(
-        fmt::format("broadcast to [{}]", fmt::join(shape, ", ")));
-  auto sorted = tb.checkDims(dims, shape.size(), "broadcast");
-  if (!sorted)
-    return {};
-  bool fits = int64_t(dims.size()) == t.getRank() &&
-              llvm::equal(dims, *sorted);
-  for (size_t i = 0; fits && i < dims.size(); ++i)
-    fits = shape[dims[i]] == t.getDimSize(i);
-  if (!fits)
-    return tb.error(fmt::format(
-        "broadcast of {} to [{}] at dimensions [{}]: dimensions must be "
-        "increasing, one per input dimension, of equal sizes",
-        typeText(t), fmt::join(shape, ", "), fmt::join(dims, ", ")));
-  llvm::SmallVector<int64_t> added;
-  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
-    if (!llvm::is_contained(dims, d))
-      added.push_back(d);
-  auto op = mlir::linalg::BroadcastOp::create(
-      tb.b, tb.loc, x, tb.empty(shape, t.getElementType()), added);
-  return tb.wrap(op.getResult()[0]);
+  return onTensor(
+      state_.get(), v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+          return tb.error(
+              fmt::format("broadcast to [{}]", fmt::join(shape, ", ")));
+        auto sorted = tb.checkDims(dims, shape.size(), "broadcast");
+        if (!sorted)
+          return {};
+        bool fits =
+            int64_t(dims.size()) == t.getRank() && llvm::equal(dims, *sorted);
+        for (size_t i = 0; fits && i < dims.size(); ++i)
+          fits = shape[dims[i]] == t.getDimSize(i);
+        if (!fits)
+          return tb.error(fmt::format(
+              "broadcast of {} to [{}] at dimensions [{}]: dimensions must be "
+              "increasing, one per input dimension, of equal sizes",
+              typeText(t), fmt::join(shape, ", "), fmt::join(dims, ", ")));
+        llvm::SmallVector<int64_t> added;
+        for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+          if (!llvm::is_contained(dims, d))
+            added.push_back(d);
+        auto op = mlir::linalg::BroadcastOp::create(
+            tb.b, tb.loc, x, tb.empty(shape, t.getElementType()), added);
+        return tb.wrap(op.getResult()[0]);
+      });
 }
 
 Value Program::softmax(const Value &v, int64_t dim) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  if (dim < 0 || dim >= t.getRank() ||
-      !llvm::isa<mlir::FloatType>(t.getElementType()))
-    return tb.error(fmt::format("softmax over dimension {} of {}", dim,
-                                typeText(t)));
-  auto op = mlir::linalg::SoftmaxOp::create(
-      tb.b, tb.loc, t, x, tb.empty(t.getShape(), t.getElementType()), dim);
-  return tb.wrap(op.getResult()[0]);
+  return onTensor(
+      state_.get(), v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        if (dim < 0 || dim >= t.getRank() ||
+            !llvm::isa<mlir::FloatType>(t.getElementType()))
+          return tb.error(
+              fmt::format("softmax over dimension {} of {}", dim, typeText(t)));
+        auto op = mlir::linalg::SoftmaxOp::create(
+            tb.b, tb.loc, t, x, tb.empty(t.getShape(), t.getElementType()),
+            dim);
+        return tb.wrap(op.getResult()[0]);
+      });
 }
 
 Value Program::layer_norm(const Value &v, int64_t dim, double epsilon) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  if (dim < 0 || dim >= t.getRank() ||
-      !llvm::isa<mlir::FloatType>(t.getElementType()))
-    return tb.error(fmt::format("layer_norm over dimension {} of {}", dim,
-                                typeText(t)));
-  mlir::Type element = t.getElementType();
-  // The loops other than `dim`, as the reduced tensors index them.
-  llvm::SmallVector<unsigned> all, others;
-  for (unsigned d = 0; d < t.getRank(); ++d) {
-    all.push_back(d);
-    if (d != dim)
-      others.push_back(d);
-  }
-  double n = double(t.getDimSize(dim));
-  auto sum = [&](OpBuilder &nb, mlir::Location l,
-                 mlir::ValueRange a) -> mlir::Value {
-    return mlir::arith::AddFOp::create(nb, l, a[0], a[1]);
-  };
-  mlir::Value mean = scaled(tb, tb.reduce(x, {dim}, 0, sum), 1.0 / n);
-  mlir::Value centered = tb.elementwise(
-      {x, mean}, t.getShape(), element,
-      [](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
-        return mlir::arith::SubFOp::create(nb, l, a[0], a[1]);
-      },
-      {all, others});
-  mlir::Value squared = tb.elementwise(
-      {centered}, t.getShape(), element,
-      [](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
-        return mlir::arith::MulFOp::create(nb, l, a[0], a[0]);
+  return onTensor(
+      state_.get(), v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        if (dim < 0 || dim >= t.getRank() ||
+            !llvm::isa<mlir::FloatType>(t.getElementType()))
+          return tb.error(fmt::format("layer_norm over dimension {} of {}", dim,
+                                      typeText(t)));
+        mlir::Type element = t.getElementType();
+        // The loops other than `dim`, as the reduced tensors index them.
+        llvm::SmallVector<unsigned> all, others;
+        for (unsigned d = 0; d < t.getRank(); ++d) {
+          all.push_back(d);
+          if (d != dim)
+            others.push_back(d);
+        }
+        double n = double(t.getDimSize(dim));
+        auto sum = [&](OpBuilder &nb, mlir::Location l,
+                       mlir::ValueRange a) -> mlir::Value {
+          return mlir::arith::AddFOp::create(nb, l, a[0], a[1]);
+        };
+        mlir::Value mean = scaled(tb, tb.reduce(x, {dim}, 0, sum), 1.0 / n);
+        mlir::Value centered = tb.elementwise(
+            {x, mean}, t.getShape(), element,
+            [](OpBuilder &nb, mlir::Location l,
+               mlir::ValueRange a) -> mlir::Value {
+              return mlir::arith::SubFOp::create(nb, l, a[0], a[1]);
+            },
+            {all, others});
+        mlir::Value squared = tb.elementwise(
+            {centered}, t.getShape(), element,
+            [](OpBuilder &nb, mlir::Location l,
+               mlir::ValueRange a) -> mlir::Value {
+              return mlir::arith::MulFOp::create(nb, l, a[0], a[0]);
+            });
+        mlir::Value variance =
+            scaled(tb, tb.reduce(squared, {dim}, 0, sum), 1.0 / n);
+        return tb.wrap(tb.elementwise(
+            {centered, variance}, t.getShape(), element,
+            [&](OpBuilder &nb, mlir::Location l,
+                mlir::ValueRange a) -> mlir::Value {
+              mlir::Value eps = mlir::arith::ConstantOp::create(
+                  nb, l, nb.getFloatAttr(a[1].getType(), epsilon));
+              mlir::Value scale = mlir::math::RsqrtOp::create(
+                  nb, l, mlir::arith::AddFOp::create(nb, l, a[1], eps));
+              return mlir::arith::MulFOp::create(nb, l, a[0], scale);
+            },
+            {all, others}));
       });
-  mlir::Value variance =
-      scaled(tb, tb.reduce(squared, {dim}, 0, sum), 1.0 / n);
-  return tb.wrap(tb.elementwise(
-      {centered, variance}, t.getShape(), element,
-      [&](OpBuilder &nb, mlir::Location l, mlir::ValueRange a) -> mlir::Value {
-        mlir::Value eps = mlir::arith::ConstantOp::create(
-            nb, l, nb.getFloatAttr(a[1].getType(), epsilon));
-        mlir::Value scale = mlir::math::RsqrtOp::create(
-            nb, l, mlir::arith::AddFOp::create(nb, l, a[1], eps));
-        return mlir::arith::MulFOp::create(nb, l, a[0], scale);
-      },
-      {all, others}));
 }
 
 Value Program::slice(const Value &v, std::vector<int64_t> offsets,
                      std::vector<int64_t> sizes) {
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  mlir::Value x = tb.get(v);
-  if (!x)
-    return {};
-  RankedTensorType t = TensorBuilder::type(x);
-  bool fits = int64_t(offsets.size()) == t.getRank() &&
-              int64_t(sizes.size()) == t.getRank();
-  for (int64_t d = 0; fits && d < t.getRank(); ++d)
-    fits = offsets[d] >= 0 && sizes[d] > 0 &&
-           offsets[d] + sizes[d] <= t.getDimSize(d);
-  if (!fits)
-    return tb.error(fmt::format("slice of {} at [{}] of sizes [{}]",
-                                typeText(t), fmt::join(offsets, ", "),
-                                fmt::join(sizes, ", ")));
-  llvm::SmallVector<int64_t> strides(t.getRank(), 1);
-  auto folded = [&](llvm::ArrayRef<int64_t> values) {
-    return mlir::getAsIndexOpFoldResult(tb.b.getContext(), values);
-  };
-  return tb.wrap(mlir::tensor::ExtractSliceOp::create(
-      tb.b, tb.loc, x, folded(offsets), folded(sizes), folded(strides)));
+  return onTensor(
+      state_.get(), v,
+      [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
+        bool fits = int64_t(offsets.size()) == t.getRank() &&
+                    int64_t(sizes.size()) == t.getRank();
+        for (int64_t d = 0; fits && d < t.getRank(); ++d)
+          fits = offsets[d] >= 0 && sizes[d] > 0 &&
+                 offsets[d] + sizes[d] <= t.getDimSize(d);
+        if (!fits)
+          return tb.error(fmt::format("slice of {} at [{}] of sizes [{}]",
+                                      typeText(t), fmt::join(offsets, ", "),
+                                      fmt::join(sizes, ", ")));
+        llvm::SmallVector<int64_t> strides(t.getRank(), 1);
+        auto folded = [&](llvm::ArrayRef<int64_t> values) {
+          return mlir::getAsIndexOpFoldResult(tb.b.getContext(), values);
+        };
+        return tb.wrap(mlir::tensor::ExtractSliceOp::create(
+            tb.b, tb.loc, x, folded(offsets), folded(sizes), folded(strides)));
+      });
 }
 
 Value Program::concat(const std::vector<Value> &values, int64_t dim) {

@@ -40,8 +40,7 @@ int main(int argc, char **argv) {
   int64_t processes = world->size(), rank = world->rank();
   int64_t elements = mib * (1 << 20) / 4;
 
-  llvm::Expected<DeviceMesh> mesh =
-      DeviceMesh::create({"x"}, {processes}, {});
+  llvm::Expected<DeviceMesh> mesh = DeviceMesh::create({"x"}, {processes}, {});
   if (!mesh) {
     fmt::print(stderr, "{}\n", llvm::toString(mesh.takeError()));
     return 1;
@@ -56,8 +55,8 @@ int main(int argc, char **argv) {
   const std::string what = "bench all_reduce";
   Collective allReduce{Collective::Kind::AllReduce};
 
-  auto input = std::make_shared<HostTensor>(DType::F32,
-                                            std::vector<int64_t>{elements});
+  auto input =
+      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{elements});
   for (int64_t i = 0; i < elements; ++i)
     input->as<float>()[i] = float((i + rank) % 7);
   std::vector<float> bareOut(elements);
@@ -66,8 +65,8 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds + 1; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     auto start = std::chrono::steady_clock::now();
-    CollectiveCall call{"bench#" + std::to_string(r), what, rank, group,
-                        *mesh, axes};
+    CollectiveCall call{
+        "bench#" + std::to_string(r), what, rank, group, *mesh, axes};
     llvm::Expected<TensorRef> out = communicator.run(call, allReduce, input);
     if (!out) {
       fmt::print(stderr, "{}\n", llvm::toString(out.takeError()));
@@ -101,8 +100,8 @@ int main(int argc, char **argv) {
     fmt::print("all_reduce {} MiB f32 over {} processes: spmd {:.2f} ms, "
                "MPI_Allreduce {:.2f} ms, ratio (MPI / spmd) {:.2f}; "
                "{} bytes sent per call by rank 0 (analytic 2(P-1)/P: {})\n",
-               mib, processes, oursMedian, bareMedian,
-               bareMedian / oursMedian, bytes / (rounds + 1),
+               mib, processes, oursMedian, bareMedian, bareMedian / oursMedian,
+               bytes / (rounds + 1),
                2 * (processes - 1) * elements * 4 / processes);
   return 0;
 }

@@ -216,8 +216,7 @@ llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
     // whose own waits are bounded, ends the meeting.
     auto failure = [&](const std::string &why) {
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "collective " + call.what +
-                                         " on device " +
+                                     "collective " + call.what + " on device " +
                                          std::to_string(call.device) + ": " +
                                          why);
     };
@@ -229,9 +228,8 @@ llvm::Expected<TensorRef> MpiCommunicator::run(const CollectiveCall &call,
           "collective that crosses processes must run on every device; "
           "under a condition on the device's position it cannot)",
           world.timeout().count() / 1000.0));
-    waitForDevices(lock, round->changed, std::chrono::hours(24 * 365), [&] {
-      return round->done || failedDevice >= 0;
-    });
+    waitForDevices(lock, round->changed, std::chrono::hours(24 * 365),
+                   [&] { return round->done || failedDevice >= 0; });
     if (!round->done)
       return failure("device " + std::to_string(failedDevice.load()) +
                      " failed");
@@ -379,8 +377,8 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
       std::vector<TensorRef> locals;
       for (int64_t position : positionsIn(group, me))
         locals.push_back(inputOf(group, position));
-      partial[g] = locals.size() == 1 ? locals[0]
-                                      : reduce(locals, collective.reduction);
+      partial[g] =
+          locals.size() == 1 ? locals[0] : reduce(locals, collective.reduction);
       result[g] = like(*partial[g]);
     }
     Exchange scatter;
@@ -484,8 +482,7 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     for (auto [g, group] : llvm::enumerate(plan.groups))
       for (int64_t target : positionsIn(group, me)) {
         std::vector<TensorRef> parts;
-        for (int64_t source = 0, n = group.members.size(); source < n;
-             ++source)
+        for (int64_t source = 0, n = group.members.size(); source < n; ++source)
           parts.push_back(group.processOf[source] == me
                               ? pieceOf(group, source, target)
                               : received[g][{source, target}]);

@@ -1,4 +1,5 @@
-//===- MpiCommunicator.h - Collectives across processes ----------*- C++ -*-===//
+//===- MpiCommunicator.h - Collectives across processes ----------*- C++
+//-*-===//
 //
 // The communicator of a run that spans processes. A group inside this
 // process goes to a LocalCommunicator. A group that crosses processes is
@@ -74,8 +75,8 @@ private:
   const Plan *planFor(const DeviceMesh &mesh, llvm::ArrayRef<AxisIndex> axes);
   /// The collective for every crossing device of this process, whose
   /// inputs `round` holds; fills its outputs.
-  llvm::Error lead(const Plan &plan, const Collective &collective,
-                   Round &round, const std::string &what);
+  llvm::Error lead(const Plan &plan, const Collective &collective, Round &round,
+                   const std::string &what);
 
   MpiWorld &world;
   LocalCommunicator local;

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <thread>
 
 namespace spmd::runtime {
@@ -24,10 +24,10 @@ constexpr int64_t kMaxPiece = int64_t(1) << 30;
 } // namespace
 
 struct MpiWorld::State {
-  std::vector<MPI_Comm> comms; // 0: the world's, for data
+  std::vector<MPI_Comm> comms;     // 0: the world's, for data
   std::map<std::string, int> made; // split's communicators by key
   MPI_Comm control = MPI_COMM_NULL;
-  MPI_Comm stopping = MPI_COMM_NULL; // only the barrier of `stop`
+  MPI_Comm stopping = MPI_COMM_NULL;    // only the barrier of `stop`
   std::vector<std::string> noticeTexts; // kept until sent
   std::vector<MPI_Request> noticeRequests;
 };
@@ -50,7 +50,7 @@ static std::string mpiErrorText(int code) {
 }
 
 MpiWorld *MpiWorld::get() {
-  static MpiWorld *world = [] () -> MpiWorld * {
+  static MpiWorld *world = []() -> MpiWorld * {
     if (!launched())
       return nullptr;
     auto *w = new MpiWorld();
@@ -123,8 +123,10 @@ llvm::Expected<int> MpiWorld::split(const std::string &key, int64_t color,
   // Colors must be non-negative ints; they are process ranks here.
   int rc = MPI_Comm_split(state->comms[0], int(color), int(rank_), &comm);
   if (rc != MPI_SUCCESS)
-    return fail("rank " + std::to_string(rank_) + ": cannot make the MPI "
-                "communicator of " + what + ": " + mpiErrorText(rc));
+    return fail("rank " + std::to_string(rank_) +
+                ": cannot make the MPI "
+                "communicator of " +
+                what + ": " + mpiErrorText(rc));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   state->comms.push_back(comm);
   return state->made[key] = int(state->comms.size() - 1);
@@ -152,10 +154,10 @@ struct Pending {
 
 /// Polls `pending` until every request completes, a notice of a stop
 /// comes, an error is returned, or `timeout` passes.
-static llvm::Error waitFor(Pending &pending, MPI_Comm control,
-                           std::chrono::milliseconds timeout,
-                           const std::string &what,
-                           llvm::function_ref<llvm::Error(std::string)> report) {
+static llvm::Error
+waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
+        const std::string &what,
+        llvm::function_ref<llvm::Error(std::string)> report) {
   // Requests still open when the wait fails are cancelled, so that no
   // late message lands in a buffer its owner has freed.
   auto fail = [&](std::string message) {
@@ -175,9 +177,8 @@ static llvm::Error waitFor(Pending &pending, MPI_Comm control,
   std::vector<MPI_Status> statuses(pending.requests.size());
   while (left > 0) {
     int count = 0;
-    int rc = MPI_Testsome(int(pending.requests.size()),
-                          pending.requests.data(), &count, indices.data(),
-                          statuses.data());
+    int rc = MPI_Testsome(int(pending.requests.size()), pending.requests.data(),
+                          &count, indices.data(), statuses.data());
     if (rc != MPI_SUCCESS) {
       for (int i = 0; i < count && count != MPI_UNDEFINED; ++i)
         if (statuses[i].MPI_ERROR != MPI_SUCCESS)
@@ -234,9 +235,10 @@ static llvm::Error waitFor(Pending &pending, MPI_Comm control,
   return llvm::Error::success();
 }
 
-llvm::Error MpiWorld::exchange(
-    int comm, llvm::ArrayRef<Message> messages, const std::string &what,
-    std::optional<std::chrono::milliseconds> timeout) {
+llvm::Error
+MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
+                   const std::string &what,
+                   std::optional<std::chrono::milliseconds> timeout) {
   MPI_Comm c = state->comms[comm];
   Pending pending;
   // Receives first, so that no send waits for its match to be posted.
@@ -251,10 +253,10 @@ llvm::Error MpiWorld::exchange(
         int count = int(std::min(kMaxPiece, m.bytes - at));
         char *data = static_cast<char *>(m.data) + at;
         MPI_Request request;
-        int rc = send ? MPI_Isend(data, count, MPI_BYTE, peer, kDataTag, c,
-                                  &request)
-                      : MPI_Irecv(data, count, MPI_BYTE, peer, kDataTag, c,
-                                  &request);
+        int rc =
+            send
+                ? MPI_Isend(data, count, MPI_BYTE, peer, kDataTag, c, &request)
+                : MPI_Irecv(data, count, MPI_BYTE, peer, kDataTag, c, &request);
         if (rc != MPI_SUCCESS)
           return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}",
                                     what, m.peer, mpiErrorText(rc)));
@@ -343,8 +345,8 @@ void MpiWorld::announceStop(const std::string &message) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   int done = 0;
   while (!done && std::chrono::steady_clock::now() < deadline) {
-    MPI_Testall(int(state->noticeRequests.size()),
-                state->noticeRequests.data(), &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(int(state->noticeRequests.size()), state->noticeRequests.data(),
+                &done, MPI_STATUSES_IGNORE);
     std::this_thread::yield();
   }
 }

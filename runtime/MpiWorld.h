@@ -66,10 +66,9 @@ public:
   /// Posts every message (receives first) on communicator `comm` (peers
   /// are world ranks of it) and waits for all, up to `timeout` if given
   /// (else the world's). `what` names the operation in errors.
-  llvm::Error
-  exchange(int comm, llvm::ArrayRef<Message> messages,
-           const std::string &what,
-           std::optional<std::chrono::milliseconds> timeout = {});
+  llvm::Error exchange(int comm, llvm::ArrayRef<Message> messages,
+                       const std::string &what,
+                       std::optional<std::chrono::milliseconds> timeout = {});
 
   /// Waits until every process arrives.
   llvm::Error barrier(const std::string &what);
@@ -80,8 +79,8 @@ public:
   maxOverProcesses(double value, const std::string &what,
                    std::optional<std::chrono::milliseconds> timeout = {});
   /// Every process's `text`, on rank 0 (in rank order); empty elsewhere.
-  llvm::Expected<std::vector<std::string>>
-  gatherText(const std::string &text, const std::string &what);
+  llvm::Expected<std::vector<std::string>> gatherText(const std::string &text,
+                                                      const std::string &what);
 
   /// Tells every other process that this one stops with `message`; their
   /// waits then fail naming this rank. Once per process.
