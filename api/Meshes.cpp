@@ -104,7 +104,7 @@ HybridMesh::HybridMesh(std::vector<int64_t> ici_mesh_shape,
   }
   const DeviceMesh &mesh = hybrid->mesh();
   mesh_shape_.assign(mesh.shape().begin(), mesh.shape().end());
-  device_ids_.assign(mesh.deviceIds().begin(), mesh.deviceIds().end());
+  device_ids_ = mesh.deviceIds();
   dcn_shape_.assign(hybrid->dcnShape().begin(), hybrid->dcnShape().end());
 }
 
@@ -117,7 +117,7 @@ absl::StatusOr<HybridMesh> HybridMesh::fromFile(const std::string &path) {
   const DeviceMesh &m = hybrid->mesh();
   mesh.axis_names_.assign(m.axisNames().begin(), m.axisNames().end());
   mesh.mesh_shape_.assign(m.shape().begin(), m.shape().end());
-  mesh.device_ids_.assign(m.deviceIds().begin(), m.deviceIds().end());
+  mesh.device_ids_ = m.deviceIds();
   mesh.ici_shape_.assign(hybrid->iciShape().begin(), hybrid->iciShape().end());
   mesh.dcn_shape_.assign(hybrid->dcnShape().begin(), hybrid->dcnShape().end());
   return mesh;

@@ -2,6 +2,7 @@
 """Generates a chain of Megatron-style MLP layers for the propagation benchmark.
 
 Usage: gen_megatron_chain.py LAYERS {spmd|shard} [--batch B --hidden H --ffn F]
+                             [--mesh DATAxMODEL]
 
 Each layer: h = x @ w1 (w1 column-split over "model"), relu, x = h @ w2
 (w2 row-split over "model"); the input batch is split over "data". The
@@ -19,8 +20,10 @@ def main():
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--ffn", type=int, default=1024)
+    p.add_argument("--mesh", default="2x4", help="the sizes of the data and model axes")
     a = p.parse_args()
     B, H, F, N = a.batch, a.hidden, a.ffn, a.layers
+    D, M = (int(v) for v in a.mesh.split("x"))
     x_t, h_t = "tensor<%dx%dxf32>" % (B, H), "tensor<%dx%dxf32>" % (B, F)
     w1_t, w2_t = "tensor<%dx%dxf32>" % (H, F), "tensor<%dx%dxf32>" % (F, H)
     spmd = a.dialect == "spmd"
@@ -30,9 +33,9 @@ def main():
 
     out = []
     if spmd:
-        out.append('spmd.mesh @mesh = <["data"=2, "model"=4]>')
+        out.append('spmd.mesh @mesh = <["data"=%d, "model"=%d]>' % (D, M))
     else:
-        out.append("shard.grid @mesh(shape = 2x4)")
+        out.append("shard.grid @mesh(shape = %dx%d)" % (D, M))
     args = ["%%x: %s%s" % (x_t, ann('[{"data"}, {}]'))]
     for i in range(N):
         args.append("%%w1_%d: %s%s" % (i, w1_t, ann('[{}, {"model"}]')))

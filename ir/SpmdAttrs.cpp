@@ -151,7 +151,7 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 MeshAttr MeshAttr::get(MLIRContext *context, const ::spmd::DeviceMesh &mesh) {
-  ArrayRef<int64_t> ids;
+  std::vector<int64_t> ids;
   if (!mesh.hasIotaDeviceIds())
     ids = mesh.deviceIds();
   return get(context, toAttrs(context, mesh.axisNames()), mesh.shape(), ids);

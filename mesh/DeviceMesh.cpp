@@ -92,13 +92,14 @@ llvm::Expected<DeviceMesh> DeviceMesh::create(std::vector<std::string> axisNames
     return std::move(err);
   DeviceMesh mesh;
   int64_t numDevices = product(shape);
-  if (deviceIds.empty()) {
-    deviceIds.resize(numDevices);
-    for (int64_t i = 0; i < numDevices; ++i)
-      deviceIds[i] = i;
-  }
   mesh.axisNames_ = std::move(axisNames);
   mesh.shape_ = std::move(shape);
+  mesh.numDevices_ = numDevices;
+  bool iota = true;
+  for (int64_t i = 0, e = deviceIds.size(); i < e && iota; ++i)
+    iota = deviceIds[i] == i;
+  if (iota)
+    return mesh;
   mesh.deviceIds_ = std::move(deviceIds);
   mesh.positionOf_.resize(numDevices);
   for (int64_t pos = 0; pos < numDevices; ++pos)
@@ -106,11 +107,11 @@ llvm::Expected<DeviceMesh> DeviceMesh::create(std::vector<std::string> axisNames
   return mesh;
 }
 
-bool DeviceMesh::hasIotaDeviceIds() const {
-  for (int64_t i = 0, e = deviceIds_.size(); i < e; ++i)
-    if (deviceIds_[i] != i)
-      return false;
-  return true;
+std::vector<int64_t> DeviceMesh::deviceIds() const {
+  std::vector<int64_t> ids(numDevices_);
+  for (int64_t pos = 0; pos < numDevices_; ++pos)
+    ids[pos] = deviceIdAt(pos);
+  return ids;
 }
 
 std::optional<AxisIndex> DeviceMesh::axisIndex(llvm::StringRef name) const {
@@ -133,7 +134,7 @@ DeviceMesh::resolveAxes(ArrayRef<std::string> names) const {
 }
 
 int64_t DeviceMesh::deviceAt(ArrayRef<int64_t> coords) const {
-  return deviceIds_[linearize(coords, shape_)];
+  return deviceIdAt(linearize(coords, shape_));
 }
 
 SmallVector<int64_t> DeviceMesh::coordsOf(int64_t device) const {
@@ -178,7 +179,7 @@ SmallVector<SmallVector<int64_t>> DeviceMesh::groups(ArrayRef<AxisIndex> axes) c
   for (int64_t pos = 0; pos < numDevices(); ++pos) {
     SmallVector<int64_t> coords = delinearize(pos, shape_);
     if (llvm::all_of(axes, [&](AxisIndex a) { return coords[a] == 0; }))
-      result.push_back(groupOf(deviceIds_[pos], axes));
+      result.push_back(groupOf(deviceIdAt(pos), axes));
   }
   return result;
 }

@@ -44,14 +44,18 @@ public:
                                      std::vector<int64_t> deviceIds = {});
 
   unsigned rank() const { return shape_.size(); }
-  int64_t numDevices() const { return deviceIds_.size(); }
+  int64_t numDevices() const { return numDevices_; }
   llvm::ArrayRef<int64_t> shape() const { return shape_; }
   llvm::ArrayRef<std::string> axisNames() const { return axisNames_; }
-  /// Device ids in logical (row-major) order.
-  llvm::ArrayRef<int64_t> deviceIds() const { return deviceIds_; }
+  /// Device ids in logical (row-major) order (materialised: O(devices)).
+  std::vector<int64_t> deviceIds() const;
+  /// The device id at logical position `pos`.
+  int64_t deviceIdAt(int64_t pos) const {
+    return deviceIds_.empty() ? pos : deviceIds_[pos];
+  }
   int64_t axisSize(AxisIndex axis) const { return shape_[axis]; }
   llvm::StringRef axisName(AxisIndex axis) const { return axisNames_[axis]; }
-  bool hasIotaDeviceIds() const;
+  bool hasIotaDeviceIds() const { return deviceIds_.empty(); }
 
   std::optional<AxisIndex> axisIndex(llvm::StringRef name) const;
   /// Resolves names to indices; fails naming the first unknown axis.
@@ -89,10 +93,15 @@ public:
 
 private:
   DeviceMesh() = default;
-  int64_t linearPosition(int64_t device) const { return positionOf_[device]; }
+  int64_t linearPosition(int64_t device) const {
+    return positionOf_.empty() ? device : positionOf_[device];
+  }
 
   std::vector<std::string> axisNames_;
   std::vector<int64_t> shape_;
+  int64_t numDevices_ = 0;
+  // Both empty for iota ids (the usual case), so that a mesh costs nothing
+  // per device: compile time must not depend on the device count.
   std::vector<int64_t> deviceIds_;  // logical position -> device id
   std::vector<int64_t> positionOf_; // device id -> logical position
 };

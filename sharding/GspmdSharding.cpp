@@ -269,7 +269,8 @@ GspmdSharding::fromSpmd(const TensorSharding &sharding, const DeviceMesh &mesh) 
     result.lastTileDimReplicate = true;
   }
   result.devices.resize(mesh.numDevices());
-  for (int64_t device : mesh.deviceIds()) {
+  for (int64_t pos = 0; pos < mesh.numDevices(); ++pos) {
+    int64_t device = mesh.deviceIdAt(pos);
     llvm::SmallVector<int64_t> tile = layout->shardIndex(device);
     if (replicas > 1)
       tile.push_back(mesh.indexInGroup(device, replicaAxes));

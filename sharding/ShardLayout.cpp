@@ -54,9 +54,9 @@ SmallVector<DimSlice> ShardLayout::sliceOf(int64_t device) const {
 SmallVector<int64_t>
 ShardLayout::devicesHolding(llvm::ArrayRef<int64_t> index) const {
   SmallVector<int64_t> devices;
-  for (int64_t device : mesh_.deviceIds())
-    if (llvm::equal(shardIndex(device), index))
-      devices.push_back(device);
+  for (int64_t pos = 0; pos < mesh_.numDevices(); ++pos)
+    if (llvm::equal(shardIndex(mesh_.deviceIdAt(pos)), index))
+      devices.push_back(mesh_.deviceIdAt(pos));
   llvm::sort(devices);
   return devices;
 }
