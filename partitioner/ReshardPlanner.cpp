@@ -396,9 +396,22 @@ const ReshardPlan *ReshardPlanCache::plan(const DeviceMesh &mesh,
                                           int64_t elementBytes,
                                           const ShardState &from,
                                           const ShardState &to) {
-  auto [it, inserted] = plans.try_emplace(
-      Key{&mesh, shape.vec(), elementBytes, from.key(), int(from.reduction),
-          to.key(), int(to.reduction)});
+  scratch.clear();
+  scratch.push_back(reinterpret_cast<intptr_t>(&mesh));
+  scratch.push_back(elementBytes);
+  scratch.insert(scratch.end(), shape.begin(), shape.end());
+  for (const ShardState *state : {&from, &to}) {
+    // Each list is preceded by its length, so the encoding is unambiguous.
+    for (const AxisList &dim : state->dims) {
+      scratch.push_back(dim.size());
+      scratch.insert(scratch.end(), dim.begin(), dim.end());
+    }
+    llvm::SmallVector<AxisIndex, 2> partial = state->sortedPartial();
+    scratch.push_back(partial.size());
+    scratch.insert(scratch.end(), partial.begin(), partial.end());
+    scratch.push_back(int64_t(state->reduction));
+  }
+  auto [it, inserted] = plans.try_emplace(scratch);
   if (inserted) {
     llvm::Expected<ReshardPlan> planned =
         planReshard(mesh, shape, elementBytes, from, to);

@@ -23,7 +23,6 @@
 
 #include "absl/container/flat_hash_map.h"
 
-#include <tuple>
 
 namespace spmd {
 
@@ -98,10 +97,11 @@ public:
 
 private:
   /// Mesh, global shape, element bytes, and each layout with its pending
-  /// reduction kind.
-  using Key = std::tuple<const DeviceMesh *, std::vector<int64_t>, int64_t,
-                         std::string, int, std::string, int>;
+  /// reduction kind, flattened to integers (looked up for every candidate
+  /// split of every op: it must be cheap to build).
+  using Key = std::vector<int64_t>;
   absl::flat_hash_map<Key, std::optional<ReshardPlan>> plans;
+  Key scratch;
 };
 
 } // namespace spmd

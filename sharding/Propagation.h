@@ -113,8 +113,10 @@ private:
   bool usesAxis(const Node &node, AxisIndex axis, unsigned exceptDim) const;
 
   std::vector<std::pair<std::string, DeviceMesh>> meshes;
-  std::vector<Node> nodes;
-  std::vector<Edge> edges;
+  // SmallVector moves its elements when it grows (std::vector copies them,
+  // their SmallVector members not being nothrow-movable).
+  llvm::SmallVector<Node, 0> nodes;
+  llvm::SmallVector<Edge, 0> edges;
   std::vector<unsigned> meshConflictEdges;
   std::function<std::string(unsigned)> edgeNamer;
 };

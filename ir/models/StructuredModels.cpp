@@ -21,7 +21,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallBitVector.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -306,12 +309,61 @@ skipIterationsPast(OpBuilder &b, linalg::LinalgOp op,
 }
 
 namespace {
+/// Rules of one op kind by what they are derived from: the indexing maps
+/// and iterators follow from the properties (and, for named ops, the types
+/// of the operands). Models of repeated layers then compute each rule once;
+/// building indexing maps dominated propagation and partitioning time.
+class StructuredRuleCache {
+public:
+  std::optional<OpShardingRule> get(Operation *op) {
+    Key key{op->getPropertiesAsAttribute(), {}};
+    key.types.assign(op->getOperandTypes().begin(),
+                     op->getOperandTypes().end());
+    key.types.append(op->getResultTypes().begin(),
+                     op->getResultTypes().end());
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = rules.find(key);
+    if (it != rules.end())
+      return it->second;
+    std::optional<OpShardingRule> rule =
+        structuredRule(llvm::cast<linalg::LinalgOp>(op));
+    rules.try_emplace(std::move(key), rule);
+    return rule;
+  }
+
+private:
+  struct Key {
+    Attribute properties;
+    SmallVector<Type, 4> types;
+    bool operator==(const Key &o) const {
+      return properties == o.properties && types == o.types;
+    }
+  };
+  struct KeyInfo {
+    static Key getEmptyKey() {
+      return {DenseMapInfo<Attribute>::getEmptyKey(), {}};
+    }
+    static Key getTombstoneKey() {
+      return {DenseMapInfo<Attribute>::getTombstoneKey(), {}};
+    }
+    static unsigned getHashValue(const Key &k) {
+      return llvm::hash_combine(
+          k.properties, llvm::hash_combine_range(k.types.begin(), k.types.end()));
+    }
+    static bool isEqual(const Key &a, const Key &b) { return a == b; }
+  };
+  std::mutex mutex;
+  DenseMap<Key, std::optional<OpShardingRule>, KeyInfo> rules;
+};
+
 template <typename OpTy>
 struct StructuredModel
     : ShardingOpInterface::ExternalModel<StructuredModel<OpTy>, OpTy> {
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
-    return structuredRule(llvm::cast<linalg::LinalgOp>(op));
+    return rules.get(op);
   }
+  /// One per op kind and context (models live with their context).
+  mutable StructuredRuleCache rules;
 
   std::optional<Reduction> getReductionKind(Operation *op,
                                             unsigned result) const {
