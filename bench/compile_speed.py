@@ -3,8 +3,29 @@
 
 Usage: compile_speed.py SPMD_OPT [MLIR_OPT] [--phase propagate|partition]
                         [--layers 500,1000,2000,5000] [--repeat 3]
+       compile_speed.py SPMD_OPT [MLIR_OPT] --pass-time [--layers 5000]
+       compile_speed.py SPMD_OPT --devices [--layers 2000]
+       compile_speed.py SPMD_OPT --bert
        compile_speed.py SPMD_OPT --against OTHER_SPMD_OPT [--layers 5000]
                         [--repeat 9]
+
+--pass-time: the time of the passes alone, from --mlir-timing on both sides
+(parsing, printing and the verifier are the same MLIR code for both tools,
+so they are left out: -verify-each=false on both). Ours is SpmdPropagate +
+SpmdPartition of `spmd-opt --spmd-propagate --spmd-partition`, upstream's
+ShardingPropagation + Partition of
+`mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))'`,
+each the median of --repeat runs. Prints the ratio ours/upstream; exits 1
+above 0.5.
+
+--devices: the pass time of `spmd-opt --spmd-pipeline` (every Spmd* pass)
+on the same chain (batch 512) over meshes of 8 to 131,072 devices (2x4,
+64x32, 128x128, 512x256), and the whole process's wall time. Prints each
+mesh's ratios to the 2x4 mesh; exits 1 when a pass-time ratio is above 1.1.
+
+--bert: whole-process wall time of `spmd-opt --spmd-pipeline` on
+gen_bert.py's BERT-base encoder at 24 layers and at 32 layers (about
+10,000 ops). Exits 1 if either takes 1 s or more.
 
 For each size, generates the chain (gen_megatron_chain.py) in both forms and
 times whole processes, side by side in this one run:
@@ -29,6 +50,7 @@ Prints the ratio SPMD_OPT / OTHER_SPMD_OPT per size; exits 1 above 1.05.
 import resource
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -75,16 +97,110 @@ def against(a, sizes):
     return 0 if ok else 1
 
 
+def pass_seconds(cmd, names, repeat):
+    """Median over `repeat` runs of the summed --mlir-timing rows `names`
+    (a row counts when its name is in `names`, or starts with a prefix
+    ending in '*')."""
+    totals = []
+    for _ in range(repeat):
+        out = subprocess.run(cmd + ["--mlir-timing", "-verify-each=false", "-o", os.devnull],
+                             check=True, capture_output=True, text=True).stderr
+        total = 0.0
+        for line in out.splitlines():
+            row = re.match(r"^\s*([\d.]+) \(\s*[\d.]+%\)\s+(.*)$", line)
+            if not row:
+                continue
+            seconds, name = float(row.group(1)), row.group(2).strip()
+            if any(name == n or (n.endswith("*") and name.startswith(n[:-1])) for n in names):
+                total += seconds
+        totals.append(total)
+    return statistics.median(totals)
+
+
+def generate(tmp, name, args):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        subprocess.run([sys.executable] + args, check=True, stdout=f)
+    return path
+
+
+def pass_time(a, sizes):
+    ok = True
+    print("%8s %12s %14s %8s" % ("layers", "ours s", "upstream s", "ratio"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            chain = os.path.join(HERE, "gen_megatron_chain.py")
+            ours_in = generate(tmp, "c%d.spmd.mlir" % n, [chain, str(n), "spmd"])
+            theirs_in = generate(tmp, "c%d.shard.mlir" % n, [chain, str(n), "shard"])
+            ours = pass_seconds([a.spmd_opt, "--spmd-propagate", "--spmd-partition", ours_in],
+                                ["SpmdPropagate", "SpmdPartition"], a.repeat)
+            theirs = pass_seconds(
+                [a.mlir_opt, "--pass-pipeline=builtin.module(func.func("
+                 "sharding-propagation,shard-partition))", theirs_in],
+                ["ShardingPropagation", "Partition"], a.repeat)
+            print("%8d %12.3f %14.3f %8.3f" % (n, ours, theirs, ours / theirs))
+            ok &= ours / theirs <= 0.5
+    return 0 if ok else 1
+
+
+def devices(a, sizes):
+    ok = True
+    meshes = ["2x4", "64x32", "128x128", "512x256"]
+    print("%8s %10s %10s %12s %8s %12s %8s" % ("layers", "mesh", "devices", "pass s", "ratio",
+                                              "process s", "ratio"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            base = None
+            for mesh in meshes:
+                path = generate(tmp, "c%d.%s.mlir" % (n, mesh),
+                                [os.path.join(HERE, "gen_megatron_chain.py"), str(n), "spmd",
+                                 "--batch", "512", "--mesh", mesh])
+                t = pass_seconds([a.spmd_opt, "--spmd-pipeline", path], ["Spmd*"], a.repeat)
+                wall = timed([a.spmd_opt, "--spmd-pipeline", path, "-o", os.devnull], a.repeat)
+                base = base or (t, wall)
+                d, m = (int(v) for v in mesh.split("x"))
+                print("%8d %10s %10d %12.3f %8.3f %12.3f %8.3f"
+                      % (n, mesh, d * m, t, t / base[0], wall, wall / base[1]))
+                ok &= t / base[0] <= 1.1
+    return 0 if ok else 1
+
+
+def bert(a):
+    ok = True
+    print("%8s %8s %12s" % ("layers", "ops", "wall s"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for layers in (24, 32):
+            path = generate(tmp, "bert%d.mlir" % layers,
+                            [os.path.join(HERE, "gen_bert.py"), "--layers", str(layers)])
+            generic = subprocess.run([a.spmd_opt, path, "--mlir-print-op-generic"], check=True,
+                                     capture_output=True, text=True).stdout
+            ops = sum(1 for line in generic.splitlines()
+                      if line.lstrip().startswith('"') or '= "' in line)
+            t = timed([a.spmd_opt, "--spmd-pipeline", path, "-o", os.devnull], a.repeat)
+            print("%8d %8d %12.3f" % (layers, ops, t))
+            ok &= t < 1.0
+    return 0 if ok else 1
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("spmd_opt")
     p.add_argument("mlir_opt", nargs="?", default="/usr/lib/llvm-22/bin/mlir-opt")
     p.add_argument("--phase", choices=["propagate", "partition"], default="propagate")
-    p.add_argument("--layers", default="500,1000,2000,5000")
+    p.add_argument("--layers")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--against", help="another spmd-opt to compare with")
+    p.add_argument("--pass-time", action="store_true", help="pass time against upstream")
+    p.add_argument("--devices", action="store_true", help="pass time over mesh sizes")
+    p.add_argument("--bert", action="store_true", help="the BERT-base encoder end to end")
     a = p.parse_args()
-    sizes = [int(s) for s in a.layers.split(",")]
+    if a.pass_time or a.devices:
+        default = "5000" if a.pass_time else "2000"
+        sizes = [int(s) for s in (a.layers or default).split(",")]
+        return pass_time(a, sizes) if a.pass_time else devices(a, sizes)
+    if a.bert:
+        return bert(a)
+    sizes = [int(s) for s in (a.layers or "500,1000,2000,5000").split(",")]
     if a.against:
         return against(a, sizes)
     rows, ok = [], True
