@@ -36,6 +36,10 @@ def Spmd_Dialect : Dialect {
     /// Set by spmd-partition on the module: its functions are local.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName =
         "spmd.partitioned";
+    /// On collectives spmd-partition emits for a reshard: what a device
+    /// must receive at least for the whole reshard (on its first
+    /// collective; 0 on the others), for the communication report.
+    static constexpr ::llvm::StringLiteral kMinBytesAttrName = "spmd.min_bytes";
     /// On arguments and results of partitioned functions: the global type.
     static constexpr ::llvm::StringLiteral kGlobalTypeAttrName =
         "spmd.global_type";

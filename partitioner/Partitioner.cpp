@@ -234,8 +234,11 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
       llvm::dbgs() << " " << ::spmd::stringifyCollectiveKind(step.kind);
     llvm::dbgs() << " (" << llvm::format("%.1f", plan->cost) << " bytes)\n";
   });
-  Value local =
-      emitReshard(b, user->getLoc(), current.local, *current.mesh, *plan);
+  Value local = emitReshard(
+      b, user->getLoc(), current.local, *current.mesh, *plan,
+      ::spmd::minReceiveBytes(current.mesh->mesh, type.getShape(),
+                              elementBytes(type.getElementType()),
+                              current.state, state));
   assert(local.getType() == localType(type, *current.mesh, state) &&
          "a reshard ends in the layout it was planned for");
   reshards[key] = local;

@@ -25,9 +25,11 @@ static Value truncate(OpBuilder &b, Location loc, Value value, int64_t dim,
 
 Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
                               const MeshInfo &mesh,
-                              const ::spmd::ReshardPlan &plan) {
+                              const ::spmd::ReshardPlan &plan,
+                              double minBytes) {
   MLIRContext *context = b.getContext();
   for (const ::spmd::ReshardStep &step : plan.steps) {
+    bool first = &step == &plan.steps.front();
     auto type = llvm::cast<RankedTensorType>(local.getType());
     SmallVector<StringRef> names;
     for (::spmd::AxisIndex axis : step.axes)
@@ -79,6 +81,11 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       break;
     }
     }
+    Operation *collective = local.getDefiningOp();
+    if (step.truncate)
+      collective = collective->getOperand(0).getDefiningOp();
+    collective->setAttr(SpmdDialect::kMinBytesAttrName,
+                        b.getI64IntegerAttr(first ? std::llround(minBytes) : 0));
   }
   return local;
 }

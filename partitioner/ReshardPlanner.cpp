@@ -249,6 +249,61 @@ std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
   return steps;
 }
 
+/// The axes `states` name, sorted.
+static SmallVector<AxisIndex> namedAxes(ArrayRef<const ShardState *> states) {
+  SmallVector<AxisIndex> axes;
+  for (const ShardState *s : states) {
+    for (const AxisList &dim : s->dims)
+      axes.append(dim.begin(), dim.end());
+    axes.append(s->partial.begin(), s->partial.end());
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+double spmd::minReceiveBytes(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
+                             int64_t elementBytes, const ShardState &from,
+                             const ShardState &to) {
+  // Other axes change neither what a device holds nor what it needs.
+  SmallVector<AxisIndex> axes = namedAxes({&from, &to});
+  SmallVector<int64_t> sizes;
+  for (AxisIndex axis : axes)
+    sizes.push_back(mesh.axisSize(axis));
+  bool reduces = llvm::any_of(from.partial, [&](AxisIndex axis) {
+    return !llvm::is_contained(to.partial, axis);
+  });
+  int64_t positions = product(sizes);
+  int64_t samples = std::min(positions, kMinBytesPositions);
+  SmallVector<int64_t> coord(mesh.rank(), 0);
+  // The [start, end) of a device's block along a dimension split by `dimAxes`.
+  auto interval = [&](int64_t size, const AxisList &dimAxes) {
+    int64_t index = 0;
+    for (AxisIndex a : dimAxes)
+      index = index * mesh.axisSize(a) + coord[a];
+    int64_t block = llvm::divideCeil(size, mesh.groupSize(dimAxes));
+    int64_t start = std::min(index * block, size);
+    return std::make_pair(start, std::min(start + block, size));
+  };
+  double missing = 0;
+  for (int64_t i = 0; i < samples; ++i) {
+    // Evenly spaced positions when there are too many to visit.
+    int64_t pos = samples == positions ? i : i * (positions / samples);
+    SmallVector<int64_t> c = delinearize(pos, sizes);
+    for (auto [axis, value] : llvm::zip_equal(axes, c))
+      coord[axis] = value;
+    double need = 1, held = 1;
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      auto [ts, te] = interval(shape[d], to.dims[d]);
+      auto [fs, fe] = interval(shape[d], from.dims[d]);
+      need *= te - ts;
+      held *= std::max<int64_t>(0, std::min(te, fe) - std::max(ts, fs));
+    }
+    missing += reduces ? need : need - held;
+  }
+  return samples ? missing / samples * elementBytes : 0;
+}
+
 /// The plan that always exists: reduce the pending axes the target does
 /// not keep, gather every split dimension whole, slice as the target does.
 static ReshardPlan fallbackPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
@@ -316,14 +371,7 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
         llvm::inconvertibleErrorCode(),
         "a reshard cannot make a value partial over new axes");
   // Only axes of either layout can help; others would only be undone.
-  SmallVector<AxisIndex> relevant;
-  for (const ShardState *s : {&from, &to}) {
-    for (const AxisList &dim : s->dims)
-      relevant.append(dim.begin(), dim.end());
-    relevant.append(s->partial.begin(), s->partial.end());
-  }
-  llvm::sort(relevant);
-  relevant.erase(std::unique(relevant.begin(), relevant.end()), relevant.end());
+  SmallVector<AxisIndex> relevant = namedAxes({&from, &to});
   StepGenerator generator(mesh, shape, elementBytes, relevant);
 
   // Dijkstra over layouts; ties broken by fewer steps, then by key, so the

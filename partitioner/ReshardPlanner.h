@@ -74,6 +74,16 @@ struct ReshardPlan {
   bool fallback = false;
 };
 
+/// What a device must receive at least to go from `from` to `to`: the
+/// bytes of its target block it does not already hold (all of them where
+/// the value is pending a reduction the target does not keep), averaged
+/// over the devices. Computed over the positions of the axes either layout
+/// names, at most kMinBytesPositions of them (evenly spaced beyond).
+double minReceiveBytes(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+                       int64_t elementBytes, const ShardState &from,
+                       const ShardState &to);
+constexpr int64_t kMinBytesPositions = 4096;
+
 /// How many layouts the search expands before it falls back; layouts grow
 /// factorially with the mesh axes a reshard involves.
 constexpr size_t kReshardSearchBudget = 4000;

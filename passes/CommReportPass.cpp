@@ -38,7 +38,7 @@ static ::spmd::CollectiveKind kindOf(Operation *op) {
 FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
   SymbolTableCollection tables;
   llvm::json::Array collectives;
-  int64_t total = 0;
+  int64_t total = 0, minTotal = 0;
   WalkResult walk = module.walk([&](CollectiveOpInterface op) {
     auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
     if (!mesh) {
@@ -58,18 +58,30 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
     auto comm = static_cast<int64_t>(
         std::llround(::spmd::commBytes(kind, groupSize, in, out)));
     total += comm;
-    collectives.push_back(
-        llvm::json::Object{{"op", ::spmd::stringifyCollectiveKind(kind)},
-                           {"axes", std::move(axes)},
-                           {"group_size", groupSize},
-                           {"bytes", in},
-                           {"comm_bytes", comm}});
+    llvm::json::Object entry{{"op", ::spmd::stringifyCollectiveKind(kind)},
+                             {"axes", std::move(axes)},
+                             {"group_size", groupSize},
+                             {"bytes", in},
+                             {"comm_bytes", comm}};
+    // Collectives of reshards carry their lower bound; others (halos,
+    // reductions the program asks for, collectives the user wrote) count
+    // at their own volume.
+    if (auto bytes =
+            op->getAttrOfType<IntegerAttr>(SpmdDialect::kMinBytesAttrName)) {
+      entry["min_bytes"] = bytes.getInt();
+      minTotal += bytes.getInt();
+    } else {
+      minTotal += comm;
+    }
+    collectives.push_back(std::move(entry));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
   return llvm::json::Value(llvm::json::Object{
-      {"collectives", std::move(collectives)}, {"total_comm_bytes", total}});
+      {"collectives", std::move(collectives)},
+      {"total_comm_bytes", total},
+      {"min_comm_bytes", minTotal}});
 }
 
 namespace {

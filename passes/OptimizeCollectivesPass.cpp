@@ -157,6 +157,18 @@ static void combineAllReduces(Block &block) {
     Value reduced = AllReduceOp::create(b, loc, joined.getType(), joined,
                                         head.getMeshAttr(), head.getAxesAttr(),
                                         head.getReductionAttr());
+    // The combined collective stands for every member's reshard.
+    int64_t minBytes = 0;
+    bool known = true;
+    for (AllReduceOp op : group) {
+      auto bytes =
+          op->getAttrOfType<IntegerAttr>(SpmdDialect::kMinBytesAttrName);
+      known &= bool(bytes);
+      minBytes += bytes ? bytes.getInt() : 0;
+    }
+    if (known)
+      reduced.getDefiningOp()->setAttr(SpmdDialect::kMinBytesAttrName,
+                                       b.getI64IntegerAttr(minBytes));
     int64_t offset = 0;
     for (auto [op, n] : llvm::zip_equal(group, sizes)) {
       RankedTensorType type = op.getType();
