@@ -13,6 +13,10 @@
 
 #include "ir/ShardingModels.h"
 
+#include "ir/LocalIR.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
@@ -133,6 +137,125 @@ struct InsertSliceModel
     rules::addScalars(rule, op->getNumOperands() - 2);
     rule.addTensor(std::move(destDims));
     return rule;
+  }
+
+  /// A destination split along a dimension the source is inserted into at
+  /// an offset (a KV cache split on the sequence, a row written at a
+  /// dynamic position) is kept split: every device writes the part of the
+  /// (replicated) source that lands on its own shard, and nothing moves.
+  /// Other layouts go by the rule.
+  LogicalResult partition(Operation *op, PartitionContext &context) const {
+    auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+    FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>> layout =
+        context.annotatedLayout(insert.getResult());
+    if (failed(layout))
+      return failure();
+    auto [mesh, state] = *layout;
+    ArrayRef<int64_t> dest = insert.getDestType().getShape();
+    ArrayRef<int64_t> source = insert.getSourceType().getShape();
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    // Per destination dimension: the source dimension it takes, if any.
+    SmallVector<std::optional<unsigned>> sourceDim;
+    bool splitInserted = false;
+    for (unsigned d = 0, s = 0; d < dest.size(); ++d) {
+      sourceDim.push_back(dropped.test(d) ? std::nullopt
+                                          : std::optional<unsigned>(s++));
+      bool whole = sourceDim.back() &&
+                   coversWhole(insert.getStaticOffsets()[d],
+                               source[*sourceDim.back()],
+                               insert.getStaticStrides()[d], dest[d]);
+      if (!whole && !state.dims[d].empty()) {
+        if (insert.getStaticStrides()[d] != 1)
+          return context.partitionByRule(op);
+        splitInserted = true;
+      }
+    }
+    if (!splitInserted || !state.partial.empty())
+      return context.partitionByRule(op);
+
+    // The source: split like the destination where it covers it whole,
+    // whole where it is inserted at an offset.
+    ::spmd::ShardState sourceState;
+    for (unsigned d = 0; d < dest.size(); ++d) {
+      if (!sourceDim[d])
+        continue;
+      bool whole = coversWhole(insert.getStaticOffsets()[d],
+                               source[*sourceDim[d]],
+                               insert.getStaticStrides()[d], dest[d]);
+      sourceState.dims.push_back(whole ? state.dims[d] : ::spmd::AxisList());
+    }
+    FailureOr<Value> localSource =
+        context.get(op, insert.getSource(), sourceState);
+    FailureOr<Value> localDest = context.get(op, insert.getDest(), state);
+    if (failed(localSource) || failed(localDest))
+      return failure();
+
+    OpBuilder &b = context.builder();
+    Location loc = op->getLoc();
+    auto destType = llvm::cast<RankedTensorType>(localDest->getType());
+    SmallVector<Value> offsets, shardStarts;
+    for (auto [d, offset] : llvm::enumerate(insert.getMixedOffsets())) {
+      if (auto value = llvm::dyn_cast<Value>(offset))
+        offsets.push_back(context.current(value));
+      else
+        offsets.push_back(arith::ConstantIndexOp::create(
+            b, loc, *getConstantIntValue(offset)));
+      shardStarts.push_back(
+          state.dims[d].empty()
+              ? Value()
+              : shardOffset(b, loc, *mesh, state.dims[d],
+                            destType.getDimSize(d)));
+    }
+    unsigned rank = dest.size();
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value localSourceValue = *localSource;
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{destType}, ValueRange{}, ValueRange{*localDest},
+        maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value inside;
+          SmallVector<Value> at;
+          for (unsigned d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(nb, nl, d);
+            bool whole =
+                sourceDim[d] &&
+                coversWhole(insert.getStaticOffsets()[d],
+                            source[*sourceDim[d]],
+                            insert.getStaticStrides()[d], dest[d]);
+            if (whole) {
+              at.push_back(i);
+              continue;
+            }
+            // The source position this element takes, and whether the
+            // source covers it.
+            Value global = shardStarts[d]
+                               ? arith::AddIOp::create(nb, nl, i, shardStarts[d])
+                                     .getResult()
+                               : i;
+            Value rel = arith::SubIOp::create(nb, nl, global, offsets[d]);
+            int64_t extent = sourceDim[d] ? source[*sourceDim[d]] : 1;
+            Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
+            Value in = arith::AndIOp::create(
+                nb, nl,
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, rel,
+                                      zero),
+                arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::slt, rel,
+                    arith::ConstantIndexOp::create(nb, nl, extent)));
+            inside = inside ? arith::AndIOp::create(nb, nl, inside, in) : in;
+            if (sourceDim[d])
+              at.push_back(arith::SelectOp::create(nb, nl, in, rel, zero));
+          }
+          Value written =
+              tensor::ExtractOp::create(nb, nl, localSourceValue, at);
+          linalg::YieldOp::create(
+              nb, nl,
+              ValueRange{arith::SelectOp::create(nb, nl, inside, written,
+                                                 args[0])});
+        });
+    context.set(insert.getResult(), {generic.getResult(0), mesh, state});
+    return success();
   }
 
   /// Only dimensions the source covers whole are split: their sizes are
