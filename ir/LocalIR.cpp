@@ -85,13 +85,13 @@ TypedAttr mlir::spmd::identityOf(OpBuilder &b, ::spmd::ReductionKind kind,
   return b.getIntegerAttr(type, value);
 }
 
-Value mlir::spmd::keepOnFirst(OpBuilder &b, Location loc, Value local,
-                              const MeshInfo &mesh,
-                              ArrayRef<::spmd::AxisIndex> axes,
-                              TypedAttr identity) {
-  Value first = arith::ConstantIndexOp::create(b, loc, 0);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        linearIndex(b, loc, mesh, axes), first);
+Value mlir::spmd::keepOnOne(OpBuilder &b, Location loc, Value local,
+                            const MeshInfo &mesh,
+                            ArrayRef<::spmd::AxisIndex> axes,
+                            TypedAttr identity, int64_t position) {
+  Value at = arith::ConstantIndexOp::create(b, loc, position);
+  Value isOwner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        linearIndex(b, loc, mesh, axes), at);
   auto type = llvm::cast<RankedTensorType>(local.getType());
   Value empty =
       tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
@@ -100,7 +100,7 @@ Value mlir::spmd::keepOnFirst(OpBuilder &b, Location loc, Value local,
           b, loc, ValueRange{arith::ConstantOp::create(b, loc, identity)},
           ValueRange{empty})
           .getResult(0);
-  return arith::SelectOp::create(b, loc, isFirst, local, filled);
+  return arith::SelectOp::create(b, loc, isOwner, local, filled);
 }
 
 int64_t mlir::spmd::elementBytes(Type type) {

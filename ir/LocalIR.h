@@ -37,12 +37,12 @@ TypedAttr identityOf(OpBuilder &b, ::spmd::ReductionKind kind, Type type);
 Value maskOutside(OpBuilder &b, Location loc, Value local, int64_t dim,
                   Value lo, Value hi, TypedAttr fill);
 
-/// `local` on the first device of each group over `axes`, a tensor of
-/// `identity` on the others: a partial value over `axes` whose reduction is
-/// `local`.
-Value keepOnFirst(OpBuilder &b, Location loc, Value local,
-                  const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes,
-                  TypedAttr identity);
+/// `local` on the device at `position` of each group over `axes`, a tensor
+/// of `identity` on the others: a partial value over `axes` whose reduction
+/// is that device's `local`.
+Value keepOnOne(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
+                ArrayRef<::spmd::AxisIndex> axes, TypedAttr identity,
+                int64_t position = 0);
 
 /// The element size in bytes of a tensor element type.
 int64_t elementBytes(Type type);

@@ -196,15 +196,33 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
       return failure();
     Value local = *whole;
     if (state.reduction == ::spmd::ReductionKind::Sum)
-      local = keepOnFirst(
+      local = keepOnOne(
           b, user->getLoc(), local, *current.mesh, added,
           identityOf(b, state.reduction, type.getElementType()));
     reshards[key] = local;
     return local;
   }
-  const ::spmd::ReshardPlan *plan =
-      planCache.plan(current.mesh->mesh, type.getShape(),
-                     elementBytes(type.getElementType()), current.state, state);
+  int64_t bytes = elementBytes(type.getElementType());
+  const ::spmd::ReshardPlan *plan = planCache.plan(
+      current.mesh->mesh, type.getShape(), bytes, current.state, state);
+  // A copy already made may be closer to the layout wanted (a value needed
+  // gathered and split another way is sliced from the gathered copy).
+  Value source = current.local;
+  const ::spmd::ShardState *sourceState = &current.state;
+  auto made = copies.find(global);
+  if (made != copies.end()) {
+    for (std::pair<::spmd::ShardState, Value> &copy : made->second) {
+      if (!visibleFrom(copy.second.getParentBlock(), b.getInsertionBlock()))
+        continue;
+      const ::spmd::ReshardPlan *fromCopy = planCache.plan(
+          current.mesh->mesh, type.getShape(), bytes, copy.first, state);
+      if (fromCopy && (!plan || fromCopy->cost < plan->cost)) {
+        plan = fromCopy;
+        source = copy.second;
+        sourceState = &copy.first;
+      }
+    }
+  }
   if (!plan)
     return user->emitError()
            << "cannot reshard an operand from "
@@ -225,7 +243,7 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     llvm::dbgs() << ": "
                  << ::spmd::describe(current.mesh->mesh,
                                      current.mesh->symbol.getValue(),
-                                     current.state)
+                                     *sourceState)
                  << " -> "
                  << ::spmd::describe(current.mesh->mesh,
                                      current.mesh->symbol.getValue(), state)
@@ -234,14 +252,14 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
       llvm::dbgs() << " " << ::spmd::stringifyCollectiveKind(step.kind);
     llvm::dbgs() << " (" << llvm::format("%.1f", plan->cost) << " bytes)\n";
   });
-  Value local = emitReshard(
-      b, user->getLoc(), current.local, *current.mesh, *plan,
-      ::spmd::minReceiveBytes(current.mesh->mesh, type.getShape(),
-                              elementBytes(type.getElementType()),
-                              current.state, state));
+  Value local =
+      emitReshard(b, user->getLoc(), source, *current.mesh, *plan,
+                  ::spmd::minReceiveBytes(current.mesh->mesh, type.getShape(),
+                                          bytes, *sourceState, state));
   assert(local.getType() == localType(type, *current.mesh, state) &&
          "a reshard ends in the layout it was planned for");
   reshards[key] = local;
+  copies[global].push_back({state, local});
   return local;
 }
 

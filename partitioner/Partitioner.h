@@ -110,6 +110,10 @@ private:
   llvm::DenseMap<Value, LocalValue> values;
   /// Reshards already emitted: (value, layout key) -> local value.
   std::map<std::pair<void *, std::string>, Value> reshards;
+  /// The layouts each value has been resharded to, with their local
+  /// values: a later reshard may start from one of them.
+  llvm::DenseMap<Value, SmallVector<std::pair<::spmd::ShardState, Value>>>
+      copies;
   IRMapping scalarMap;
   ::spmd::ReshardPlanCache planCache;
 };

@@ -411,7 +411,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       // Devices other than the first of their partial group start from the
       // identity.
       operands[t] =
-          keepOnFirst(b, loc, operands[t], *mesh, partialAxes, identity);
+          keepOnOne(b, loc, operands[t], *mesh, partialAxes, identity);
     }
   }
 

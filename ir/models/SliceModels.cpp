@@ -72,6 +72,86 @@ struct ExtractSliceModel
     return rule;
   }
 
+  /// A static slice lying inside one shard of each split dimension it cuts
+  /// is cut on the devices holding it, and the result is a partial sum over
+  /// those dimensions' axes that only they contribute to (the others hold
+  /// zeros): the block alone moves, by whatever reshard its uses need (an
+  /// all_reduce, a reduce_scatter), never every shard. Other slices go by
+  /// the rule.
+  LogicalResult partition(Operation *op, PartitionContext &context) const {
+    auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
+    const LocalValue &source = context.lookup(slice.getSource());
+    const ::spmd::ShardState &state = source.state;
+    ArrayRef<int64_t> shape = slice.getSourceType().getShape();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    if (!state.partial.empty() || !slice.getType().hasStaticShape())
+      return context.partitionByRule(op);
+    // Per cut split dimension: the shard holding the slice.
+    SmallVector<std::optional<int64_t>> owner(shape.size());
+    bool cutsSplit = false;
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      int64_t offset = slice.getStaticOffsets()[d],
+              size = slice.getStaticSizes()[d],
+              stride = slice.getStaticStrides()[d];
+      if (state.dims[d].empty() || (!ShapedType::isDynamic(offset) &&
+                                    coversWhole(offset, size, stride, shape[d])))
+        continue;
+      if (ShapedType::isDynamic(offset) || ShapedType::isDynamic(size) ||
+          ShapedType::isDynamic(stride) || size < 1 || stride < 1)
+        return context.partitionByRule(op);
+      int64_t shard = llvm::divideCeil(
+          shape[d], source.mesh->mesh.groupSize(state.dims[d]));
+      if (offset / shard != (offset + (size - 1) * stride) / shard)
+        return context.partitionByRule(op);
+      owner[d] = offset / shard;
+      cutsSplit = true;
+    }
+    if (!cutsSplit)
+      return context.partitionByRule(op);
+
+    OpBuilder &b = context.builder();
+    Location loc = op->getLoc();
+    auto local = llvm::cast<RankedTensorType>(source.local.getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<int64_t> resultShape;
+    ::spmd::ShardState result;
+    result.reduction = ::spmd::ReductionKind::Sum;
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      OpFoldResult offset = slice.getMixedOffsets()[d];
+      OpFoldResult size = slice.getMixedSizes()[d];
+      if (auto value = llvm::dyn_cast<Value>(offset))
+        offset = context.current(value);
+      if (owner[d]) {
+        // Within this device's shard (meaningful on the owner only).
+        offset = b.getIndexAttr(slice.getStaticOffsets()[d] -
+                                *owner[d] * local.getDimSize(d));
+      } else if (!state.dims[d].empty()) {
+        offset = b.getIndexAttr(0);
+        size = b.getIndexAttr(local.getDimSize(d));
+      }
+      offsets.push_back(offset);
+      sizes.push_back(size);
+      strides.push_back(b.getIndexAttr(slice.getStaticStrides()[d]));
+      if (owner[d])
+        result.partial.append(state.dims[d].begin(), state.dims[d].end());
+      if (dropped.test(d))
+        continue;
+      resultShape.push_back(*getConstantIntValue(size));
+      result.dims.push_back(owner[d] ? ::spmd::AxisList() : state.dims[d]);
+    }
+    auto resultType =
+        RankedTensorType::get(resultShape, slice.getType().getElementType());
+    Value cut = tensor::ExtractSliceOp::create(b, loc, resultType, source.local,
+                                               offsets, sizes, strides);
+    TypedAttr zero = b.getZeroAttr(resultType.getElementType());
+    for (unsigned d = 0; d < shape.size(); ++d)
+      if (owner[d])
+        cut = keepOnOne(b, loc, cut, *source.mesh, state.dims[d], zero,
+                        *owner[d]);
+    context.set(slice.getResult(), {cut, source.mesh, result});
+    return success();
+  }
+
   /// Split dimensions are whole or windows: a whole one has the local
   /// size, and a window arrives as exactly what this device's results read
   /// (halo exchanged), so it is taken from its start.

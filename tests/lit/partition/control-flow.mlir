@@ -30,7 +30,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK-LABEL: func.func @loop_matmul
 // CHECK: scf.for
 // CHECK:   linalg.matmul
-// CHECK:   spmd.all_reduce %{{.*}} on @mesh axes = ["model"] : tensor<8x64xf32>
+// CHECK:   spmd.all_reduce %{{.*}} on @mesh axes = ["model"]{{.*}} : tensor<8x64xf32>
 // CHECK:   scf.yield
 func.func @loop_matmul(%x: tensor<8x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
                        %w: tensor<64x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}, %n: index) -> tensor<8x64xf32> {
@@ -91,7 +91,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 
 // A constraint reshards where the user asked.
 // CHECK-LABEL: func.func @constraint
-// CHECK: spmd.all_to_all %{{.*}} on @mesh axes = ["data"] split_dim = 1 concat_dim = 0 : tensor<4x16xf32> -> tensor<8x8xf32>
+// CHECK: spmd.all_to_all %{{.*}} on @mesh axes = ["data"] split_dim = 1 concat_dim = 0{{.*}} : tensor<4x16xf32> -> tensor<8x8xf32>
 func.func @constraint(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> tensor<8x16xf32> {
   %0 = spmd.sharding_constraint %x <@mesh, [{}, {"data"}]> : tensor<8x16xf32>
   %1 = math.exp %0 : tensor<8x16xf32>
