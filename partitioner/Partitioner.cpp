@@ -126,35 +126,48 @@ static bool visibleFrom(Block *defined, Block *at) {
   return false;
 }
 
-Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
-                                 const ::spmd::ShardState &state) {
+bool Partitioner::isRematerializable(Value global,
+                                     const ::spmd::ShardState &state) const {
   Operation *def = global.getDefiningOp();
   auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
-  if (!def || !type || !state.partial.empty())
+  if (!def || !type || !type.hasStaticShape() || !state.partial.empty())
+    return false;
+  if (llvm::isa<tensor::EmptyOp>(def))
+    return def->getNumOperands() == 0;
+  if (auto splat = llvm::dyn_cast<tensor::SplatOp>(def))
+    return scalarMap.contains(splat.getInput());
+  if (matchPattern(global, m_Constant<SplatElementsAttr>(nullptr)))
+    return true;
+  if (auto fill = llvm::dyn_cast<linalg::FillOp>(def))
+    return scalarMap.contains(fill.getInputs()[0]) &&
+           isRematerializable(fill.getOutputs()[0], state);
+  return false;
+}
+
+Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
+                                 const ::spmd::ShardState &state) {
+  if (!isRematerializable(global, state))
     return {};
-  RankedTensorType local = localType(type, mesh, state);
+  Operation *def = global.getDefiningOp();
+  RankedTensorType local =
+      localType(llvm::cast<RankedTensorType>(global.getType()), mesh, state);
   Location loc = def->getLoc();
-  if (llvm::isa<tensor::EmptyOp>(def) && def->getNumOperands() == 0)
+  if (llvm::isa<tensor::EmptyOp>(def))
     return tensor::EmptyOp::create(b, loc, local.getShape(),
                                    local.getElementType());
   if (auto splat = llvm::dyn_cast<tensor::SplatOp>(def))
-    if (Value scalar = scalarMap.lookupOrNull(splat.getInput());
-        scalar && local.hasStaticShape())
-      return tensor::SplatOp::create(b, loc, local, scalar);
+    return tensor::SplatOp::create(b, loc, local,
+                                   scalarMap.lookup(splat.getInput()));
   // A splat of any dialect (arith, tosa) is the same splat of local shape.
   SplatElementsAttr splat;
   if (matchPattern(global, m_Constant(&splat)))
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(local, splat.getSplatValue<Attribute>()));
-  if (auto fill = llvm::dyn_cast<linalg::FillOp>(def)) {
-    Value init = rematerialize(fill.getOutputs()[0], mesh, state);
-    Value scalar = scalarMap.lookupOrNull(fill.getInputs()[0]);
-    if (init && scalar)
-      return linalg::FillOp::create(b, loc, ValueRange{scalar},
-                                    ValueRange{init})
-          .getResult(0);
-  }
-  return {};
+  auto fill = llvm::cast<linalg::FillOp>(def);
+  return linalg::FillOp::create(
+             b, loc, ValueRange{scalarMap.lookup(fill.getInputs()[0])},
+             ValueRange{rematerialize(fill.getOutputs()[0], mesh, state)})
+      .getResult(0);
 }
 
 FailureOr<Value> Partitioner::get(Operation *user, Value global,

@@ -95,6 +95,8 @@ public:
   /// those): cheaper than moving it. Null otherwise.
   Value rematerialize(Value global, const MeshInfo &mesh,
                       const ::spmd::ShardState &state);
+  /// Whether rematerialize makes `global` in `state` (at no communication).
+  bool isRematerializable(Value global, const ::spmd::ShardState &state) const;
 
 private:
   LogicalResult partitionFunction(func::FuncOp function);

@@ -67,9 +67,10 @@ class RuleChoice {
 public:
   RuleChoice(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
              std::vector<RuleTensor> &tensors,
-             std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
+             std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans,
+             const Partitioner &partitioner)
       : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
-        plans(plans), windows(rule.windows) {}
+        plans(plans), partitioner(partitioner), windows(rule.windows) {}
 
   /// The reduction factors `split` leaves with padded shards.
   SmallVector<unsigned> paddedReductions(
@@ -112,6 +113,7 @@ private:
   std::vector<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
   ::spmd::ReshardPlanCache &plans;
+  const Partitioner &partitioner;
   ArrayRef<WindowedDim> windows;
   double bestCost = 0;
   size_t evaluated = 0;
@@ -188,6 +190,11 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
     std::optional<ShardState> state = layout(t, split);
     if (!state)
       return std::nullopt;
+    // An operand made from scalars (a zero-filled init) is remade in the
+    // layout wanted, moving nothing.
+    if (!tensor.isResult &&
+        partitioner.isRematerializable(tensor.global, *state))
+      continue;
     const ShardState &from = tensor.isResult ? *state : tensor.current;
     const ShardState &to = tensor.isResult ? tensor.annotated : *state;
     const ::spmd::ReshardPlan *plan =
@@ -306,7 +313,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
                            "together");
 
   std::optional<Reduction> combiner = combinerOf(op);
-  RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
+  RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache, *this);
   std::optional<std::vector<AxisList>> split = choice.choose();
   LLVM_DEBUG({
     llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
