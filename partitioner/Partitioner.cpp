@@ -267,8 +267,8 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   });
   Value local =
       emitReshard(b, user->getLoc(), source, *current.mesh, *plan,
-                  ::spmd::minReceiveBytes(current.mesh->mesh, type.getShape(),
-                                          bytes, *sourceState, state));
+                  planCache.minBytes(current.mesh->mesh, type.getShape(),
+                                     bytes, *sourceState, state));
   assert(local.getType() == localType(type, *current.mesh, state) &&
          "a reshard ends in the layout it was planned for");
   reshards[key] = local;

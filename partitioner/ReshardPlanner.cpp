@@ -439,11 +439,9 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
   return plan;
 }
 
-const ReshardPlan *ReshardPlanCache::plan(const DeviceMesh &mesh,
-                                          ArrayRef<int64_t> shape,
-                                          int64_t elementBytes,
-                                          const ShardState &from,
-                                          const ShardState &to) {
+void ReshardPlanCache::encode(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
+                              int64_t elementBytes, const ShardState &from,
+                              const ShardState &to) {
   scratch.clear();
   scratch.push_back(reinterpret_cast<intptr_t>(&mesh));
   scratch.push_back(elementBytes);
@@ -459,6 +457,24 @@ const ReshardPlan *ReshardPlanCache::plan(const DeviceMesh &mesh,
     scratch.insert(scratch.end(), partial.begin(), partial.end());
     scratch.push_back(int64_t(state->reduction));
   }
+}
+
+double ReshardPlanCache::minBytes(const DeviceMesh &mesh,
+                                  ArrayRef<int64_t> shape, int64_t elementBytes,
+                                  const ShardState &from, const ShardState &to) {
+  encode(mesh, shape, elementBytes, from, to);
+  auto [it, inserted] = bounds.try_emplace(scratch, 0);
+  if (inserted)
+    it->second = minReceiveBytes(mesh, shape, elementBytes, from, to);
+  return it->second;
+}
+
+const ReshardPlan *ReshardPlanCache::plan(const DeviceMesh &mesh,
+                                          ArrayRef<int64_t> shape,
+                                          int64_t elementBytes,
+                                          const ShardState &from,
+                                          const ShardState &to) {
+  encode(mesh, shape, elementBytes, from, to);
   auto [it, inserted] = plans.try_emplace(scratch);
   if (inserted) {
     llvm::Expected<ReshardPlan> planned =

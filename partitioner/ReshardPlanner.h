@@ -104,13 +104,22 @@ public:
   const ReshardPlan *plan(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
                           int64_t elementBytes, const ShardState &from,
                           const ShardState &to);
+  /// minReceiveBytes, with memory.
+  double minBytes(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+                  int64_t elementBytes, const ShardState &from,
+                  const ShardState &to);
 
 private:
+  void encode(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+              int64_t elementBytes, const ShardState &from,
+              const ShardState &to);
+
   /// Mesh, global shape, element bytes, and each layout with its pending
   /// reduction kind, flattened to integers (looked up for every candidate
   /// split of every op: it must be cheap to build).
   using Key = std::vector<int64_t>;
   absl::flat_hash_map<Key, std::optional<ReshardPlan>> plans;
+  absl::flat_hash_map<Key, double> bounds;
   Key scratch;
 };
 
