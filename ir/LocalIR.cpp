@@ -70,8 +70,9 @@ Value mlir::spmd::validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
 TypedAttr mlir::spmd::identityOf(OpBuilder &b, ::spmd::ReductionKind kind,
                                  Type type) {
   if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
+    // -0.0, not +0.0: -0.0 + x is x for every x, -0.0 included.
     if (kind == ::spmd::ReductionKind::Sum)
-      return b.getFloatAttr(type, 0.0);
+      return b.getFloatAttr(type, -0.0);
     return b.getFloatAttr(
         type, llvm::APFloat::getInf(floatType.getFloatSemantics(),
                                     kind == ::spmd::ReductionKind::Max));

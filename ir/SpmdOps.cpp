@@ -162,6 +162,21 @@ LogicalResult AllToAllOp::verifyGroupShapes(int64_t groupSize) {
        {concat, input.getDimSize(concat) * groupSize, concatWhy.c_str()}});
 }
 
+LogicalResult RedistributeOp::verifyGroupShapes(int64_t) {
+  RankedTensorType input = getInput().getType(), result = getType();
+  int64_t rank = getGlobalShape().size();
+  if (input.getRank() != rank || result.getRank() != rank ||
+      getFrom().getDims().size() != size_t(rank) ||
+      getTo().getDims().size() != size_t(rank))
+    return emitOpError() << "operand, result, layouts and global_shape must "
+                            "have one rank";
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "operand and result element types differ";
+  if (!getFrom().getPartial().empty() || !getTo().getPartial().empty())
+    return emitOpError() << "layouts may not be partial";
+  return success();
+}
+
 LogicalResult CollectivePermuteOp::verifyGroupShapes(int64_t groupSize) {
   ArrayRef<int64_t> pairs = getSourceTargetPairs();
   llvm::SmallSet<int64_t, 8> sources, targets;

@@ -142,6 +142,32 @@ def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all"> {
   }];
 }
 
+def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute"> {
+  let summary = "Moves a tensor between two layouts of the same mesh";
+  let description = [{
+    An all-to-all of uneven pieces: every device of the group sends each
+    other device the part of its block (in layout `from`) that the other's
+    block in layout `to` covers, and keeps what its own covers. Layouts are
+    shardings of a tensor of `global_shape`; neither may be partial. The
+    group spans every axis either layout names. One collective for any
+    change of layout, such as moving two axes between dimensions at once:
+    ```mlir
+    %1 = spmd.redistribute %0 on @mesh axes = ["data", "model"]
+        from <@mesh, [{"data"}, {"model"} ]> to <@mesh, [{"model"}, {"data"} ]>
+        global_shape = [64, 1024] : tensor<32x256xf32> -> tensor<16x512xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, Spmd_ShardingAttr:$from,
+                       Spmd_ShardingAttr:$to, DenseI64ArrayAttr:$global_shape);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `from` $from `to` $to
+    `global_shape` `=` $global_shape attr-dict `:` type($input) `->`
+    type($result)
+  }];
+}
+
 def Spmd_CollectivePermuteOp : Spmd_CollectiveOp<"collective_permute",
     [AllTypesMatch<["input", "result"]>]> {
   let summary = "Sends each operand to another device of the group";

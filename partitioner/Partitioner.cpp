@@ -266,7 +266,8 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     llvm::dbgs() << " (" << llvm::format("%.1f", plan->cost) << " bytes)\n";
   });
   Value local =
-      emitReshard(b, user->getLoc(), source, *current.mesh, *plan,
+      emitReshard(b, user->getLoc(), source, *current.mesh, type.getShape(),
+                  *sourceState, *plan,
                   planCache.minBytes(current.mesh->mesh, type.getShape(),
                                      bytes, *sourceState, state));
   assert(local.getType() == localType(type, *current.mesh, state) &&

@@ -137,9 +137,12 @@ LogicalResult partitionReturn(Operation *op, Partitioner &p);
 /// constants are whole on every device and sliced on use.
 LogicalResult partitionConstant(Operation *op, Partitioner &p);
 
-/// Emits the collectives of `plan` on `local` (a tensor in `from`), the
-/// first one marked with `minBytes`, the reshard's lower bound.
+/// Emits the collectives of `plan` on `local` (a tensor of `globalShape`
+/// in `from`), the first one marked with `minBytes`, the reshard's lower
+/// bound.
 Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
+                  ArrayRef<int64_t> globalShape,
+                  const ::spmd::ShardState &from,
                   const ::spmd::ReshardPlan &plan, double minBytes);
 
 } // namespace mlir::spmd

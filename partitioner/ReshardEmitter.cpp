@@ -23,11 +23,27 @@ static Value truncate(OpBuilder &b, Location loc, Value value, int64_t dim,
   return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
 }
 
+/// `state` as a sharding attribute (closed dimensions, no partial axes).
+static ShardingAttr shardingOf(MLIRContext *context, const MeshInfo &mesh,
+                               const ::spmd::ShardState &state) {
+  std::vector<::spmd::DimSharding> dims;
+  for (const ::spmd::AxisList &axes : state.dims) {
+    dims.emplace_back();
+    for (::spmd::AxisIndex axis : axes)
+      dims.back().axes.push_back(mesh.mesh.axisName(axis).str());
+  }
+  return ShardingAttr::get(
+      context, ::spmd::TensorSharding(mesh.symbol.getValue().str(), dims));
+}
+
 Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
                               const MeshInfo &mesh,
+                              ArrayRef<int64_t> globalShape,
+                              const ::spmd::ShardState &from,
                               const ::spmd::ReshardPlan &plan,
                               double minBytes) {
   MLIRContext *context = b.getContext();
+  const ::spmd::ShardState *before = &from;
   for (const ::spmd::ReshardStep &step : plan.steps) {
     bool first = &step == &plan.steps.front();
     auto type = llvm::cast<RankedTensorType>(local.getType());
@@ -80,7 +96,16 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
                                           axes, b.getDenseI64ArrayAttr(pairs));
       break;
     }
+    case ::spmd::CollectiveKind::Redistribute:
+      local = RedistributeOp::create(
+          b, loc,
+          RankedTensorType::get(step.localShape, type.getElementType()), local,
+          mesh.symbol, axes, shardingOf(context, mesh, *before),
+          shardingOf(context, mesh, step.after),
+          b.getDenseI64ArrayAttr(globalShape));
+      break;
     }
+    before = &step.after;
     Operation *collective = local.getDefiningOp();
     if (step.truncate)
       collective = collective->getOperand(0).getDefiningOp();

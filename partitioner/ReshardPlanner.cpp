@@ -27,6 +27,8 @@ llvm::StringRef spmd::stringifyCollectiveKind(CollectiveKind kind) {
     return "reduce_scatter";
   case CollectiveKind::CollectivePermute:
     return "collective_permute";
+  case CollectiveKind::Redistribute:
+    return "redistribute";
   }
   llvm_unreachable("unknown collective");
 }
@@ -46,6 +48,8 @@ double spmd::commBytes(CollectiveKind kind, int64_t n, int64_t inBytes,
     return n > 1 ? inBytes : 0;
   case CollectiveKind::AllSlice:
     return 0;
+  case CollectiveKind::Redistribute:
+    llvm_unreachable("a redistribute's bytes depend on its layouts");
   }
   llvm_unreachable("unknown collective");
 }
@@ -304,6 +308,24 @@ double spmd::minReceiveBytes(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
   return samples ? missing / samples * elementBytes : 0;
 }
 
+/// One redistribute from `from` to `to`, when neither is partial.
+static std::optional<ReshardPlan>
+redistributePlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
+                 int64_t elementBytes, const ShardState &from,
+                 const ShardState &to) {
+  if (!from.partial.empty() || !to.partial.empty() || from == to)
+    return std::nullopt;
+  ReshardStep step{CollectiveKind::Redistribute, namedAxes({&from, &to})};
+  step.after = to;
+  step.localShape = localShape(mesh, shape, to);
+  step.cost = minReceiveBytes(mesh, shape, elementBytes, from, to) +
+              kRedistributeExtra;
+  ReshardPlan plan;
+  plan.cost = step.cost;
+  plan.steps.push_back(std::move(step));
+  return plan;
+}
+
 /// The plan that always exists: reduce the pending axes the target does
 /// not keep, gather every split dimension whole, slice as the target does.
 static ReshardPlan fallbackPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
@@ -408,8 +430,14 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
     node.done = true;
     if (top.key == target)
       break;
-    if (++expanded > kReshardSearchBudget)
-      return fallbackPlan(mesh, shape, elementBytes, from, to);
+    if (++expanded > kReshardSearchBudget) {
+      ReshardPlan plan = fallbackPlan(mesh, shape, elementBytes, from, to);
+      if (std::optional<ReshardPlan> direct =
+              redistributePlan(mesh, shape, elementBytes, from, to);
+          direct && direct->cost < plan.cost)
+        return *direct;
+      return plan;
+    }
     ShardState state = node.state;
     for (ReshardStep &step : generator.from(state)) {
       step.after.reduction = state.reduction;
@@ -436,6 +464,15 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
     key = node.parent;
   }
   std::reverse(plan.steps.begin(), plan.steps.end());
+  // One conventional collective is kept (a redistribute only saves the
+  // padding an uneven gather moves), except a collective_permute: a
+  // redistribute moves nothing for the devices that keep their block.
+  bool oneCollective = plan.steps.size() == 1 &&
+                       plan.steps[0].kind != CollectiveKind::CollectivePermute;
+  if (std::optional<ReshardPlan> direct =
+          redistributePlan(mesh, shape, elementBytes, from, to);
+      !oneCollective && direct && direct->cost < plan.cost)
+    return *direct;
   return plan;
 }
 

@@ -5,8 +5,13 @@
 // shortest path over intermediate shardings: each step is one collective
 // (all_gather, all_slice, all_to_all, all_reduce, reduce_scatter,
 // collective_permute), weighted by the bytes each device moves (the ring
-// volumes of the communication report). MLIR-free, so it is unit tested by
-// simulating the data movement.
+// volumes of the communication report). A single redistribute (every device
+// sends each other the part of its block the other needs) is the
+// alternative to a plan of several collectives, or to a collective_permute,
+// when no value is partial; it wins when it moves less, which bounds every
+// reshard between shards of one size by one all-to-all over the axes that
+// move.
+// MLIR-free, so it is unit tested by simulating the data movement.
 //
 // Shards of uneven dimensions are ceil(d / n) long, padded at the end. A
 // step that regroups shards along a dimension is exact only where the
@@ -22,6 +27,7 @@
 #include "sharding/ShardState.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 
 
 namespace spmd {
@@ -33,6 +39,7 @@ enum class CollectiveKind {
   AllReduce,
   ReduceScatter,
   CollectivePermute,
+  Redistribute,
 };
 llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
 
@@ -40,7 +47,7 @@ llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
 /// collective over `groupSize` devices (the communication report's
 /// `comm_bytes`): all_reduce 2(n-1)/n*in, all_gather (n-1)/n*out,
 /// reduce_scatter and all_to_all (n-1)/n*in, collective_permute in,
-/// all_slice 0.
+/// all_slice 0. (redistribute: see minReceiveBytes.)
 double commBytes(CollectiveKind kind, int64_t groupSize, int64_t inBytes,
                  int64_t outBytes);
 
@@ -84,6 +91,10 @@ double minReceiveBytes(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalSha
                        const ShardState &to);
 constexpr int64_t kMinBytesPositions = 4096;
 
+/// A redistribute costs what its devices receive (minReceiveBytes) plus
+/// this, so that a conventional collective moving as much is preferred.
+constexpr double kRedistributeExtra = 1;
+
 /// How many layouts the search expands before it falls back; layouts grow
 /// factorially with the mesh axes a reshard involves.
 constexpr size_t kReshardSearchBudget = 4000;
@@ -118,7 +129,8 @@ private:
   /// reduction kind, flattened to integers (looked up for every candidate
   /// split of every op: it must be cheap to build).
   using Key = std::vector<int64_t>;
-  absl::flat_hash_map<Key, std::optional<ReshardPlan>> plans;
+  // Node-based: callers hold plans while asking for others.
+  absl::node_hash_map<Key, std::optional<ReshardPlan>> plans;
   absl::flat_hash_map<Key, double> bounds;
   Key scratch;
 };

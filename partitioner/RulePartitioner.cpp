@@ -263,14 +263,21 @@ std::optional<std::vector<AxisList>> RuleChoice::choose() {
   return best;
 }
 
-/// Whether `init` is filled with `identity` (then every device may add it).
-static bool isFilledWith(Value init, TypedAttr identity) {
+/// Whether every device may start from `init`: it is filled with a value
+/// v that `combiner` leaves alone, combine(v, v) == v (any value for max
+/// and min, +0 or -0 for sums).
+static bool everyDeviceMayAdd(Value init, Reduction combiner) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
   Attribute value;
-  return matchPattern(fill.getInputs()[0], m_Constant(&value)) &&
-         value == identity;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&value)))
+    return false;
+  if (combiner != Reduction::Sum)
+    return true;
+  if (auto f = llvm::dyn_cast<FloatAttr>(value))
+    return f.getValue().isZero();
+  if (auto i = llvm::dyn_cast<IntegerAttr>(value))
+    return i.getValue().isZero();
+  return false;
 }
 
 LogicalResult Partitioner::partitionByRule(Operation *op) {
@@ -412,9 +419,9 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     for (OpOperand &init : dps.getDpsInitsMutable()) {
       unsigned t = init.getOperandNumber();
       Type element = tensors[t].type.getElementType();
-      TypedAttr identity = identityOf(b, *combiner, element);
-      if (isFilledWith(init.get(), identity))
+      if (everyDeviceMayAdd(init.get(), *combiner))
         continue;
+      TypedAttr identity = identityOf(b, *combiner, element);
       // Devices other than the first of their partial group start from the
       // identity.
       operands[t] =

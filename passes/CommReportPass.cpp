@@ -32,6 +32,8 @@ static ::spmd::CollectiveKind kindOf(Operation *op) {
     return ::spmd::CollectiveKind::AllReduce;
   if (llvm::isa<ReduceScatterOp>(op))
     return ::spmd::CollectiveKind::ReduceScatter;
+  if (llvm::isa<RedistributeOp>(op))
+    return ::spmd::CollectiveKind::Redistribute;
   return ::spmd::CollectiveKind::CollectivePermute;
 }
 
@@ -55,8 +57,21 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
     ::spmd::CollectiveKind kind = kindOf(op);
     int64_t in = tensorBytes(op->getOperand(0).getType());
     int64_t out = tensorBytes(op->getResult(0).getType());
-    auto comm = static_cast<int64_t>(
-        std::llround(::spmd::commBytes(kind, groupSize, in, out)));
+    double bytes;
+    if (auto redistribute = llvm::dyn_cast<RedistributeOp>(op.getOperation())) {
+      // What the devices receive, on average: the pieces are point to point.
+      llvm::Expected<::spmd::ShardState> from = ::spmd::toState(
+          value, redistribute.getFrom().toTensorSharding());
+      llvm::Expected<::spmd::ShardState> to =
+          ::spmd::toState(value, redistribute.getTo().toTensorSharding());
+      assert(from && to && "verified layouts");
+      bytes = ::spmd::minReceiveBytes(
+          value, redistribute.getGlobalShape(),
+          elementBytes(redistribute.getType().getElementType()), *from, *to);
+    } else {
+      bytes = ::spmd::commBytes(kind, groupSize, in, out);
+    }
+    auto comm = static_cast<int64_t>(std::llround(bytes));
     total += comm;
     llvm::json::Object entry{{"op", ::spmd::stringifyCollectiveKind(kind)},
                              {"axes", std::move(axes)},

@@ -106,6 +106,29 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
       received.push_back(piece(*t, dim, position, size));
     return concat(received, concatDim);
   }
+  case Kind::Redistribute: {
+    // The part of each member's block that this member's block covers.
+    const Box &mine = targetBoxes[position];
+    auto result =
+        std::make_shared<HostTensor>(all[0]->type(), resultShape);
+    size_t rank = resultShape.size();
+    for (size_t j = 0; j < all.size(); ++j) {
+      const Box &theirs = sourceBoxes[j];
+      std::vector<int64_t> from(rank), to(rank), sizes(rank);
+      bool empty = false;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t lo = std::max(theirs.start[d], mine.start[d]);
+        int64_t hi = std::min(theirs.end[d], mine.end[d]);
+        empty |= hi <= lo;
+        from[d] = lo - theirs.start[d];
+        to[d] = lo - mine.start[d];
+        sizes[d] = hi - lo;
+      }
+      if (!empty)
+        copyBox(*all[j], from, sizes, *result, to);
+    }
+    return result;
+  }
   case Kind::Permute:
     for (size_t i = 0; i + 1 < pairs.size(); i += 2)
       if (pairs[i + 1] == position)

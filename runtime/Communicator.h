@@ -28,7 +28,14 @@ namespace spmd::runtime {
 
 /// What one collective computes, as its kernel describes it.
 struct Collective {
-  enum class Kind { AllGather, AllReduce, ReduceScatter, AllToAll, Permute };
+  enum class Kind {
+    AllGather,
+    AllReduce,
+    ReduceScatter,
+    AllToAll,
+    Permute,
+    Redistribute
+  };
   Kind kind;
   ReductionKind reduction = ReductionKind::Sum; // all_reduce, reduce_scatter
   /// all_gather: the gathered dimension; reduce_scatter: the scattered one;
@@ -37,6 +44,14 @@ struct Collective {
   int64_t concatDim = 0;      // all_to_all
   int64_t resultDimSize = 0;  // reduce_scatter: the piece along `dim`
   std::vector<int64_t> pairs; // collective_permute: source, target, ...
+  /// redistribute: per group position, the global [start, end) of its
+  /// block in the source and in the target layout, and the local shape of
+  /// a target block.
+  struct Box {
+    std::vector<int64_t> start, end;
+  };
+  std::vector<Box> sourceBoxes, targetBoxes;
+  std::vector<int64_t> resultShape;
 
   /// Member `position`'s result from every member's buffer (group order).
   TensorRef combine(std::vector<TensorRef> buffers, int64_t position) const;

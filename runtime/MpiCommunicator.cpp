@@ -309,6 +309,8 @@ static const char *kindName(Collective::Kind kind) {
     return "all_to_all";
   case Collective::Kind::Permute:
     return "collective_permute";
+  case Collective::Kind::Redistribute:
+    return "redistribute";
   }
   llvm_unreachable("unknown collective kind");
 }
@@ -526,8 +528,10 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     break;
   }
 
-  case Collective::Kind::AllGather: {
-    // This process's buffers, once to each other process of the group.
+  case Collective::Kind::AllGather:
+  case Collective::Kind::Redistribute: {
+    // This process's buffers, once to each other process of the group (a
+    // redistribute then takes the parts its members' blocks cover).
     std::vector<std::vector<TensorRef>> all(plan.groups.size());
     for (auto [g, group] : llvm::enumerate(plan.groups)) {
       all[g].resize(group.members.size());
@@ -546,10 +550,13 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     if (llvm::Error err = run(ex))
       return err;
     for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      // Every member's result is the same concatenation: made once.
-      TensorRef value = collective.combine(all[g], 0);
-      for (int64_t position : positionsIn(group, me))
+      // Every member's gathered result is the same concatenation: made once.
+      TensorRef value;
+      for (int64_t position : positionsIn(group, me)) {
+        if (!value || collective.kind == Collective::Kind::Redistribute)
+          value = collective.combine(all[g], position);
         setOutput(group, position, value);
+      }
     }
     break;
   }

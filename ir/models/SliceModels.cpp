@@ -143,7 +143,8 @@ struct ExtractSliceModel
         RankedTensorType::get(resultShape, slice.getType().getElementType());
     Value cut = tensor::ExtractSliceOp::create(b, loc, resultType, source.local,
                                                offsets, sizes, strides);
-    TypedAttr zero = b.getZeroAttr(resultType.getElementType());
+    TypedAttr zero = identityOf(b, ::spmd::ReductionKind::Sum,
+                                resultType.getElementType());
     for (unsigned d = 0; d < shape.size(); ++d)
       if (owner[d])
         cut = keepOnOne(b, loc, cut, *source.mesh, state.dims[d], zero,

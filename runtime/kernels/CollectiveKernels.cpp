@@ -128,6 +128,56 @@ static llvm::Expected<Step> buildPermute(Operation *op, KernelContext &ctx) {
   return buildCollective(op, ctx, std::move(collective));
 }
 
+static llvm::Expected<Step> buildRedistribute(Operation *op,
+                                              KernelContext &ctx) {
+  auto redistribute = llvm::cast<RedistributeOp>(op);
+  const ::spmd::DeviceMesh *mesh =
+      ctx.exec().mesh(redistribute.getMesh());
+  if (!mesh)
+    return opError(op, "unknown mesh");
+  llvm::Expected<::spmd::ShardState> from =
+      ::spmd::toState(*mesh, redistribute.getFrom().toTensorSharding());
+  llvm::Expected<::spmd::ShardState> to =
+      ::spmd::toState(*mesh, redistribute.getTo().toTensorSharding());
+  if (!from || !to) {
+    llvm::consumeError(from.takeError());
+    llvm::consumeError(to.takeError());
+    return opError(op, "layouts not on the mesh");
+  }
+  ::spmd::AxisList axes;
+  llvm::SmallVector<int64_t> sizes;
+  for (auto axis : redistribute.getAxes().getAsRange<StringAttr>()) {
+    axes.push_back(*mesh->axisIndex(axis.getValue()));
+    sizes.push_back(mesh->axisSize(axes.back()));
+  }
+  ArrayRef<int64_t> shape = redistribute.getGlobalShape();
+  Collective collective{Collective::Kind::Redistribute};
+  collective.resultShape.assign(redistribute.getType().getShape().begin(),
+                                redistribute.getType().getShape().end());
+  // Blocks depend only on the coordinates along the group's axes, which
+  // include every axis either layout names.
+  auto boxOf = [&](const ::spmd::ShardState &state,
+                   ArrayRef<int64_t> coords) {
+    Collective::Box box;
+    for (auto [size, dimAxes] : llvm::zip_equal(shape, state.dims)) {
+      int64_t index = 0;
+      for (::spmd::AxisIndex axis : dimAxes)
+        index = index * mesh->axisSize(axis) +
+                coords[llvm::find(axes, axis) - axes.begin()];
+      int64_t block = llvm::divideCeil(size, mesh->groupSize(dimAxes));
+      box.start.push_back(std::min(index * block, size));
+      box.end.push_back(std::min(box.start.back() + block, size));
+    }
+    return box;
+  };
+  for (int64_t p = 0, e = ::spmd::product(sizes); p < e; ++p) {
+    llvm::SmallVector<int64_t> coords = ::spmd::delinearize(p, sizes);
+    collective.sourceBoxes.push_back(boxOf(*from, coords));
+    collective.targetBoxes.push_back(boxOf(*to, coords));
+  }
+  return buildCollective(op, ctx, std::move(collective));
+}
+
 static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {
   auto slice = llvm::cast<AllSliceOp>(op);
   llvm::Expected<CollectiveInfo> info =
@@ -183,6 +233,7 @@ void registerCollectiveKernels(DialectRegistry &registry) {
         attachKernel<buildReduceScatter, ReduceScatterOp>(context);
         attachKernel<buildAllToAll, AllToAllOp>(context);
         attachKernel<buildPermute, CollectivePermuteOp>(context);
+        attachKernel<buildRedistribute, RedistributeOp>(context);
         attachKernel<buildAllSlice, AllSliceOp>(context);
         attachKernel<buildAxisIndex, AxisIndexOp>(context);
         attachKernel<buildIdentity, ShardingConstraintOp>(context);

@@ -39,6 +39,7 @@ public:
   /// Each device's shard of the global tensor in `state`; a partial state
   /// splits every element into summands (sum) across the partial group.
   void load(const ShardState &state) {
+    current = state;
     for (int64_t device = 0; device < mesh.numDevices(); ++device) {
       Buffer b = shard(state, device);
       int64_t q = mesh.indexInGroup(device, state.partial);
@@ -66,6 +67,7 @@ public:
   void apply(const ReshardStep &step) {
     for (const auto &group : mesh.groups(step.axes))
       applyToGroup(step, group);
+    current = step.after;
   }
 
   std::map<int64_t, Buffer> buffers;
@@ -143,6 +145,30 @@ private:
                         llvm::divideCeil(sum.shape[step.dim], n));
       break;
     }
+    case CollectiveKind::Redistribute:
+      // Each element a device's new block covers comes from the device of
+      // the group whose old block holds it.
+      for (int64_t target : group) {
+        Buffer out = shard(step.after, target);
+        std::vector<int64_t> local = localShape(mesh, shape, step.after);
+        int64_t t0 = mesh.indexInGroup(target, step.after.dims[0]) * local[0];
+        int64_t t1 = mesh.indexInGroup(target, step.after.dims[1]) * local[1];
+        std::fill(out.data.begin(), out.data.end(), kPad);
+        for (auto [k, source] : llvm::enumerate(group)) {
+          std::vector<int64_t> held = localShape(mesh, shape, current);
+          int64_t s0 = mesh.indexInGroup(source, current.dims[0]) * held[0];
+          int64_t s1 = mesh.indexInGroup(source, current.dims[1]) * held[1];
+          for (int64_t i = 0; i < local[0]; ++i)
+            for (int64_t j = 0; j < local[1]; ++j) {
+              int64_t gi = t0 + i, gj = t1 + j;
+              if (gi < shape[0] && gj < shape[1] && gi >= s0 &&
+                  gi < s0 + held[0] && gj >= s1 && gj < s1 + held[1])
+                out.at(i, j) = in[k].at(gi - s0, gj - s1);
+            }
+        }
+        buffers[target] = std::move(out);
+      }
+      break;
     case CollectiveKind::CollectivePermute:
       for (int64_t k = 0; k < n; ++k) {
         Buffer zero = in[k];
@@ -157,6 +183,7 @@ private:
 
   const DeviceMesh &mesh;
   std::vector<int64_t> shape;
+  ShardState current; // the layout the buffers are in
 };
 
 } // namespace spmd::testing

@@ -146,15 +146,18 @@ func.func @fsdp_forward(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.shardin
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
-// Transpose reshard [{data}, {model}] -> [{model}, {data}]: all_to_all and
-// collective_permute only, never an all_gather.
+// Transpose reshard [{data}, {model}] -> [{model}, {data}] of 64x1024 f32:
+// one redistribute over both axes, each device receiving only what it
+// lacks, 24,576 bytes on average (one all_to_all over both axes would be
+// 28,672; the three all_to_alls of conventional collectives 61,440).
 // CHECK-LABEL: func.func @transpose_reshard
-// CHECK-NOT: spmd.all_gather
-// CHECK: spmd.all_to_all
-// CHECK-NOT: spmd.all_gather
+// CHECK-NOT: = spmd.
+// CHECK: spmd.redistribute %arg0 on @mesh axes = ["data", "model"] from <@mesh, [{"data"}, {"model"}]> to <@mesh, [{"model"}, {"data"}]> global_shape = [64, 1024]{{.*}} : tensor<32x256xf32> -> tensor<16x512xf32>
+// CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT-NOT: all_gather
-// REPORT: "total_comm_bytes"
+// REPORT: "comm_bytes": 24576,
+// REPORT: "op": "redistribute"
+// REPORT: "total_comm_bytes": 24576
 func.func @transpose_reshard(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {"model"}]>})
     -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {"data"}]>}) {
   return %x : tensor<64x1024xf32>

@@ -1,0 +1,47 @@
+// -0.0 through pending sums: a slice inside one shard and one element
+// read at a position are sums where the devices that do not hold the data
+// add the identity, which must be -0.0 (+0.0 turns -0.0 into +0.0, and
+// 1 / x into +inf instead of -inf).
+spmd.mesh @mesh = <["model"=4]>
+
+func.func @negate_zero(%c: tensor<32x4xf32>) -> tensor<32x4xf32> {
+  %e = tensor.empty() : tensor<32x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<32x4xf32>) outs(%e : tensor<32x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %a = math.absf %x : f32
+    %m = arith.mulf %a, %zero : f32
+    %n = arith.negf %m : f32
+    linalg.yield %n : f32
+  } -> tensor<32x4xf32>
+  return %r : tensor<32x4xf32>
+}
+
+func.func @slice(%c: tensor<32x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>})
+    -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
+  %z = func.call @negate_zero(%c) : (tensor<32x4xf32>) -> tensor<32x4xf32>
+  %s = tensor.extract_slice %z[10, 0] [4, 4] [1, 1] : tensor<32x4xf32> to tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %q = arith.divf %one, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+func.func @element(%c: tensor<32x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>},
+                   %i: index) -> tensor<1xf32> {
+  %z = func.call @negate_zero(%c) : (tensor<32x4xf32>) -> tensor<32x4xf32>
+  %c13 = arith.constant 13 : index
+  %row = arith.addi %i, %c13 : index
+  %c1 = arith.constant 1 : index
+  %v = tensor.extract %z[%row, %c1] : tensor<32x4xf32>
+  %one = arith.constant 1.0 : f32
+  %q = arith.divf %one, %v : f32
+  %r = tensor.from_elements %q : tensor<1xf32>
+  return %r : tensor<1xf32>
+}
