@@ -116,11 +116,17 @@ struct ExtractSliceModel
     SmallVector<int64_t> resultShape;
     ::spmd::ShardState result;
     result.reduction = ::spmd::ReductionKind::Sum;
-    for (unsigned d = 0; d < shape.size(); ++d) {
-      OpFoldResult offset = slice.getMixedOffsets()[d];
-      OpFoldResult size = slice.getMixedSizes()[d];
-      if (auto value = llvm::dyn_cast<Value>(offset))
-        offset = context.current(value);
+    SmallVector<OpFoldResult> mixedOffsets = slice.getMixedOffsets();
+    SmallVector<OpFoldResult> mixedSizes = slice.getMixedSizes();
+    SmallVector<OpFoldResult> mixedStrides = slice.getMixedStrides();
+    auto mapped = [&](OpFoldResult v) -> OpFoldResult {
+      if (auto value = llvm::dyn_cast<Value>(v))
+        return context.current(value);
+      return v;
+    };
+    for (unsigned d = 0, r = 0; d < shape.size(); ++d) {
+      OpFoldResult offset = mapped(mixedOffsets[d]);
+      OpFoldResult size = mapped(mixedSizes[d]);
       if (owner[d]) {
         // Within this device's shard (meaningful on the owner only).
         offset = b.getIndexAttr(slice.getStaticOffsets()[d] -
@@ -131,12 +137,16 @@ struct ExtractSliceModel
       }
       offsets.push_back(offset);
       sizes.push_back(size);
-      strides.push_back(b.getIndexAttr(slice.getStaticStrides()[d]));
+      strides.push_back(mapped(mixedStrides[d]));
       if (owner[d])
         result.partial.append(state.dims[d].begin(), state.dims[d].end());
       if (dropped.test(d))
         continue;
-      resultShape.push_back(*getConstantIntValue(size));
+      // The result's static size, or the local one of a split whole dim.
+      resultShape.push_back(!owner[d] && !state.dims[d].empty()
+                                ? local.getDimSize(d)
+                                : slice.getType().getDimSize(r));
+      ++r;
       result.dims.push_back(owner[d] ? ::spmd::AxisList() : state.dims[d]);
     }
     auto resultType =
