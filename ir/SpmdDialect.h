@@ -11,6 +11,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallSet.h"
 
 #include "ir/SpmdDialect.h.inc"
 #include "ir/SpmdEnums.h.inc"

@@ -21,6 +21,13 @@ def Spmd_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
         Checks operand and result types for a group of `groupSize` devices.
       }], "::mlir::LogicalResult", "verifyGroupShapes",
       (ins "int64_t":$groupSize)>,
+    InterfaceMethod<[{
+        Checks what depends on the mesh beyond the group size (layouts the
+        op names); `axes` are the group's axis names.
+      }], "::mlir::LogicalResult", "verifyOnMesh",
+      (ins "const ::spmd::DeviceMesh &":$mesh,
+           "const ::llvm::SmallSet<::llvm::StringRef, 4> &":$axes),
+      /*methodBody=*/"", /*defaultImplementation=*/"return ::mlir::success();">,
   ];
 }
 

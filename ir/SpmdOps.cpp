@@ -177,6 +177,33 @@ LogicalResult RedistributeOp::verifyGroupShapes(int64_t) {
   return success();
 }
 
+/// The layouts give the local shapes, and name only the group's axes.
+LogicalResult
+RedistributeOp::verifyOnMesh(const ::spmd::DeviceMesh &mesh,
+                             const llvm::SmallSet<StringRef, 4> &axes) {
+  for (auto [layout, type, name] :
+       {std::make_tuple(getFrom(), getInput().getType(), "operand"),
+        std::make_tuple(getTo(), getType(), "result")}) {
+    if (layout.getMesh() != getMeshAttr())
+      return emitOpError() << "layouts must be on the collective's mesh";
+    llvm::Expected<::spmd::ShardState> state =
+        ::spmd::toState(mesh, layout.toTensorSharding());
+    if (!state)
+      return emitOpError() << llvm::toString(state.takeError());
+    for (const ::spmd::AxisList &dim : state->dims)
+      for (::spmd::AxisIndex axis : dim)
+        if (!axes.contains(mesh.axisName(axis)))
+          return emitOpError() << "axis \"" << mesh.axisName(axis)
+                               << "\" of a layout is not in the group";
+    std::vector<int64_t> local =
+        ::spmd::localShape(mesh, getGlobalShape(), *state);
+    if (ArrayRef<int64_t>(local) != type.getShape())
+      return emitOpError() << "the " << name << " type " << type
+                           << " is not the local type of its layout";
+  }
+  return success();
+}
+
 LogicalResult CollectivePermuteOp::verifyGroupShapes(int64_t groupSize) {
   ArrayRef<int64_t> pairs = getSourceTargetPairs();
   llvm::SmallSet<int64_t, 8> sources, targets;

@@ -47,11 +47,11 @@ def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint", [
 // Collectives
 //===----------------------------------------------------------------------===//
 
-class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = []>
+class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = [],
+                        list<string> verifiers = ["verifyGroupShapes"]>
     : Spmd_Op<mnemonic, !listconcat(traits, [
         Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
-        DeclareOpInterfaceMethods<Spmd_CollectiveOpInterface,
-                                  ["verifyGroupShapes"]>])> {
+        DeclareOpInterfaceMethods<Spmd_CollectiveOpInterface, verifiers>])> {
   let extraClassDefinition = [{
     ::mlir::LogicalResult
     $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &tables) {
@@ -142,7 +142,8 @@ def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all"> {
   }];
 }
 
-def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute"> {
+def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute", [],
+    ["verifyGroupShapes", "verifyOnMesh"]> {
   let summary = "Moves a tensor between two layouts of the same mesh";
   let description = [{
     An all-to-all of uneven pieces: every device of the group sends each

@@ -68,31 +68,5 @@ LogicalResult mlir::spmd::verifyCollective(CollectiveOpInterface op,
   }
   if (failed(op.verifyGroupShapes(groupSize)))
     return failure();
-  // A redistribute's layouts give its local shapes and its group.
-  auto redistribute = llvm::dyn_cast<RedistributeOp>(op.getOperation());
-  if (!redistribute)
-    return success();
-  for (auto [layout, type, name] :
-       {std::make_tuple(redistribute.getFrom(),
-                        redistribute.getInput().getType(), "operand"),
-        std::make_tuple(redistribute.getTo(), redistribute.getType(),
-                        "result")}) {
-    if (layout.getMesh() != op.getMeshAttr())
-      return emitError() << "layouts must be on the collective's mesh";
-    llvm::Expected<::spmd::ShardState> state =
-        ::spmd::toState(meshValue, layout.toTensorSharding());
-    if (!state)
-      return emitError() << llvm::toString(state.takeError());
-    for (const ::spmd::AxisList &dim : state->dims)
-      for (::spmd::AxisIndex axis : dim)
-        if (!seen.contains(meshValue.axisName(axis)))
-          return emitError() << "axis \"" << meshValue.axisName(axis)
-                             << "\" of a layout is not in the group";
-    std::vector<int64_t> local = ::spmd::localShape(
-        meshValue, redistribute.getGlobalShape(), *state);
-    if (ArrayRef<int64_t>(local) != type.getShape())
-      return emitError() << "the " << name << " type " << type
-                         << " is not the local type of its layout";
-  }
-  return success();
+  return op.verifyOnMesh(meshValue, seen);
 }

@@ -176,3 +176,30 @@ func.func @unranked(%x: tensor<*xf32>) {
   %0 = spmd.all_reduce %x on @mesh axes = ["data"] : tensor<*xf32>
   return
 }
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @redistribute_wrong_local_type(%x: tensor<32x256xf32>) {
+  // expected-error @+1 {{'spmd.redistribute' op the result type 'tensor<16x256xf32>' is not the local type of its layout}}
+  %0 = spmd.redistribute %x on @mesh axes = ["data", "model"] from <@mesh, [{"data"}, {"model"}]> to <@mesh, [{"model"}, {"data"}]> global_shape = [64, 1024] : tensor<32x256xf32> -> tensor<16x256xf32>
+  return
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @redistribute_axis_outside_group(%x: tensor<32x256xf32>) {
+  // expected-error @+1 {{'spmd.redistribute' op axis "data" of a layout is not in the group}}
+  %0 = spmd.redistribute %x on @mesh axes = ["model"] from <@mesh, [{"data"}, {"model"}]> to <@mesh, [{"model"}, {"data"}]> global_shape = [64, 1024] : tensor<32x256xf32> -> tensor<16x512xf32>
+  return
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @redistribute_partial(%x: tensor<64x256xf32>) {
+  // expected-error @+1 {{'spmd.redistribute' op layouts may not be partial}}
+  %0 = spmd.redistribute %x on @mesh axes = ["model"] from <@mesh, [{}, {"model"}], partial={"data"}> to <@mesh, [{"model"}, {}]> global_shape = [64, 1024] : tensor<64x256xf32> -> tensor<16x1024xf32>
+  return
+}

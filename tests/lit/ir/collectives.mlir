@@ -49,3 +49,11 @@ func.func @pure(%x: tensor<8x16xf32>) {
   %0 = spmd.all_reduce %x on @mesh axes = ["model"] : tensor<8x16xf32>
   return
 }
+
+// A redistribute between two layouts: local types from `global_shape`.
+// CHECK-LABEL: func.func @redistribute
+// CHECK: spmd.redistribute %{{.*}} on @mesh axes = ["data", "model"] from <@mesh, [{"data"}, {"model"}]> to <@mesh, [{"model"}, {"data"}]> global_shape = [64, 1024] : tensor<32x256xf32> -> tensor<16x512xf32>
+func.func @redistribute(%x: tensor<32x256xf32>) -> tensor<16x512xf32> {
+  %0 = spmd.redistribute %x on @mesh axes = ["data", "model"] from <@mesh, [{"data"}, {"model"}]> to <@mesh, [{"model"}, {"data"}]> global_shape = [64, 1024] : tensor<32x256xf32> -> tensor<16x512xf32>
+  return %0 : tensor<16x512xf32>
+}
