@@ -175,15 +175,20 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   const LocalValue &current = values.at(global);
   if (current.state == state)
     return current.local;
-  auto key = std::make_pair(global.getAsOpaquePointer(), state.key());
-  auto cached = reshards.find(key);
-  if (cached != reshards.end() &&
-      visibleFrom(cached->second.getParentBlock(), b.getInsertionBlock()))
-    return cached->second;
-  if (Value remade = rematerialize(global, *current.mesh, state)) {
-    reshards[key] = remade;
-    return remade;
-  }
+  // The copies of `global` this point sees.
+  SmallVector<std::pair<::spmd::ShardState, Value>> visible;
+  for (auto &[copyState, copy] : copies.lookup(global))
+    if (visibleFrom(copy.getParentBlock(), b.getInsertionBlock()))
+      visible.push_back({copyState, copy});
+  for (auto &[copyState, copy] : visible)
+    if (copyState == state)
+      return copy;
+  auto remember = [&](Value local) {
+    copies[global].push_back({state, local});
+    return local;
+  };
+  if (Value remade = rematerialize(global, *current.mesh, state))
+    return remember(remade);
   auto type = llvm::cast<RankedTensorType>(global.getType());
   // Pending over axes the value is not pending over (or pending another
   // reduction, which is done first): reach the layout without them, then
@@ -212,8 +217,7 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
       local = keepOnOne(
           b, user->getLoc(), local, *current.mesh, added,
           identityOf(b, state.reduction, type.getElementType()));
-    reshards[key] = local;
-    return local;
+    return remember(local);
   }
   int64_t bytes = elementBytes(type.getElementType());
   const ::spmd::ReshardPlan *plan = planCache.plan(
@@ -222,18 +226,13 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   // gathered and split another way is sliced from the gathered copy).
   Value source = current.local;
   const ::spmd::ShardState *sourceState = &current.state;
-  auto made = copies.find(global);
-  if (made != copies.end()) {
-    for (std::pair<::spmd::ShardState, Value> &copy : made->second) {
-      if (!visibleFrom(copy.second.getParentBlock(), b.getInsertionBlock()))
-        continue;
-      const ::spmd::ReshardPlan *fromCopy = planCache.plan(
-          current.mesh->mesh, type.getShape(), bytes, copy.first, state);
-      if (fromCopy && (!plan || fromCopy->cost < plan->cost)) {
-        plan = fromCopy;
-        source = copy.second;
-        sourceState = &copy.first;
-      }
+  for (auto &[copyState, copy] : visible) {
+    const ::spmd::ReshardPlan *fromCopy = planCache.plan(
+        current.mesh->mesh, type.getShape(), bytes, copyState, state);
+    if (fromCopy && (!plan || fromCopy->cost < plan->cost)) {
+      plan = fromCopy;
+      source = copy;
+      sourceState = &copyState;
     }
   }
   if (!plan)
@@ -272,9 +271,7 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
                                      bytes, *sourceState, state));
   assert(local.getType() == localType(type, *current.mesh, state) &&
          "a reshard ends in the layout it was planned for");
-  reshards[key] = local;
-  copies[global].push_back({state, local});
-  return local;
+  return remember(local);
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {

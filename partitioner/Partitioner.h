@@ -29,8 +29,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include <map>
-
 namespace mlir::spmd {
 
 /// A value's mesh and layout.
@@ -110,10 +108,9 @@ private:
   /// partitioned.
   const MeshInfo *defaultMesh = nullptr;
   llvm::DenseMap<Value, LocalValue> values;
-  /// Reshards already emitted: (value, layout key) -> local value.
-  std::map<std::pair<void *, std::string>, Value> reshards;
-  /// The layouts each value has been resharded to, with their local
-  /// values: a later reshard may start from one of them.
+  /// The layouts each value has been brought to (resharded, remade), with
+  /// their local values: made once per layout, and a later reshard may
+  /// start from any of them.
   llvm::DenseMap<Value, SmallVector<std::pair<::spmd::ShardState, Value>>>
       copies;
   IRMapping scalarMap;

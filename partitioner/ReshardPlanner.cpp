@@ -280,15 +280,6 @@ double spmd::minReceiveBytes(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
   int64_t positions = product(sizes);
   int64_t samples = std::min(positions, kMinBytesPositions);
   SmallVector<int64_t> coord(mesh.rank(), 0);
-  // The [start, end) of a device's block along a dimension split by `dimAxes`.
-  auto interval = [&](int64_t size, const AxisList &dimAxes) {
-    int64_t index = 0;
-    for (AxisIndex a : dimAxes)
-      index = index * mesh.axisSize(a) + coord[a];
-    int64_t block = llvm::divideCeil(size, mesh.groupSize(dimAxes));
-    int64_t start = std::min(index * block, size);
-    return std::make_pair(start, std::min(start + block, size));
-  };
   double missing = 0;
   for (int64_t i = 0; i < samples; ++i) {
     // Evenly spaced positions when there are too many to visit.
@@ -297,9 +288,11 @@ double spmd::minReceiveBytes(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
     for (auto [axis, value] : llvm::zip_equal(axes, c))
       coord[axis] = value;
     double need = 1, held = 1;
-    for (unsigned d = 0; d < shape.size(); ++d) {
-      auto [ts, te] = interval(shape[d], to.dims[d]);
-      auto [fs, fe] = interval(shape[d], from.dims[d]);
+    for (auto [target, source] :
+         llvm::zip_equal(blockBounds(mesh, shape, to, coord),
+                         blockBounds(mesh, shape, from, coord))) {
+      auto [ts, te] = target;
+      auto [fs, fe] = source;
       need *= te - ts;
       held *= std::max<int64_t>(0, std::min(te, fe) - std::max(ts, fs));
     }
@@ -378,20 +371,12 @@ static ReshardPlan fallbackPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
   return plan;
 }
 
-llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
-                                              ArrayRef<int64_t> shape,
-                                              int64_t elementBytes,
-                                              const ShardState &from,
-                                              const ShardState &to) {
-  if (from.dims.size() != shape.size() || to.dims.size() != shape.size())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "reshard between shardings of other ranks");
-  if (!llvm::all_of(to.partial, [&](AxisIndex axis) {
-        return llvm::is_contained(from.partial, axis);
-      }))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "a reshard cannot make a value partial over new axes");
+/// The cheapest plan of conventional collectives (the fallback plan when
+/// the search runs out of budget).
+static llvm::Expected<ReshardPlan>
+conventionalPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
+                 int64_t elementBytes, const ShardState &from,
+                 const ShardState &to) {
   // Only axes of either layout can help; others would only be undone.
   SmallVector<AxisIndex> relevant = namedAxes({&from, &to});
   StepGenerator generator(mesh, shape, elementBytes, relevant);
@@ -430,14 +415,8 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
     node.done = true;
     if (top.key == target)
       break;
-    if (++expanded > kReshardSearchBudget) {
-      ReshardPlan plan = fallbackPlan(mesh, shape, elementBytes, from, to);
-      if (std::optional<ReshardPlan> direct =
-              redistributePlan(mesh, shape, elementBytes, from, to);
-          direct && direct->cost < plan.cost)
-        return *direct;
-      return plan;
-    }
+    if (++expanded > kReshardSearchBudget)
+      return fallbackPlan(mesh, shape, elementBytes, from, to);
     ShardState state = node.state;
     for (ReshardStep &step : generator.from(state)) {
       step.after.reduction = state.reduction;
@@ -464,14 +443,35 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
     key = node.parent;
   }
   std::reverse(plan.steps.begin(), plan.steps.end());
+  return plan;
+}
+
+llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
+                                              ArrayRef<int64_t> shape,
+                                              int64_t elementBytes,
+                                              const ShardState &from,
+                                              const ShardState &to) {
+  if (from.dims.size() != shape.size() || to.dims.size() != shape.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "reshard between shardings of other ranks");
+  if (!llvm::all_of(to.partial, [&](AxisIndex axis) {
+        return llvm::is_contained(from.partial, axis);
+      }))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a reshard cannot make a value partial over new axes");
+  llvm::Expected<ReshardPlan> plan =
+      conventionalPlan(mesh, shape, elementBytes, from, to);
+  if (!plan)
+    return plan;
   // One conventional collective is kept (a redistribute only saves the
   // padding an uneven gather moves), except a collective_permute: a
   // redistribute moves nothing for the devices that keep their block.
-  bool oneCollective = plan.steps.size() == 1 &&
-                       plan.steps[0].kind != CollectiveKind::CollectivePermute;
+  bool oneCollective = plan->steps.size() == 1 &&
+                       plan->steps[0].kind != CollectiveKind::CollectivePermute;
   if (std::optional<ReshardPlan> direct =
           redistributePlan(mesh, shape, elementBytes, from, to);
-      !oneCollective && direct && direct->cost < plan.cost)
+      !oneCollective && direct && direct->cost < plan->cost)
     return *direct;
   return plan;
 }

@@ -10,8 +10,7 @@
 // alternative to a plan of several collectives, or to a collective_permute,
 // when no value is partial; it wins when it moves less, which bounds every
 // reshard between shards of one size by one all-to-all over the axes that
-// move.
-// MLIR-free, so it is unit tested by simulating the data movement.
+// move. MLIR-free, so it is unit tested by simulating the data movement.
 //
 // Shards of uneven dimensions are ceil(d / n) long, padded at the end. A
 // step that regroups shards along a dimension is exact only where the
@@ -28,7 +27,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
-
 
 namespace spmd {
 

@@ -108,20 +108,20 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
   }
   case Kind::Redistribute: {
     // The part of each member's block that this member's block covers.
-    const Box &mine = targetBoxes[position];
+    const Block &mine = targetBlocks[position];
     auto result =
         std::make_shared<HostTensor>(all[0]->type(), resultShape);
     size_t rank = resultShape.size();
     for (size_t j = 0; j < all.size(); ++j) {
-      const Box &theirs = sourceBoxes[j];
+      const Block &theirs = sourceBlocks[j];
       std::vector<int64_t> from(rank), to(rank), sizes(rank);
       bool empty = false;
       for (size_t d = 0; d < rank; ++d) {
-        int64_t lo = std::max(theirs.start[d], mine.start[d]);
-        int64_t hi = std::min(theirs.end[d], mine.end[d]);
+        int64_t lo = std::max(theirs[d].first, mine[d].first);
+        int64_t hi = std::min(theirs[d].second, mine[d].second);
         empty |= hi <= lo;
-        from[d] = lo - theirs.start[d];
-        to[d] = lo - mine.start[d];
+        from[d] = lo - theirs[d].first;
+        to[d] = lo - mine[d].first;
         sizes[d] = hi - lo;
       }
       if (!empty)

@@ -44,13 +44,11 @@ struct Collective {
   int64_t concatDim = 0;      // all_to_all
   int64_t resultDimSize = 0;  // reduce_scatter: the piece along `dim`
   std::vector<int64_t> pairs; // collective_permute: source, target, ...
-  /// redistribute: per group position, the global [start, end) of its
-  /// block in the source and in the target layout, and the local shape of
-  /// a target block.
-  struct Box {
-    std::vector<int64_t> start, end;
-  };
-  std::vector<Box> sourceBoxes, targetBoxes;
+  /// redistribute: per group position, the global [start, end) of each
+  /// dimension of its block in the source and in the target layout
+  /// (blockBounds), and the local shape of a target block.
+  using Block = std::vector<std::pair<int64_t, int64_t>>;
+  std::vector<Block> sourceBlocks, targetBlocks;
   std::vector<int64_t> resultShape;
 
   /// Member `position`'s result from every member's buffer (group order).

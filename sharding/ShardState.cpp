@@ -33,6 +33,21 @@ std::vector<int64_t> spmd::localShape(const DeviceMesh &mesh,
   return shape;
 }
 
+std::vector<std::pair<int64_t, int64_t>>
+spmd::blockBounds(const DeviceMesh &mesh, ArrayRef<int64_t> globalShape,
+                  const ShardState &state, ArrayRef<int64_t> coords) {
+  std::vector<std::pair<int64_t, int64_t>> bounds;
+  for (auto [size, axes] : llvm::zip_equal(globalShape, state.dims)) {
+    int64_t index = 0;
+    for (AxisIndex axis : axes)
+      index = index * mesh.axisSize(axis) + coords[axis];
+    int64_t block = llvm::divideCeil(size, mesh.groupSize(axes));
+    int64_t start = std::min(index * block, size);
+    bounds.push_back({start, std::min(start + block, size)});
+  }
+  return bounds;
+}
+
 llvm::Expected<ShardState> spmd::toState(const DeviceMesh &mesh,
                                          const TensorSharding &sharding) {
   if (llvm::Error err = sharding.verify(mesh, sharding.rank()))

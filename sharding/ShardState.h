@@ -43,6 +43,14 @@ std::vector<int64_t> localShape(const DeviceMesh &mesh,
                                 llvm::ArrayRef<int64_t> globalShape,
                                 const ShardState &state);
 
+/// The valid [start, end) of each dimension of the block a device holds in
+/// `state`, the device given by its coordinate along every mesh axis
+/// (`coords[axis]`; only the axes `state` names are read). Blocks past the
+/// end of an uneven dimension are empty.
+std::vector<std::pair<int64_t, int64_t>>
+blockBounds(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+            const ShardState &state, llvm::ArrayRef<int64_t> coords);
+
 /// Resolves a sharding's axis names (open flags and priorities do not
 /// matter to layouts).
 llvm::Expected<ShardState> toState(const DeviceMesh &mesh,

@@ -16,6 +16,7 @@
 #include "ir/LocalIR.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -153,12 +154,17 @@ struct ExtractSliceModel
         RankedTensorType::get(resultShape, slice.getType().getElementType());
     Value cut = tensor::ExtractSliceOp::create(b, loc, resultType, source.local,
                                                offsets, sizes, strides);
-    TypedAttr zero = identityOf(b, ::spmd::ReductionKind::Sum,
-                                resultType.getElementType());
+    // The holders: the owner's position over the pending axes (every cut
+    // split dimension's axes, in order).
+    int64_t position = 0;
     for (unsigned d = 0; d < shape.size(); ++d)
       if (owner[d])
-        cut = keepOnOne(b, loc, cut, *source.mesh, state.dims[d], zero,
-                        *owner[d]);
+        position = position * source.mesh->mesh.groupSize(state.dims[d]) +
+                   *owner[d];
+    cut = keepOnOne(b, loc, cut, *source.mesh, result.partial,
+                    identityOf(b, ::spmd::ReductionKind::Sum,
+                               resultType.getElementType()),
+                    position);
     context.set(slice.getResult(), {cut, source.mesh, result});
     return success();
   }
@@ -245,17 +251,19 @@ struct InsertSliceModel
     ArrayRef<int64_t> dest = insert.getDestType().getShape();
     ArrayRef<int64_t> source = insert.getSourceType().getShape();
     llvm::SmallBitVector dropped = insert.getDroppedDims();
-    // Per destination dimension: the source dimension it takes, if any.
+    // Per destination dimension: the source dimension it takes, if any,
+    // and whether the source covers it whole.
     SmallVector<std::optional<unsigned>> sourceDim;
+    SmallVector<bool> whole;
     bool splitInserted = false;
     for (unsigned d = 0, s = 0; d < dest.size(); ++d) {
       sourceDim.push_back(dropped.test(d) ? std::nullopt
                                           : std::optional<unsigned>(s++));
-      bool whole = sourceDim.back() &&
-                   coversWhole(insert.getStaticOffsets()[d],
-                               source[*sourceDim.back()],
-                               insert.getStaticStrides()[d], dest[d]);
-      if (!whole && !state.dims[d].empty()) {
+      whole.push_back(sourceDim.back() &&
+                      coversWhole(insert.getStaticOffsets()[d],
+                                  source[*sourceDim.back()],
+                                  insert.getStaticStrides()[d], dest[d]));
+      if (!whole[d] && !state.dims[d].empty()) {
         if (insert.getStaticStrides()[d] != 1)
           return context.partitionByRule(op);
         splitInserted = true;
@@ -267,14 +275,10 @@ struct InsertSliceModel
     // The source: split like the destination where it covers it whole,
     // whole where it is inserted at an offset.
     ::spmd::ShardState sourceState;
-    for (unsigned d = 0; d < dest.size(); ++d) {
-      if (!sourceDim[d])
-        continue;
-      bool whole = coversWhole(insert.getStaticOffsets()[d],
-                               source[*sourceDim[d]],
-                               insert.getStaticStrides()[d], dest[d]);
-      sourceState.dims.push_back(whole ? state.dims[d] : ::spmd::AxisList());
-    }
+    for (unsigned d = 0; d < dest.size(); ++d)
+      if (sourceDim[d])
+        sourceState.dims.push_back(whole[d] ? state.dims[d]
+                                            : ::spmd::AxisList());
     FailureOr<Value> localSource =
         context.get(op, insert.getSource(), sourceState);
     FailureOr<Value> localDest = context.get(op, insert.getDest(), state);
@@ -287,10 +291,8 @@ struct InsertSliceModel
     SmallVector<Value> offsets, shardStarts;
     for (auto [d, offset] : llvm::enumerate(insert.getMixedOffsets())) {
       if (auto value = llvm::dyn_cast<Value>(offset))
-        offsets.push_back(context.current(value));
-      else
-        offsets.push_back(arith::ConstantIndexOp::create(
-            b, loc, *getConstantIntValue(offset)));
+        offset = context.current(value);
+      offsets.push_back(getValueOrCreateConstantIndexOp(b, loc, offset));
       shardStarts.push_back(
           state.dims[d].empty()
               ? Value()
@@ -309,12 +311,7 @@ struct InsertSliceModel
           SmallVector<Value> at;
           for (unsigned d = 0; d < rank; ++d) {
             Value i = linalg::IndexOp::create(nb, nl, d);
-            bool whole =
-                sourceDim[d] &&
-                coversWhole(insert.getStaticOffsets()[d],
-                            source[*sourceDim[d]],
-                            insert.getStaticStrides()[d], dest[d]);
-            if (whole) {
+            if (whole[d]) {
               at.push_back(i);
               continue;
             }

@@ -156,24 +156,14 @@ static llvm::Expected<Step> buildRedistribute(Operation *op,
                                 redistribute.getType().getShape().end());
   // Blocks depend only on the coordinates along the group's axes, which
   // include every axis either layout names.
-  auto boxOf = [&](const ::spmd::ShardState &state,
-                   ArrayRef<int64_t> coords) {
-    Collective::Box box;
-    for (auto [size, dimAxes] : llvm::zip_equal(shape, state.dims)) {
-      int64_t index = 0;
-      for (::spmd::AxisIndex axis : dimAxes)
-        index = index * mesh->axisSize(axis) +
-                coords[llvm::find(axes, axis) - axes.begin()];
-      int64_t block = llvm::divideCeil(size, mesh->groupSize(dimAxes));
-      box.start.push_back(std::min(index * block, size));
-      box.end.push_back(std::min(box.start.back() + block, size));
-    }
-    return box;
-  };
+  llvm::SmallVector<int64_t> coords(mesh->rank(), 0);
   for (int64_t p = 0, e = ::spmd::product(sizes); p < e; ++p) {
-    llvm::SmallVector<int64_t> coords = ::spmd::delinearize(p, sizes);
-    collective.sourceBoxes.push_back(boxOf(*from, coords));
-    collective.targetBoxes.push_back(boxOf(*to, coords));
+    for (auto [axis, c] : llvm::zip_equal(axes, ::spmd::delinearize(p, sizes)))
+      coords[axis] = c;
+    collective.sourceBlocks.push_back(
+        ::spmd::blockBounds(*mesh, shape, *from, coords));
+    collective.targetBlocks.push_back(
+        ::spmd::blockBounds(*mesh, shape, *to, coords));
   }
   return buildCollective(op, ctx, std::move(collective));
 }
