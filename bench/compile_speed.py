@@ -81,10 +81,8 @@ def against(a, sizes):
     print("%8s %14s %14s %8s" % ("layers", "this cpu s", "other cpu s", "ratio"))
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            path = os.path.join(tmp, "chain%d.mlir" % n)
-            with open(path, "w") as f:
-                subprocess.run([sys.executable, os.path.join(HERE, "gen_megatron_chain.py"),
-                                str(n), "spmd"], check=True, stdout=f)
+            path = generate(tmp, "chain%d.mlir" % n,
+                            [os.path.join(HERE, "gen_megatron_chain.py"), str(n), "spmd"])
             times = {a.spmd_opt: [], a.against: []}
             for _ in range(a.repeat):
                 for tool in times:
@@ -206,13 +204,10 @@ def main():
     rows, ok = [], True
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            files = {}
-            for dialect in ("spmd", "shard"):
-                path = os.path.join(tmp, "chain%d.%s.mlir" % (n, dialect))
-                with open(path, "w") as f:
-                    subprocess.run([sys.executable, os.path.join(HERE, "gen_megatron_chain.py"),
-                                    str(n), dialect], check=True, stdout=f)
-                files[dialect] = path
+            files = {dialect: generate(tmp, "chain%d.%s.mlir" % (n, dialect),
+                                       [os.path.join(HERE, "gen_megatron_chain.py"), str(n),
+                                        dialect])
+                     for dialect in ("spmd", "shard")}
             upstream_propagate = "--pass-pipeline=builtin.module(func.func(sharding-propagation))"
             if a.phase == "propagate":
                 ours = timed([a.spmd_opt, "--spmd-propagate", files["spmd"], "-o", os.devnull],
