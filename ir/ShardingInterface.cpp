@@ -24,9 +24,14 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
     result.setType(type);
   // Propagation's shardings describe global values (also those of ops in
   // regions, which are computed as they are).
-  local->walk([](Operation *nested) {
-    nested->removeAttr(SpmdDialect::kShardingAttrName);
-    nested->removeAttr(SpmdDialect::kOriginsAttrName);
+  MLIRContext *context = local->getContext();
+  auto sharding = StringAttr::get(context, SpmdDialect::kShardingAttrName);
+  auto origins = StringAttr::get(context, SpmdDialect::kOriginsAttrName);
+  local->walk([&](Operation *nested) {
+    if (nested->getRawDictionaryAttrs().empty())
+      return;
+    nested->removeDiscardableAttr(sharding);
+    nested->removeDiscardableAttr(origins);
   });
   return local;
 }

@@ -72,6 +72,14 @@ FailureOr<Layout> Partitioner::annotatedLayout(Value value) {
       return anchor->emitError("partitioning needs a spmd.mesh");
     return replicated(type);
   }
+  return layoutOf(anchor, sharding);
+}
+
+FailureOr<Layout> Partitioner::layoutOf(Operation *anchor,
+                                        ShardingAttr sharding) {
+  auto known = layouts.find(sharding);
+  if (known != layouts.end())
+    return known->second;
   FailureOr<const MeshInfo *> mesh = meshFor(anchor, sharding.getMesh());
   if (failed(mesh))
     return failure();
@@ -79,7 +87,8 @@ FailureOr<Layout> Partitioner::annotatedLayout(Value value) {
       ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding());
   if (!state)
     return anchor->emitError() << llvm::toString(state.takeError());
-  return std::make_pair(*mesh, std::move(*state));
+  return layouts.try_emplace(sharding, *mesh, std::move(*state))
+      .first->second;
 }
 
 FailureOr<std::optional<Layout>>
@@ -89,14 +98,10 @@ Partitioner::resultLayout(FunctionOpInterface function, unsigned i) {
       i, SpmdDialect::kShardingAttrName);
   if (!tensor || !sharding || !tensor.hasStaticShape())
     return std::optional<Layout>();
-  FailureOr<const MeshInfo *> mesh = meshFor(function, sharding.getMesh());
-  if (failed(mesh))
+  FailureOr<Layout> layout = layoutOf(function, sharding);
+  if (failed(layout))
     return failure();
-  llvm::Expected<::spmd::ShardState> state =
-      ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding());
-  if (!state)
-    return function->emitError() << llvm::toString(state.takeError());
-  return std::optional(std::make_pair(*mesh, std::move(*state)));
+  return std::optional(*layout);
 }
 
 void Partitioner::set(Value global, LocalValue value) {
@@ -126,11 +131,10 @@ static bool visibleFrom(Block *defined, Block *at) {
   return false;
 }
 
-bool Partitioner::isRematerializable(Value global,
-                                     const ::spmd::ShardState &state) const {
+bool Partitioner::isRematerializable(Value global) const {
   Operation *def = global.getDefiningOp();
   auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
-  if (!def || !type || !type.hasStaticShape() || !state.partial.empty())
+  if (!def || !type || !type.hasStaticShape())
     return false;
   if (llvm::isa<tensor::EmptyOp>(def))
     return def->getNumOperands() == 0;
@@ -140,13 +144,13 @@ bool Partitioner::isRematerializable(Value global,
     return true;
   if (auto fill = llvm::dyn_cast<linalg::FillOp>(def))
     return scalarMap.contains(fill.getInputs()[0]) &&
-           isRematerializable(fill.getOutputs()[0], state);
+           isRematerializable(fill.getOutputs()[0]);
   return false;
 }
 
 Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
                                  const ::spmd::ShardState &state) {
-  if (!isRematerializable(global, state))
+  if (!state.partial.empty() || !isRematerializable(global))
     return {};
   Operation *def = global.getDefiningOp();
   RankedTensorType local =

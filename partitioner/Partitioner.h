@@ -93,10 +93,14 @@ public:
   /// those): cheaper than moving it. Null otherwise.
   Value rematerialize(Value global, const MeshInfo &mesh,
                       const ::spmd::ShardState &state);
-  /// Whether rematerialize makes `global` in `state` (at no communication).
-  bool isRematerializable(Value global, const ::spmd::ShardState &state) const;
+  /// Whether rematerialize makes `global` (at no communication) in every
+  /// layout that is not pending a reduction.
+  bool isRematerializable(Value global) const;
 
 private:
+  /// `sharding` as a layout (errors at `anchor`), converted once per
+  /// attribute.
+  FailureOr<Layout> layoutOf(Operation *anchor, ShardingAttr sharding);
   LogicalResult partitionFunction(func::FuncOp function);
   LogicalResult partitionOp(Operation *op);
 
@@ -108,6 +112,7 @@ private:
   /// partitioned.
   const MeshInfo *defaultMesh = nullptr;
   llvm::DenseMap<Value, LocalValue> values;
+  llvm::DenseMap<ShardingAttr, Layout> layouts;
   /// The layouts each value has been brought to (resharded, remade), with
   /// their local values: made once per layout, and a later reshard may
   /// start from any of them.
@@ -115,6 +120,12 @@ private:
       copies;
   IRMapping scalarMap;
   ::spmd::ReshardPlanCache planCache;
+  /// The splits partitionByRule chose, by all the choice depends on
+  /// (RulePartitioner.cpp): repeated layers decide once.
+  absl::flat_hash_map<std::vector<int64_t>,
+                      std::optional<std::vector<::spmd::AxisList>>>
+      ruleChoices;
+  std::vector<int64_t> choiceScratch;
 };
 
 // Handlers of ops recognised by MLIR's interfaces and traits, rather than

@@ -61,16 +61,16 @@ struct RuleTensor {
   bool isResult;
   ShardState current;   // operands: current layout
   ShardState annotated; // results: the layout propagation chose
+  bool remade = false;  // operands: made from scalars, remade in any layout
 };
 
 class RuleChoice {
 public:
   RuleChoice(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
              std::vector<RuleTensor> &tensors,
-             std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans,
-             const Partitioner &partitioner)
+             std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
       : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
-        plans(plans), partitioner(partitioner), windows(rule.windows) {}
+        plans(plans), windows(rule.windows) {}
 
   /// The reduction factors `split` leaves with padded shards.
   SmallVector<unsigned> paddedReductions(
@@ -113,7 +113,6 @@ private:
   std::vector<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
   ::spmd::ReshardPlanCache &plans;
-  const Partitioner &partitioner;
   ArrayRef<WindowedDim> windows;
   double bestCost = 0;
   size_t evaluated = 0;
@@ -192,8 +191,7 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
       return std::nullopt;
     // An operand made from scalars (a zero-filled init) is remade in the
     // layout wanted, moving nothing.
-    if (!tensor.isResult &&
-        partitioner.isRematerializable(tensor.global, *state))
+    if (tensor.remade)
       continue;
     const ShardState &from = tensor.isResult ? *state : tensor.current;
     const ShardState &to = tensor.isResult ? tensor.annotated : *state;
@@ -280,6 +278,59 @@ static bool everyDeviceMayAdd(Value init, Reduction combiner) {
   return false;
 }
 
+/// Everything RuleChoice::choose depends on, flattened to integers: the
+/// op's kind, rule, windows and combiner, and each tensor's type and
+/// layout, into `key`. Repeated layers then choose once. False when the
+/// choice may ask the op itself (an uneven split of a reduction factor asks
+/// how the op treats padding).
+static bool choiceKey(Operation *op, const OpShardingRule &rule,
+                      const MeshInfo &mesh, ArrayRef<RuleTensor> tensors,
+                      std::optional<Reduction> combiner,
+                      std::vector<int64_t> &key) {
+  int64_t devices = mesh.mesh.numDevices();
+  for (unsigned f = 0; f < rule.numFactors(); ++f)
+    if (rule.factorKinds[f] == FactorKind::Reduction &&
+        rule.factorSizes[f] % devices != 0)
+      return false;
+  key.clear();
+  auto list = [&](auto &&values) {
+    key.push_back(std::size(values));
+    key.insert(key.end(), std::begin(values), std::end(values));
+  };
+  key.push_back(reinterpret_cast<intptr_t>(&mesh));
+  key.push_back(
+      reinterpret_cast<intptr_t>(op->getName().getAsOpaquePointer()));
+  key.push_back(combiner ? int64_t(*combiner) : -1);
+  list(rule.factorSizes);
+  for (FactorKind kind : rule.factorKinds)
+    key.push_back(int64_t(kind));
+  for (const ::spmd::TensorFactors &dims : rule.tensors) {
+    key.push_back(dims.size());
+    for (const DimFactors &factors : dims)
+      list(factors);
+  }
+  for (const WindowedDim &w : rule.windows)
+    key.insert(key.end(), {int64_t(w.operand), int64_t(w.dim),
+                           int64_t(w.factor), w.stride, w.extent, w.offset});
+  key.push_back(-1);
+  for (const RuleTensor &tensor : tensors) {
+    if (!tensor.type) {
+      key.push_back(-1);
+      continue;
+    }
+    key.push_back(elementBytes(tensor.type.getElementType()));
+    list(tensor.type.getShape());
+    key.push_back(tensor.remade);
+    const ShardState &state = tensor.isResult ? tensor.annotated
+                                              : tensor.current;
+    for (const AxisList &axes : state.dims)
+      list(axes);
+    list(state.sortedPartial());
+    key.push_back(int64_t(state.reduction));
+  }
+  return true;
+}
+
 LogicalResult Partitioner::partitionByRule(Operation *op) {
   std::optional<OpShardingRule> rule = getShardingRule(op);
   if (!rule)
@@ -296,6 +347,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     if (type) {
       const LocalValue &local = lookup(operand.get());
       tensor.current = local.state;
+      tensor.remade = isRematerializable(operand.get());
       mesh = mesh ? mesh : local.mesh;
     }
     tensors.push_back(std::move(tensor));
@@ -320,8 +372,13 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
                            "together");
 
   std::optional<Reduction> combiner = combinerOf(op);
-  RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache, *this);
-  std::optional<std::vector<AxisList>> split = choice.choose();
+  RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
+  bool keyed = choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
+  auto remembered = keyed ? ruleChoices.find(choiceScratch) : ruleChoices.end();
+  std::optional<std::vector<AxisList>> split =
+      remembered != ruleChoices.end() ? remembered->second : choice.choose();
+  if (keyed && remembered == ruleChoices.end())
+    ruleChoices.try_emplace(choiceScratch, split);
   LLVM_DEBUG({
     llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
     printFileLineCol(llvm::dbgs(), op->getLoc());
@@ -338,9 +395,12 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
         });
         llvm::dbgs() << "]";
       }
-      llvm::dbgs() << ", the cheapest of " << choice.numCandidates()
-                   << " (cost " << llvm::format("%.1f", choice.chosenCost())
-                   << " bytes)\n";
+      if (remembered != ruleChoices.end())
+        llvm::dbgs() << ", as for the same op and layouts before\n";
+      else
+        llvm::dbgs() << ", the cheapest of " << choice.numCandidates()
+                     << " (cost " << llvm::format("%.1f", choice.chosenCost())
+                     << " bytes)\n";
     }
   });
   if (!split)

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "absl/container/flat_hash_map.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -75,6 +76,9 @@ private:
   std::vector<Operation *> edgeOps;
   Operation *currentOp = nullptr;
   std::vector<std::string> originNames;
+  /// Written shardings by PropagationGraph::shardingKey.
+  absl::flat_hash_map<std::vector<int64_t>, ShardingAttr> shardingAttrs;
+  std::vector<int64_t> keyScratch;
   unsigned defaultMesh = 0;
   bool defaultMeshChosen = false;
 };
@@ -143,12 +147,12 @@ NodeId ModulePropagation::shownNode(Value value) {
   auto sharding = [&](NodeId node) {
     return graph.sharding(node, defaultMesh);
   };
-  if (own == PropagationGraph::kScalar || !sharding(own).isFullyReplicated())
+  if (own == PropagationGraph::kScalar || !graph.isFullyReplicated(own))
     return own;
   std::optional<NodeId> agreed;
   for (OpOperand &use : value.getUses()) {
     auto it = useNodes.find(&use);
-    if (it == useNodes.end() || sharding(it->second).isFullyReplicated())
+    if (it == useNodes.end() || graph.isFullyReplicated(it->second))
       continue;
     if (agreed && !(sharding(*agreed) == sharding(it->second)))
       return own;
@@ -260,6 +264,15 @@ LogicalResult ModulePropagation::build() {
                           : PropagationGraph::kScalar);
     }
   }
+  size_t numValues = 0, numOps = 0;
+  module.walk([&](Operation *op) {
+    ++numOps;
+    numValues += op->getNumResults();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        numValues += block.getNumArguments();
+  });
+  graph.reserve(numValues, numOps);
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
@@ -366,8 +379,14 @@ LogicalResult ModulePropagation::visit(Operation *op) {
 
 ShardingAttr ModulePropagation::shardingAttr(NodeId node, Type type) {
   MLIRContext *context = module.getContext();
-  if (node != PropagationGraph::kScalar)
-    return ShardingAttr::get(context, graph.sharding(node, defaultMesh));
+  if (node != PropagationGraph::kScalar) {
+    graph.shardingKey(node, defaultMesh, keyScratch);
+    auto [it, inserted] = shardingAttrs.try_emplace(keyScratch);
+    if (inserted)
+      it->second =
+          ShardingAttr::get(context, graph.sharding(node, defaultMesh));
+    return it->second;
+  }
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
   return ShardingAttr::get(context, ::spmd::TensorSharding::replicatedOf(
                                         meshOps[defaultMesh].getSymName().str(),
@@ -425,7 +444,8 @@ void ModulePropagation::write(bool debugOrigins) {
       for (Value result : op->getResults()) {
         NodeId node = shownNode(result);
         shardings.push_back(shardingAttr(node, result.getType()));
-        origins.push_back(originsAttr(node));
+        if (debugOrigins)
+          origins.push_back(originsAttr(node));
       }
       op->setAttr(shardingName, ShardingPerValueAttr::get(context, shardings));
       if (debugOrigins)

@@ -379,6 +379,35 @@ TensorSharding PropagationGraph::sharding(NodeId id,
                         node.partialKind);
 }
 
+void PropagationGraph::shardingKey(NodeId id, unsigned defaultMesh,
+                                   std::vector<int64_t> &key) const {
+  const Node &node = nodes[id];
+  key.clear();
+  key.push_back(node.mesh < 0 ? defaultMesh : node.mesh);
+  key.push_back(node.shape.size());
+  if (node.mesh < 0)
+    return;
+  auto list = [&](ArrayRef<AxisIndex> axes) {
+    key.push_back(axes.size());
+    key.insert(key.end(), axes.begin(), axes.end());
+  };
+  for (const Dim &dim : node.dims) {
+    list(dim.axes);
+    key.push_back(node.user && !dim.closed);
+    key.push_back(dim.explicitPriority ? dim.priority : -1);
+  }
+  list(node.replicated);
+  list(node.partial);
+  key.push_back(int64_t(node.partialKind));
+}
+
+bool PropagationGraph::isFullyReplicated(NodeId id) const {
+  const Node &node = nodes[id];
+  return node.partial.empty() && llvm::all_of(node.dims, [](const Dim &d) {
+           return d.axes.empty();
+         });
+}
+
 SmallVector<int> PropagationGraph::origins(NodeId id) const {
   SmallVector<int> result;
   for (const Dim &dim : nodes[id].dims)

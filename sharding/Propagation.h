@@ -47,6 +47,12 @@ public:
   explicit PropagationGraph(std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
+  /// Room for this many more nodes and edges (graphs of 100k ops grow by
+  /// copying otherwise).
+  void reserve(size_t moreNodes, size_t moreEdges) {
+    nodes.reserve(nodes.size() + moreNodes);
+    edges.reserve(edges.size() + moreEdges);
+  }
   /// A sharding written by the user; `origin` names it for debugging (see
   /// `origin()`). Fails when the mesh or an axis is unknown or the rank is
   /// wrong.
@@ -73,6 +79,12 @@ public:
   /// The node's sharding (propagated dimensions are closed). Nodes no
   /// sharding reached get a replicated sharding on `defaultMesh`.
   TensorSharding sharding(NodeId node, unsigned defaultMesh) const;
+  /// A key that is equal for two nodes only if sharding() is: writing
+  /// the result converts each distinct sharding once.
+  void shardingKey(NodeId node, unsigned defaultMesh,
+                   std::vector<int64_t> &key) const;
+  /// Whether sharding() splits nothing and is pending nothing.
+  bool isFullyReplicated(NodeId node) const;
   /// Per dimension, the origin of its sharding (kNoOrigin if unsharded).
   llvm::SmallVector<int> origins(NodeId node) const;
 

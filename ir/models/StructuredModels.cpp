@@ -251,22 +251,21 @@ static FailureOr<linalg::GenericOp> generic(OpBuilder &b, linalg::LinalgOp op) {
 static FailureOr<linalg::LinalgOp> readWindowsFromStart(linalg::LinalgOp op,
                                                         LocalRebuild &rebuild) {
   const OpShardingRule *rule = rebuild.getRule();
-  if (!rule)
+  auto shifted = [&](const WindowedDim &window) {
+    return window.offset != 0 && rebuild.isSplit(window.factor);
+  };
+  if (!rule || llvm::none_of(rule->windows, shifted))
     return op;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool shifted = false;
   for (const WindowedDim &window : rule->windows) {
-    if (window.offset == 0 || !rebuild.isSplit(window.factor))
+    if (!shifted(window))
       continue;
     AffineMap &map = maps[window.operand];
     SmallVector<AffineExpr> results(map.getResults());
     results[window.dim] = results[window.dim] - window.offset;
     map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
                          op.getContext());
-    shifted = true;
   }
-  if (!shifted)
-    return op;
   FailureOr<linalg::GenericOp> local = generic(rebuild.builder(), op);
   if (failed(local))
     return failure();
