@@ -67,7 +67,7 @@ struct RuleTensor {
 class RuleChoice {
 public:
   RuleChoice(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
-             std::vector<RuleTensor> &tensors,
+             SmallVectorImpl<RuleTensor> &tensors,
              std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
       : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
         plans(plans), windows(rule.windows) {}
@@ -110,7 +110,7 @@ private:
   Operation *op;
   const OpShardingRule &rule;
   const MeshInfo &mesh;
-  std::vector<RuleTensor> &tensors;
+  SmallVectorImpl<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
   ::spmd::ReshardPlanCache &plans;
   ArrayRef<WindowedDim> windows;
@@ -340,7 +340,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
 
   // The op's mesh: its results' (from propagation), else its operands'.
   const MeshInfo *mesh = nullptr;
-  std::vector<RuleTensor> tensors;
+  SmallVector<RuleTensor, 4> tensors;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
     RuleTensor tensor{operand.get(), type, false};
@@ -371,7 +371,10 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       return op->emitError("operands on different meshes cannot be partitioned "
                            "together");
 
-  std::optional<Reduction> combiner = combinerOf(op);
+  // Only split reduction factors leave results pending a reduction.
+  std::optional<Reduction> combiner;
+  if (llvm::is_contained(rule->factorKinds, FactorKind::Reduction))
+    combiner = combinerOf(op);
   RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
   bool keyed = choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
   auto remembered = keyed ? ruleChoices.find(choiceScratch) : ruleChoices.end();

@@ -70,9 +70,9 @@ public:
   /// Factor `f`'s name in str(): i, j, k, ..., z, i1, j1, ...
   static std::string factorName(unsigned f);
 
-  std::vector<int64_t> factorSizes;
-  std::vector<FactorKind> factorKinds;
-  std::vector<TensorFactors> tensors;
+  llvm::SmallVector<int64_t, 6> factorSizes;
+  llvm::SmallVector<FactorKind, 6> factorKinds;
+  llvm::SmallVector<TensorFactors, 3> tensors;
 };
 
 /// Splits a dimension's axes among the factors it is made of, major to
