@@ -180,15 +180,15 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   if (current.state == state)
     return current.local;
   // The copies of `global` this point sees.
-  SmallVector<std::pair<::spmd::ShardState, Value>> visible;
-  for (auto &[copyState, copy] : copies.lookup(global))
-    if (visibleFrom(copy.getParentBlock(), b.getInsertionBlock()))
-      visible.push_back({copyState, copy});
-  for (auto &[copyState, copy] : visible)
-    if (copyState == state)
-      return copy;
-  auto remember = [&](Value local) {
-    copies[global].push_back({state, local});
+  SmallVector<Copy *> visible;
+  for (Copy &copy : copies[global])
+    if (visibleFrom(copy.local.getParentBlock(), b.getInsertionBlock()))
+      visible.push_back(&copy);
+  for (Copy *copy : visible)
+    if (copy->state == state)
+      return copy->local;
+  auto remember = [&](Value local, double cost = 0) {
+    copies[global].push_back({state, local, cost});
     return local;
   };
   if (Value remade = rematerialize(global, *current.mesh, state))
@@ -228,17 +228,21 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
       current.mesh->mesh, type.getShape(), bytes, current.state, state);
   // A copy already made may be closer to the layout wanted (a value needed
   // gathered and split another way is sliced from the gathered copy).
+  const ::spmd::ReshardPlan *direct = plan;
   Value source = current.local;
   const ::spmd::ShardState *sourceState = &current.state;
-  for (auto &[copyState, copy] : visible) {
+  for (Copy *copy : visible) {
     const ::spmd::ReshardPlan *fromCopy = planCache.plan(
-        current.mesh->mesh, type.getShape(), bytes, copyState, state);
+        current.mesh->mesh, type.getShape(), bytes, copy->state, state);
     if (fromCopy && (!plan || fromCopy->cost < plan->cost)) {
       plan = fromCopy;
-      source = copy;
-      sourceState = &copyState;
+      source = copy->local;
+      sourceState = &copy->state;
     }
   }
+  if (direct && !direct->fallback)
+    if (Value early = reshardEarly(user, global, state, *direct, plan->cost))
+      return early;
   if (!plan)
     return user->emitError()
            << "cannot reshard an operand from "
@@ -275,7 +279,57 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
                                      bytes, *sourceState, state));
   assert(local.getType() == localType(type, *current.mesh, state) &&
          "a reshard ends in the layout it was planned for");
-  return remember(local);
+  return remember(local, plan->cost);
+}
+
+Value Partitioner::reshardEarly(Operation *user, Value global,
+                                const ::spmd::ShardState &state,
+                                const ::spmd::ReshardPlan &direct,
+                                double planned) {
+  LocalValue &current = values.at(global);
+  Block *block = b.getInsertionBlock();
+  if (current.local.getParentBlock() != block)
+    return {};
+  auto type = llvm::cast<RankedTensorType>(global.getType());
+  int64_t bytes = elementBytes(type.getElementType());
+  const ::spmd::DeviceMesh &mesh = current.mesh->mesh;
+  // Earlier copies in this block that the new layout slices into for free.
+  SmallVector<std::pair<Copy *, const ::spmd::ReshardPlan *>> derived;
+  double saved = planned - direct.cost;
+  for (Copy &copy : copies[global]) {
+    if (copy.cost <= 0 || copy.local.getParentBlock() != block)
+      continue;
+    const ::spmd::ReshardPlan *slice =
+        planCache.plan(mesh, type.getShape(), bytes, state, copy.state);
+    if (!slice || slice->cost > 0)
+      continue;
+    derived.push_back({&copy, slice});
+    saved += copy.cost;
+  }
+  if (derived.empty() || saved <= 0)
+    return {};
+  // Made where the value is, before any of those copies, which are then
+  // remade from it.
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = current.local.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(block);
+  Location loc = user->getLoc();
+  Value early = emitReshard(
+      b, loc, current.local, *current.mesh, type.getShape(), current.state,
+      direct,
+      planCache.minBytes(mesh, type.getShape(), bytes, current.state, state));
+  for (auto [copy, slice] : derived) {
+    Value remade = emitReshard(
+        b, loc, early, *current.mesh, type.getShape(), state, *slice,
+        planCache.minBytes(mesh, type.getShape(), bytes, state, copy->state));
+    remadeCopies.push_back({copy->local, remade});
+    copy->local = remade;
+    copy->cost = 0;
+  }
+  copies[global].push_back({state, early, direct.cost});
+  return early;
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
@@ -448,6 +502,9 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
   b.setInsertionPointToStart(entry);
   if (failed(partitionBlock(function.getBody().front())))
     return failure();
+  for (auto [copy, remade] : remadeCopies)
+    copy.replaceAllUsesWith(remade);
+  remadeCopies.clear();
   // Calls resolved from here on find the partitioned function.
   symbols.invalidateSymbolTable(module);
   function.erase();

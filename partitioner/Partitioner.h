@@ -98,6 +98,14 @@ public:
   bool isRematerializable(Value global) const;
 
 private:
+  /// When an earlier copy of `global` in this block is a free slice of
+  /// `state`: `global` brought to `state` by `direct` right where it is
+  /// made, and those copies remade from it, if that moves fewer bytes than
+  /// `planned` plus theirs (a value split one way for a first user and
+  /// gathered for a later one is gathered once). Null otherwise.
+  Value reshardEarly(Operation *user, Value global,
+                     const ::spmd::ShardState &state,
+                     const ::spmd::ReshardPlan &direct, double planned);
   /// `sharding` as a layout (errors at `anchor`), converted once per
   /// attribute.
   FailureOr<Layout> layoutOf(Operation *anchor, ShardingAttr sharding);
@@ -113,11 +121,20 @@ private:
   const MeshInfo *defaultMesh = nullptr;
   llvm::DenseMap<Value, LocalValue> values;
   llvm::DenseMap<ShardingAttr, Layout> layouts;
-  /// The layouts each value has been brought to (resharded, remade), with
-  /// their local values: made once per layout, and a later reshard may
-  /// start from any of them.
-  llvm::DenseMap<Value, SmallVector<std::pair<::spmd::ShardState, Value>>>
-      copies;
+  /// A layout a value has been brought to (resharded, remade), with its
+  /// local value and the bytes it took.
+  struct Copy {
+    ::spmd::ShardState state;
+    Value local;
+    double cost = 0;
+  };
+  /// A value's copies: made once per layout, and a later reshard may start
+  /// from any of them.
+  llvm::DenseMap<Value, SmallVector<Copy>> copies;
+  /// Copies remade from a later one (Partitioner::get): their uses move to
+  /// the new value once the function is built, since ops being built may
+  /// still hold them.
+  SmallVector<std::pair<Value, Value>> remadeCopies;
   IRMapping scalarMap;
   ::spmd::ReshardPlanCache planCache;
   /// The splits partitionByRule chose, by all the choice depends on
