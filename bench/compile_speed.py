@@ -15,8 +15,8 @@ so they are left out: -verify-each=false on both). Ours is SpmdPropagate +
 SpmdPartition of `spmd-opt --spmd-propagate --spmd-partition`, upstream's
 ShardingPropagation + Partition of
 `mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))'`,
-each the median of --repeat runs. Prints the ratio ours/upstream; exits 1
-above 0.5.
+the two run alternately --repeat times. Prints the medians and the median
+of the pairs' ratios ours/upstream; exits 1 above 0.5.
 
 --devices: the pass time of `spmd-opt --spmd-pipeline` (every Spmd* pass)
 on the same chain (batch 512) over meshes of 8 to 131,072 devices (2x4,
