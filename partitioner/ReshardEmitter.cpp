@@ -90,7 +90,7 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       break;
     case ::spmd::CollectiveKind::CollectivePermute: {
       SmallVector<int64_t> pairs;
-      for (auto [source, target] : step.pairs)
+      for (auto [source, target] : ::spmd::permutationPairs(mesh.mesh, step))
         pairs.append({source, target});
       local = CollectivePermuteOp::create(b, loc, type, local, mesh.symbol,
                                           axes, b.getDenseI64ArrayAttr(pairs));

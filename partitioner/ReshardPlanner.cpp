@@ -202,19 +202,7 @@ std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
         if (order == axes)
           continue;
         ReshardStep step{CollectiveKind::CollectivePermute, order, d};
-        // A device sends its shard to the device whose new index is the
-        // shard's old index (positions are over `order`).
-        SmallVector<int64_t> sizes;
-        for (AxisIndex a : order)
-          sizes.push_back(mesh.axisSize(a));
-        for (int64_t pos = 0, e = product(sizes); pos < e; ++pos) {
-          SmallVector<int64_t> coords = delinearize(pos, sizes);
-          int64_t oldIndex = 0;
-          for (AxisIndex a : axes)
-            oldIndex = oldIndex * mesh.axisSize(a) +
-                       coords[llvm::find(order, a) - order.begin()];
-          step.pairs.push_back({pos, oldIndex});
-        }
+        step.permutedFrom = axes;
         step.after = state;
         step.after.dims[d] = order;
         finish(step, inBytes, inBytes);
@@ -522,4 +510,24 @@ const ReshardPlan *ReshardPlanCache::plan(const DeviceMesh &mesh,
       llvm::consumeError(planned.takeError());
   }
   return it->second ? &*it->second : nullptr;
+}
+
+SmallVector<std::pair<int64_t, int64_t>>
+spmd::permutationPairs(const DeviceMesh &mesh, const ReshardStep &step) {
+  assert(step.kind == CollectiveKind::CollectivePermute &&
+         "pairs of a collective_permute");
+  // Positions are over the new order, `step.axes`.
+  SmallVector<int64_t> sizes;
+  for (AxisIndex a : step.axes)
+    sizes.push_back(mesh.axisSize(a));
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t pos = 0, e = product(sizes); pos < e; ++pos) {
+    SmallVector<int64_t> coords = delinearize(pos, sizes);
+    int64_t oldIndex = 0;
+    for (AxisIndex a : step.permutedFrom)
+      oldIndex = oldIndex * mesh.axisSize(a) +
+                 coords[llvm::find(step.axes, a) - step.axes.begin()];
+    pairs.push_back({pos, oldIndex});
+  }
+  return pairs;
 }

@@ -59,8 +59,10 @@ struct ReshardStep {
   int64_t dim = -1;
   int64_t concatDim = -1;
   ReductionKind reduction = ReductionKind::Sum;
-  /// collective_permute: (source, target) positions within the group.
-  llvm::SmallVector<std::pair<int64_t, int64_t>> pairs;
+  /// collective_permute: the dimension's axes before (`axes` after); the
+  /// positions within the group are permutationPairs' (not kept here: a
+  /// group may span every device, and the search makes many steps).
+  llvm::SmallVector<AxisIndex, 2> permutedFrom;
   /// After an all_gather (or all_to_all) that completes dimension `dim`
   /// (or `concatDim`): keep only the first `truncate` elements (> 0).
   int64_t truncate = 0;
@@ -69,6 +71,12 @@ struct ReshardStep {
   std::vector<int64_t> localShape;
   double cost = 0;
 };
+
+/// The (source, target) positions within the group of a collective_permute
+/// `step`: a device sends its shard to the device whose new index is the
+/// shard's old index.
+llvm::SmallVector<std::pair<int64_t, int64_t>>
+permutationPairs(const DeviceMesh &mesh, const ReshardStep &step);
 
 struct ReshardPlan {
   std::vector<ReshardStep> steps;

@@ -96,6 +96,9 @@ public:
   /// The cheapest valid split of every factor, and its cost.
   std::optional<std::vector<AxisList>> choose();
   double chosenCost() const { return bestCost; }
+  /// Whether the choice asked the op itself (how it treats padding), not
+  /// only its rule and tensors.
+  bool askedTheOp() const { return askedOp; }
   size_t numCandidates() const { return evaluated; }
 
   /// The layout of tensor `t` under `split`, or nullopt if some factor's
@@ -116,6 +119,7 @@ private:
   ArrayRef<WindowedDim> windows;
   double bestCost = 0;
   size_t evaluated = 0;
+  mutable bool askedOp = false;
 };
 } // namespace
 
@@ -177,6 +181,7 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
   // skips it, or the split is not an option.
   SmallVector<unsigned> padded = paddedReductions(split);
   if (!padded.empty()) {
+    askedOp = true;
     auto sharding = llvm::dyn_cast<ShardingOpInterface>(op);
     if (!sharding || (!sharding.skipsPaddedIterations() &&
                       !sharding.getIdentityPaddedOperands(padded)))
@@ -278,20 +283,14 @@ static bool everyDeviceMayAdd(Value init, Reduction combiner) {
   return false;
 }
 
-/// Everything RuleChoice::choose depends on, flattened to integers: the
-/// op's kind, rule, windows and combiner, and each tensor's type and
-/// layout, into `key`. Repeated layers then choose once. False when the
-/// choice may ask the op itself (an uneven split of a reduction factor asks
-/// how the op treats padding).
-static bool choiceKey(Operation *op, const OpShardingRule &rule,
+/// Everything RuleChoice::choose depends on, but for what it may ask the
+/// op itself, flattened to integers into `key`: the op's kind, rule,
+/// windows and combiner, and each tensor's type and layout. Repeated layers
+/// then choose once.
+static void choiceKey(Operation *op, const OpShardingRule &rule,
                       const MeshInfo &mesh, ArrayRef<RuleTensor> tensors,
                       std::optional<Reduction> combiner,
                       std::vector<int64_t> &key) {
-  int64_t devices = mesh.mesh.numDevices();
-  for (unsigned f = 0; f < rule.numFactors(); ++f)
-    if (rule.factorKinds[f] == FactorKind::Reduction &&
-        rule.factorSizes[f] % devices != 0)
-      return false;
   key.clear();
   auto list = [&](auto &&values) {
     key.push_back(std::size(values));
@@ -328,7 +327,6 @@ static bool choiceKey(Operation *op, const OpShardingRule &rule,
     list(state.sortedPartial());
     key.push_back(int64_t(state.reduction));
   }
-  return true;
 }
 
 LogicalResult Partitioner::partitionByRule(Operation *op) {
@@ -376,11 +374,12 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   if (llvm::is_contained(rule->factorKinds, FactorKind::Reduction))
     combiner = combinerOf(op);
   RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
-  bool keyed = choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
-  auto remembered = keyed ? ruleChoices.find(choiceScratch) : ruleChoices.end();
+  // A choice that did not ask the op holds for every op with the same key.
+  choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
+  auto remembered = ruleChoices.find(choiceScratch);
   std::optional<std::vector<AxisList>> split =
       remembered != ruleChoices.end() ? remembered->second : choice.choose();
-  if (keyed && remembered == ruleChoices.end())
+  if (remembered == ruleChoices.end() && !choice.askedTheOp())
     ruleChoices.try_emplace(choiceScratch, split);
   LLVM_DEBUG({
     llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";

@@ -175,7 +175,7 @@ private:
         std::fill(zero.data.begin(), zero.data.end(), 0.0);
         buffers[group[k]] = zero;
       }
-      for (auto [source, target] : step.pairs)
+      for (auto [source, target] : permutationPairs(mesh, step))
         buffers[group[target]] = in[source];
       break;
     }
