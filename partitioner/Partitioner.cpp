@@ -515,7 +515,7 @@ LogicalResult Partitioner::partitionFunction(func::FuncOp function) {
   local.walk([&](Operation *op) { ops.push_back(op); });
   llvm::DenseSet<Operation *> erased;
   for (Operation *op : llvm::reverse(ops)) {
-    if (!op->use_empty() || erased.contains(op) || !isOpTriviallyDead(op))
+    if (erased.contains(op) || !op->use_empty() || !isOpTriviallyDead(op))
       continue;
     op->walk([&](Operation *nested) { erased.insert(nested); });
     op->erase();
