@@ -181,9 +181,11 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     return current.local;
   // The copies of `global` this point sees.
   SmallVector<Copy *> visible;
-  for (Copy &copy : copies[global])
-    if (visibleFrom(copy.local.getParentBlock(), b.getInsertionBlock()))
-      visible.push_back(&copy);
+  auto made = copies.find(global);
+  if (made != copies.end())
+    for (Copy &copy : made->second)
+      if (visibleFrom(copy.local.getParentBlock(), b.getInsertionBlock()))
+        visible.push_back(&copy);
   for (Copy *copy : visible)
     if (copy->state == state)
       return copy->local;
@@ -288,7 +290,8 @@ Value Partitioner::reshardEarly(Operation *user, Value global,
                                 double planned) {
   LocalValue &current = values.at(global);
   Block *block = b.getInsertionBlock();
-  if (current.local.getParentBlock() != block)
+  auto made = copies.find(global);
+  if (current.local.getParentBlock() != block || made == copies.end())
     return {};
   auto type = llvm::cast<RankedTensorType>(global.getType());
   int64_t bytes = elementBytes(type.getElementType());
@@ -296,7 +299,7 @@ Value Partitioner::reshardEarly(Operation *user, Value global,
   // Earlier copies in this block that the new layout slices into for free.
   SmallVector<std::pair<Copy *, const ::spmd::ReshardPlan *>> derived;
   double saved = planned - direct.cost;
-  for (Copy &copy : copies[global]) {
+  for (Copy &copy : made->second) {
     if (copy.cost <= 0 || copy.local.getParentBlock() != block)
       continue;
     const ::spmd::ReshardPlan *slice =
@@ -328,7 +331,7 @@ Value Partitioner::reshardEarly(Operation *user, Value global,
     copy->local = remade;
     copy->cost = 0;
   }
-  copies[global].push_back({state, early, direct.cost});
+  made->second.push_back({state, early, direct.cost});
   return early;
 }
 

@@ -471,17 +471,8 @@ void ReshardPlanCache::encode(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
   scratch.push_back(reinterpret_cast<intptr_t>(&mesh));
   scratch.push_back(elementBytes);
   scratch.insert(scratch.end(), shape.begin(), shape.end());
-  for (const ShardState *state : {&from, &to}) {
-    // Each list is preceded by its length, so the encoding is unambiguous.
-    for (const AxisList &dim : state->dims) {
-      scratch.push_back(dim.size());
-      scratch.insert(scratch.end(), dim.begin(), dim.end());
-    }
-    llvm::SmallVector<AxisIndex, 2> partial = state->sortedPartial();
-    scratch.push_back(partial.size());
-    scratch.insert(scratch.end(), partial.begin(), partial.end());
-    scratch.push_back(int64_t(state->reduction));
-  }
+  from.appendKey(scratch);
+  to.appendKey(scratch);
 }
 
 double ReshardPlanCache::minBytes(const DeviceMesh &mesh,

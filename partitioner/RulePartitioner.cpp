@@ -320,12 +320,7 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
     key.push_back(elementBytes(tensor.type.getElementType()));
     list(tensor.type.getShape());
     key.push_back(tensor.remade);
-    const ShardState &state = tensor.isResult ? tensor.annotated
-                                              : tensor.current;
-    for (const AxisList &axes : state.dims)
-      list(axes);
-    list(state.sortedPartial());
-    key.push_back(int64_t(state.reduction));
+    (tensor.isResult ? tensor.annotated : tensor.current).appendKey(key);
   }
 }
 

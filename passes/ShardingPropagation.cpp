@@ -264,15 +264,6 @@ LogicalResult ModulePropagation::build() {
                           : PropagationGraph::kScalar);
     }
   }
-  size_t numValues = 0, numOps = 0;
-  module.walk([&](Operation *op) {
-    ++numOps;
-    numValues += op->getNumResults();
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        numValues += block.getNumArguments();
-  });
-  graph.reserve(numValues, numOps);
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;

@@ -47,12 +47,6 @@ public:
   explicit PropagationGraph(std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
-  /// Room for this many more nodes and edges (graphs of 100k ops grow by
-  /// copying otherwise).
-  void reserve(size_t moreNodes, size_t moreEdges) {
-    nodes.reserve(nodes.size() + moreNodes);
-    edges.reserve(edges.size() + moreEdges);
-  }
   /// A sharding written by the user; `origin` names it for debugging (see
   /// `origin()`). Fails when the mesh or an axis is unknown or the rank is
   /// wrong.

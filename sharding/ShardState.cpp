@@ -9,6 +9,17 @@
 using namespace spmd;
 using llvm::ArrayRef;
 
+void ShardState::appendKey(std::vector<int64_t> &key) const {
+  for (const AxisList &dim : dims) {
+    key.push_back(dim.size());
+    key.insert(key.end(), dim.begin(), dim.end());
+  }
+  llvm::SmallVector<AxisIndex, 2> sorted = sortedPartial();
+  key.push_back(sorted.size());
+  key.insert(key.end(), sorted.begin(), sorted.end());
+  key.push_back(int64_t(reduction));
+}
+
 std::string ShardState::key() const {
   std::string text;
   llvm::raw_string_ostream os(text);

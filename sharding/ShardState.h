@@ -35,6 +35,9 @@ struct ShardState {
     return axes;
   }
   std::string key() const;
+  /// Appends the layout to `key` as integers, each list preceded by its
+  /// length so that the encoding is unambiguous (keys of caches).
+  void appendKey(std::vector<int64_t> &key) const;
 };
 
 /// The local (per-device, padded) shape of a tensor of `globalShape` in
