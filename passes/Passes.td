@@ -93,6 +93,22 @@ def SpmdOptimizeCollectives : Pass<"spmd-optimize-collectives",
   }];
 }
 
+def SpmdFuseElementwise : Pass<"spmd-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuses chains of elementwise linalg.generic ops for the executor";
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect"];
+  let description = [{
+    Merges an elementwise `linalg.generic` into the elementwise generic that
+    is its only user, over the same iteration space (upstream linalg's
+    producer-consumer fusion), and folds splat constants read by generics
+    into their bodies as scalars. `spmd-run` runs it on the programs it
+    executes, so a chain such as a folded batch norm and its ReLU reads
+    and writes each element once instead of once per op. Generics that
+    reduce are left alone: the executor's GEMM, softmax and reduction
+    kernels recognise them as they are.
+  }];
+}
+
 def SpmdCommReport : Pass<"spmd-comm-report", "mlir::ModuleOp"> {
   let summary = "Writes the communication report of a partitioned program";
   let description = [{

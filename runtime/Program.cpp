@@ -138,6 +138,18 @@ static llvm::Error checkTensorSizes(ModuleOp module) {
   return message.empty() ? llvm::Error::success() : fail(message);
 }
 
+/// The executable of `module` as it runs: chains of elementwise generics
+/// fused first, on a copy (the global module is partitioned afterwards).
+static llvm::Expected<std::unique_ptr<Executable>>
+compileForRun(ModuleOp module) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  if (llvm::Error err = runPasses(*copy, [](PassManager &pm) {
+        pm.addPass(mlir::spmd::createSpmdFuseElementwise());
+      }))
+    return std::move(err);
+  return Executable::compile(*copy);
+}
+
 llvm::Error partitionModule(ModuleOp module) {
   return runPasses(module, [](PassManager &pm) {
     pm.addPass(mlir::spmd::createSpmdImport());
@@ -171,7 +183,7 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
   // The global program, kept for checks.
   if (!partitioned) {
     llvm::Expected<std::unique_ptr<Executable>> global =
-        Executable::compile(*module);
+        compileForRun(*module);
     if (!global)
       return global.takeError();
     program->global = std::move(*global);
@@ -187,7 +199,7 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
     OwningOpRef<ModuleOp> wide = module->clone();
     if (narrow && succeeded(widenFloats(*wide))) {
       llvm::Expected<std::unique_ptr<Executable>> compiled =
-          Executable::compile(*wide);
+          compileForRun(*wide);
       if (compiled)
         program->wideGlobal = std::move(*compiled);
       else
@@ -296,8 +308,7 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
   FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
   if (succeeded(report))
     program->report = std::move(*report);
-  llvm::Expected<std::unique_ptr<Executable>> local =
-      Executable::compile(*module);
+  llvm::Expected<std::unique_ptr<Executable>> local = compileForRun(*module);
   if (!local)
     return local.takeError();
   program->local = std::move(*local);

@@ -1,6 +1,7 @@
 //===- ScalarProgram.cpp - Scalar op sequences run over blocks ------------===//
 
 #include "runtime/ScalarProgram.h"
+#include "runtime/CpuPath.h"
 #include "ir/Locations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -432,9 +433,13 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
   return false;
 }
 
-SPMD_VECTOR_CLONES void
-ScalarProgram::run(std::vector<Register> &regs, int64_t n,
-                   llvm::ArrayRef<const HostTensor *> tables) const {
+void ScalarProgram::run(std::vector<Register> &regs, int64_t n,
+                        llvm::ArrayRef<const HostTensor *> tables) const {
+  onCpuPath([&] { execute(regs, n, tables); });
+}
+
+void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
+                            llvm::ArrayRef<const HostTensor *> tables) const {
   for (const Instruction &in : code) {
     Register &d = regs[in.dst];
     const Register &a = regs[in.a];

@@ -18,15 +18,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
-/// Hot loops are compiled twice, for AVX2 and for the baseline, and picked
-/// when the program loads: wide vectors where the machine has them, yet
-/// the binary runs on any x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SPMD_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SPMD_VECTOR_CLONES
-#endif
-
 namespace spmd::runtime {
 
 constexpr int64_t kBlock = 256;
@@ -81,6 +72,10 @@ public:
   static std::pair<bool, unsigned> kindOf(mlir::Type type);
 
 private:
+  /// `run` compiled for the CPU path that `run` picks.
+  void execute(std::vector<Register> &regs, int64_t lanes,
+               llvm::ArrayRef<const HostTensor *> tables) const;
+
   std::vector<Instruction> code;
   std::vector<std::pair<bool, unsigned>> registerKinds;
   std::vector<std::pair<unsigned, double>> floatConstants;

@@ -12,6 +12,7 @@
 #include "runtime/Executable.h"
 #include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
+#include "runtime/gemm/GemmKernels.h"
 #include "runtime/TensorOps.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
@@ -19,17 +20,11 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-#include <Eigen/Core>
-
 #include <cstring>
 
 using namespace mlir;
 
 namespace spmd::runtime {
-
-template <typename T>
-using RowMatrix =
-    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// Below this many multiply-adds per thread, more threads cost more than
 /// they save.
@@ -39,17 +34,49 @@ static KernelThreads threadsFor(KernelThreads threads, int64_t macs) {
   return threads.atMost(macs / kMacsPerThread);
 }
 
-/// C[m x n] += A[m x k] * B[k x n] (row-major), rows split over threads.
+template <typename T> static GemmFn<T> gemmFn() {
+  if constexpr (sizeof(T) == 4)
+    return gemmKernels().f32;
+  else
+    return gemmKernels().f64;
+}
+
+/// C[m x n] += A[m x k] * B[k x n] (row-major, A or B possibly
+/// transposed) with the current CPU path's kernel. Threads split the rows,
+/// or the columns when there are too few rows for each thread to fill the
+/// kernel's register tiles: then each packs only its share of B.
+template <typename T>
+static void gemm(GemmOperand<const T> a, GemmOperand<const T> b, T *c,
+                 int64_t m, int64_t k, int64_t n, KernelThreads threads) {
+  GemmFn<T> fn = gemmFn<T>();
+  threads = threadsFor(threads, m * k * n);
+  constexpr int64_t kRowsPerThread = 128;
+  if (threads.count > 1 && m < kRowsPerThread * threads.count && n > m) {
+    // Column blocks of whole vector widths (16 floats, 8 doubles).
+    constexpr int64_t kLanes = 64 / sizeof(T);
+    int64_t chunks = (n + kLanes - 1) / kLanes;
+    parallelFor(threads, chunks, [&](int64_t first, int64_t last) {
+      int64_t begin = first * kLanes, end = std::min(n, last * kLanes);
+      auto columns = [&](GemmOperand<const T> x) {
+        x.data += x.transposed ? begin * x.ld : begin;
+        return x;
+      };
+      fn(a, columns(b), GemmOperand<T>{c + begin, n}, m, k, end - begin);
+    });
+    return;
+  }
+  parallelFor(threads, m, [&](int64_t first, int64_t last) {
+    GemmOperand<const T> rows = a;
+    rows.data += a.transposed ? first : first * a.ld;
+    fn(rows, b, GemmOperand<T>{c + first * n, n}, last - first, k, n);
+  });
+}
+
+/// The same with dense row-major operands.
 template <typename T>
 static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
                  KernelThreads threads) {
-  parallelFor(
-      threadsFor(threads, m * k * n), m, [&](int64_t first, int64_t last) {
-        Eigen::Map<const RowMatrix<T>> A(a + first * k, last - first, k);
-        Eigen::Map<const RowMatrix<T>> B(b, k, n);
-        Eigen::Map<RowMatrix<T>> C(c + first * n, last - first, n);
-        C.noalias() += A * B;
-      });
+  gemm<T>({a, k}, {b, n}, c, m, k, n, threads);
 }
 
 template <typename T> static DType dtypeOf() {
@@ -310,10 +337,8 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
                                         s.c,
                             s.c * sizeof(T));
           }
-          Eigen::Map<const RowMatrix<T>> A(cols + first * k, last - first, k);
-          Eigen::Map<const RowMatrix<T>> B(filter, k, s.f);
-          Eigen::Map<RowMatrix<T>> C(result + first * s.f, last - first, s.f);
-          C.noalias() += A * B;
+          gemmFn<T>()({cols + first * k, k}, {filter, s.f},
+                      {result + first * s.f, s.f}, last - first, k, s.f);
         });
   }
 }

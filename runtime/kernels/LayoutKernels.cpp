@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/CpuPath.h"
 #include "runtime/Executable.h"
 #include "runtime/kernels/StructuredKernels.h"
 #include "runtime/ScalarProgram.h"
@@ -42,7 +43,7 @@ std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
 
 /// out (shape `outShape`) = in read with `inStride[j]` per output dim j.
 template <typename T>
-SPMD_VECTOR_CLONES static void
+static void
 permute(const T *in, llvm::ArrayRef<int64_t> inStride,
         llvm::ArrayRef<int64_t> outShape, T *out) {
   size_t rank = outShape.size();
@@ -147,7 +148,7 @@ static void run(const Movement &m, const void *input, void *output,
                     : m.elementBytes == 2 ? DType::I16
                                           : DType::I8,
                     std::vector<int64_t>{count}, Init::None);
-    permute(in, keptStride, kept, scratch->as<T>());
+    onCpuPath([&] { permute(in, keptStride, kept, scratch->as<T>()); });
     ordered = scratch->as<T>();
   }
   bool broadcast = llvm::any_of(m.source, [](int64_t s) { return s < 0; });

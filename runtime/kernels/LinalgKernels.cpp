@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/CpuPath.h"
 #include "runtime/KernelInterface.h"
 #include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
@@ -92,7 +93,7 @@ linearForm(AffineExpr expr, unsigned numLoops) {
   return std::make_pair(base, coef);
 }
 
-SPMD_VECTOR_CLONES static void load(Register &reg, const HostTensor &t,
+static void load(Register &reg, const HostTensor &t,
                                     int64_t offset, int64_t stride,
                                     int64_t lanes) {
   if (reg.isFloat) {
@@ -114,7 +115,7 @@ SPMD_VECTOR_CLONES static void load(Register &reg, const HostTensor &t,
   }
 }
 
-SPMD_VECTOR_CLONES static void store(const Register &reg, HostTensor &t,
+static void store(const Register &reg, HostTensor &t,
                                      int64_t offset, int64_t stride,
                                      int64_t lanes) {
   if (reg.isFloat) {
@@ -152,7 +153,7 @@ SPMD_VECTOR_CLONES static void store(const Register &reg, HostTensor &t,
 /// Runs the iteration space with the block loop restricted to
 /// [begin, end): ranges of it write distinct output elements, so threads
 /// may run disjoint ranges at once.
-SPMD_VECTOR_CLONES static void
+static void
 runBlockRange(const StructuredKernel &kernel, const Frame &frame,
               llvm::ArrayRef<const HostTensor *> tensors,
               llvm::ArrayRef<TensorRef> outputs, int64_t begin, int64_t end) {
@@ -257,8 +258,11 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
         b >= 0 ? std::min(blocks, points / kPointsPerThread) : 1);
     parallelFor(threads, blocks,
                 [&](int64_t first, int64_t last) {
-                  runBlockRange(kernel, frame, tensors, outputs, first * kBlock,
-                                std::min(last * kBlock, blockRange));
+                  onCpuPath([&] {
+                    runBlockRange(kernel, frame, tensors, outputs,
+                                  first * kBlock,
+                                  std::min(last * kBlock, blockRange));
+                  });
 #if defined(__SSE2__)
                   _mm_sfence(); // streamed stores visible before the join
 #endif

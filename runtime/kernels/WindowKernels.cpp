@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/CpuPath.h"
 #include "runtime/Executable.h"
 #include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
@@ -39,7 +40,7 @@ struct Window : ImageWindow {
 /// Output rows [first, last) of the [n, oh] (NHWC) or [n, c, oh] (NCHW)
 /// rows; `weights` is the depthwise filter (HWC or CHW).
 template <Accumulate a, Combiner cb, typename T>
-SPMD_VECTOR_CLONES static void slide(const Window &s, const T *in,
+static void slide(const Window &s, const T *in,
                                      const T *weights, T *out, int64_t first,
                                      int64_t last) {
   auto fold = [&](T acc, T x, T weight) {
@@ -80,32 +81,38 @@ SPMD_VECTOR_CLONES static void slide(const Window &s, const T *in,
 }
 
 template <typename T>
+static void slideRows(const Window &s, const T *in, const T *weights, T *out,
+                      int64_t first, int64_t last) {
+  if (s.accumulate == Accumulate::MulAdd)
+    return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out,
+                                                    first, last);
+  switch (s.combiner) {
+  case Combiner::Add:
+    return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out, first,
+                                                  last);
+  case Combiner::Maximum:
+    return slide<Accumulate::Fold, Combiner::Maximum>(s, in, weights, out,
+                                                      first, last);
+  case Combiner::Minimum:
+    return slide<Accumulate::Fold, Combiner::Minimum>(s, in, weights, out,
+                                                      first, last);
+  case Combiner::MaxNum:
+    return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out,
+                                                     first, last);
+  case Combiner::MinNum:
+    return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out,
+                                                     first, last);
+  }
+}
+
+template <typename T>
 static void run(const Window &s, const T *in, const T *weights, T *out,
                 KernelThreads threads) {
   int64_t rows = s.n * s.oh * (s.channelsLast ? 1 : s.c);
   int64_t work = rows * s.ow * s.kh * s.kw * (s.channelsLast ? s.c : 1);
   KernelThreads parts = threads.atMost(work / (1 << 16));
   parallelFor(parts, rows, [&](int64_t first, int64_t last) {
-    if (s.accumulate == Accumulate::MulAdd)
-      return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out,
-                                                      first, last);
-    switch (s.combiner) {
-    case Combiner::Add:
-      return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out, first,
-                                                    last);
-    case Combiner::Maximum:
-      return slide<Accumulate::Fold, Combiner::Maximum>(s, in, weights, out,
-                                                        first, last);
-    case Combiner::Minimum:
-      return slide<Accumulate::Fold, Combiner::Minimum>(s, in, weights, out,
-                                                        first, last);
-    case Combiner::MaxNum:
-      return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out,
-                                                       first, last);
-    case Combiner::MinNum:
-      return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out,
-                                                       first, last);
-    }
+    onCpuPath([&] { slideRows(s, in, weights, out, first, last); });
   });
 }
 

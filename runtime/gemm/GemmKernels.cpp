@@ -1,0 +1,54 @@
+//===- GemmKernels.cpp - Eigen's GEMM for one instruction set -------------===//
+//
+// Compiled once per CPU path (runtime/gemm/CMakeLists.txt), each time into
+// its own shared library with hidden symbols: Eigen chooses its packet
+// width from the compiler's flags, and the copies of its templates must not
+// be merged across paths. SPMD_GEMM_ENTRY names the table's entry point.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/gemm/GemmKernels.h"
+
+#include <Eigen/Core>
+
+using namespace spmd::runtime;
+
+namespace {
+template <typename T, int Order>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>;
+template <typename M>
+using View = Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+template <typename T, int Order>
+View<const Matrix<T, Order>> view(GemmOperand<const T> x, int64_t rows,
+                                  int64_t cols) {
+  return {x.data, rows, cols, Eigen::OuterStride<>(x.ld)};
+}
+
+template <typename T>
+void gemm(GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
+          int64_t m, int64_t k, int64_t n) {
+  View<Matrix<T, Eigen::RowMajor>> C(c.data, m, n, Eigen::OuterStride<>(c.ld));
+  // A row-major view of a transposed operand is a column-major one.
+  auto withB = [&](const auto &A) {
+    if (b.transposed)
+      C.noalias() += A * view<T, Eigen::ColMajor>(b, k, n);
+    else
+      C.noalias() += A * view<T, Eigen::RowMajor>(b, k, n);
+  };
+  if (a.transposed)
+    withB(view<T, Eigen::ColMajor>(a, m, k));
+  else
+    withB(view<T, Eigen::RowMajor>(a, m, k));
+}
+
+#define SPMD_STRINGIFY2(x) #x
+#define SPMD_STRINGIFY(x) SPMD_STRINGIFY2(x)
+const GemmKernels kernels{SPMD_STRINGIFY(SPMD_GEMM_ISA), gemm<float>,
+                          gemm<double>};
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const GemmKernels *
+SPMD_GEMM_ENTRY() {
+  return &kernels;
+}
