@@ -42,10 +42,22 @@ void gemm(GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
     withB(view<T, Eigen::RowMajor>(a, m, k));
 }
 
-#define SPMD_STRINGIFY2(x) #x
-#define SPMD_STRINGIFY(x) SPMD_STRINGIFY2(x)
-const GemmKernels kernels{SPMD_STRINGIFY(SPMD_GEMM_ISA), gemm<float>,
-                          gemm<double>};
+// The vector instruction sets Eigen enabled, from its own macros.
+constexpr const char *kIsa = ""
+#ifdef EIGEN_VECTORIZE_AVX512
+                             "AVX512 "
+#endif
+#ifdef EIGEN_VECTORIZE_AVX2
+                             "AVX2 "
+#endif
+#ifdef EIGEN_VECTORIZE_FMA
+                             "FMA "
+#endif
+#ifdef EIGEN_VECTORIZE_SSE2
+                             "SSE2"
+#endif
+    ;
+const GemmKernels kernels{kIsa, gemm<float>, gemm<double>};
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) const GemmKernels *

@@ -26,7 +26,9 @@ using GemmFn = void (*)(GemmOperand<const T> a, GemmOperand<const T> b,
                         GemmOperand<T> c, int64_t m, int64_t k, int64_t n);
 
 struct GemmKernels {
-  const char *isa; // the flags the library was compiled with
+  /// The vector instruction sets Eigen was compiled with ("AVX512 AVX2 FMA
+  /// SSE2", ...).
+  const char *isa;
   GemmFn<float> f32;
   GemmFn<double> f64;
 };

@@ -15,6 +15,10 @@ config.test_exec_root = os.path.join(config.spmd_obj_root, "tests", "lit")
 path = os.pathsep.join([config.spmd_tools_dir, config.llvm_tools_dir,
                         config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
+# The instruction set the runtime's kernels use (tests/CMakeLists.txt runs
+# the suite on each one the machine supports).
+if "SPMD_CPU_PATH" in os.environ:
+    config.environment["SPMD_CPU_PATH"] = os.environ["SPMD_CPU_PATH"]
 
 # The shared folder beside the checkout holds third-party inputs; tests that
 # read it say `REQUIRES: shared` and are reported unsupported without it.

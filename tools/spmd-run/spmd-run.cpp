@@ -16,6 +16,8 @@
 #include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
 #include "runtime/Check.h"
+#include "runtime/CpuPath.h"
+#include "runtime/gemm/GemmKernels.h"
 #include "runtime/MpiWorld.h"
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
@@ -42,7 +44,7 @@ using namespace spmd::runtime;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
-                                      cl::Required);
+                                      cl::init(""));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
                                   cl::init(""));
 static cl::opt<int64_t>
@@ -76,6 +78,16 @@ static cl::opt<double> mpiTimeout(
     cl::desc("Under mpirun: seconds a process waits for another before it "
              "stops naming it (default: SPMD_MPI_TIMEOUT, else 60)"),
     cl::init(0));
+static cl::opt<std::string> cpuPathFlag(
+    "cpu-path",
+    cl::desc("Instruction set of the kernels: baseline, avx2 or avx512 "
+             "(default: SPMD_CPU_PATH, else the best this CPU supports)"),
+    cl::init(""));
+static cl::opt<bool> printCpuPaths(
+    "print-cpu-paths",
+    cl::desc("Print the CPU paths this machine supports, best first, and "
+             "exit"),
+    cl::init(false));
 static cl::list<std::string> dialectPlugins(
     "load-dialect-plugin",
     cl::desc("Load dialects, with their sharding and kernel models, from a "
@@ -208,6 +220,22 @@ int main(int argc, char **argv) {
   spmd::tools::registerDebugOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "spmd-run: run a module on all local devices\n");
+  if (printCpuPaths) {
+    for (CpuPath path : {CpuPath::Avx512, CpuPath::Avx2, CpuPath::Baseline})
+      if (cpuPathSupported(path))
+        llvm::outs() << cpuPathName(path) << "\n";
+    return 0;
+  }
+  if (inputFile.empty())
+    badInput("no input file (spmd-run FILE.mlir)");
+  if (!cpuPathFlag.empty()) {
+    std::optional<CpuPath> path = parseCpuPath(cpuPathFlag);
+    if (!path)
+      badInput("--cpu-path must be baseline, avx2 or avx512, not '" +
+               cpuPathFlag + "'");
+    if (!setCpuPath(*path))
+      badInput("--cpu-path=" + cpuPathFlag + ": this CPU cannot run it");
+  }
   auto compileStart = std::chrono::steady_clock::now();
   world = MpiWorld::get();
   if (world && world->size() == 1)
@@ -377,7 +405,7 @@ int main(int argc, char **argv) {
                                 compileMs, runMs, program.numDevices());
   if (world)
     llvm::outs() << " processes=" << world->size();
-  llvm::outs() << "\n";
+  llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
 
   if (!outputsDir.empty()) {
     llvm::sys::fs::create_directories(outputsDir);
@@ -441,6 +469,8 @@ int main(int argc, char **argv) {
         {"run_ms", runMs},
         {"devices", program.numDevices()},
         {"threads_per_device", program.threadsPerDevice()},
+        {"cpu_path", cpuPathName(cpuPath())},
+        {"gemm_isa", gemmKernels().isa},
         {"comm", program.commReport()},
         {"peak_buffer_bytes", std::move(peakArray)}};
     if (world) {

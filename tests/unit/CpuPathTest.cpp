@@ -1,0 +1,134 @@
+//===- CpuPathTest.cpp - Kernels on every instruction set -----------------===//
+//
+// Each CPU path this machine supports can be chosen, its GEMM library was
+// built for its instruction set, and programs give the same numbers on it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Dialects.h"
+#include "runtime/CpuPath.h"
+#include "runtime/Program.h"
+#include "runtime/gemm/GemmKernels.h"
+
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace spmd::runtime;
+
+namespace {
+
+const CpuPath kPaths[] = {CpuPath::Baseline, CpuPath::Avx2, CpuPath::Avx512};
+
+/// Restores the path a test changed.
+struct PathGuard {
+  CpuPath saved = cpuPath();
+  ~PathGuard() { setCpuPath(saved); }
+};
+
+TEST(CpuPath, NamesRoundTrip) {
+  for (CpuPath path : kPaths)
+    EXPECT_EQ(parseCpuPath(cpuPathName(path)), path);
+  EXPECT_FALSE(parseCpuPath("sse9"));
+  EXPECT_TRUE(cpuPathSupported(CpuPath::Baseline));
+  EXPECT_TRUE(cpuPathSupported(bestCpuPath()));
+}
+
+// Eigen's account of what each library was compiled with: a library built
+// without its flags (or the wrong one picked) fails here.
+TEST(CpuPath, EachPathHasItsOwnGemm) {
+  PathGuard guard;
+  for (CpuPath path : kPaths) {
+    if (!cpuPathSupported(path)) {
+      EXPECT_FALSE(setCpuPath(path));
+      continue;
+    }
+    ASSERT_TRUE(setCpuPath(path));
+    EXPECT_EQ(cpuPath(), path);
+    std::string isa = gemmKernels().isa;
+    SCOPED_TRACE(std::string(cpuPathName(path)) + ": " + isa);
+    bool avx2 = isa.find("AVX2") != std::string::npos;
+    bool fma = isa.find("FMA") != std::string::npos;
+    bool avx512 = isa.find("AVX512") != std::string::npos;
+    EXPECT_EQ(avx2, path != CpuPath::Baseline);
+    EXPECT_EQ(fma, path != CpuPath::Baseline);
+    EXPECT_EQ(avx512, path == CpuPath::Avx512);
+  }
+}
+
+// A GEMM with odd sizes (no whole vectors or register tiles), a transposed
+// operand and both thread splits (rows; columns when rows are few), and a
+// fused elementwise chain, against a plain loop in double.
+TEST(CpuPath, ProgramsAgreeOnEveryPath) {
+  PathGuard guard;
+  mlir::DialectRegistry registry;
+  mlir::spmd::registerInputDialects(registry);
+  mlir::MLIRContext context(registry);
+  constexpr int64_t m = 37, k = 301, n = 523;
+  std::string source = R"mlir(
+    func.func @main(%a: tensor<37x301xf32>, %bt: tensor<523x301xf32>) -> tensor<37x523xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<37x523xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<37x523xf32>) -> tensor<37x523xf32>
+      %c = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                          affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                          affine_map<(d0, d1, d2) -> (d0, d1)>]
+          ins(%a, %bt : tensor<37x301xf32>, tensor<523x301xf32>)
+          outs(%f : tensor<37x523xf32>) -> tensor<37x523xf32>
+      %half = arith.constant dense<0.5> : tensor<37x523xf32>
+      %e2 = tensor.empty() : tensor<37x523xf32>
+      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%c, %half : tensor<37x523xf32>, tensor<37x523xf32>) outs(%e2 : tensor<37x523xf32>) {
+      ^bb0(%x: f32, %h: f32, %o: f32):
+        %y = arith.mulf %x, %h : f32
+        linalg.yield %y : f32
+      } -> tensor<37x523xf32>
+      %e3 = tensor.empty() : tensor<37x523xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%s : tensor<37x523xf32>) outs(%e3 : tensor<37x523xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        %y = arith.maximumf %x, %zero : f32
+        linalg.yield %y : f32
+      } -> tensor<37x523xf32>
+      return %r : tensor<37x523xf32>
+    })mlir";
+  HostTensor a(DType::F32, {m, k}), bt(DType::F32, {n, k});
+  for (int64_t i = 0; i < m * k; ++i)
+    a.setFloat(i, std::sin(0.37 * i));
+  for (int64_t i = 0; i < n * k; ++i)
+    bt.setFloat(i, std::cos(0.11 * i));
+  std::vector<double> expected(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a.getFloat(i * k + p) * bt.getFloat(j * k + p);
+      expected[i * n + j] = std::max(0.5 * sum, 0.0);
+    }
+  for (CpuPath path : kPaths) {
+    if (!setCpuPath(path))
+      continue;
+    for (int64_t threads : {1, 2}) {
+      SCOPED_TRACE(std::string(cpuPathName(path)) + " threads " +
+                   std::to_string(threads));
+      auto program = Program::compile(
+          mlir::parseSourceString<mlir::ModuleOp>(source, &context), "");
+      ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+      (*program)->setThreadsPerDevice(threads);
+      auto out = (*program)->run({a, bt});
+      ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < m * n; ++i)
+        if (std::abs((*out)[0].getFloat(i) - expected[i]) >
+            1e-4 * (1 + std::abs(expected[i])))
+          ++wrong;
+      EXPECT_EQ(wrong, 0);
+    }
+  }
+}
+
+} // namespace
