@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 
@@ -46,8 +47,9 @@ template <typename T> static GemmFn<T> gemmFn() {
 /// or the columns when there are too few rows for each thread to fill the
 /// kernel's register tiles: then each packs only its share of B.
 template <typename T>
-static void gemm(GemmOperand<const T> a, GemmOperand<const T> b, T *c,
-                 int64_t m, int64_t k, int64_t n, KernelThreads threads) {
+static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
+                 GemmOperand<T> c, int64_t m, int64_t k, int64_t n,
+                 KernelThreads threads) {
   GemmFn<T> fn = gemmFn<T>();
   threads = threadsFor(threads, m * k * n);
   constexpr int64_t kRowsPerThread = 128;
@@ -61,14 +63,16 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b, T *c,
         x.data += x.transposed ? begin * x.ld : begin;
         return x;
       };
-      fn(a, columns(b), GemmOperand<T>{c + begin, n}, m, k, end - begin);
+      fn(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k,
+         end - begin);
     });
     return;
   }
   parallelFor(threads, m, [&](int64_t first, int64_t last) {
     GemmOperand<const T> rows = a;
     rows.data += a.transposed ? first : first * a.ld;
-    fn(rows, b, GemmOperand<T>{c + first * n, n}, last - first, k, n);
+    fn(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld}, last - first, k,
+       n);
   });
 }
 
@@ -76,7 +80,7 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b, T *c,
 template <typename T>
 static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
                  KernelThreads threads) {
-  gemm<T>({a, k}, {b, n}, c, m, k, n, threads);
+  gemm<T>({a, k}, {b, n}, {c, n}, m, k, n, threads);
 }
 
 template <typename T> static DType dtypeOf() {
@@ -97,15 +101,64 @@ static bool allF32OrF64(Operation *op) {
 //
 // Any linalg op computing C += A * B over projected-permutation maps
 // (matmul, batch_matmul, their transposed forms, einsum-like generics):
-// its loops are grouped into batch, M, N and K dimensions, operands not
-// already laid out as [batch, M, K] x [batch, K, N] -> [batch, M, N] are
-// packed, and each batch is one GEMM.
+// its loops are grouped into batch, M, N and K dimensions, and each batch
+// is one GEMM. Operands whose rows and columns are each one strided
+// dimension (row-major or transposed, as weights read through a
+// transposing map are) are used where they lie; others are packed.
 
 namespace {
 /// One operand's view in GEMM order: its element stride for each loop of
 /// `loops` (the batch, then the row, then the column loops).
 struct Packing {
   std::vector<int64_t> sizes, strides;
+  /// The loops of the batch group, then of the row group; the rest are the
+  /// column loops.
+  unsigned batchLoops = 0, rowLoops = 0;
+
+  /// The stride of loops [begin, end) taken as one dimension (0 when all
+  /// have size 1), if they nest contiguously.
+  std::optional<int64_t> mergedStride(unsigned begin, unsigned end) const {
+    std::optional<int64_t> stride;
+    int64_t expected = 0;
+    for (unsigned i = end; i-- > begin;) {
+      if (sizes[i] == 1)
+        continue;
+      if (stride && strides[i] != expected)
+        return std::nullopt;
+      if (!stride)
+        stride = strides[i];
+      expected = strides[i] * sizes[i];
+    }
+    return stride.value_or(0);
+  }
+
+  /// Each batch's [rows x cols] matrix where it lies: row-major with a
+  /// leading dimension, or transposed.
+  template <typename T>
+  std::optional<GemmOperand<T>> matrix(T *data, int64_t rows,
+                                       int64_t cols) const {
+    std::optional<int64_t> rowStride =
+        mergedStride(batchLoops, batchLoops + rowLoops);
+    std::optional<int64_t> colStride =
+        mergedStride(batchLoops + rowLoops, sizes.size());
+    if (!rowStride || !colStride)
+      return std::nullopt;
+    if (cols == 1 || *colStride == 1)
+      return GemmOperand<T>{data, rows == 1 ? cols : *rowStride, false};
+    if (rows == 1 || *rowStride == 1)
+      return GemmOperand<T>{data, *colStride, true};
+    return std::nullopt;
+  }
+
+  /// The element offset of batch `b` (batch loops in row-major order).
+  int64_t batchOffset(int64_t b) const {
+    int64_t offset = 0;
+    for (unsigned i = batchLoops; i-- > 0;) {
+      offset += b % sizes[i] * strides[i];
+      b /= sizes[i];
+    }
+    return offset;
+  }
   bool contiguous() const {
     int64_t expected = 1;
     for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
@@ -159,18 +212,39 @@ static T *dense(const Packing &view, T *data,
   return scratch->as<T>();
 }
 
+/// An operand's matrices: where they lie, or packed densely in `scratch`.
+template <typename T>
+static std::pair<GemmOperand<T>, std::function<int64_t(int64_t)>>
+matrices(const Packing &view, T *data, int64_t rows, int64_t cols,
+         std::optional<HostTensor> &scratch, bool rowMajorOnly) {
+  std::optional<GemmOperand<T>> inPlace = view.matrix(data, rows, cols);
+  if (inPlace && !(rowMajorOnly && inPlace->transposed))
+    return {*inPlace, [&view](int64_t b) { return view.batchOffset(b); }};
+  T *packed = dense(view, data, scratch);
+  return {GemmOperand<T>{packed, cols},
+          [size = rows * cols](int64_t b) { return b * size; }};
+}
+
 template <typename T>
 static void contract(const Contraction &c, const HostTensor &a,
                      const HostTensor &b, HostTensor &out, KernelThreads threads) {
   std::optional<HostTensor> scratchA, scratchB, scratchC;
-  const T *da = dense(c.a, const_cast<T *>(a.as<T>()), scratchA);
-  const T *db = dense(c.b, const_cast<T *>(b.as<T>()), scratchB);
-  T *dc = dense(c.c, out.as<T>(), scratchC);
-  for (int64_t i = 0; i < c.batch; ++i)
-    gemm(da + i * c.m * c.k, db + i * c.k * c.n, dc + i * c.m * c.n, c.m, c.k,
-         c.n, threads);
+  auto [ma, offsetA] = matrices<T>(c.a, const_cast<T *>(a.as<T>()), c.m,
+                                    c.k, scratchA, false);
+  auto [mb, offsetB] = matrices<T>(c.b, const_cast<T *>(b.as<T>()), c.k,
+                                    c.n, scratchB, false);
+  auto [mc, offsetC] =
+      matrices<T>(c.c, out.as<T>(), c.m, c.n, scratchC, /*rowMajorOnly=*/true);
+  for (int64_t i = 0; i < c.batch; ++i) {
+    auto input = [i](GemmOperand<T> m, auto &offset) {
+      return GemmOperand<const T>{m.data + offset(i), m.ld, m.transposed};
+    };
+    gemm<T>(input(ma, offsetA), input(mb, offsetB),
+            GemmOperand<T>{mc.data + offsetC(i), mc.ld}, c.m, c.k, c.n,
+            threads);
+  }
   if (scratchC)
-    copyView<T, false>(c.c, out.as<T>(), dc);
+    copyView<T, false>(c.c, out.as<T>(), mc.data);
 }
 
 static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
@@ -251,6 +325,10 @@ static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
   if (!a || !b || !out)
     return std::nullopt;
   c.a = *a, c.b = *b, c.c = *out;
+  for (Packing *p : {&c.a, &c.b, &c.c})
+    p->batchLoops = dims->batch.size();
+  c.a.rowLoops = c.c.rowLoops = dims->m.size();
+  c.b.rowLoops = dims->k.size();
   c.isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
   return c;
 }
