@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::spmd {
@@ -19,20 +20,70 @@ static bool isElementwise(Operation *op) {
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
 }
 
+/// A generic that only copies its one input, maybe transposing it (how
+/// torch-mlir writes `w.t()`).
+static bool isPermutedCopy(Operation *op) {
+  auto generic = llvm::dyn_cast_if_present<linalg::GenericOp>(op);
+  if (!generic || !isElementwise(op) || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || !op->hasOneUse())
+    return false;
+  auto yield = llvm::cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0) &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isPermutation(); });
+}
+
+/// Named contractions (matmul, batch_matmul, ...) reading a permuted copy
+/// become generics, so the copy can be fused into them: the GEMM then reads
+/// the operand where it lies, transposed, as `x @ w.t()` does.
+static void generalizeContractionsOfCopies(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> named;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!llvm::isa<linalg::GenericOp>(op) &&
+        linalg::isaContractionOpInterface(op) &&
+        llvm::any_of(op.getDpsInputs(), [](Value input) {
+          Operation *copy = input.getDefiningOp();
+          return isPermutedCopy(copy) &&
+                 !matchPattern(copy->getOperand(0), m_Constant());
+        }))
+      named.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 namespace {
 struct FuseElementwisePass
     : mlir::spmd::impl::SpmdFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // First, a transposed constant (weights, as torch-mlir writes them)
+    // becomes a constant once, here, instead of a copy on every call.
+    RewritePatternSet folds(&getContext());
+    linalg::populateConstantFoldLinalgOperations(
+        folds,
+        [](OpOperand *operand) { return isPermutedCopy(operand->getOwner()); });
+    if (failed(applyPatternsGreedily(module, std::move(folds))))
+      return signalPassFailure();
+
+    generalizeContractionsOfCopies(module);
     RewritePatternSet patterns(&getContext());
     // Only a producer whose every use is the consumer: a value also read
-    // elsewhere would be computed twice.
+    // elsewhere would be computed twice. Into a generic that reduces, only
+    // a permuted copy: the executor's reduction and GEMM kernels recognise
+    // such generics by their bodies, which a fused computation would hide.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
-          return isElementwise(producer) && isElementwise(operand->getOwner()) &&
-                 producer->hasOneUse();
+          return isElementwise(producer) && producer->hasOneUse() &&
+                 (isElementwise(operand->getOwner()) ||
+                  isPermutedCopy(producer));
         });
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
       signalPassFailure();
   }
 };

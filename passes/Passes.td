@@ -103,9 +103,13 @@ def SpmdFuseElementwise : Pass<"spmd-fuse-elementwise", "mlir::ModuleOp"> {
     producer-consumer fusion), and folds splat constants read by generics
     into their bodies as scalars. `spmd-run` runs it on the programs it
     executes, so a chain such as a folded batch norm and its ReLU reads
-    and writes each element once instead of once per op. Generics that
-    reduce are left alone: the executor's GEMM, softmax and reduction
-    kernels recognise them as they are.
+    and writes each element once instead of once per op. A generic that
+    only copies (transposes) its input is also fused into the contraction
+    that reads it, a named one (`linalg.matmul`, ...) made a generic for
+    that: its GEMM then reads the operand transposed where it lies, as
+    `x @ w.t()` does. Other generics that reduce are left alone: the
+    executor's GEMM, softmax and reduction kernels recognise them as they
+    are.
   }];
 }
 
