@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev libabsl-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev
 )
 
 missing=()
