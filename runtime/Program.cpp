@@ -150,6 +150,46 @@ compileForRun(ModuleOp module) {
   return Executable::compile(*copy);
 }
 
+/// A collective the entry reaches on a mesh larger than the devices that
+/// run: the devices it waits for would never join.
+static llvm::Error checkCollectiveMeshes(ModuleOp module, func::FuncOp entry,
+                                         int64_t devices) {
+  llvm::SmallVector<func::FuncOp> work{entry};
+  llvm::DenseSet<Operation *> seen{entry};
+  while (!work.empty()) {
+    func::FuncOp function = work.pop_back_val();
+    Operation *bad = nullptr;
+    int64_t badDevices = 0;
+    function.walk([&](Operation *op) {
+      if (auto call = llvm::dyn_cast<CallOpInterface>(op))
+        if (auto symbol = llvm::dyn_cast_if_present<SymbolRefAttr>(
+                call.getCallableForCallee()))
+          if (auto callee = module.lookupSymbol<func::FuncOp>(symbol))
+            if (seen.insert(callee).second)
+              work.push_back(callee);
+      auto collective = llvm::dyn_cast<mlir::spmd::CollectiveOpInterface>(op);
+      if (!collective || bad)
+        return;
+      auto mesh =
+          module.lookupSymbol<mlir::spmd::MeshOp>(collective.getMeshAttr());
+      if (mesh && mesh.getMesh().toMesh().numDevices() > devices) {
+        bad = op;
+        badDevices = mesh.getMesh().toMesh().numDevices();
+      }
+    });
+    if (bad) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      mlir::spmd::printFileLineCol(os, bad->getLoc());
+      os << ": error: '" << bad->getName() << "' is on a mesh of "
+         << badDevices << " devices, but the program runs on " << devices
+         << ": the others would never join it";
+      return fail(message);
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error partitionModule(ModuleOp module) {
   return runPasses(module, [](PassManager &pm) {
     pm.addPass(mlir::spmd::createSpmdImport());
@@ -289,6 +329,8 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
                            .toMesh()
                            .numDevices();
 
+  if (llvm::Error err = checkCollectiveMeshes(*module, entry, program->devices))
+    return std::move(err);
   program->localDevices = program->devices;
   program->world = MpiWorld::get();
   // A program of one device runs whole in every process.
