@@ -64,9 +64,9 @@ struct FuseElementwisePass
     // First, a transposed constant (weights, as torch-mlir writes them)
     // becomes a constant once, here, instead of a copy on every call.
     RewritePatternSet folds(&getContext());
-    linalg::populateConstantFoldLinalgOperations(
-        folds,
-        [](OpOperand *operand) { return isPermutedCopy(operand->getOwner()); });
+    linalg::populateConstantFoldLinalgOperations(folds, [](OpOperand *operand) {
+      return isPermutedCopy(operand->getOwner());
+    });
     if (failed(applyPatternsGreedily(module, std::move(folds))))
       return signalPassFailure();
 

@@ -181,8 +181,8 @@ static llvm::Error checkCollectiveMeshes(ModuleOp module, func::FuncOp entry,
       std::string message;
       llvm::raw_string_ostream os(message);
       mlir::spmd::printFileLineCol(os, bad->getLoc());
-      os << ": error: '" << bad->getName() << "' is on a mesh of "
-         << badDevices << " devices, but the program runs on " << devices
+      os << ": error: '" << bad->getName() << "' is on a mesh of " << badDevices
+         << " devices, but the program runs on " << devices
          << ": the others would never join it";
       return fail(message);
     }
@@ -222,8 +222,7 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
 
   // The global program, kept for checks.
   if (!partitioned) {
-    llvm::Expected<std::unique_ptr<Executable>> global =
-        compileForRun(*module);
+    llvm::Expected<std::unique_ptr<Executable>> global = compileForRun(*module);
     if (!global)
       return global.takeError();
     program->global = std::move(*global);

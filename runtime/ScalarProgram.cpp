@@ -1,8 +1,8 @@
 //===- ScalarProgram.cpp - Scalar op sequences run over blocks ------------===//
 
 #include "runtime/ScalarProgram.h"
-#include "runtime/CpuPath.h"
 #include "ir/Locations.h"
+#include "runtime/CpuPath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -10,18 +10,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
-#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
-#include "runtime/gemm/GemmKernels.h"
 #include "runtime/TensorOps.h"
+#include "runtime/gemm/GemmKernels.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"
+#include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <cstring>
-#include <functional>
 
 using namespace mlir;
 
@@ -159,15 +158,6 @@ struct Packing {
     }
     return offset;
   }
-  bool contiguous() const {
-    int64_t expected = 1;
-    for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; --i) {
-      if (sizes[i] != 1 && strides[i] != expected)
-        return false;
-      expected *= sizes[i];
-    }
-    return true;
-  }
 };
 
 struct Contraction {
@@ -196,55 +186,61 @@ static void copyView(const Packing &view, T *strided, T *dense) {
   });
 }
 
-/// The operand as a dense [batch, rows, cols] buffer: itself when already
-/// laid out so, else a packed copy held in `scratch`.
+/// The operand packed as a dense [batch, rows, cols] buffer in `scratch`.
 template <typename T>
 static T *dense(const Packing &view, T *data,
-                std::optional<HostTensor> &scratch, bool copyIn = true) {
-  if (view.contiguous())
-    return data;
+                std::optional<HostTensor> &scratch) {
+  using U = std::remove_const_t<T>;
   int64_t count = 1;
   for (int64_t s : view.sizes)
     count *= s;
-  scratch.emplace(dtypeOf<T>(), std::vector<int64_t>{count}, Init::None);
-  if (copyIn)
-    copyView<T, true>(view, data, scratch->as<T>());
-  return scratch->as<T>();
+  scratch.emplace(dtypeOf<U>(), std::vector<int64_t>{count}, Init::None);
+  copyView<U, true>(view, const_cast<U *>(data), scratch->as<U>());
+  return scratch->as<U>();
 }
 
-/// An operand's matrices: where they lie, or packed densely in `scratch`.
+namespace {
+/// An operand's matrix for each batch: where it lies (`view` set), or in a
+/// dense packed copy.
+template <typename T> struct Matrices {
+  GemmOperand<T> first;
+  const Packing *view;
+  int64_t size; // of each packed matrix
+
+  GemmOperand<T> at(int64_t b) const {
+    GemmOperand<T> m = first;
+    m.data += view ? view->batchOffset(b) : b * size;
+    return m;
+  }
+};
+} // namespace
+
+/// `view`'s matrices where they lie, unless transposed ones are refused;
+/// else packed densely in `scratch`.
 template <typename T>
-static std::pair<GemmOperand<T>, std::function<int64_t(int64_t)>>
-matrices(const Packing &view, T *data, int64_t rows, int64_t cols,
-         std::optional<HostTensor> &scratch, bool rowMajorOnly) {
+static Matrices<T> matrices(const Packing &view, T *data, int64_t rows,
+                            int64_t cols, std::optional<HostTensor> &scratch,
+                            bool rowMajorOnly) {
   std::optional<GemmOperand<T>> inPlace = view.matrix(data, rows, cols);
   if (inPlace && !(rowMajorOnly && inPlace->transposed))
-    return {*inPlace, [&view](int64_t b) { return view.batchOffset(b); }};
-  T *packed = dense(view, data, scratch);
-  return {GemmOperand<T>{packed, cols},
-          [size = rows * cols](int64_t b) { return b * size; }};
+    return {*inPlace, &view, 0};
+  return {GemmOperand<T>{dense(view, data, scratch), cols}, nullptr,
+          rows * cols};
 }
 
 template <typename T>
 static void contract(const Contraction &c, const HostTensor &a,
                      const HostTensor &b, HostTensor &out, KernelThreads threads) {
   std::optional<HostTensor> scratchA, scratchB, scratchC;
-  auto [ma, offsetA] = matrices<T>(c.a, const_cast<T *>(a.as<T>()), c.m,
-                                    c.k, scratchA, false);
-  auto [mb, offsetB] = matrices<T>(c.b, const_cast<T *>(b.as<T>()), c.k,
-                                    c.n, scratchB, false);
-  auto [mc, offsetC] =
-      matrices<T>(c.c, out.as<T>(), c.m, c.n, scratchC, /*rowMajorOnly=*/true);
-  for (int64_t i = 0; i < c.batch; ++i) {
-    auto input = [i](GemmOperand<T> m, auto &offset) {
-      return GemmOperand<const T>{m.data + offset(i), m.ld, m.transposed};
-    };
-    gemm<T>(input(ma, offsetA), input(mb, offsetB),
-            GemmOperand<T>{mc.data + offsetC(i), mc.ld}, c.m, c.k, c.n,
-            threads);
-  }
+  // Inputs are only read: their GemmOperand is of const T.
+  auto ma = matrices<const T>(c.a, a.as<T>(), c.m, c.k, scratchA, false);
+  auto mb = matrices<const T>(c.b, b.as<T>(), c.k, c.n, scratchB, false);
+  auto mc = matrices<T>(c.c, out.as<T>(), c.m, c.n, scratchC,
+                        /*rowMajorOnly=*/true);
+  for (int64_t i = 0; i < c.batch; ++i)
+    gemm<T>(ma.at(i), mb.at(i), mc.at(i), c.m, c.k, c.n, threads);
   if (scratchC)
-    copyView<T, false>(c.c, out.as<T>(), mc.data);
+    copyView<T, false>(c.c, out.as<T>(), mc.first.data);
 }
 
 static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {

@@ -12,10 +12,10 @@
 
 #include "runtime/CpuPath.h"
 #include "runtime/Executable.h"
-#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/TensorOps.h"
 #include "runtime/kernels/DestinationStep.h"
+#include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -43,9 +43,8 @@ std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
 
 /// out (shape `outShape`) = in read with `inStride[j]` per output dim j.
 template <typename T>
-static void
-permute(const T *in, llvm::ArrayRef<int64_t> inStride,
-        llvm::ArrayRef<int64_t> outShape, T *out) {
+static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
+                    llvm::ArrayRef<int64_t> outShape, T *out) {
   size_t rank = outShape.size();
   std::vector<int64_t> outStride = stridesOf(outShape);
   if (rank == 0) {

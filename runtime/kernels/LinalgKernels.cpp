@@ -14,9 +14,9 @@
 
 #include "runtime/CpuPath.h"
 #include "runtime/KernelInterface.h"
-#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
+#include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -93,9 +93,8 @@ linearForm(AffineExpr expr, unsigned numLoops) {
   return std::make_pair(base, coef);
 }
 
-static void load(Register &reg, const HostTensor &t,
-                                    int64_t offset, int64_t stride,
-                                    int64_t lanes) {
+static void load(Register &reg, const HostTensor &t, int64_t offset,
+                 int64_t stride, int64_t lanes) {
   if (reg.isFloat) {
     if (t.type() == DType::F32 && stride == 1) {
       const float *p = t.as<float>() + offset;
@@ -115,9 +114,8 @@ static void load(Register &reg, const HostTensor &t,
   }
 }
 
-static void store(const Register &reg, HostTensor &t,
-                                     int64_t offset, int64_t stride,
-                                     int64_t lanes) {
+static void store(const Register &reg, HostTensor &t, int64_t offset,
+                  int64_t stride, int64_t lanes) {
   if (reg.isFloat) {
     if (t.type() == DType::F32 && stride == 1) {
       float *p = t.as<float>() + offset;
@@ -153,10 +151,10 @@ static void store(const Register &reg, HostTensor &t,
 /// Runs the iteration space with the block loop restricted to
 /// [begin, end): ranges of it write distinct output elements, so threads
 /// may run disjoint ranges at once.
-static void
-runBlockRange(const StructuredKernel &kernel, const Frame &frame,
-              llvm::ArrayRef<const HostTensor *> tensors,
-              llvm::ArrayRef<TensorRef> outputs, int64_t begin, int64_t end) {
+static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
+                          llvm::ArrayRef<const HostTensor *> tensors,
+                          llvm::ArrayRef<TensorRef> outputs, int64_t begin,
+                          int64_t end) {
   thread_local std::vector<Register> regs;
   kernel.program.prepare(regs);
   llvm::SmallVector<const HostTensor *, 2> tables;
@@ -256,17 +254,15 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
     int64_t blocks = llvm::divideCeil(blockRange, kBlock);
     KernelThreads threads = context.threads.atMost(
         b >= 0 ? std::min(blocks, points / kPointsPerThread) : 1);
-    parallelFor(threads, blocks,
-                [&](int64_t first, int64_t last) {
-                  onCpuPath([&] {
-                    runBlockRange(kernel, frame, tensors, outputs,
-                                  first * kBlock,
-                                  std::min(last * kBlock, blockRange));
-                  });
+    parallelFor(threads, blocks, [&](int64_t first, int64_t last) {
+      onCpuPath([&] {
+        runBlockRange(kernel, frame, tensors, outputs, first * kBlock,
+                      std::min(last * kBlock, blockRange));
+      });
 #if defined(__SSE2__)
-                  _mm_sfence(); // streamed stores visible before the join
+      _mm_sfence(); // streamed stores visible before the join
 #endif
-                });
+    });
   }
   for (auto [slot, out] : llvm::zip_equal(kernel.results, outputs))
     frame.slots[slot] = RValue::ofTensor(out);

@@ -14,11 +14,11 @@
 
 #include "runtime/CpuPath.h"
 #include "runtime/Executable.h"
-#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
+#include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -80,8 +80,8 @@ template <Combiner c, typename T> T foldRun(const T *p, int64_t n) {
 
 /// Outputs [first, last) of the flattened [outer, inner] output.
 template <Combiner c, typename T>
-static void reduceRange(const Reduction &r, const T *in, T *out,
-                        int64_t first, int64_t last) {
+static void reduceRange(const Reduction &r, const T *in, T *out, int64_t first,
+                        int64_t last) {
   if (r.inner == 1) {
     if (r.reduced > 0)
       for (int64_t o = first; o < last; ++o)
@@ -101,8 +101,8 @@ static void reduceRange(const Reduction &r, const T *in, T *out,
 }
 
 template <typename T>
-static void reduceParts(const Reduction &r, const T *x, T *y,
-                        int64_t first, int64_t last) {
+static void reduceParts(const Reduction &r, const T *x, T *y, int64_t first,
+                        int64_t last) {
   switch (r.combiner) {
   case Combiner::Add:
     return reduceRange<Combiner::Add>(r, x, y, first, last);

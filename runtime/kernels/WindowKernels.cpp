@@ -10,12 +10,12 @@
 
 #include "runtime/CpuPath.h"
 #include "runtime/Executable.h"
-#include "runtime/kernels/StructuredKernels.h"
 #include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"
+#include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -40,9 +40,8 @@ struct Window : ImageWindow {
 /// Output rows [first, last) of the [n, oh] (NHWC) or [n, c, oh] (NCHW)
 /// rows; `weights` is the depthwise filter (HWC or CHW).
 template <Accumulate a, Combiner cb, typename T>
-static void slide(const Window &s, const T *in,
-                                     const T *weights, T *out, int64_t first,
-                                     int64_t last) {
+static void slide(const Window &s, const T *in, const T *weights, T *out,
+                  int64_t first, int64_t last) {
   auto fold = [&](T acc, T x, T weight) {
     if constexpr (a == Accumulate::MulAdd)
       return acc + x * weight;
@@ -84,8 +83,8 @@ template <typename T>
 static void slideRows(const Window &s, const T *in, const T *weights, T *out,
                       int64_t first, int64_t last) {
   if (s.accumulate == Accumulate::MulAdd)
-    return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out,
-                                                    first, last);
+    return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out, first,
+                                                    last);
   switch (s.combiner) {
   case Combiner::Add:
     return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out, first,
@@ -97,11 +96,11 @@ static void slideRows(const Window &s, const T *in, const T *weights, T *out,
     return slide<Accumulate::Fold, Combiner::Minimum>(s, in, weights, out,
                                                       first, last);
   case Combiner::MaxNum:
-    return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out,
-                                                     first, last);
+    return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out, first,
+                                                     last);
   case Combiner::MinNum:
-    return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out,
-                                                     first, last);
+    return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out, first,
+                                                     last);
   }
 }
 

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Dialects.h"
 #include "runtime/CpuPath.h"
+#include "passes/Dialects.h"
 #include "runtime/Program.h"
 #include "runtime/gemm/GemmKernels.h"
 

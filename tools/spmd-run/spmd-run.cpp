@@ -17,10 +17,10 @@
 #include "passes/UpstreamParserGuard.h"
 #include "runtime/Check.h"
 #include "runtime/CpuPath.h"
-#include "runtime/gemm/GemmKernels.h"
 #include "runtime/MpiWorld.h"
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
+#include "runtime/gemm/GemmKernels.h"
 #include "tools/DebugOptions.h"
 
 #include "mlir/IR/Diagnostics.h"
