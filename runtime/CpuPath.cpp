@@ -4,6 +4,7 @@
 #include "runtime/gemm/GemmKernels.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -71,10 +72,12 @@ static CpuPath initialPath() {
   if (path && cpuPathSupported(*path))
     return *path;
   CpuPath best = bestCpuPath();
-  llvm::errs() << "warning: SPMD_CPU_PATH=" << forced
-               << (path ? " is not supported by this CPU"
-                        : " is not one of baseline, avx2, avx512")
-               << "; using " << cpuPathName(best) << "\n";
+  // One write: other threads (and processes under mpirun) print too.
+  llvm::errs() << ("warning: SPMD_CPU_PATH=" + llvm::Twine(forced) +
+                   (path ? " is not supported by this CPU"
+                         : " is not one of baseline, avx2, avx512") +
+                   "; using " + cpuPathName(best) + "\n")
+                      .str();
   return best;
 }
 
