@@ -1,5 +1,7 @@
 //===- GemmKernels.cpp - Eigen's GEMM for one instruction set -------------===//
 //
+// f32 runs the blocked GEMM of PackedGemm.h, f64 Eigen's.
+//
 // Compiled once per CPU path (runtime/gemm/CMakeLists.txt), each time into
 // its own shared library with hidden symbols: Eigen chooses its packet
 // width from the compiler's flags, and the copies of its templates must not
@@ -8,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/gemm/GemmKernels.h"
+#include "runtime/gemm/PackedGemm.h"
 
 #include <Eigen/Core>
 
@@ -27,14 +30,20 @@ View<const Matrix<T, Order>> view(GemmOperand<const T> x, int64_t rows,
 
 template <typename T>
 void gemm(GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
-          int64_t m, int64_t k, int64_t n) {
+          int64_t m, int64_t k, int64_t n, bool accumulate) {
   View<Matrix<T, Eigen::RowMajor>> C(c.data, m, n, Eigen::OuterStride<>(c.ld));
+  auto product = [&](const auto &A, const auto &B) {
+    if (accumulate)
+      C.noalias() += A * B;
+    else
+      C.noalias() = A * B;
+  };
   // A row-major view of a transposed operand is a column-major one.
   auto withB = [&](const auto &A) {
     if (b.transposed)
-      C.noalias() += A * view<T, Eigen::ColMajor>(b, k, n);
+      product(A, view<T, Eigen::ColMajor>(b, k, n));
     else
-      C.noalias() += A * view<T, Eigen::RowMajor>(b, k, n);
+      product(A, view<T, Eigen::RowMajor>(b, k, n));
   };
   if (a.transposed)
     withB(view<T, Eigen::ColMajor>(a, m, k));
@@ -57,7 +66,7 @@ constexpr const char *kIsa = ""
                              "SSE2"
 #endif
     ;
-const GemmKernels kernels{kIsa, gemm<float>, gemm<double>};
+const GemmKernels kernels{kIsa, packed::gemm, gemm<double>};
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) const GemmKernels *

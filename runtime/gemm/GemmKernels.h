@@ -20,10 +20,12 @@ template <typename T> struct GemmOperand {
   bool transposed = false;
 };
 
-/// C[m x n] += A[m x k] * B[k x n]; C is row-major (never transposed).
+/// C[m x n] += A[m x k] * B[k x n], or C = A * B unless `accumulate` (C is
+/// then only written); C is row-major (never transposed).
 template <typename T>
 using GemmFn = void (*)(GemmOperand<const T> a, GemmOperand<const T> b,
-                        GemmOperand<T> c, int64_t m, int64_t k, int64_t n);
+                        GemmOperand<T> c, int64_t m, int64_t k, int64_t n,
+                        bool accumulate);
 
 struct GemmKernels {
   /// The vector instruction sets Eigen was compiled with ("AVX512 AVX2 FMA

@@ -19,6 +19,7 @@
 #include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cstring>
 
@@ -41,14 +42,15 @@ template <typename T> static GemmFn<T> gemmFn() {
     return gemmKernels().f64;
 }
 
-/// C[m x n] += A[m x k] * B[k x n] (row-major, A or B possibly
-/// transposed) with the current CPU path's kernel. Threads split the rows,
+/// C[m x n] += A[m x k] * B[k x n], or C = A * B unless `accumulate`
+/// (row-major, A or B possibly transposed), with the current CPU path's
+/// kernel. Threads split the rows,
 /// or the columns when there are too few rows for each thread to fill the
 /// kernel's register tiles: then each packs only its share of B.
 template <typename T>
 static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
                  GemmOperand<T> c, int64_t m, int64_t k, int64_t n,
-                 KernelThreads threads) {
+                 bool accumulate, KernelThreads threads) {
   GemmFn<T> fn = gemmFn<T>();
   threads = threadsFor(threads, m * k * n);
   constexpr int64_t kRowsPerThread = 128;
@@ -63,7 +65,7 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
         return x;
       };
       fn(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k,
-         end - begin);
+         end - begin, accumulate);
     });
     return;
   }
@@ -71,15 +73,23 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
     GemmOperand<const T> rows = a;
     rows.data += a.transposed ? first : first * a.ld;
     fn(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld}, last - first, k,
-       n);
+       n, accumulate);
   });
 }
 
 /// The same with dense row-major operands.
 template <typename T>
 static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
-                 KernelThreads threads) {
-  gemm<T>({a, k}, {b, n}, {c, n}, m, k, n, threads);
+                 bool accumulate, KernelThreads threads) {
+  gemm<T>({a, k}, {b, n}, {c, n}, m, k, n, accumulate, threads);
+}
+
+/// Whether `init` is all zeros (a zero fill or splat): products then
+/// overwrite it instead of adding to a copy.
+static bool isZero(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_AnyZeroFloat());
+  return matchPattern(init, m_AnyZeroFloat());
 }
 
 template <typename T> static DType dtypeOf() {
@@ -230,7 +240,8 @@ static Matrices<T> matrices(const Packing &view, T *data, int64_t rows,
 
 template <typename T>
 static void contract(const Contraction &c, const HostTensor &a,
-                     const HostTensor &b, HostTensor &out, KernelThreads threads) {
+                     const HostTensor &b, HostTensor &out, bool accumulate,
+                     KernelThreads threads) {
   std::optional<HostTensor> scratchA, scratchB, scratchC;
   // Inputs are only read: their GemmOperand is of const T.
   auto ma = matrices<const T>(c.a, a.as<T>(), c.m, c.k, scratchA, false);
@@ -238,7 +249,7 @@ static void contract(const Contraction &c, const HostTensor &a,
   auto mc = matrices<T>(c.c, out.as<T>(), c.m, c.n, scratchC,
                         /*rowMajorOnly=*/true);
   for (int64_t i = 0; i < c.batch; ++i)
-    gemm<T>(ma.at(i), mb.at(i), mc.at(i), c.m, c.k, c.n, threads);
+    gemm<T>(ma.at(i), mb.at(i), mc.at(i), c.m, c.k, c.n, accumulate, threads);
   if (scratchC)
     copyView<T, false>(c.c, out.as<T>(), mc.first.data);
 }
@@ -336,14 +347,16 @@ std::optional<KernelBuilder> contractionKernel(Operation *op) {
   std::optional<Contraction> contraction = contractionOf(linalgOp);
   if (!contraction)
     return std::nullopt;
+  bool accumulate = !isZero(op->getOperands().back());
   return destinationKernel(
-      Output::CopyOfInit,
-      [c = *contraction](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
-                         const DeviceContext &ctx) {
+      accumulate ? Output::CopyOfInit : Output::Uninitialized,
+      [c = *contraction, accumulate](llvm::ArrayRef<const HostTensor *> in,
+                                     HostTensor &out,
+                                     const DeviceContext &ctx) {
         if (c.isF32)
-          contract<float>(c, *in[0], *in[1], out, ctx.threads);
+          contract<float>(c, *in[0], *in[1], out, accumulate, ctx.threads);
         else
-          contract<double>(c, *in[0], *in[1], out, ctx.threads);
+          contract<double>(c, *in[0], *in[1], out, accumulate, ctx.threads);
       });
 }
 
@@ -381,7 +394,7 @@ static std::optional<ConvShape> convShapeOf(Operation *op) {
 /// col rows built by the thread that multiplies them.
 template <typename T>
 static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
-                             T *out, KernelThreads threads) {
+                             T *out, bool accumulate, KernelThreads threads) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.h * s.w * s.c;
@@ -392,7 +405,7 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
       int64_t step = s.ow == s.w ? std::max<int64_t>(s.oh, 1) : 1;
       for (int64_t y = 0; y < s.oh; y += step)
         gemm(image + y * s.w * s.c, filter, result + y * s.ow * s.f,
-             step * s.ow, k, s.f, threads);
+             step * s.ow, k, s.f, accumulate, threads);
       continue;
     }
     HostTensor col(dtypeOf<T>(), {s.pixels() * k}, Init::None);
@@ -412,7 +425,8 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
                             s.c * sizeof(T));
           }
           gemmFn<T>()({cols + first * k, k}, {filter, s.f},
-                      {result + first * s.f, s.f}, last - first, k, s.f);
+                      {result + first * s.f, s.f}, last - first, k, s.f,
+                      accumulate);
         });
   }
 }
@@ -420,13 +434,13 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
 /// NCHW: out[F x pixels] += filter[F x (C KH KW)] * col[(C KH KW) x pixels].
 template <typename T>
 static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
-                              T *out, KernelThreads threads) {
+                              T *out, bool accumulate, KernelThreads threads) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.c * s.h * s.w;
     T *result = out + b * s.f * s.pixels();
     if (s.direct() && s.oh == s.h && s.ow == s.w) {
-      gemm(filter, image, result, s.f, k, s.pixels(), threads);
+      gemm(filter, image, result, s.f, k, s.pixels(), accumulate, threads);
       continue;
     }
     HostTensor col(dtypeOf<T>(), {k * s.pixels()}, Init::None);
@@ -445,7 +459,7 @@ static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
                     }
                   }
                 });
-    gemm(filter, cols, result, s.f, k, s.pixels(), threads);
+    gemm(filter, cols, result, s.f, k, s.pixels(), accumulate, threads);
   }
 }
 
@@ -457,16 +471,18 @@ std::optional<KernelBuilder> convolutionKernel(Operation *op) {
   if (!shape)
     return std::nullopt;
   bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+  bool accumulate = !isZero(op->getOperands().back());
   return destinationKernel(
-      Output::CopyOfInit,
-      [s = *shape, isF32](llvm::ArrayRef<const HostTensor *> in,
-                          HostTensor &out, const DeviceContext &ctx) {
+      accumulate ? Output::CopyOfInit : Output::Uninitialized,
+      [s = *shape, isF32, accumulate](llvm::ArrayRef<const HostTensor *> in,
+                                      HostTensor &out,
+                                      const DeviceContext &ctx) {
         auto run = [&](auto zero) {
           using T = decltype(zero);
           (s.channelsLast ? convChannelsLast<T>
                           : convChannelsFirst<T>)(s, in[0]->as<T>(),
                                                   in[1]->as<T>(), out.as<T>(),
-                                                  ctx.threads);
+                                                  accumulate, ctx.threads);
         };
         if (isF32)
           run(0.0f);
