@@ -219,16 +219,6 @@ int64_t toIntSaturating(double v) {
   return int64_t(v);
 }
 
-int64_t wrapToWidth(int64_t v, unsigned width) {
-  if (width >= 64)
-    return v;
-  if (width == 1)
-    return v & 1;
-  uint64_t mask = (uint64_t(1) << width) - 1;
-  uint64_t u = uint64_t(v) & mask;
-  uint64_t sign = uint64_t(1) << (width - 1);
-  return int64_t((u ^ sign) - sign);
-}
 
 uint16_t floatToBFloat16(float v) {
   uint32_t bits;

@@ -137,8 +137,18 @@ float halfToFloat(uint16_t v);
 uint16_t floatToBFloat16(float v);
 float bfloat16ToFloat(uint16_t v);
 
-/// Sign-extends `v` from `width` bits (wraps integer arithmetic to a type).
-int64_t wrapToWidth(int64_t v, unsigned width);
+/// Sign-extends `v` from `width` bits (wraps integer arithmetic to a type);
+/// inline, as kernels' loops call it per element.
+inline int64_t wrapToWidth(int64_t v, unsigned width) {
+  if (width >= 64)
+    return v;
+  if (width == 1)
+    return v & 1;
+  uint64_t mask = (uint64_t(1) << width) - 1;
+  uint64_t u = uint64_t(v) & mask;
+  uint64_t sign = uint64_t(1) << (width - 1);
+  return int64_t((u ^ sign) - sign);
+}
 /// `v` truncated to an integer, saturating at the int64 range; NaN gives 0.
 /// (A plain conversion of a value out of range is undefined in C++; MLIR
 /// leaves its result unspecified, so one defined answer serves both the

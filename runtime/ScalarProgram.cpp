@@ -364,44 +364,49 @@ void ScalarProgram::prepare(std::vector<Register> &regs) const {
     std::fill(regs[r].i, regs[r].i + kBlock, v);
 }
 
-static bool compareFloat(arith::CmpFPredicate p, double x, double y) {
+/// out[k] = x[k] <p> y[k]. Each predicate is its own loop of plain C++
+/// comparisons (false on NaN except !=), which the compiler vectorises.
+static void compareFloats(arith::CmpFPredicate p, const double *x,
+                          const double *y, int64_t *out, int64_t n) {
   using P = arith::CmpFPredicate;
-  bool unordered = std::isnan(x) || std::isnan(y);
+  auto each = [&](auto predicate) {
+    for (int64_t k = 0; k < n; ++k)
+      out[k] = predicate(x[k], y[k]);
+  };
   switch (p) {
   case P::AlwaysFalse:
-    return false;
+    return each([](double, double) { return false; });
   case P::OEQ:
-    return !unordered && x == y;
+    return each([](double a, double b) { return a == b; });
   case P::OGT:
-    return !unordered && x > y;
+    return each([](double a, double b) { return a > b; });
   case P::OGE:
-    return !unordered && x >= y;
+    return each([](double a, double b) { return a >= b; });
   case P::OLT:
-    return !unordered && x < y;
+    return each([](double a, double b) { return a < b; });
   case P::OLE:
-    return !unordered && x <= y;
+    return each([](double a, double b) { return a <= b; });
   case P::ONE:
-    return !unordered && x != y;
+    return each([](double a, double b) { return a < b || a > b; });
   case P::ORD:
-    return !unordered;
+    return each([](double a, double b) { return a == a && b == b; });
   case P::UEQ:
-    return unordered || x == y;
+    return each([](double a, double b) { return !(a < b || a > b); });
   case P::UGT:
-    return unordered || x > y;
+    return each([](double a, double b) { return !(a <= b); });
   case P::UGE:
-    return unordered || x >= y;
+    return each([](double a, double b) { return !(a < b); });
   case P::ULT:
-    return unordered || x < y;
+    return each([](double a, double b) { return !(a >= b); });
   case P::ULE:
-    return unordered || x <= y;
+    return each([](double a, double b) { return !(a > b); });
   case P::UNE:
-    return unordered || x != y;
+    return each([](double a, double b) { return a != b; });
   case P::UNO:
-    return unordered;
+    return each([](double a, double b) { return a != a || b != b; });
   case P::AlwaysTrue:
-    return true;
+    return each([](double, double) { return true; });
   }
-  return false;
 }
 
 static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
@@ -523,8 +528,7 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
     case Opcode::TruncF:
       FLOAT1(roundTo(x, in.attr))
     case Opcode::CmpF:
-      for (int64_t k = 0; k < n; ++k)
-        di[k] = compareFloat(arith::CmpFPredicate(in.attr), a.f[k], b.f[k]);
+      compareFloats(arith::CmpFPredicate(in.attr), a.f, b.f, di, n);
       break;
     case Opcode::FPToSI:
     case Opcode::FPToUI:
@@ -593,12 +597,17 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
         di[k] = wrapToWidth(a.i[k] < 0 ? -a.i[k] : a.i[k], w);
       break;
     case Opcode::Select:
+      // Both values are read before choosing: a blend, not a branch.
       if (d.isFloat)
-        for (int64_t k = 0; k < n; ++k)
-          df[k] = a.i[k] ? b.f[k] : c.f[k];
+        for (int64_t k = 0; k < n; ++k) {
+          double x = b.f[k], y = c.f[k];
+          df[k] = a.i[k] ? x : y;
+        }
       else
-        for (int64_t k = 0; k < n; ++k)
-          di[k] = a.i[k] ? b.i[k] : c.i[k];
+        for (int64_t k = 0; k < n; ++k) {
+          int64_t x = b.i[k], y = c.i[k];
+          di[k] = a.i[k] ? x : y;
+        }
       break;
     case Opcode::Copy:
       if (d.isFloat)
