@@ -71,12 +71,18 @@ static_assert(kNc % kNr == 0 && kMc % kMr == 0);
 
 /// The Rows x NR tile at `c` (row stride ldc) += the product of a packed A
 /// panel (kc x MR, k-major) and a packed B panel (kc x NR, k-major), or =
-/// it when `overwrite`. Only columns < nr are written. A panel's last rows run with fewer
-/// accumulators rather than as zeros (m = 64 would waste 8 of 72 rows).
-template <int Rows>
-void tileKernel(int64_t kc, const float *__restrict a,
-                const float *__restrict b, float *c, int64_t ldc,
-                int64_t nr, bool overwrite) {
+/// it when `overwrite`. Only columns < nr are written. A panel's last rows
+/// run with fewer accumulators rather than as zeros (m = 64 would waste 8
+/// of 72 rows).
+///
+/// With PackB, B's panel is read from row-major `source` (row stride ldb,
+/// all NR columns present) and packed into `b` as it is used: its loads
+/// from memory then overlap this tile's arithmetic instead of stalling a
+/// packing loop (skinny GEMMs spend much of their time reading B).
+template <int Rows, bool PackB>
+void tileKernel(int64_t kc, const float *__restrict a, float *__restrict b,
+                float *c, int64_t ldc, int64_t nr, bool overwrite,
+                const float *__restrict source, int64_t ldb) {
   // C is read once the sums are done: fetch it meanwhile.
   for (int64_t r = 0; r < Rows; ++r) {
     __builtin_prefetch(c + r * ldc, 1);
@@ -87,8 +93,20 @@ void tileKernel(int64_t kc, const float *__restrict a,
   for (int64_t r = 0; r < Rows; ++r)
     acc[r][0] = acc[r][1] = zero();
   for (int64_t p = 0; p < kc; ++p) {
-    Vec b0 = load(b), b1 = load(b + kLanes);
-    __builtin_prefetch(b + 8 * kNr);
+    Vec b0, b1;
+    if constexpr (PackB) {
+      b0 = load(source);
+      b1 = load(source + kLanes);
+      store(b, b0);
+      store(b + kLanes, b1);
+      __builtin_prefetch(source + 8 * ldb);
+      __builtin_prefetch(source + 8 * ldb + kNr - 1);
+      source += ldb;
+    } else {
+      b0 = load(b);
+      b1 = load(b + kLanes);
+      __builtin_prefetch(b + 8 * kNr);
+    }
 #pragma GCC unroll 16
     for (int64_t r = 0; r < Rows; ++r) {
       Vec ar = splat(a + r);
@@ -121,21 +139,26 @@ void tileKernel(int64_t kc, const float *__restrict a,
   }
 }
 
-using TileKernel = void (*)(int64_t, const float *, const float *, float *,
-                            int64_t, int64_t, bool);
+using TileKernel = void (*)(int64_t, const float *, float *, float *, int64_t,
+                            int64_t, bool, const float *, int64_t);
 
-template <size_t... Rows>
+template <bool PackB, size_t... Rows>
 constexpr std::array<TileKernel, sizeof...(Rows)>
 tileKernels(std::index_sequence<Rows...>) {
-  return {tileKernel<int(Rows) + 1>...};
+  return {tileKernel<int(Rows) + 1, PackB>...};
 }
 
-/// tileKernel<mr> for mr in 1..MR.
-inline void microKernel(int64_t kc, const float *a, const float *b, float *c,
-                        int64_t ldc, int64_t mr, int64_t nr, bool overwrite) {
+/// tileKernel<mr> for mr in 1..MR; it packs B's panel from `source` into
+/// `b` first when `source` is given.
+inline void microKernel(int64_t kc, const float *a, float *b, float *c,
+                        int64_t ldc, int64_t mr, int64_t nr, bool overwrite,
+                        const float *source, int64_t ldb) {
   static constexpr auto kernels =
-      tileKernels(std::make_index_sequence<size_t(kMr)>());
-  kernels[mr - 1](kc, a, b, c, ldc, nr, overwrite);
+      tileKernels<false>(std::make_index_sequence<size_t(kMr)>());
+  static constexpr auto packing =
+      tileKernels<true>(std::make_index_sequence<size_t(kMr)>());
+  (source ? packing : kernels)[mr - 1](kc, a, b, c, ldc, nr, overwrite, source,
+                                       ldb);
 }
 
 /// dst[p * width + r] = rows[r][p] for r < count, p < kc, where row r is at
@@ -245,22 +268,6 @@ inline void packBPanel(GemmOperand<const float> b, int64_t p0, int64_t kc,
   }
 }
 
-/// Asks for the source of a B panel (as packBPanel reads it) to be brought
-/// into L2 while the kernels run: its rows lie a page or more apart, where
-/// the hardware's prefetchers do not follow.
-inline void prefetchBPanel(GemmOperand<const float> b, int64_t p0, int64_t kc,
-                           int64_t j0, int64_t cols) {
-  if (b.transposed) {
-    for (int64_t c = 0; c < cols; ++c)
-      for (int64_t p = 0; p < kc; p += 16)
-        __builtin_prefetch(b.data + (j0 + c) * b.ld + p0 + p, 0, 2);
-    return;
-  }
-  for (int64_t p = 0; p < kc; ++p)
-    for (int64_t c = 0; c < cols; c += 16)
-      __builtin_prefetch(b.data + (p0 + p) * b.ld + j0 + c, 0, 2);
-}
-
 /// A buffer of 64-byte aligned floats kept per thread between calls.
 inline float *scratch(std::unique_ptr<float, decltype(&std::free)> &buffer,
                       size_t &capacity, size_t floats) {
@@ -301,18 +308,19 @@ inline void gemm(GemmOperand<const float> a, GemmOperand<const float> b,
         for (int64_t j = 0; j < nc; j += kNr) {
           // B's panels are packed where first used: the panel is still in
           // L1 for the kernels that read it (all of them when m <= MC).
+          // A whole row-major panel is packed by the first tile's kernel.
           float *panelB = packedB + j * kc;
-          if (i0 == 0) {
-            packBPanel(b, p0, kc, j0 + j, std::min(kNr, nc - j), panelB);
-            if (j + kNr < nc)
-              prefetchBPanel(b, p0, kc, j0 + j + kNr,
-                             std::min(kNr, nc - j - kNr));
-          }
-          for (int64_t i = 0; i < mc; i += kMr)
+          int64_t cols = std::min(kNr, nc - j);
+          const float *source = nullptr;
+          if (i0 == 0 && cols == kNr && !b.transposed)
+            source = b.data + p0 * b.ld + j0 + j;
+          else if (i0 == 0)
+            packBPanel(b, p0, kc, j0 + j, cols, panelB);
+          for (int64_t i = 0; i < mc; i += kMr, source = nullptr)
             microKernel(kc, packedA + i * kc, panelB,
                         c.data + (i0 + i) * c.ld + j0 + j, c.ld,
-                        std::min(kMr, mc - i), std::min(kNr, nc - j),
-                        /*overwrite=*/!accumulate && p0 == 0);
+                        std::min(kMr, mc - i), cols,
+                        /*overwrite=*/!accumulate && p0 == 0, source, b.ld);
         }
       }
     }
