@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 using namespace spmd::runtime;
@@ -128,6 +129,71 @@ TEST(CpuPath, ProgramsAgreeOnEveryPath) {
           ++wrong;
       EXPECT_EQ(wrong, 0);
     }
+  }
+}
+
+// Every path's f32 and f64 GEMM, called directly, against a loop in
+// double: sizes around the register tiles and blocks (leftover rows and
+// columns, several K blocks), each operand row-major or transposed with a
+// leading dimension wider than its rows, and C overwritten or added to.
+template <typename T> void checkGemm(GemmFn<T> gemm, const char *type) {
+  const std::array<int64_t, 3> sizes[] = {
+      {1, 1, 1},     {5, 3, 7},      {12, 256, 32}, {13, 257, 33},
+      {64, 300, 96}, {250, 600, 70}, {3, 0, 5}};
+  for (auto [m, k, n] : sizes)
+    for (int transposes = 0; transposes < 4; ++transposes)
+      for (bool accumulate : {false, true}) {
+        bool ta = transposes & 1, tb = transposes & 2;
+        SCOPED_TRACE(std::string(type) + " " + std::to_string(m) + "x" +
+                     std::to_string(k) + "x" + std::to_string(n) +
+                     (ta ? " A^T" : "") + (tb ? " B^T" : "") +
+                     (accumulate ? " +=" : " ="));
+        // Stored [rows x cols] with a padded leading dimension.
+        auto matrix = [](int64_t rows, int64_t cols, bool transposed,
+                         double seed) {
+          int64_t ld = (transposed ? rows : cols) + 3;
+          std::vector<T> data((transposed ? cols : rows) * ld);
+          for (size_t i = 0; i < data.size(); ++i)
+            data[i] = T(std::sin(seed * double(i + 1)));
+          return std::make_pair(data, ld);
+        };
+        auto [a, lda] = matrix(m, k, ta, 0.37);
+        auto [b, ldb] = matrix(k, n, tb, 0.11);
+        int64_t ldc = n + 5;
+        std::vector<T> c(m * ldc);
+        for (size_t i = 0; i < c.size(); ++i)
+          c[i] = T(std::cos(0.7 * double(i)));
+        std::vector<T> before = c;
+        gemm({a.data(), lda, ta}, {b.data(), ldb, tb}, {c.data(), ldc}, m, k,
+             n, accumulate);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < ldc; ++j) {
+            double expected = before[i * ldc + j];
+            if (j < n) {
+              double sum = 0;
+              for (int64_t p = 0; p < k; ++p)
+                sum += double(ta ? a[p * lda + i] : a[i * lda + p]) *
+                       double(tb ? b[j * ldb + p] : b[p * ldb + j]);
+              expected = accumulate ? expected + sum : sum;
+            }
+            // Columns past n are never written.
+            if (std::abs(c[i * ldc + j] - expected) >
+                (j < n ? 1e-4 * (1 + std::abs(expected)) : 0.0))
+              ++wrong;
+          }
+        EXPECT_EQ(wrong, 0);
+      }
+}
+
+TEST(CpuPath, GemmKernelsOfEveryPath) {
+  PathGuard guard;
+  for (CpuPath path : kPaths) {
+    if (!setCpuPath(path))
+      continue;
+    SCOPED_TRACE(cpuPathName(path).str());
+    checkGemm<float>(gemmKernels().f32, "f32");
+    checkGemm<double>(gemmKernels().f64, "f64");
   }
 }
 
