@@ -99,14 +99,15 @@ void tileKernel(int64_t kc, const float *__restrict a, float *__restrict b,
       b1 = load(source + kLanes);
       store(b, b0);
       store(b + kLanes, b1);
-      __builtin_prefetch(source + 8 * ldb);
-      __builtin_prefetch(source + 8 * ldb + kNr - 1);
+      __builtin_prefetch(source + 4 * ldb);
+      __builtin_prefetch(source + 4 * ldb + kNr - 1);
       source += ldb;
     } else {
       b0 = load(b);
       b1 = load(b + kLanes);
       __builtin_prefetch(b + 8 * kNr);
     }
+    __builtin_prefetch(a + 8 * kMr);
 #pragma GCC unroll 16
     for (int64_t r = 0; r < Rows; ++r) {
       Vec ar = splat(a + r);
