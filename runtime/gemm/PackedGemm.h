@@ -99,8 +99,13 @@ void tileKernel(int64_t kc, const float *__restrict a, float *__restrict b,
       b1 = load(source + kLanes);
       store(b, b0);
       store(b + kLanes, b1);
-      __builtin_prefetch(source + 4 * ldb);
-      __builtin_prefetch(source + 4 * ldb + kNr - 1);
+      // This panel's rows lie a page apart, beyond the hardware
+      // prefetchers: ask for them ahead, and for the same row of the next
+      // panel into L2 (from memory, a cold B is otherwise read at latency).
+      __builtin_prefetch(source + 12 * ldb);
+      __builtin_prefetch(source + 12 * ldb + kNr - 1);
+      __builtin_prefetch(source + kNr, 0, 2);
+      __builtin_prefetch(source + 2 * kNr - 1, 0, 2);
       source += ldb;
     } else {
       b0 = load(b);
