@@ -11,6 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev
+  coinor-libcbc-dev pkg-config
 )
 
 missing=()

@@ -1,0 +1,195 @@
+//===- AutoShardModel.cpp - Choosing strategies as an integer program -----===//
+
+#include "partitioner/AutoShardModel.h"
+
+#include "coin/Cbc_C_Interface.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+namespace spmd {
+
+llvm::StringRef stringifyStatus(ShardingSolution::Status status) {
+  switch (status) {
+  case ShardingSolution::Status::Optimal:
+    return "optimal";
+  case ShardingSolution::Status::TimeLimit:
+    return "time_limit";
+  }
+  return "";
+}
+
+double peakMemory(const ShardingProblem &problem,
+                  const std::vector<unsigned> &choice) {
+  double peak = 0;
+  for (const ShardingProblem::LiveSet &live : problem.liveSets) {
+    double bytes = live.fixedBytes;
+    for (unsigned v : live.nodes)
+      bytes += problem.nodes[v].memory[choice[v]];
+    peak = std::max(peak, bytes);
+  }
+  return peak;
+}
+
+double evaluate(const ShardingProblem &problem,
+                const std::vector<unsigned> &choice) {
+  if (peakMemory(problem, choice) > problem.memoryBudget)
+    return std::numeric_limits<double>::infinity();
+  double cost = 0;
+  for (size_t v = 0; v < problem.nodes.size(); ++v)
+    cost += problem.nodes[v].cost[choice[v]];
+  for (const ShardingProblem::Edge &e : problem.edges)
+    cost += e.cost[choice[e.from] * problem.strategies(e.to) + choice[e.to]];
+  return cost;
+}
+
+static llvm::Error noFit(const ShardingProblem &problem) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "no choice of shardings fits the memory budget of " +
+          std::to_string(int64_t(problem.memoryBudget)) + " bytes per device");
+}
+
+llvm::Expected<ShardingSolution>
+solveExhaustively(const ShardingProblem &problem) {
+  auto start = std::chrono::steady_clock::now();
+  size_t n = problem.nodes.size();
+  std::vector<unsigned> choice(n, 0);
+  ShardingSolution best;
+  best.cost = std::numeric_limits<double>::infinity();
+  while (true) {
+    double cost = evaluate(problem, choice);
+    if (cost < best.cost) {
+      best.cost = cost;
+      best.choice = choice;
+    }
+    // Next choice (odometer, last node fastest).
+    size_t v = n;
+    while (v > 0 && ++choice[v - 1] == problem.strategies(v - 1))
+      choice[--v] = 0;
+    if (v == 0)
+      break;
+  }
+  if (best.choice.empty() && n > 0)
+    return noFit(problem);
+  best.bound = best.cost;
+  best.seconds = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+  return best;
+}
+
+llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
+                                              double timeLimitSeconds) {
+  auto start = std::chrono::steady_clock::now();
+  ShardingSolution solution;
+  if (problem.nodes.empty())
+    return solution;
+  // CBC's tolerances are absolute: costs are scaled so the largest is 1e6.
+  double largest = 0;
+  for (const ShardingProblem::Node &node : problem.nodes)
+    for (double c : node.cost)
+      largest = std::max(largest, std::abs(c));
+  for (const ShardingProblem::Edge &e : problem.edges)
+    for (double c : e.cost)
+      largest = std::max(largest, std::abs(c));
+  double scale = largest > 0 ? 1e6 / largest : 1;
+
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_Model *m = model.get();
+  Cbc_setLogLevel(m, 0);
+  Cbc_setMaximumSeconds(m, timeLimitSeconds);
+  Cbc_setAllowableFractionGap(m, 0);
+  Cbc_setAllowableGap(m, 1e-7);
+  int columns = 0;
+  std::vector<int> first(problem.nodes.size());
+  for (size_t v = 0; v < problem.nodes.size(); ++v) {
+    first[v] = columns;
+    for (double c : problem.nodes[v].cost) {
+      Cbc_addCol(m, "", 0, 1, c * scale, 1, 0, nullptr, nullptr);
+      ++columns;
+    }
+    std::vector<int> cols(problem.strategies(v));
+    for (size_t i = 0; i < cols.size(); ++i)
+      cols[i] = first[v] + int(i);
+    std::vector<double> ones(cols.size(), 1.0);
+    Cbc_addRow(m, "", int(cols.size()), cols.data(), ones.data(), 'E', 1);
+  }
+  for (const ShardingProblem::Edge &e : problem.edges) {
+    size_t a = problem.strategies(e.from), b = problem.strategies(e.to);
+    int base = columns;
+    for (double c : e.cost) {
+      Cbc_addCol(m, "", 0, 1, c * scale, 0, 0, nullptr, nullptr);
+      ++columns;
+    }
+    // Marginals: row i sums to s[from][i], column j to s[to][j].
+    for (size_t i = 0; i < a; ++i) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      for (size_t j = 0; j < b; ++j) {
+        cols.push_back(base + int(i * b + j));
+        coefs.push_back(1);
+      }
+      cols.push_back(first[e.from] + int(i));
+      coefs.push_back(-1);
+      Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'E', 0);
+    }
+    for (size_t j = 0; j < b; ++j) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      for (size_t i = 0; i < a; ++i) {
+        cols.push_back(base + int(i * b + j));
+        coefs.push_back(1);
+      }
+      cols.push_back(first[e.to] + int(j));
+      coefs.push_back(-1);
+      Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'E', 0);
+    }
+  }
+  if (std::isfinite(problem.memoryBudget))
+    for (const ShardingProblem::LiveSet &live : problem.liveSets) {
+      std::vector<int> cols;
+      std::vector<double> coefs;
+      for (unsigned v : live.nodes)
+        for (size_t i = 0; i < problem.strategies(v); ++i) {
+          cols.push_back(first[v] + int(i));
+          coefs.push_back(problem.nodes[v].memory[i]);
+        }
+      Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'L',
+                 problem.memoryBudget - live.fixedBytes);
+    }
+
+  Cbc_solve(m);
+  const double *values = Cbc_getColSolution(m);
+  bool found = values && Cbc_numberSavedSolutions(m) > 0;
+  if (Cbc_isProvenInfeasible(m) || !found) {
+    if (Cbc_isSecondsLimitReached(m))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the auto-sharding solver found no solution within its time limit "
+          "of " +
+              std::to_string(timeLimitSeconds) + " s");
+    return noFit(problem);
+  }
+  solution.status = Cbc_isProvenOptimal(m) ? ShardingSolution::Status::Optimal
+                                           : ShardingSolution::Status::TimeLimit;
+  solution.choice.resize(problem.nodes.size());
+  for (size_t v = 0; v < problem.nodes.size(); ++v) {
+    const double *s = values + first[v];
+    solution.choice[v] = unsigned(
+        std::max_element(s, s + problem.strategies(v)) - s);
+  }
+  solution.cost = evaluate(problem, solution.choice);
+  solution.bound = solution.status == ShardingSolution::Status::Optimal
+                       ? solution.cost
+                       : Cbc_getBestPossibleObjValue(m) / scale;
+  solution.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  return solution;
+}
+
+} // namespace spmd

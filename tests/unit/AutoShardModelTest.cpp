@@ -1,0 +1,122 @@
+//===- AutoShardModelTest.cpp - The auto-sharding integer program ---------===//
+//
+// CBC's choice against every choice tried, on random graphs of up to 8
+// nodes under the same model: with and without a memory budget, with
+// ties, and with budgets nothing fits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "partitioner/AutoShardModel.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace spmd;
+
+namespace {
+
+/// A random graph: a chain with extra forward edges (as an op reads
+/// values from further back), costs drawn from few values so that ties
+/// happen, and live sets of consecutive nodes.
+ShardingProblem randomProblem(std::mt19937 &rng, unsigned nodes) {
+  ShardingProblem p;
+  auto pick = [&](int n) { return int(rng() % unsigned(n)); };
+  for (unsigned v = 0; v < nodes; ++v) {
+    ShardingProblem::Node node;
+    int strategies = 1 + pick(4);
+    for (int i = 0; i < strategies; ++i) {
+      node.cost.push_back(pick(6) * 0.5e-3);
+      node.memory.push_back(double(1 + pick(8)) * 1024);
+    }
+    p.nodes.push_back(node);
+  }
+  for (unsigned v = 1; v < nodes; ++v)
+    for (unsigned u = 0; u < v; ++u) {
+      if (u + 1 != v && pick(4) != 0)
+        continue;
+      ShardingProblem::Edge e{u, v, {}};
+      for (size_t i = 0; i < p.strategies(u) * p.strategies(v); ++i)
+        e.cost.push_back(pick(5) * 1e-3);
+      p.edges.push_back(e);
+    }
+  for (unsigned v = 0; v < nodes; ++v) {
+    ShardingProblem::LiveSet live;
+    for (unsigned u = v; u < std::min(nodes, v + 3); ++u)
+      live.nodes.push_back(u);
+    live.fixedBytes = 512;
+    p.liveSets.push_back(live);
+  }
+  return p;
+}
+
+TEST(AutoShardModel, CbcEqualsExhaustiveEnumeration) {
+  std::mt19937 rng(20261124);
+  int budgeted = 0, infeasible = 0;
+  for (int round = 0; round < 300; ++round) {
+    ShardingProblem p = randomProblem(rng, 1 + round % 8);
+    if (round % 3 != 0) {
+      // Between the smallest and the largest peak any choice could have.
+      p.memoryBudget = 512 + double(rng() % 20) * 1024;
+      ++budgeted;
+    }
+    SCOPED_TRACE("round " + std::to_string(round));
+    llvm::Expected<ShardingSolution> exact = solveExhaustively(p);
+    llvm::Expected<ShardingSolution> cbc = solveWithCbc(p, 60);
+    ASSERT_EQ(bool(exact), bool(cbc));
+    if (!exact) {
+      ++infeasible;
+      std::string a = llvm::toString(exact.takeError()),
+                  b = llvm::toString(cbc.takeError());
+      EXPECT_EQ(a, b);
+      EXPECT_NE(a.find("fits the memory budget"), std::string::npos) << a;
+      continue;
+    }
+    EXPECT_EQ(cbc->status, ShardingSolution::Status::Optimal);
+    EXPECT_NEAR(cbc->cost, exact->cost, 1e-9);
+    EXPECT_EQ(cbc->cost, evaluate(p, cbc->choice));
+    EXPECT_LE(peakMemory(p, cbc->choice), p.memoryBudget);
+    // Where the cheapest choice is unique, it is the same choice.
+    int cheapest = 0;
+    std::vector<unsigned> choice(p.nodes.size(), 0);
+    while (true) {
+      if (std::abs(evaluate(p, choice) - exact->cost) < 1e-12)
+        ++cheapest;
+      size_t v = choice.size();
+      while (v > 0 && ++choice[v - 1] == p.strategies(v - 1))
+        choice[--v] = 0;
+      if (v == 0)
+        break;
+    }
+    if (cheapest == 1)
+      EXPECT_EQ(cbc->choice, exact->choice);
+  }
+  // The rounds covered budgets that bind and ones nothing fits.
+  EXPECT_GT(budgeted, 100);
+  EXPECT_GT(infeasible, 5);
+}
+
+TEST(AutoShardModel, BudgetChangesTheChoice) {
+  // Replicated (fast, big) or sharded (slower, small), twice.
+  ShardingProblem p;
+  p.nodes = {{{1.0, 2.0}, {4000, 1000}}, {{1.0, 2.0}, {4000, 1000}}};
+  p.edges = {{0, 1, {0, 0.5, 0.5, 0}}};
+  p.liveSets = {{{0, 1}, 0}};
+  auto unlimited = solveWithCbc(p, 10);
+  ASSERT_TRUE(bool(unlimited));
+  EXPECT_EQ(unlimited->choice, (std::vector<unsigned>{0, 0}));
+  EXPECT_DOUBLE_EQ(unlimited->cost, 2.0);
+  p.memoryBudget = 5000; // one may stay replicated: cost 1 + 2 + 0.5
+  auto half = solveWithCbc(p, 10);
+  ASSERT_TRUE(bool(half));
+  EXPECT_DOUBLE_EQ(half->cost, 3.5);
+  EXPECT_LE(peakMemory(p, half->choice), 5000);
+  p.memoryBudget = 1999;
+  auto none = solveWithCbc(p, 10);
+  ASSERT_FALSE(bool(none));
+  EXPECT_EQ(llvm::toString(none.takeError()),
+            "no choice of shardings fits the memory budget of 1999 bytes per "
+            "device");
+}
+
+} // namespace
