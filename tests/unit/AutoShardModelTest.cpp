@@ -120,3 +120,86 @@ TEST(AutoShardModel, BudgetChangesTheChoice) {
 }
 
 } // namespace
+
+#include "partitioner/AutoShardStrategies.h"
+
+namespace {
+
+/// matmul C[i,k] += A[i,j] * B[j,k] with i=64, j=1024, k=4096.
+ShardingRule matmulRule() {
+  ShardingRule rule;
+  unsigned i = rule.addFactor(64, FactorKind::Parallel);
+  unsigned j = rule.addFactor(1024, FactorKind::Reduction);
+  unsigned k = rule.addFactor(4096, FactorKind::Parallel);
+  rule.addTensor({{i}, {j}});
+  rule.addTensor({{j}, {k}});
+  rule.addTensor({{i}, {k}});
+  return rule;
+}
+
+TEST(AutoShardStrategies, MatmulOnATwoByFourMesh) {
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"data", "model"}, {2, 4}));
+  AxisCosts costs = AxisCosts::uniform(mesh, 1e-9);
+  std::vector<std::vector<int64_t>> shapes = {{64, 1024}, {1024, 4096},
+                                              {64, 4096}};
+  std::vector<OpStrategy> all =
+      enumerateStrategies(mesh, matmulRule(), shapes, 2, 4, 2, costs);
+  // Each axis: none or one of three factors (4 x 4), all dividing.
+  ASSERT_EQ(all.size(), 16u);
+  const OpStrategy &replicated = all.front();
+  EXPECT_TRUE(llvm::all_of(replicated.factorAxes,
+                           [](const AxisList &a) { return a.empty(); }));
+  EXPECT_DOUBLE_EQ(replicated.computeSeconds, 2.0 * 64 * 1024 * 4096 * 1e-11);
+  EXPECT_DOUBLE_EQ(replicated.resultBytes, 64.0 * 4096 * 4);
+  // Megatron's first matmul: i over data, k over model.
+  auto megatron = llvm::find_if(all, [](const OpStrategy &s) {
+    return s.factorAxes[0] == AxisList{0} && s.factorAxes[2] == AxisList{1};
+  });
+  ASSERT_NE(megatron, all.end());
+  EXPECT_DOUBLE_EQ(megatron->computeSeconds,
+                   replicated.computeSeconds / 8);
+  EXPECT_DOUBLE_EQ(megatron->resultBytes, 32.0 * 1024 * 4);
+  EXPECT_EQ(megatron->tensors[1].dims[1], (llvm::SmallVector<AxisIndex, 2>{1}));
+  EXPECT_TRUE(megatron->tensors[2].partial.empty());
+  // The contracted dimension over model: the result is pending over it.
+  auto rowSplit = llvm::find_if(all, [](const OpStrategy &s) {
+    return s.factorAxes[1] == AxisList{1} && s.factorAxes[0].empty() &&
+           s.factorAxes[2].empty();
+  });
+  ASSERT_NE(rowSplit, all.end());
+  EXPECT_EQ(rowSplit->tensors[2].partial, (llvm::SmallVector<AxisIndex, 2>{1}));
+  EXPECT_EQ(rowSplit->tensors[0].dims[1], (llvm::SmallVector<AxisIndex, 2>{1}));
+
+  // Resolving it: an all_reduce of 64x4096 f32 over model (4 devices),
+  // 2 * 3/4 of the bytes per device; over a DCN axis 10 times slower.
+  ReshardPlanCache cache;
+  ShardState done = rowSplit->tensors[2];
+  done.partial.clear();
+  double ici = reshardSeconds(cache, mesh, shapes[2], 4, rowSplit->tensors[2],
+                              done, costs);
+  EXPECT_DOUBLE_EQ(ici, 2 * 0.75 * 64 * 4096 * 4 * 1e-9);
+  AxisCosts dcn = AxisCosts::uniform(mesh, 1e-9, {false, true}, 10);
+  EXPECT_DOUBLE_EQ(reshardSeconds(cache, mesh, shapes[2], 4,
+                                  rowSplit->tensors[2], done, dcn),
+                   10 * ici);
+  EXPECT_EQ(reshardSeconds(cache, mesh, shapes[2], 4, done, done, costs), 0);
+}
+
+TEST(AutoShardStrategies, FactorsThatDoNotDivideAndNeedReplication) {
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"x"}, {4}));
+  ShardingRule rule;
+  unsigned a = rule.addFactor(6, FactorKind::Parallel);     // 4 does not divide
+  unsigned b = rule.addFactor(8, FactorKind::NeedReplication);
+  unsigned c = rule.addFactor(12, FactorKind::Parallel);
+  rule.addTensor({{a}, {b}, {c}});
+  rule.addTensor({{a}, {b}, {c}});
+  std::vector<OpStrategy> all = enumerateStrategies(
+      mesh, rule, {{6, 8, 12}, {6, 8, 12}}, 1, 4, 1,
+      AxisCosts::uniform(mesh, 1e-9));
+  // Replicated, and x over c.
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].factorAxes[c], AxisList{0});
+  EXPECT_EQ(all[1].tensors[1].dims[2], (llvm::SmallVector<AxisIndex, 2>{0}));
+}
+
+} // namespace
