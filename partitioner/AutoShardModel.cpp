@@ -126,28 +126,19 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
       ++columns;
     }
     // Marginals: row i sums to s[from][i], column j to s[to][j].
-    for (size_t i = 0; i < a; ++i) {
+    auto marginal = [&](int nodeColumn, size_t cells, auto cell) {
       std::vector<int> cols;
-      std::vector<double> coefs;
-      for (size_t j = 0; j < b; ++j) {
-        cols.push_back(base + int(i * b + j));
-        coefs.push_back(1);
-      }
-      cols.push_back(first[e.from] + int(i));
+      std::vector<double> coefs(cells, 1.0);
+      for (size_t c = 0; c < cells; ++c)
+        cols.push_back(base + int(cell(c)));
+      cols.push_back(nodeColumn);
       coefs.push_back(-1);
       Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'E', 0);
-    }
-    for (size_t j = 0; j < b; ++j) {
-      std::vector<int> cols;
-      std::vector<double> coefs;
-      for (size_t i = 0; i < a; ++i) {
-        cols.push_back(base + int(i * b + j));
-        coefs.push_back(1);
-      }
-      cols.push_back(first[e.to] + int(j));
-      coefs.push_back(-1);
-      Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'E', 0);
-    }
+    };
+    for (size_t i = 0; i < a; ++i)
+      marginal(first[e.from] + int(i), b, [&](size_t j) { return i * b + j; });
+    for (size_t j = 0; j < b; ++j)
+      marginal(first[e.to] + int(j), a, [&](size_t i) { return i * b + j; });
   }
   if (std::isfinite(problem.memoryBudget))
     for (const ShardingProblem::LiveSet &live : problem.liveSets) {
