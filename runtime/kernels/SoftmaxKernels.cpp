@@ -2,17 +2,21 @@
 //
 // Along the normalized dimension: the maximum, exp(x - max), their sum, and
 // each exp divided by it (numerically stable, as linalg's decomposition),
-// in double and rounded once to the element type.
+// in double and rounded once to the element type. Rows are split over the
+// device's threads; f32 and f64 rows are read and written through
+// pointers, and their exponentials taken by Eigen's vectorised exp.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/CpuPath.h"
 #include "runtime/KernelInterface.h"
+#include "runtime/Parallel.h"
 #include "runtime/kernels/DestinationStep.h"
+
+#include <Eigen/Core>
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-#include <cmath>
-#include <vector>
 
 using namespace mlir;
 
@@ -26,25 +30,61 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
   return destinationKernel(
       Output::Uninitialized,
       [dim](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
-            const DeviceContext &) {
+            const DeviceContext &ctx) {
         const HostTensor &x = *in[0];
         llvm::ArrayRef<int64_t> shape = x.shape();
         int64_t length = shape[dim], inner = 1;
         for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d)
           inner *= shape[d];
         int64_t outer = length ? x.numElements() / (length * inner) : 0;
-        std::vector<double> row(length);
-        for (int64_t o = 0; o < outer; ++o)
-          for (int64_t i = 0; i < inner; ++i) {
-            int64_t base = o * length * inner + i;
-            double max = -INFINITY, sum = 0;
+        int64_t rows = outer * inner;
+        // Element k of row r (outer o, inner i) is at base + k * inner.
+        auto baseOf = [&](int64_t r) {
+          return r / inner * length * inner + r % inner;
+        };
+        auto read = [&](Eigen::ArrayXd &row, int64_t base) {
+          if (x.type() == DType::F32) {
+            const float *p = x.as<float>() + base;
             for (int64_t k = 0; k < length; ++k)
-              max = std::max(max, row[k] = x.getFloat(base + k * inner));
+              row[k] = p[k * inner];
+          } else if (x.type() == DType::F64) {
+            const double *p = x.as<double>() + base;
             for (int64_t k = 0; k < length; ++k)
-              sum += row[k] = std::exp(row[k] - max);
+              row[k] = p[k * inner];
+          } else {
             for (int64_t k = 0; k < length; ++k)
-              out.setFloat(base + k * inner, row[k] / sum);
+              row[k] = x.getFloat(base + k * inner);
           }
+        };
+        auto write = [&](const Eigen::ArrayXd &row, int64_t base) {
+          if (out.type() == DType::F32) {
+            float *p = out.as<float>() + base;
+            for (int64_t k = 0; k < length; ++k)
+              p[k * inner] = float(row[k]);
+          } else if (out.type() == DType::F64) {
+            double *p = out.as<double>() + base;
+            for (int64_t k = 0; k < length; ++k)
+              p[k * inner] = row[k];
+          } else {
+            for (int64_t k = 0; k < length; ++k)
+              out.setFloat(base + k * inner, row[k]);
+          }
+        };
+        KernelThreads threads =
+            ctx.threads.atMost(rows * length / (1 << 16));
+        parallelFor(threads, rows, [&](int64_t first, int64_t last) {
+          onCpuPath([&] {
+            Eigen::ArrayXd row(length);
+            for (int64_t r = first; r < last; ++r) {
+              int64_t base = baseOf(r);
+              read(row, base);
+              double max = row.maxCoeff();
+              row = (row - max).exp();
+              row /= row.sum();
+              write(row, base);
+            }
+          });
+        });
       })(op, ctx);
 }
 
