@@ -232,9 +232,11 @@ struct DevicePool::State {
       munmap(stack, kStackBytes + getpagesize());
   }
 
-  /// Helper `index` runs worker index + 1 of each run that has one.
-  void helperLoop(size_t index) {
-    uint64_t seen = 0;
+  /// Helper `index` runs worker index + 1 of each run after generation
+  /// `seen` that has one. A helper created for a later run must not take
+  /// the generation of an earlier one for its own: it would read that
+  /// run's workers, already cleared.
+  void helperLoop(size_t index, uint64_t seen) {
     while (true) {
       std::vector<Worker> *run;
       {
@@ -307,9 +309,17 @@ llvm::Error DevicePool::run(int64_t numDevices, int64_t workers,
     fiber.worker = &pooled[device % workers];
     fiber.worker->fibers.push_back(&fiber);
   }
-  while (state->helpers.size() + 1 < size_t(workers))
+  while (state->helpers.size() + 1 < size_t(workers)) {
+    uint64_t current;
+    {
+      std::lock_guard<std::mutex> guard(state->mutex);
+      current = state->generation;
+    }
     state->helpers.emplace_back(
-        [this, index = state->helpers.size()] { state->helperLoop(index); });
+        [this, index = state->helpers.size(), current] {
+          state->helperLoop(index, current);
+        });
+  }
   {
     std::lock_guard<std::mutex> guard(state->mutex);
     state->workers = &pooled;

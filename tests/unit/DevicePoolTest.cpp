@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <set>
 #include <thread>
 
@@ -190,6 +192,20 @@ namespace {
 // One pool for many runs of different sizes (a Program's): each run gets
 // its devices' collectives right, and the pool starts no thread past its
 // workers.
+// A pool whose first run needed no helper thread starts one for its next
+// run: the new helper must wait for that run, not take the earlier run's
+// (finished, cleared) workers for its own. Reproducer of a segfault seen
+// under load in CI; each round is a fresh chance at the race.
+TEST(DevicePool, AHelperStartedLaterWaitsForItsRun) {
+  for (int round = 0; round < 300; ++round) {
+    DevicePool pool;
+    std::atomic<int64_t> ran{0};
+    ASSERT_FALSE(bool(pool.run(1, 1, [&](int64_t) { ++ran; })));
+    ASSERT_FALSE(bool(pool.run(2, 2, [&](int64_t) { ++ran; })));
+    ASSERT_EQ(ran.load(), 3);
+  }
+}
+
 TEST(DevicePool, RunsAgainWithOtherDeviceCounts) {
   DevicePool pool;
   std::set<std::thread::id> threads;
