@@ -62,8 +62,9 @@ inline Vec zero() { return _mm_setzero_ps(); }
 #endif
 
 constexpr int64_t kNr = 2 * kLanes;
-// A B panel of KC x NR floats is 32 KB on AVX-512 (L1 holds 48 KB); an A
-// block of MC x KC is a quarter of L2 on AVX-512 (measured best); a B block of KC x NC is 4 MB (L3).
+// On AVX-512: a B panel of KC x NR floats is 32 KB (L1 holds 48 KB), an A
+// block of MC x KC an eighth of L2 (measured best), a B block of KC x NC
+// 4 MB (L3).
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 20 * kMr;
 constexpr int64_t kNc = 4096;
@@ -251,7 +252,8 @@ inline void packA(GemmOperand<const float> a, int64_t i0, int64_t mc,
 }
 
 /// Rows [p0, p0 + kc) and columns [j0, j0 + cols) of B, cols <= NR, as
-/// one k-major panel; missing columns are zeros.
+/// one k-major panel; missing columns are zeros. (Whole row-major panels
+/// are packed by the first tile kernel that reads them instead.)
 inline void packBPanel(GemmOperand<const float> b, int64_t p0, int64_t kc,
                        int64_t j0, int64_t cols, float *out) {
   if (b.transposed) {
@@ -260,13 +262,6 @@ inline void packBPanel(GemmOperand<const float> b, int64_t p0, int64_t kc,
     return;
   }
   const float *src = b.data + p0 * b.ld + j0;
-  if (cols == kNr) {
-    for (int64_t p = 0; p < kc; ++p, src += b.ld) {
-      store(out + p * kNr, load(src));
-      store(out + p * kNr + kLanes, load(src + kLanes));
-    }
-    return;
-  }
   for (int64_t p = 0; p < kc; ++p, src += b.ld) {
     float *dst = out + p * kNr;
     std::memcpy(dst, src, cols * sizeof(float));

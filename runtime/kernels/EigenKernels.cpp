@@ -44,9 +44,9 @@ template <typename T> static GemmFn<T> gemmFn() {
 
 /// C[m x n] += A[m x k] * B[k x n], or C = A * B unless `accumulate`
 /// (row-major, A or B possibly transposed), with the current CPU path's
-/// kernel. Threads split the rows,
-/// or the columns when there are too few rows for each thread to fill the
-/// kernel's register tiles: then each packs only its share of B.
+/// kernel. Threads split the rows, or the columns when there are too few
+/// rows for each thread to fill the kernel's register tiles: then each
+/// packs only its share of B.
 template <typename T>
 static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
                  GemmOperand<T> c, int64_t m, int64_t k, int64_t n,

@@ -13,10 +13,9 @@
 #include "runtime/Parallel.h"
 #include "runtime/kernels/DestinationStep.h"
 
-#include <Eigen/Core>
-
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include <Eigen/Core>
 
 using namespace mlir;
 
@@ -39,52 +38,39 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
         int64_t outer = length ? x.numElements() / (length * inner) : 0;
         int64_t rows = outer * inner;
         // Element k of row r (outer o, inner i) is at base + k * inner.
-        auto baseOf = [&](int64_t r) {
-          return r / inner * length * inner + r % inner;
-        };
-        auto read = [&](Eigen::ArrayXd &row, int64_t base) {
-          if (x.type() == DType::F32) {
-            const float *p = x.as<float>() + base;
-            for (int64_t k = 0; k < length; ++k)
-              row[k] = p[k * inner];
-          } else if (x.type() == DType::F64) {
-            const double *p = x.as<double>() + base;
-            for (int64_t k = 0; k < length; ++k)
-              row[k] = p[k * inner];
-          } else {
-            for (int64_t k = 0; k < length; ++k)
-              row[k] = x.getFloat(base + k * inner);
-          }
-        };
-        auto write = [&](const Eigen::ArrayXd &row, int64_t base) {
-          if (out.type() == DType::F32) {
-            float *p = out.as<float>() + base;
-            for (int64_t k = 0; k < length; ++k)
-              p[k * inner] = float(row[k]);
-          } else if (out.type() == DType::F64) {
-            double *p = out.as<double>() + base;
-            for (int64_t k = 0; k < length; ++k)
-              p[k * inner] = row[k];
-          } else {
-            for (int64_t k = 0; k < length; ++k)
-              out.setFloat(base + k * inner, row[k]);
-          }
-        };
-        KernelThreads threads =
-            ctx.threads.atMost(rows * length / (1 << 16));
-        parallelFor(threads, rows, [&](int64_t first, int64_t last) {
-          onCpuPath([&] {
-            Eigen::ArrayXd row(length);
-            for (int64_t r = first; r < last; ++r) {
-              int64_t base = baseOf(r);
-              read(row, base);
-              double max = row.maxCoeff();
-              row = (row - max).exp();
-              row /= row.sum();
-              write(row, base);
-            }
+        auto rowsThrough = [&](auto get, auto set) {
+          KernelThreads threads =
+              ctx.threads.atMost(rows * length / (1 << 16));
+          parallelFor(threads, rows, [&](int64_t first, int64_t last) {
+            onCpuPath([&] {
+              Eigen::ArrayXd row(length);
+              for (int64_t r = first; r < last; ++r) {
+                int64_t base = r / inner * length * inner + r % inner;
+                for (int64_t k = 0; k < length; ++k)
+                  row[k] = get(base + k * inner);
+                row = (row - row.maxCoeff()).exp();
+                row /= row.sum();
+                for (int64_t k = 0; k < length; ++k)
+                  set(base + k * inner, row[k]);
+              }
+            });
           });
-        });
+        };
+        // f32 and f64 through pointers; other floats through accessors.
+        auto typed = [&](auto zero) {
+          using T = decltype(zero);
+          const T *from = x.as<T>();
+          T *to = out.as<T>();
+          rowsThrough([=](int64_t i) { return double(from[i]); },
+                      [=](int64_t i, double v) { to[i] = T(v); });
+        };
+        if (x.type() == DType::F32)
+          typed(0.0f);
+        else if (x.type() == DType::F64)
+          typed(0.0);
+        else
+          rowsThrough([&](int64_t i) { return x.getFloat(i); },
+                      [&](int64_t i, double v) { out.setFloat(i, v); });
       })(op, ctx);
 }
 
