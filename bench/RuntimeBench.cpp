@@ -255,6 +255,15 @@ void BM_SoftmaxSpmd(benchmark::State &state) {
 void BM_LayerNormSpmd(benchmark::State &state) {
   std::string t = tensorType({kRows, kRowLength}), r = tensorType({kRows});
   std::string n = std::to_string(double(kRowLength));
+  // `result` = the sums of `input`'s rows.
+  auto rowSum = [&](const char *result, const char *input) {
+    return std::string("  ") + result +
+           " = linalg.generic {indexing_maps = [#i, #r], iterator_types = "
+           "[\"parallel\", \"reduction\"]} ins(" + input + " : " + t +
+           ") outs(%fr : " + r + ") {\n"
+           "  ^bb0(%p: f32, %o: f32):\n    %q = arith.addf %p, %o : f32\n"
+           "    linalg.yield %q : f32\n  } -> " + r + "\n";
+  };
   std::string s =
       "#i = affine_map<(d0, d1) -> (d0, d1)>\n"
       "#r = affine_map<(d0, d1) -> (d0)>\n"
@@ -265,14 +274,12 @@ void BM_LayerNormSpmd(benchmark::State &state) {
       "  %er = tensor.empty() : " + r + "\n"
       "  %fr = linalg.fill ins(%z : f32) outs(%er : " + r + ") -> " + r + "\n"
       "  %et = tensor.empty() : " + t + "\n"
-      "  %sum = linalg.generic {indexing_maps = [#i, #r], iterator_types = [\"parallel\", \"reduction\"]} ins(%x : " + t + ") outs(%fr : " + r + ") {\n"
-      "  ^bb0(%p: f32, %o: f32):\n    %q = arith.addf %p, %o : f32\n    linalg.yield %q : f32\n  } -> " + r + "\n"
+      + rowSum("%sum", "%x") +
       "  %c = linalg.generic {indexing_maps = [#i, #r, #i], iterator_types = [\"parallel\", \"parallel\"]} ins(%x, %sum : " + t + ", " + r + ") outs(%et : " + t + ") {\n"
       "  ^bb0(%p: f32, %s: f32, %o: f32):\n    %m = arith.divf %s, %n : f32\n    %q = arith.subf %p, %m : f32\n    linalg.yield %q : f32\n  } -> " + t + "\n"
       "  %sq = linalg.generic {indexing_maps = [#i, #i], iterator_types = [\"parallel\", \"parallel\"]} ins(%c : " + t + ") outs(%et : " + t + ") {\n"
       "  ^bb0(%p: f32, %o: f32):\n    %q = arith.mulf %p, %p : f32\n    linalg.yield %q : f32\n  } -> " + t + "\n"
-      "  %var = linalg.generic {indexing_maps = [#i, #r], iterator_types = [\"parallel\", \"reduction\"]} ins(%sq : " + t + ") outs(%fr : " + r + ") {\n"
-      "  ^bb0(%p: f32, %o: f32):\n    %q = arith.addf %p, %o : f32\n    linalg.yield %q : f32\n  } -> " + r + "\n"
+      + rowSum("%var", "%sq") +
       "  %y = linalg.generic {indexing_maps = [#i, #r, #i], iterator_types = [\"parallel\", \"parallel\"]} ins(%c, %var : " + t + ", " + r + ") outs(%et : " + t + ") {\n"
       "  ^bb0(%p: f32, %v: f32, %o: f32):\n    %m = arith.divf %v, %n : f32\n    %d = arith.addf %m, %eps : f32\n    %s = math.rsqrt %d : f32\n    %q = arith.mulf %p, %s : f32\n    linalg.yield %q : f32\n  } -> " + t + "\n"
       "  return %y : " + t + "\n}\n";
