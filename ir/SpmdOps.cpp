@@ -11,6 +11,27 @@ using namespace mlir;
 using namespace mlir::spmd;
 
 //===----------------------------------------------------------------------===//
+// Meshes
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeshOp::verify() {
+  std::optional<ArrayRef<int64_t>> dcn = getDcnShape();
+  if (!dcn)
+    return success();
+  ArrayRef<int64_t> shape = getMesh().getShape();
+  if (dcn->size() != shape.size())
+    return emitOpError("dcn_shape has ")
+           << dcn->size() << " entries for a mesh of " << shape.size()
+           << " axes";
+  for (auto [i, hosts] : llvm::enumerate(*dcn))
+    if (hosts < 1 || shape[i] % hosts != 0)
+      return emitOpError("dcn_shape entry ")
+             << i << " (" << hosts << ") must be at least 1 and divide axis "
+             << getMesh().getAxisNames()[i] << " (" << shape[i] << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Annotations
 //===----------------------------------------------------------------------===//
 

@@ -20,10 +20,21 @@ def Spmd_MeshOp : Spmd_Op<"mesh", [Symbol]> {
     ```mlir
     spmd.mesh @mesh = <["data"=2, "model"=4]>
     spmd.mesh @perm = <["x"=2, "y"=2], device_ids=[0, 2, 1, 3]>
+    spmd.mesh @hybrid = <["data"=2, "model"=4]> {dcn_shape = array<i64: 2, 1>}
     ```
+    `dcn_shape` (set from a HybridMesh file's `dcn_mesh_shape`) gives how
+    many hosts each axis spans; an axis spanning more than one crosses the
+    slow network, which auto-sharding's cost model charges for.
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, Spmd_MeshAttr:$mesh);
+  let arguments = (ins SymbolNameAttr:$sym_name, Spmd_MeshAttr:$mesh,
+                       OptionalAttr<DenseI64ArrayAttr>:$dcn_shape);
   let assemblyFormat = "$sym_name `=` $mesh attr-dict";
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$sym_name, "MeshAttr":$mesh), [{
+      build($_builder, $_state, sym_name, mesh, ::mlir::DenseI64ArrayAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint", [

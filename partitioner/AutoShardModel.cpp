@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 
 namespace spmd {
@@ -26,8 +27,10 @@ double peakMemory(const ShardingProblem &problem,
   double peak = 0;
   for (const ShardingProblem::LiveSet &live : problem.liveSets) {
     double bytes = live.fixedBytes;
-    for (unsigned v : live.nodes)
-      bytes += problem.nodes[v].memory[choice[v]];
+    for (unsigned v : live.values) {
+      const ShardingProblem::Value &value = problem.values[v];
+      bytes += value.bytes[choice[value.node]];
+    }
     peak = std::max(peak, bytes);
   }
   return peak;
@@ -142,13 +145,19 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   }
   if (std::isfinite(problem.memoryBudget))
     for (const ShardingProblem::LiveSet &live : problem.liveSets) {
+      // A node's values add up in its columns' coefficients.
+      std::map<int, double> bytes;
+      for (unsigned v : live.values) {
+        const ShardingProblem::Value &value = problem.values[v];
+        for (size_t i = 0; i < value.bytes.size(); ++i)
+          bytes[first[value.node] + int(i)] += value.bytes[i];
+      }
       std::vector<int> cols;
       std::vector<double> coefs;
-      for (unsigned v : live.nodes)
-        for (size_t i = 0; i < problem.strategies(v); ++i) {
-          cols.push_back(first[v] + int(i));
-          coefs.push_back(problem.nodes[v].memory[i]);
-        }
+      for (auto [col, coef] : bytes) {
+        cols.push_back(col);
+        coefs.push_back(coef);
+      }
       Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'L',
                  problem.memoryBudget - live.fixedBytes);
     }

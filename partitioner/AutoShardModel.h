@@ -3,10 +3,11 @@
 // The model of auto-sharding, free of MLIR: a graph whose nodes are ops
 // (or groups of ops that share one choice), each with candidate strategies
 // costed in modelled seconds (its local compute plus the collectives the
-// strategy itself needs) and in bytes per device; whose edges carry the
-// cost of resharding a value from the strategy its producer chose to the
-// one its consumer reads; and whose memory constraint bounds, at each
-// program point, the bytes per device of the values live there.
+// strategy itself needs); whose values (a node's results) take bytes per
+// device that depend on its strategy; whose edges carry the cost of
+// resharding a value from the strategy its producer chose to the one its
+// consumer reads; and whose memory constraint bounds, at each program
+// point, the bytes per device of the values live there.
 //
 // solveWithCbc states it as the integer program of Alpa's intra-op pass
 // and XLA's auto_sharding: a binary s[v][i] per node and strategy with
@@ -14,7 +15,7 @@
 // strategies tied to the nodes' choices by its marginals (sum_j e[i][j] =
 // s[u][i], sum_i e[i][j] = s[v][j], which forces e = s[u] s[v]^T for
 // binary s), the objective sum cost.s + sum edgeCost.e, and one row per
-// program point: sum over its live nodes of memory.s <= budget - fixed
+// program point: sum over its live values of bytes.s <= budget - fixed
 // bytes. COIN-OR CBC solves it (single-threaded, so deterministic) within
 // a time limit. solveExhaustively enumerates every choice under the same
 // model, for tests and tiny graphs.
@@ -37,8 +38,12 @@ struct ShardingProblem {
   struct Node {
     /// Per strategy: modelled seconds of the node itself.
     std::vector<double> cost;
-    /// Per strategy: bytes per device the node's value holds while live.
-    std::vector<double> memory;
+  };
+  /// A value a node makes: per strategy of the node, the bytes per device
+  /// it holds while live.
+  struct Value {
+    unsigned node;
+    std::vector<double> bytes;
   };
   struct Edge {
     unsigned from, to;
@@ -46,14 +51,15 @@ struct ShardingProblem {
     /// strategy i into the layout strategy j of `to` reads.
     std::vector<double> cost;
   };
-  /// The nodes live at one program point, and the bytes per device that
+  /// The values live at one program point, and the bytes per device that
   /// do not depend on any choice (the user's annotated values, say).
   struct LiveSet {
-    std::vector<unsigned> nodes;
+    std::vector<unsigned> values;
     double fixedBytes = 0;
   };
 
   std::vector<Node> nodes;
+  std::vector<Value> values;
   std::vector<Edge> edges;
   std::vector<LiveSet> liveSets;
   double memoryBudget = std::numeric_limits<double>::infinity();

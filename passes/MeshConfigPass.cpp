@@ -61,9 +61,12 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
     }
 
     MeshAttr mesh = MeshAttr::get(context, hybrid->mesh());
+    // Hosts per axis, for the cost models that tell DCN from ICI axes.
+    auto dcnShape = DenseI64ArrayAttr::get(context, hybrid->dcnShape());
     Operation *existing = SymbolTable::lookupSymbolIn(module, "mesh");
     if (auto meshOp = llvm::dyn_cast_or_null<MeshOp>(existing)) {
       meshOp.setMeshAttr(mesh);
+      meshOp.setDcnShapeAttr(dcnShape);
       return;
     }
     if (existing) {
@@ -73,7 +76,7 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
     }
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     MeshOp::create(builder, FileLineColLoc::get(context, file, 1, 1), "mesh",
-                   mesh);
+                   mesh, dcnShape);
   }
 };
 } // namespace

@@ -25,10 +25,35 @@ namespace mlir::spmd {
 /// The communication report of a partitioned module (see spmd-comm-report).
 FailureOr<llvm::json::Value> buildCommReport(ModuleOp module);
 
-/// `spmd-pipeline`: import, propagate, partition, optimize collectives.
-void buildSpmdPipeline(OpPassManager &pm);
+/// A size in bytes: a number with an optional suffix (B, KB, MB, GB in
+/// powers of 1000, KiB, MiB, GiB in powers of 1024).
+std::optional<double> parseByteSize(StringRef text);
+
+struct SpmdPipelineOptions : PassPipelineOptions<SpmdPipelineOptions> {
+  PassOptions::Option<bool> autoShard{
+      *this, "auto-shard",
+      llvm::cl::desc("Choose the shardings left open (spmd-auto-shard) "
+                     "before propagation"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> memoryBudget{
+      *this, "memory-budget",
+      llvm::cl::desc("spmd-auto-shard's memory-budget"), llvm::cl::init("")};
+  PassOptions::Option<double> dcnCost{
+      *this, "dcn-cost", llvm::cl::desc("spmd-auto-shard's dcn-cost"),
+      llvm::cl::init(10)};
+  PassOptions::Option<std::string> autoShardReport{
+      *this, "auto-shard-report",
+      llvm::cl::desc("spmd-auto-shard's report"), llvm::cl::init("")};
+};
+
+/// `spmd-pipeline`: import, (auto-shard,) propagate, partition, optimize
+/// collectives.
+void buildSpmdPipeline(OpPassManager &pm,
+                       const SpmdPipelineOptions &options = {});
 /// The pipeline after import: propagate, partition, optimize collectives.
 void buildSpmdPartitionPipeline(OpPassManager &pm);
+/// spmd-auto-shard with the pipeline's options.
+void addAutoShard(OpPassManager &pm, const SpmdPipelineOptions &options);
 void registerSpmdPipeline();
 
 } // namespace mlir::spmd

@@ -34,6 +34,48 @@ def SpmdImport : Pass<"spmd-import", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
 }
 
+def SpmdAutoShard : Pass<"spmd-auto-shard", "mlir::ModuleOp"> {
+  let summary = "Chooses the shardings the user left open, from a cost model";
+  let description = [{
+    For every function, chooses a layout for each tensor argument, result
+    and op result the user gave no sharding, minimising the modelled step
+    time (local compute plus the bytes of each collective over the speed of
+    its slowest axis; DCN axes of a HybridMesh `dcn-cost` times slower)
+    under a memory budget per device (arguments, results and the values
+    live at each point). The choice of one strategy per op is an integer
+    program (Alpa, XLA auto_sharding) solved by COIN-OR CBC within
+    `time-limit`. Shardings already written (arguments, results,
+    `spmd.sharding_constraint`, op results) are never changed; the chosen
+    ones are written as closed shardings on arguments, results and op
+    results, and `--spmd-propagate` completes the rest. See
+    docs/auto-sharding.md.
+  }];
+  let options = [
+    Option<"memoryBudget", "memory-budget", "std::string", "\"\"",
+           "Bytes per device, with an optional suffix (KB, MB, GB, KiB, MiB, "
+           "GiB); empty for no limit">,
+    Option<"dcnCost", "dcn-cost", "double", "10",
+           "How many times slower a byte moves over a DCN axis than an ICI "
+           "axis">,
+    Option<"flopsPerSecond", "flops-per-second", "double", "1e12",
+           "Modelled compute speed of one device">,
+    Option<"bytesPerSecond", "bytes-per-second", "double", "1e11",
+           "Modelled bytes per second one device sends over an ICI axis">,
+    Option<"timeLimit", "time-limit", "double", "30",
+           "Seconds the solver may search; the best plan found by then is "
+           "used and the report says so">,
+    Option<"solver", "solver", "std::string", "\"cbc\"",
+           "cbc (the integer program) or enumerate (every choice; for tiny "
+           "graphs and tests)">,
+    Option<"shareAbove", "share-above", "unsigned", "256",
+           "Above this many nodes, nodes of the same structure (repeated "
+           "layers) share one choice">,
+    Option<"report", "report", "std::string", "\"\"",
+           "Where to write the plan report (JSON; '-' for standard output)">
+  ];
+  let dependentDialects = ["mlir::spmd::SpmdDialect"];
+}
+
 def SpmdPropagate : Pass<"spmd-propagate", "mlir::ModuleOp"> {
   let summary = "Completes the shardings of every value";
   let description = [{

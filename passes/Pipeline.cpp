@@ -10,14 +10,29 @@ void mlir::spmd::buildSpmdPartitionPipeline(OpPassManager &pm) {
   pm.addPass(createSpmdOptimizeCollectives());
 }
 
-void mlir::spmd::buildSpmdPipeline(OpPassManager &pm) {
+void mlir::spmd::addAutoShard(OpPassManager &pm,
+                              const SpmdPipelineOptions &options) {
+  SpmdAutoShardOptions autoShard;
+  autoShard.memoryBudget = options.memoryBudget;
+  autoShard.dcnCost = options.dcnCost;
+  autoShard.report = options.autoShardReport;
+  pm.addPass(createSpmdAutoShard(autoShard));
+}
+
+void mlir::spmd::buildSpmdPipeline(OpPassManager &pm,
+                                   const SpmdPipelineOptions &options) {
   pm.addPass(createSpmdImport());
+  if (options.autoShard)
+    addAutoShard(pm, options);
   buildSpmdPartitionPipeline(pm);
 }
 
 void mlir::spmd::registerSpmdPipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<SpmdPipelineOptions>(
       "spmd-pipeline",
-      "Import, propagate, partition, optimize collectives, in that order",
-      buildSpmdPipeline);
+      "Import, (auto-shard,) propagate, partition, optimize collectives, in "
+      "that order",
+      [](OpPassManager &pm, const SpmdPipelineOptions &options) {
+        buildSpmdPipeline(pm, options);
+      });
 }

@@ -76,8 +76,9 @@ llvm::Expected<ShardState> spmd::toState(const DeviceMesh &mesh,
   return state;
 }
 
-std::string spmd::describe(const DeviceMesh &mesh, llvm::StringRef meshName,
-                          const ShardState &state) {
+TensorSharding spmd::toSharding(const DeviceMesh &mesh,
+                               llvm::StringRef meshName,
+                               const ShardState &state) {
   TensorSharding sharding;
   sharding.meshName = meshName.str();
   auto names = [&](ArrayRef<AxisIndex> axes) {
@@ -90,6 +91,11 @@ std::string spmd::describe(const DeviceMesh &mesh, llvm::StringRef meshName,
     sharding.dims.push_back(DimSharding{names(dim)});
   sharding.partial = names(state.partial);
   sharding.partialKind = state.reduction;
-  return sharding.str();
+  return sharding;
+}
+
+std::string spmd::describe(const DeviceMesh &mesh, llvm::StringRef meshName,
+                           const ShardState &state) {
+  return toSharding(mesh, meshName, state).str();
 }
 

@@ -59,6 +59,10 @@ blockBounds(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
 llvm::Expected<ShardState> toState(const DeviceMesh &mesh,
                                    const TensorSharding &sharding);
 
+/// `state` as a sharding of mesh `meshName`, every dimension closed.
+TensorSharding toSharding(const DeviceMesh &mesh, llvm::StringRef meshName,
+                          const ShardState &state);
+
 /// `state` as the user writes shardings (`<@mesh, [{"x"}, {}],
 /// partial={"y"}>`), for diagnostics.
 std::string describe(const DeviceMesh &mesh, llvm::StringRef meshName,

@@ -24,12 +24,20 @@ ShardingProblem randomProblem(std::mt19937 &rng, unsigned nodes) {
   auto pick = [&](int n) { return int(rng() % unsigned(n)); };
   for (unsigned v = 0; v < nodes; ++v) {
     ShardingProblem::Node node;
+    ShardingProblem::Value value{v, {}};
     int strategies = 1 + pick(4);
     for (int i = 0; i < strategies; ++i) {
       node.cost.push_back(pick(6) * 0.5e-3);
-      node.memory.push_back(double(1 + pick(8)) * 1024);
+      value.bytes.push_back(double(1 + pick(8)) * 1024);
     }
     p.nodes.push_back(node);
+    p.values.push_back(value);
+    // Some nodes make a second value, live along with the first.
+    if (pick(3) == 0) {
+      for (double &b : value.bytes)
+        b = double(pick(4)) * 1024;
+      p.values.push_back(value);
+    }
   }
   for (unsigned v = 1; v < nodes; ++v)
     for (unsigned u = 0; u < v; ++u) {
@@ -42,8 +50,9 @@ ShardingProblem randomProblem(std::mt19937 &rng, unsigned nodes) {
     }
   for (unsigned v = 0; v < nodes; ++v) {
     ShardingProblem::LiveSet live;
-    for (unsigned u = v; u < std::min(nodes, v + 3); ++u)
-      live.nodes.push_back(u);
+    for (unsigned x = 0; x < p.values.size(); ++x)
+      if (p.values[x].node >= v && p.values[x].node < v + 3)
+        live.values.push_back(x);
     live.fixedBytes = 512;
     p.liveSets.push_back(live);
   }
@@ -99,7 +108,8 @@ TEST(AutoShardModel, CbcEqualsExhaustiveEnumeration) {
 TEST(AutoShardModel, BudgetChangesTheChoice) {
   // Replicated (fast, big) or sharded (slower, small), twice.
   ShardingProblem p;
-  p.nodes = {{{1.0, 2.0}, {4000, 1000}}, {{1.0, 2.0}, {4000, 1000}}};
+  p.nodes = {{{1.0, 2.0}}, {{1.0, 2.0}}};
+  p.values = {{0, {4000, 1000}}, {1, {4000, 1000}}};
   p.edges = {{0, 1, {0, 0.5, 0.5, 0}}};
   p.liveSets = {{{0, 1}, 0}};
   auto unlimited = solveWithCbc(p, 10);

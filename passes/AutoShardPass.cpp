@@ -1,0 +1,244 @@
+//===- AutoShardPass.cpp - spmd-auto-shard --------------------------------===//
+
+#include "ir/FunctionAttrs.h"
+#include "ir/FunctionMesh.h"
+#include "ir/ShardingModels.h"
+#include "passes/AutoShardProblem.h"
+#include "passes/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace mlir::spmd {
+#define GEN_PASS_DEF_SPMDAUTOSHARD
+#include "passes/Passes.h.inc"
+} // namespace mlir::spmd
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+std::optional<double> mlir::spmd::parseByteSize(StringRef text) {
+  text = text.trim();
+  static const std::pair<StringRef, double> kSuffixes[] = {
+      {"KiB", 1024.0},      {"MiB", 1024.0 * 1024},
+      {"GiB", 1024.0 * 1024 * 1024}, {"KB", 1e3}, {"MB", 1e6},
+      {"GB", 1e9},          {"B", 1}};
+  double scale = 1;
+  for (auto [suffix, factor] : kSuffixes)
+    if (text.consume_back(suffix)) {
+      scale = factor;
+      break;
+    }
+  double number;
+  if (text.trim().getAsDouble(number) || number < 0 || !std::isfinite(number))
+    return std::nullopt;
+  return number * scale;
+}
+
+namespace {
+
+/// The mesh a function is auto-sharded on: that of its first sharding, else
+/// the module's only mesh.
+FailureOr<MeshOp> meshOf(func::FuncOp function, ModuleOp module) {
+  if (FlatSymbolRefAttr symbol = firstShardingMesh(function)) {
+    if (auto mesh = module.lookupSymbol<MeshOp>(symbol))
+      return mesh;
+    return function.emitError("unknown mesh ") << symbol;
+  }
+  auto meshes = module.getOps<MeshOp>();
+  if (meshes.empty())
+    return function.emitError(
+        "auto-sharding needs a mesh: declare one with spmd.mesh or "
+        "--spmd-mesh-config");
+  if (std::next(meshes.begin()) != meshes.end())
+    return function.emitError("the module has several meshes and no "
+                              "sharding of this function names one: "
+                              "annotate a value to choose");
+  return *meshes.begin();
+}
+
+struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
+  using SpmdAutoShardBase::SpmdAutoShardBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    SpmdAutoShardBase::getDependentDialects(registry);
+    registerShardingModels(registry);
+  }
+
+  void runOnOperation() override;
+  LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
+                      llvm::json::Array &report);
+};
+
+LogicalResult AutoShardPass::shard(func::FuncOp function,
+                                   const AutoShardSettings &settings,
+                                   llvm::json::Array &report) {
+  auto start = std::chrono::steady_clock::now();
+  ModuleOp module = getOperation();
+  FailureOr<MeshOp> meshOp = meshOf(function, module);
+  if (failed(meshOp))
+    return failure();
+  MeshInfo mesh{FlatSymbolRefAttr::get(meshOp->getSymNameAttr()),
+                meshOp->getMesh().toMesh()};
+  SmallVector<bool> dcnAxes(mesh.mesh.rank(), false);
+  if (std::optional<ArrayRef<int64_t>> dcn = meshOp->getDcnShape())
+    for (auto [a, hosts] : llvm::enumerate(*dcn))
+      dcnAxes[a] = hosts > 1;
+
+  FailureOr<AutoShardProblem> problem =
+      AutoShardProblem::build(function, mesh, dcnAxes, settings);
+  if (failed(problem))
+    return failure();
+  llvm::Expected<::spmd::ShardingSolution> solution =
+      solver == "enumerate"
+          ? ::spmd::solveExhaustively(problem->problem)
+          : ::spmd::solveWithCbc(problem->problem, timeLimit);
+  if (!solution)
+    return function.emitError("auto-sharding found no plan: ")
+           << llvm::toString(solution.takeError());
+  ArrayRef<unsigned> choice = solution->choice;
+  double total = problem->seconds(choice);
+  if (solution->status == ::spmd::ShardingSolution::Status::TimeLimit)
+    function.emitWarning("auto-sharding stopped at its time limit of ")
+        << timeLimit << " s; the best plan found is used (modelled "
+        << total << " s, no plan below " << solution->bound << " s)";
+
+  // Write the chosen layouts: arguments, op results, then results.
+  MLIRContext *context = &getContext();
+  StringRef name = SpmdDialect::kShardingAttrName;
+  auto attrOf = [&](::spmd::ShardState state) {
+    return ShardingAttr::get(
+        context, ::spmd::toSharding(mesh.mesh, mesh.symbol.getValue(), state));
+  };
+  Block &body = function.getBody().front();
+  llvm::json::Array arguments, results;
+  updateArgAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
+    Value arg = body.getArgument(i);
+    std::optional<::spmd::ShardState> layout = problem->layout(arg, choice);
+    if (problem->isChosen(arg))
+      attrs.set(name, attrOf(*layout));
+    if (layout)
+      arguments.push_back(llvm::json::Object{
+          {"index", i},
+          {"sharding", ::spmd::describe(mesh.mesh, mesh.symbol.getValue(),
+                                        *layout)},
+          {"chosen", problem->isChosen(arg)}});
+  });
+  for (Operation &op : body) {
+    if (op.getNumResults() == 0 ||
+        !llvm::all_of(op.getResults(),
+                      [&](Value v) { return problem->isChosen(v); }))
+      continue;
+    SmallVector<ShardingAttr> shardings;
+    for (Value v : op.getResults())
+      shardings.push_back(attrOf(*problem->layout(v, choice)));
+    op.setAttr(name, ShardingPerValueAttr::get(context, shardings));
+  }
+  Operation *terminator = body.getTerminator();
+  updateResultAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
+    std::optional<::spmd::ShardState> layout =
+        problem->layout(terminator->getOperand(i), choice);
+    if (!layout)
+      return;
+    layout->partial.clear();
+    bool chosen = !attrs.get(name);
+    if (chosen)
+      attrs.set(name, attrOf(*layout));
+    results.push_back(llvm::json::Object{
+        {"index", i},
+        {"sharding",
+         ::spmd::describe(mesh.mesh, mesh.symbol.getValue(), *layout)},
+        {"chosen", chosen}});
+  });
+
+  double compute = problem->computeSeconds(choice);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  const ::spmd::ShardingProblem &p = problem->problem;
+  llvm::json::Object cost{
+      {"total_seconds", total},
+      {"compute_seconds", compute},
+      {"communication_seconds", total - compute},
+      {"peak_memory_bytes", int64_t(std::llround(::spmd::peakMemory(p, choice)))}};
+  if (std::isfinite(settings.memoryBudget))
+    cost["memory_budget_bytes"] = int64_t(std::llround(settings.memoryBudget));
+  report.push_back(llvm::json::Object{
+      {"function", function.getSymName()},
+      {"mesh", mesh.symbol.getValue()},
+      {"arguments", std::move(arguments)},
+      {"results", std::move(results)},
+      {"cost", std::move(cost)},
+      {"solver",
+       llvm::json::Object{
+           {"name", solver == "enumerate" ? "enumerate" : "cbc"},
+           {"status", ::spmd::stringifyStatus(solution->status)},
+           {"bound_seconds", solution->bound + problem->fixedSeconds},
+           {"solve_seconds", solution->seconds},
+           {"seconds", seconds},
+           {"ops", problem->opsModelled},
+           {"nodes_before_sharing", problem->nodesBeforeSharing},
+           {"nodes", int64_t(p.nodes.size())},
+           {"edges", int64_t(p.edges.size())},
+           {"live_sets", int64_t(p.liveSets.size())}}}});
+  if (seconds > 2)
+    function.emitRemark("auto-sharded in ")
+        << llvm::formatv("{0:f1}", seconds) << " s (" << p.nodes.size()
+        << " nodes, " << p.edges.size() << " edges)";
+  return success();
+}
+
+void AutoShardPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  AutoShardSettings settings;
+  if (!memoryBudget.empty()) {
+    std::optional<double> bytes = parseByteSize(memoryBudget);
+    if (!bytes) {
+      mlir::emitError(module.getLoc(), "spmd-auto-shard: memory-budget '")
+          << memoryBudget
+          << "' is not a size in bytes (e.g. 1073741824, 16MB, 2GiB)";
+      return signalPassFailure();
+    }
+    settings.memoryBudget = *bytes;
+  }
+  if (!(dcnCost >= 1) || !(flopsPerSecond > 0) || !(bytesPerSecond > 0) ||
+      !(timeLimit > 0) || (solver != "cbc" && solver != "enumerate")) {
+    mlir::emitError(module.getLoc(),
+                    "spmd-auto-shard: dcn-cost must be at least 1, "
+                    "flops-per-second, bytes-per-second and time-limit "
+                    "positive, and solver cbc or enumerate");
+    return signalPassFailure();
+  }
+  settings.dcnCost = dcnCost;
+  settings.flopsPerSecond = flopsPerSecond;
+  settings.bytesPerSecond = bytesPerSecond;
+  settings.shareAbove = shareAbove;
+
+  llvm::json::Array functions;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal() &&
+        failed(shard(function, settings, functions)))
+      return signalPassFailure();
+  if (report.empty())
+    return;
+  llvm::json::Value value(llvm::json::Object{{"auto_shard", std::move(functions)}});
+  if (report == "-") {
+    llvm::outs() << llvm::formatv("{0:2}", value) << "\n";
+    return;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    mlir::emitError(module.getLoc())
+        << "cannot write the auto-sharding report to '" << report
+        << "': " << ec.message();
+    return signalPassFailure();
+  }
+  os << llvm::formatv("{0:2}", value) << "\n";
+}
+
+} // namespace

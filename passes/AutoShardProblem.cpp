@@ -1,0 +1,659 @@
+//===- AutoShardProblem.cpp - A function as an auto-sharding problem ------===//
+
+#include "passes/AutoShardProblem.h"
+
+#include "ir/LocalIR.h"
+#include "ir/SpmdOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/Support/Debug.h"
+
+#include <map>
+#include <set>
+
+#define DEBUG_TYPE "spmd-auto-shard"
+
+using namespace mlir;
+using namespace mlir::spmd;
+using ::spmd::ShardState;
+
+namespace mlir::spmd {
+
+/// Builds the problem in two steps: one node per free argument and per op
+/// that is no follower, then (on large graphs) nodes of one structure
+/// merged into one, with the live sets computed over the merged values.
+class AutoShardProblemBuilder {
+public:
+  AutoShardProblemBuilder(AutoShardProblem &result, func::FuncOp function,
+                          const MeshInfo &mesh, ArrayRef<bool> dcnAxes,
+                          const AutoShardSettings &settings)
+      : result(result), function(function), mesh(mesh.mesh),
+        meshSymbol(mesh.symbol), settings(settings),
+        costs(::spmd::AxisCosts::uniform(mesh.mesh,
+                                         1 / settings.bytesPerSecond, dcnAxes,
+                                         settings.dcnCost)) {
+    costs.secondsPerFlop = 1 / settings.flopsPerSecond;
+  }
+
+  LogicalResult build();
+
+private:
+  struct Node {
+    std::vector<double> cost, compute;
+    /// The op (or the argument's first user) the node stands for, and the
+    /// ops that follow it.
+    Operation *anchor = nullptr;
+    int argument = -1;
+    SmallVector<Operation *> followers;
+    unsigned numValues = 0;
+  };
+  /// A free value: its node's strategies give its layouts.
+  struct ModelValue {
+    Value value;
+    unsigned node, local;
+    std::vector<double> bytes;
+  };
+
+  unsigned addNode(size_t strategies, Operation *anchor, int argument = -1);
+  void addFreeValue(Value value, unsigned node,
+                    std::vector<ShardState> layouts);
+  LogicalResult pin(Value value, ShardingAttr sharding, Operation *where);
+  /// Charges node `node`'s strategy `s` for reading `operand` in `layout`.
+  void chargeRead(Value operand, unsigned node, unsigned s,
+                  const ShardState &layout);
+  /// Charges producing `value` in `layouts` (per strategy of `node`) where
+  /// it must end up in `target`.
+  void chargeWrite(Value value, unsigned node,
+                   ArrayRef<ShardState> layouts, const ShardState &target);
+  double reshard(Value value, const ShardState &from, const ShardState &to);
+  bool isRemade(Value value) const;
+  LogicalResult addArgument(BlockArgument argument);
+  LogicalResult addOp(Operation *op);
+  bool addFollower(Operation *op, const OpShardingRule &rule);
+  void addReturn(Operation *op);
+  void share();
+  void addLiveSets();
+  llvm::hash_code opKey(Operation *op, int depth);
+  llvm::hash_code nodeKey(const Node &node);
+
+  AutoShardProblem &result;
+  func::FuncOp function;
+  const ::spmd::DeviceMesh &mesh;
+  FlatSymbolRefAttr meshSymbol;
+  const AutoShardSettings &settings;
+  ::spmd::AxisCosts costs;
+  ::spmd::ReshardPlanCache plans;
+
+  std::vector<Node> nodes;
+  std::vector<ModelValue> values;
+  llvm::MapVector<std::pair<unsigned, unsigned>, std::vector<double>> edges;
+  /// Pinned values and the bytes they hold per device.
+  std::vector<std::pair<Value, double>> pinnedBytes;
+  llvm::DenseMap<Operation *, unsigned> position;
+  llvm::DenseMap<std::pair<Operation *, int>, llvm::hash_code> keys;
+};
+
+} // namespace mlir::spmd
+
+static std::vector<int64_t> shapeOf(Value value) {
+  if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+    return std::vector<int64_t>(type.getShape().begin(),
+                                type.getShape().end());
+  return {};
+}
+
+static double bytesOf(const ::spmd::DeviceMesh &mesh, Value value,
+                      const ShardState &state) {
+  std::vector<int64_t> local = ::spmd::localShape(mesh, shapeOf(value), state);
+  return double(::spmd::product(local)) *
+         double(elementBytes(getElementTypeOrSelf(value.getType())));
+}
+
+static bool isStaticTensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape();
+}
+
+unsigned AutoShardProblemBuilder::addNode(size_t strategies,
+                                          Operation *anchor, int argument) {
+  Node node;
+  node.cost.assign(strategies, 0);
+  node.compute.assign(strategies, 0);
+  node.anchor = anchor;
+  node.argument = argument;
+  nodes.push_back(std::move(node));
+  return nodes.size() - 1;
+}
+
+void AutoShardProblemBuilder::addFreeValue(Value value, unsigned node,
+                                           std::vector<ShardState> layouts) {
+  ModelValue v{value, node, nodes[node].numValues++, {}};
+  for (const ShardState &layout : layouts)
+    v.bytes.push_back(bytesOf(mesh, value, layout));
+  values.push_back(std::move(v));
+  result.free[value] = {node, std::move(layouts)};
+}
+
+LogicalResult AutoShardProblemBuilder::pin(Value value, ShardingAttr sharding,
+                                           Operation *where) {
+  llvm::Expected<ShardState> state =
+      ::spmd::toState(mesh, sharding.toTensorSharding());
+  if (!state)
+    return where->emitError("cannot auto-shard around this sharding: ")
+           << llvm::toString(state.takeError());
+  pinnedBytes.push_back({value, bytesOf(mesh, value, *state)});
+  result.pinned[value] = std::move(*state);
+  return success();
+}
+
+double AutoShardProblemBuilder::reshard(Value value, const ShardState &from,
+                                        const ShardState &to) {
+  return ::spmd::reshardSeconds(
+      plans, mesh, shapeOf(value),
+      elementBytes(getElementTypeOrSelf(value.getType())), from, to, costs);
+}
+
+void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
+                                         unsigned s,
+                                         const ShardState &layout) {
+  if (auto it = result.free.find(operand); it != result.free.end()) {
+    const auto &[producer, layouts] = it->second;
+    if (producer == node) {
+      nodes[node].cost[s] += reshard(operand, layouts[s], layout);
+      return;
+    }
+    std::vector<double> &cost = edges[{producer, node}];
+    size_t to = nodes[node].cost.size();
+    cost.resize(layouts.size() * to, 0);
+    for (size_t i = 0; i < layouts.size(); ++i)
+      cost[i * to + s] += reshard(operand, layouts[i], layout);
+    return;
+  }
+  if (auto it = result.pinned.find(operand); it != result.pinned.end())
+    nodes[node].cost[s] += reshard(operand, it->second, layout);
+}
+
+void AutoShardProblemBuilder::chargeWrite(Value value, unsigned node,
+                                          ArrayRef<ShardState> layouts,
+                                          const ShardState &target) {
+  for (size_t s = 0; s < layouts.size(); ++s)
+    nodes[node].cost[s] += reshard(value, layouts[s], target);
+}
+
+/// Made from scalars only: every device makes it in any layout, as the
+/// partitioner remakes such values (constants are sliced where they lie).
+bool AutoShardProblemBuilder::isRemade(Value value) const {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (def->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  if (!isa<tensor::EmptyOp, tensor::SplatOp, linalg::FillOp>(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return !isa<TensorType>(operand.getType()) || isRemade(operand);
+  });
+}
+
+LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
+  if (!isStaticTensor(argument))
+    return success();
+  auto written = function.getArgAttrOfType<ShardingAttr>(
+      argument.getArgNumber(), SpmdDialect::kShardingAttrName);
+  std::optional<::spmd::TensorSharding> user;
+  if (written) {
+    user = written.toTensorSharding();
+    bool open = llvm::any_of(user->dims, [](const ::spmd::DimSharding &d) {
+      return d.open;
+    });
+    if (!open || written.getMesh() != meshSymbol)
+      return pin(argument, written, function);
+  }
+  // Every way to split the dimensions (each axis to one dimension it
+  // divides): the strategies of an op that only holds the value.
+  std::vector<int64_t> shape = shapeOf(argument);
+  ::spmd::ShardingRule rule = ::spmd::ShardingRule::identity(shape, 1);
+  std::vector<std::vector<int64_t>> shapes{shape};
+  std::vector<ShardState> layouts;
+  std::optional<ShardState> writtenState;
+  if (user)
+    if (llvm::Expected<ShardState> s = ::spmd::toState(mesh, *user))
+      writtenState = *s;
+    else
+      return function.emitError("cannot auto-shard argument #")
+             << argument.getArgNumber() << ": "
+             << llvm::toString(s.takeError());
+  for (::spmd::OpStrategy &s :
+       ::spmd::enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs)) {
+    ShardState &layout = s.tensors[0];
+    // Open dimensions written with axes keep them first; closed ones keep
+    // exactly what was written.
+    if (writtenState) {
+      bool keeps = true;
+      for (auto [d, dim] : llvm::enumerate(user->dims)) {
+        const auto &want = writtenState->dims[d];
+        const auto &have = layout.dims[d];
+        keeps &= dim.open ? llvm::ArrayRef(have).take_front(want.size()) ==
+                                llvm::ArrayRef(want) &&
+                                have.size() >= want.size()
+                          : have == want;
+      }
+      if (!keeps)
+        continue;
+    }
+    layouts.push_back(std::move(layout));
+  }
+  if (layouts.empty())
+    // The written axes are in an order no enumerated layout has.
+    return pin(argument, written, function);
+  Operation *firstUser = nullptr;
+  for (Operation *user : argument.getUsers()) {
+    Operation *top = function.getBody().front().findAncestorOpInBlock(*user);
+    if (top && (!firstUser || position[top] < position[firstUser]))
+      firstUser = top;
+  }
+  unsigned node =
+      addNode(layouts.size(), firstUser, int(argument.getArgNumber()));
+  addFreeValue(argument, node, std::move(layouts));
+  return success();
+}
+
+/// An op whose factors are all parallel takes the layout of an operand
+/// with as many elements as its result, projected through its rule.
+bool AutoShardProblemBuilder::addFollower(Operation *op,
+                                          const OpShardingRule &rule) {
+  if (op->getNumResults() != 1 || !isStaticTensor(op->getResult(0)) ||
+      op->hasAttr(SpmdDialect::kShardingAttrName) ||
+      llvm::any_of(rule.factorKinds, [](::spmd::FactorKind kind) {
+        return kind != ::spmd::FactorKind::Parallel;
+      }))
+    return false;
+  Value resultValue = op->getResult(0);
+  int64_t elements = ::spmd::product(shapeOf(resultValue));
+  int leader = -1;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (result.free.count(operand) && isStaticTensor(operand) &&
+        ::spmd::product(shapeOf(operand)) == elements &&
+        !shapeOf(operand).empty()) {
+      leader = int(i);
+      break;
+    }
+  if (leader < 0)
+    return false;
+  unsigned node = result.free[op->getOperand(leader)].node;
+  // Copied: reads below may add values (and so move the map's storage).
+  std::vector<ShardState> leaderLayouts =
+      result.free[op->getOperand(leader)].layouts;
+  unsigned numOperands = op->getNumOperands();
+  double points = double(::spmd::product(rule.factorSizes));
+  double flops = 0;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    flops = double(linalgOp.getBlock()->getOperations().size() - 1);
+  std::vector<ShardState> resultLayouts;
+  for (size_t s = 0; s < leaderLayouts.size(); ++s) {
+    llvm::SmallVector<::spmd::AxisList, 4> factorAxes(rule.numFactors());
+    for (auto [d, dim] : llvm::enumerate(rule.tensors[leader]))
+      ::spmd::projectDim(leaderLayouts[s].dims[d], dim, rule.factorSizes,
+                         mesh, factorAxes);
+    double localPoints = points;
+    for (const ::spmd::AxisList &axes : factorAxes)
+      for (::spmd::AxisIndex a : axes)
+        localPoints /= double(mesh.axisSize(a));
+    nodes[node].compute[s] += flops * localPoints * costs.secondsPerFlop;
+    nodes[node].cost[s] += flops * localPoints * costs.secondsPerFlop;
+    for (unsigned t = 0; t < rule.numTensors(); ++t) {
+      ShardState layout;
+      for (const ::spmd::DimFactors &dim : rule.tensors[t]) {
+        ::spmd::AxisList axes =
+            ::spmd::composeDim(dim, factorAxes, rule.factorSizes, mesh);
+        layout.dims.emplace_back(axes.begin(), axes.end());
+      }
+      if (t < numOperands)
+        chargeRead(op->getOperand(t), node, s, layout);
+      else
+        resultLayouts.push_back(std::move(layout));
+    }
+  }
+  nodes[node].followers.push_back(op);
+  addFreeValue(resultValue, node, std::move(resultLayouts));
+  return true;
+}
+
+LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
+  if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+    ShardingAttr sharding = constraint.getSharding();
+    if (sharding.getMesh() != meshSymbol)
+      return success();
+    if (failed(pin(constraint.getResult(), sharding, op)))
+      return failure();
+    const ShardState &target = result.pinned[constraint.getResult()];
+    Value input = constraint.getInput();
+    if (auto it = result.free.find(input); it != result.free.end()) {
+      // Copied: the lookup's storage may move while charging.
+      auto [node, layouts] = it->second;
+      chargeWrite(input, node, layouts, target);
+    } else if (auto it = result.pinned.find(input); it != result.pinned.end())
+      result.fixedSeconds += reshard(input, it->second, target);
+    return success();
+  }
+  if (op->getNumResults() == 0 || isRemade(op->getResult(0)))
+    return success();
+  bool structured = isa<linalg::LinalgOp>(op) || op->getNumRegions() == 0;
+  std::optional<OpShardingRule> rule =
+      structured ? getShardingRule(op) : std::nullopt;
+  if (!rule || !llvm::all_of(op->getResults(), isStaticTensor))
+    return success();
+  ++result.opsModelled;
+  if (addFollower(op, *rule))
+    return success();
+
+  unsigned numOperands = op->getNumOperands();
+  std::vector<std::vector<int64_t>> shapes;
+  for (Value v : op->getOperands())
+    shapes.push_back(shapeOf(v));
+  for (Value v : op->getResults())
+    shapes.push_back(shapeOf(v));
+  double flops = 0;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    flops = double(linalgOp.getBlock()->getOperations().size() - 1);
+  std::vector<::spmd::OpStrategy> strategies = ::spmd::enumerateStrategies(
+      mesh, *rule, shapes, numOperands, 1, flops, costs);
+  // Results pending over split reductions get the op's reduction kind;
+  // strategies splitting a reduction the op cannot leave pending go.
+  llvm::erase_if(strategies, [&](::spmd::OpStrategy &s) {
+    for (unsigned r = 0; r < op->getNumResults(); ++r) {
+      ShardState &layout = s.tensors[numOperands + r];
+      if (layout.partial.empty())
+        continue;
+      std::optional<::spmd::ReductionKind> kind = getReductionKind(op, r);
+      if (!kind)
+        return true;
+      layout.reduction = *kind;
+    }
+    return false;
+  });
+  if (strategies.empty())
+    return success();
+  unsigned node = addNode(strategies.size(), op);
+  for (auto [s, strategy] : llvm::enumerate(strategies)) {
+    nodes[node].cost[s] += strategy.computeSeconds;
+    nodes[node].compute[s] += strategy.computeSeconds;
+    for (unsigned t = 0; t < numOperands; ++t)
+      chargeRead(op->getOperand(t), node, s, strategy.tensors[t]);
+  }
+  auto written = op->getAttrOfType<ShardingPerValueAttr>(
+      SpmdDialect::kShardingAttrName);
+  for (OpResult value : op->getResults()) {
+    std::vector<ShardState> layouts;
+    for (::spmd::OpStrategy &s : strategies)
+      layouts.push_back(s.tensors[numOperands + value.getResultNumber()]);
+    ShardingAttr sharding =
+        written && written.getShardings().size() == op->getNumResults()
+            ? written.getShardings()[value.getResultNumber()]
+            : ShardingAttr();
+    if (sharding && sharding.getMesh() == meshSymbol) {
+      if (failed(pin(value, sharding, op)))
+        return failure();
+      chargeWrite(value, node, layouts, result.pinned[value]);
+      continue;
+    }
+    addFreeValue(value, node, std::move(layouts));
+  }
+  return success();
+}
+
+void AutoShardProblemBuilder::addReturn(Operation *op) {
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    auto it = result.free.find(operand);
+    if (it == result.free.end())
+      continue;
+    auto [node, layouts] = it->second;
+    if (auto written = function.getResultAttrOfType<ShardingAttr>(
+            i, SpmdDialect::kShardingAttrName)) {
+      llvm::Expected<ShardState> target =
+          ::spmd::toState(mesh, written.toTensorSharding());
+      if (target && written.getMesh() == meshSymbol)
+        chargeWrite(operand, node, layouts, *target);
+      else
+        llvm::consumeError(target.takeError());
+      continue;
+    }
+    // An unannotated result takes its value's layout, reduced.
+    for (size_t s = 0; s < layouts.size(); ++s) {
+      ShardState reduced = layouts[s];
+      reduced.partial.clear();
+      nodes[node].cost[s] += reshard(operand, layouts[s], reduced);
+    }
+  }
+}
+
+llvm::hash_code AutoShardProblemBuilder::opKey(Operation *op, int depth) {
+  auto [it, inserted] = keys.try_emplace({op, depth});
+  if (!inserted)
+    return it->second;
+  llvm::hash_code key = llvm::hash_combine(
+      op->getName().getAsOpaquePointer(),
+      op->getRawDictionaryAttrs().getAsOpaquePointer());
+  for (Type type : op->getResultTypes())
+    key = llvm::hash_combine(key, type.getAsOpaquePointer());
+  for (Value operand : op->getOperands()) {
+    key = llvm::hash_combine(key, operand.getType().getAsOpaquePointer());
+    Operation *def = operand.getDefiningOp();
+    if (depth > 0 && def && position.count(def))
+      key = llvm::hash_combine(
+          key, opKey(def, depth - 1),
+          cast<OpResult>(operand).getResultNumber());
+  }
+  keys[{op, depth}] = key;
+  return key;
+}
+
+/// Nodes with one key have the same strategies and neighbourhood: the
+/// same op on the same types, fed by the same ops three levels up.
+llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
+  constexpr int kDepth = 3;
+  llvm::hash_code key =
+      llvm::hash_combine(node.argument >= 0, node.cost.size(), node.numValues);
+  if (node.anchor)
+    key = llvm::hash_combine(key, opKey(node.anchor, kDepth));
+  if (node.argument >= 0) {
+    Value arg = function.getArgument(node.argument);
+    key = llvm::hash_combine(key, arg.getType().getAsOpaquePointer());
+    if (node.anchor)
+      for (OpOperand &use : arg.getUses())
+        if (use.getOwner() == node.anchor)
+          key = llvm::hash_combine(key, use.getOperandNumber());
+  }
+  for (Operation *follower : node.followers)
+    key = llvm::hash_combine(key, opKey(follower, 0));
+  return key;
+}
+
+/// Merges nodes into classes (one per key on large graphs) and makes the
+/// problem's nodes, values and edges over the classes.
+void AutoShardProblemBuilder::share() {
+  result.nodesBeforeSharing = nodes.size();
+  std::vector<unsigned> classOf(nodes.size());
+  std::map<size_t, unsigned> classes;
+  bool sharing = nodes.size() > settings.shareAbove;
+  unsigned numClasses = 0;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (!sharing) {
+      classOf[n] = numClasses++;
+      continue;
+    }
+    auto [it, inserted] = classes.try_emplace(size_t(nodeKey(nodes[n])),
+                                              numClasses);
+    numClasses += inserted;
+    classOf[n] = it->second;
+  }
+  ::spmd::ShardingProblem &problem = result.problem;
+  problem.nodes.resize(numClasses);
+  result.compute.resize(numClasses);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    std::vector<double> &cost = problem.nodes[classOf[n]].cost;
+    std::vector<double> &compute = result.compute[classOf[n]];
+    cost.resize(nodes[n].cost.size(), 0);
+    compute.resize(nodes[n].cost.size(), 0);
+    for (size_t s = 0; s < cost.size(); ++s) {
+      cost[s] += nodes[n].cost[s];
+      compute[s] += nodes[n].compute[s];
+    }
+  }
+  llvm::MapVector<std::pair<unsigned, unsigned>, std::vector<double>> merged;
+  for (auto &[ends, cost] : edges) {
+    unsigned from = classOf[ends.first], to = classOf[ends.second];
+    size_t width = nodes[ends.second].cost.size();
+    if (from == to) {
+      // Both ends make the same choice: only the diagonal is ever paid.
+      for (size_t s = 0; s < width; ++s)
+        problem.nodes[from].cost[s] += cost[s * width + s];
+      continue;
+    }
+    std::vector<double> &sum = merged[{from, to}];
+    sum.resize(cost.size(), 0);
+    for (size_t i = 0; i < cost.size(); ++i)
+      sum[i] += cost[i];
+  }
+  for (auto &[ends, cost] : merged)
+    problem.edges.push_back({ends.first, ends.second, std::move(cost)});
+  for (auto &entry : result.free)
+    entry.second.node = classOf[entry.second.node];
+  for (ModelValue &v : values)
+    v.node = classOf[v.node];
+}
+
+/// One live set per program point where a value starts, over the values of
+/// the classes (so repeated layers give the same sets, kept once).
+void AutoShardProblemBuilder::addLiveSets() {
+  ::spmd::ShardingProblem &problem = result.problem;
+  Block &body = function.getBody().front();
+  unsigned end = body.getOperations().size() + 1;
+  auto lastUse = [&](Value value) {
+    unsigned last = 0;
+    for (Operation *user : value.getUsers())
+      if (Operation *top = body.findAncestorOpInBlock(*user))
+        last = std::max(last, isa<func::ReturnOp>(top) ? end : position[top]);
+    return last;
+  };
+  auto defined = [&](Value value) -> unsigned {
+    Operation *def = value.getDefiningOp();
+    return def ? position[def] : 0;
+  };
+  // Canonical values: (class, index among the node's values).
+  std::map<std::pair<unsigned, unsigned>, unsigned> canonical;
+  // Events per position: values starting and ending there.
+  std::vector<std::vector<std::pair<unsigned, double>>> starts(end + 1),
+      ends(end + 1);
+  for (ModelValue &v : values) {
+    auto [it, inserted] = canonical.try_emplace({v.node, v.local},
+                                                problem.values.size());
+    if (inserted)
+      problem.values.push_back({v.node, v.bytes});
+    unsigned from = defined(v.value);
+    unsigned to = std::max(from, lastUse(v.value));
+    if (isa<BlockArgument>(v.value))
+      to = end;
+    starts[from].push_back({it->second, -1});
+    ends[to].push_back({it->second, -1});
+  }
+  for (auto &[value, bytes] : pinnedBytes) {
+    unsigned from = defined(value);
+    unsigned to = isa<BlockArgument>(value) ? end
+                                            : std::max(from, lastUse(value));
+    starts[from].push_back({0, bytes});
+    ends[to].push_back({0, bytes});
+  }
+  std::map<unsigned, unsigned> live;
+  double fixed = 0;
+  std::set<std::pair<std::vector<std::pair<unsigned, unsigned>>, double>>
+      seen;
+  for (unsigned p = 0; p <= end; ++p) {
+    for (auto [value, bytes] : starts[p]) {
+      if (bytes >= 0)
+        fixed += bytes;
+      else
+        ++live[value];
+    }
+    if (!starts[p].empty()) {
+      std::vector<std::pair<unsigned, unsigned>> set(live.begin(),
+                                                     live.end());
+      if (seen.insert({set, fixed}).second) {
+        ::spmd::ShardingProblem::LiveSet liveSet;
+        liveSet.fixedBytes = fixed;
+        for (auto [value, count] : set)
+          liveSet.values.insert(liveSet.values.end(), count, value);
+        problem.liveSets.push_back(std::move(liveSet));
+      }
+    }
+    for (auto [value, bytes] : ends[p]) {
+      if (bytes >= 0)
+        fixed -= bytes;
+      else if (--live[value] == 0)
+        live.erase(value);
+    }
+  }
+}
+
+LogicalResult AutoShardProblemBuilder::build() {
+  Block &body = function.getBody().front();
+  unsigned p = 0;
+  for (Operation &op : body)
+    position[&op] = ++p;
+  for (BlockArgument argument : body.getArguments())
+    if (failed(addArgument(argument)))
+      return failure();
+  for (Operation &op : body) {
+    if (isa<func::ReturnOp>(op))
+      addReturn(&op);
+    else if (failed(addOp(&op)))
+      return failure();
+  }
+  LLVM_DEBUG(llvm::dbgs() << "auto-shard: " << nodes.size() << " nodes, "
+                          << edges.size() << " edges, " << values.size()
+                          << " values\n");
+  share();
+  addLiveSets();
+  result.problem.memoryBudget = settings.memoryBudget;
+  return success();
+}
+
+FailureOr<AutoShardProblem>
+AutoShardProblem::build(func::FuncOp function, const MeshInfo &mesh,
+                        ArrayRef<bool> dcnAxes,
+                        const AutoShardSettings &settings) {
+  AutoShardProblem result;
+  AutoShardProblemBuilder builder(result, function, mesh, dcnAxes, settings);
+  if (failed(builder.build()))
+    return failure();
+  return result;
+}
+
+std::optional<ShardState>
+AutoShardProblem::layout(Value value, ArrayRef<unsigned> choice) const {
+  if (auto it = pinned.find(value); it != pinned.end())
+    return it->second;
+  auto it = free.find(value);
+  if (it == free.end())
+    return std::nullopt;
+  return it->second.layouts[choice[it->second.node]];
+}
+
+double AutoShardProblem::seconds(ArrayRef<unsigned> choice) const {
+  double total = fixedSeconds;
+  for (size_t v = 0; v < problem.nodes.size(); ++v)
+    total += problem.nodes[v].cost[choice[v]];
+  for (const ::spmd::ShardingProblem::Edge &e : problem.edges)
+    total += e.cost[choice[e.from] * problem.strategies(e.to) + choice[e.to]];
+  return total;
+}
+
+double AutoShardProblem::computeSeconds(ArrayRef<unsigned> choice) const {
+  double total = 0;
+  for (size_t v = 0; v < compute.size(); ++v)
+    total += compute[v][choice[v]];
+  return total;
+}

@@ -1,0 +1,92 @@
+//===- AutoShardProblem.h - A function as an auto-sharding problem -*- C++ -*-//
+//
+// Builds auto-sharding's integer program (partitioner/AutoShardModel.h)
+// from one function, and reads a solution back as layouts of its values.
+//
+// Every tensor value of the function's body is one of:
+//  - pinned: its layout is written (an argument or result annotation, a
+//    sharding_constraint, a sharding on the op that makes it); the choice
+//    never changes it, and reshards into and out of it are costs of the
+//    nodes on either side;
+//  - free: made by a node (a free argument, an op with a factor rule);
+//    its layout is the one the node's chosen strategy gives it;
+//  - remade: made from scalars only (tensor.empty, fills, constants),
+//    which every layout gets for free;
+//  - unknown: made by an op without a rule (loops, calls); propagation
+//    gives it a layout later, and the model charges nothing for it.
+//
+// Ops whose factors are all parallel (elementwise ops, transposes,
+// reshapes) join the node of an operand with as many elements: their
+// layouts follow that operand's, so they add no choice. On large graphs,
+// nodes with the same structure (the repeated layers of a model) share one
+// choice, which keeps the program as small as one layer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_PASSES_AUTOSHARDPROBLEM_H
+#define SPMD_PASSES_AUTOSHARDPROBLEM_H
+
+#include "ir/ShardingInterface.h"
+#include "partitioner/AutoShardModel.h"
+#include "partitioner/AutoShardStrategies.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <limits>
+
+namespace mlir::spmd {
+
+struct AutoShardSettings {
+  double memoryBudget = std::numeric_limits<double>::infinity();
+  /// How many times slower a DCN axis moves a byte than an ICI axis.
+  double dcnCost = 10;
+  double flopsPerSecond = 1e12;
+  /// Bytes per second one device sends over an ICI axis.
+  double bytesPerSecond = 1e11;
+  /// Above this many nodes, nodes of the same structure share a choice.
+  unsigned shareAbove = 256;
+};
+
+class AutoShardProblem {
+public:
+  /// The problem of `function` on `mesh`, whose axes `dcnAxes[a]` cross
+  /// hosts. Fails (with a diagnostic) on shardings that do not fit.
+  static FailureOr<AutoShardProblem>
+  build(func::FuncOp function, const MeshInfo &mesh, ArrayRef<bool> dcnAxes,
+        const AutoShardSettings &settings);
+
+  /// The layout `value` has under `choice`: its pinned layout, the one its
+  /// node's strategy gives it, or nullopt (remade or unknown values).
+  std::optional<::spmd::ShardState>
+  layout(Value value, ArrayRef<unsigned> choice) const;
+  /// Whether the layout of `value` is chosen (not written by the user).
+  bool isChosen(Value value) const { return free.count(value); }
+
+  /// The modelled seconds of `choice`, the part of them spent computing,
+  /// and its peak bytes per device.
+  double seconds(ArrayRef<unsigned> choice) const;
+  double computeSeconds(ArrayRef<unsigned> choice) const;
+
+  ::spmd::ShardingProblem problem;
+  /// Seconds no choice changes (reshards between written layouts).
+  double fixedSeconds = 0;
+  /// Counts before nodes shared their choices.
+  unsigned opsModelled = 0, nodesBeforeSharing = 0;
+
+private:
+  struct FreeValue {
+    unsigned node;
+    std::vector<::spmd::ShardState> layouts;
+  };
+  llvm::MapVector<Value, FreeValue> free;
+  llvm::DenseMap<Value, ::spmd::ShardState> pinned;
+  /// Per node and strategy: the compute part of its cost.
+  std::vector<std::vector<double>> compute;
+
+  friend class AutoShardProblemBuilder;
+};
+
+} // namespace mlir::spmd
+
+#endif // SPMD_PASSES_AUTOSHARDPROBLEM_H
