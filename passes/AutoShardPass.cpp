@@ -140,12 +140,12 @@ LogicalResult AutoShardPass::shard(func::FuncOp function,
   }
   Operation *terminator = body.getTerminator();
   updateResultAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
-    std::optional<::spmd::ShardState> layout =
-        problem->layout(terminator->getOperand(i), choice);
+    std::optional<::spmd::ShardState> layout = problem->resultLayout(i, choice);
+    bool chosen = layout.has_value();
+    if (!layout)
+      layout = problem->layout(terminator->getOperand(i), choice);
     if (!layout)
       return;
-    layout->partial.clear();
-    bool chosen = !attrs.get(name);
     if (chosen)
       attrs.set(name, attrOf(*layout));
     results.push_back(llvm::json::Object{

@@ -46,7 +46,7 @@ private:
     /// The op (or the argument's first user) the node stands for, and the
     /// ops that follow it.
     Operation *anchor = nullptr;
-    int argument = -1;
+    int argument = -1, result = -1;
     SmallVector<Operation *> followers;
     unsigned numValues = 0;
   };
@@ -70,6 +70,7 @@ private:
                    ArrayRef<ShardState> layouts, const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   bool isRemade(Value value) const;
+  std::vector<ShardState> everyLayout(ArrayRef<int64_t> shape);
   LogicalResult addArgument(BlockArgument argument);
   LogicalResult addOp(Operation *op);
   bool addFollower(Operation *op, const OpShardingRule &rule);
@@ -198,6 +199,21 @@ bool AutoShardProblemBuilder::isRemade(Value value) const {
   });
 }
 
+/// Every way to split a tensor of `shape` (each axis to one dimension it
+/// divides, in mesh order), the replicated layout first: the strategies of
+/// an op that only holds the value.
+std::vector<ShardState>
+AutoShardProblemBuilder::everyLayout(ArrayRef<int64_t> shape) {
+  ::spmd::ShardingRule rule = ::spmd::ShardingRule::identity(shape, 1);
+  std::vector<std::vector<int64_t>> shapes{
+      std::vector<int64_t>(shape.begin(), shape.end())};
+  std::vector<ShardState> layouts;
+  for (::spmd::OpStrategy &s :
+       ::spmd::enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs))
+    layouts.push_back(std::move(s.tensors[0]));
+  return layouts;
+}
+
 LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
   if (!isStaticTensor(argument))
     return success();
@@ -212,12 +228,6 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
     if (!open || written.getMesh() != meshSymbol)
       return pin(argument, written, function);
   }
-  // Every way to split the dimensions (each axis to one dimension it
-  // divides): the strategies of an op that only holds the value.
-  std::vector<int64_t> shape = shapeOf(argument);
-  ::spmd::ShardingRule rule = ::spmd::ShardingRule::identity(shape, 1);
-  std::vector<std::vector<int64_t>> shapes{shape};
-  std::vector<ShardState> layouts;
   std::optional<ShardState> writtenState;
   if (user)
     if (llvm::Expected<ShardState> s = ::spmd::toState(mesh, *user))
@@ -226,9 +236,8 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
       return function.emitError("cannot auto-shard argument #")
              << argument.getArgNumber() << ": "
              << llvm::toString(s.takeError());
-  for (::spmd::OpStrategy &s :
-       ::spmd::enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs)) {
-    ShardState &layout = s.tensors[0];
+  std::vector<ShardState> layouts;
+  for (ShardState &layout : everyLayout(shapeOf(argument))) {
     // Open dimensions written with axes keep them first; closed ones keep
     // exactly what was written.
     if (writtenState) {
@@ -236,9 +245,9 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
       for (auto [d, dim] : llvm::enumerate(user->dims)) {
         const auto &want = writtenState->dims[d];
         const auto &have = layout.dims[d];
-        keeps &= dim.open ? llvm::ArrayRef(have).take_front(want.size()) ==
-                                llvm::ArrayRef(want) &&
-                                have.size() >= want.size()
+        keeps &= dim.open ? have.size() >= want.size() &&
+                                llvm::ArrayRef(have).take_front(
+                                    want.size()) == llvm::ArrayRef(want)
                           : have == want;
       }
       if (!keeps)
@@ -421,12 +430,14 @@ void AutoShardProblemBuilder::addReturn(Operation *op) {
         llvm::consumeError(target.takeError());
       continue;
     }
-    // An unannotated result takes its value's layout, reduced.
-    for (size_t s = 0; s < layouts.size(); ++s) {
-      ShardState reduced = layouts[s];
-      reduced.partial.clear();
-      nodes[node].cost[s] += reshard(operand, layouts[s], reduced);
-    }
+    // An unannotated result takes any layout, resharded into from its
+    // value's (a pending value is reduced, or reduce-scattered).
+    std::vector<ShardState> targets = everyLayout(shapeOf(operand));
+    unsigned target = addNode(targets.size(), nullptr);
+    nodes[target].result = int(i);
+    for (size_t s = 0; s < targets.size(); ++s)
+      chargeRead(operand, target, s, targets[s]);
+    result.results.push_back({unsigned(i), {target, std::move(targets)}});
   }
 }
 
@@ -455,8 +466,8 @@ llvm::hash_code AutoShardProblemBuilder::opKey(Operation *op, int depth) {
 /// same op on the same types, fed by the same ops three levels up.
 llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
   constexpr int kDepth = 3;
-  llvm::hash_code key =
-      llvm::hash_combine(node.argument >= 0, node.cost.size(), node.numValues);
+  llvm::hash_code key = llvm::hash_combine(node.argument >= 0, node.result,
+                                          node.cost.size(), node.numValues);
   if (node.anchor)
     key = llvm::hash_combine(key, opKey(node.anchor, kDepth));
   if (node.argument >= 0) {
@@ -521,6 +532,8 @@ void AutoShardProblemBuilder::share() {
   for (auto &[ends, cost] : merged)
     problem.edges.push_back({ends.first, ends.second, std::move(cost)});
   for (auto &entry : result.free)
+    entry.second.node = classOf[entry.second.node];
+  for (auto &entry : result.results)
     entry.second.node = classOf[entry.second.node];
   for (ModelValue &v : values)
     v.node = classOf[v.node];
@@ -640,6 +653,15 @@ AutoShardProblem::layout(Value value, ArrayRef<unsigned> choice) const {
   if (it == free.end())
     return std::nullopt;
   return it->second.layouts[choice[it->second.node]];
+}
+
+std::optional<ShardState>
+AutoShardProblem::resultLayout(unsigned index,
+                               ArrayRef<unsigned> choice) const {
+  for (const auto &[i, chosen] : results)
+    if (i == index)
+      return chosen.layouts[choice[chosen.node]];
+  return std::nullopt;
 }
 
 double AutoShardProblem::seconds(ArrayRef<unsigned> choice) const {

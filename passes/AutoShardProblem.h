@@ -62,6 +62,10 @@ public:
   layout(Value value, ArrayRef<unsigned> choice) const;
   /// Whether the layout of `value` is chosen (not written by the user).
   bool isChosen(Value value) const { return free.count(value); }
+  /// The layout chosen for the function's result `index`, or nullopt
+  /// where the user wrote one or its value is not modelled.
+  std::optional<::spmd::ShardState>
+  resultLayout(unsigned index, ArrayRef<unsigned> choice) const;
 
   /// The modelled seconds of `choice`, the part of them spent computing,
   /// and its peak bytes per device.
@@ -80,6 +84,8 @@ private:
     std::vector<::spmd::ShardState> layouts;
   };
   llvm::MapVector<Value, FreeValue> free;
+  /// Function results left open: their index and their own node.
+  std::vector<std::pair<unsigned, FreeValue>> results;
   llvm::DenseMap<Value, ::spmd::ShardState> pinned;
   /// Per node and strategy: the compute part of its cost.
   std::vector<std::vector<double>> compute;
