@@ -3,6 +3,7 @@
 
 Usage: gen_bert.py [--layers 24] [--batch 8] [--seq 128] [--hidden 768]
                    [--heads 12] [--ffn 3072] [--mesh DATAxMODEL]
+                   [--input-only]
 
 Each layer is written as torch-mlir lowers it before fusion: one
 linalg.generic per elementwise op, matmuls with a zero-filled init, bias
@@ -12,7 +13,8 @@ scale and an additive mask, a softmax of reductions and elementwise ops, a
 residual add and a layer norm after attention and after the MLP (GELU, tanh
 form). Weights carry Megatron shardings (QKV and the first MLP weight split
 by columns over "model", the output projections by rows), the input is split
-over "data". The 24-layer BERT-base default is about 10,000 operations.
+over "data" (alone with --input-only). The 24-layer BERT-base default is
+about 10,000 operations.
 """
 import argparse
 
@@ -47,6 +49,8 @@ def main():
     p.add_argument("--heads", type=int, default=12)
     p.add_argument("--ffn", type=int, default=3072)
     p.add_argument("--mesh", default="2x4")
+    p.add_argument("--input-only", action="store_true",
+                   help="annotate the input alone (for --spmd-auto-shard)")
     a = p.parse_args()
     D, M = (int(v) for v in a.mesh.split("x"))
     B, S, H, NH, F = a.batch, a.seq, a.hidden, a.heads, a.ffn
@@ -182,6 +186,8 @@ def main():
     args, weights = [], []
 
     def arg(name, shape, spec=None):
+        if a.input_only and name != "x":
+            spec = None
         ann = ' {spmd.sharding = #spmd.sharding<@mesh, %s>}' % spec if spec else ""
         args.append("%%%s: %s%s" % (name, ttype(shape), ann))
         return "%" + name

@@ -100,48 +100,52 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
       largest = std::max(largest, std::abs(c));
   double scale = largest > 0 ? 1e6 / largest : 1;
 
-  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
-                                                          Cbc_deleteModel);
-  Cbc_Model *m = model.get();
-  Cbc_setLogLevel(m, 0);
-  Cbc_setMaximumSeconds(m, timeLimitSeconds);
-  Cbc_setAllowableFractionGap(m, 0);
-  Cbc_setAllowableGap(m, 1e-7);
-  int columns = 0;
+  // The program is assembled here and loaded at once (adding columns one
+  // by one is quadratic in CBC).
+  std::vector<double> objective, upper;
+  std::vector<char> integer;
+  std::vector<double> rowLower, rowUpper;
+  struct Entry {
+    int row, col;
+    double coef;
+  };
+  std::vector<Entry> entries;
+  auto addColumn = [&](double cost, bool isInteger) {
+    objective.push_back(cost * scale);
+    upper.push_back(1);
+    integer.push_back(isInteger);
+    return int(objective.size()) - 1;
+  };
+  auto addRow = [&](double lower, double upperBound) {
+    rowLower.push_back(lower);
+    rowUpper.push_back(upperBound);
+    return int(rowLower.size()) - 1;
+  };
   std::vector<int> first(problem.nodes.size());
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    first[v] = columns;
-    for (double c : problem.nodes[v].cost) {
-      Cbc_addCol(m, "", 0, 1, c * scale, 1, 0, nullptr, nullptr);
-      ++columns;
-    }
-    std::vector<int> cols(problem.strategies(v));
-    for (size_t i = 0; i < cols.size(); ++i)
-      cols[i] = first[v] + int(i);
-    std::vector<double> ones(cols.size(), 1.0);
-    Cbc_addRow(m, "", int(cols.size()), cols.data(), ones.data(), 'E', 1);
+    first[v] = int(objective.size());
+    int row = addRow(1, 1);
+    for (double c : problem.nodes[v].cost)
+      entries.push_back({row, addColumn(c, true), 1.0});
   }
   for (const ShardingProblem::Edge &e : problem.edges) {
     size_t a = problem.strategies(e.from), b = problem.strategies(e.to);
-    int base = columns;
-    for (double c : e.cost) {
-      Cbc_addCol(m, "", 0, 1, c * scale, 0, 0, nullptr, nullptr);
-      ++columns;
-    }
+    int base = int(objective.size());
+    for (double c : e.cost)
+      addColumn(c, false);
     // Marginals: row i sums to s[from][i], column j to s[to][j].
-    auto marginal = [&](int nodeColumn, size_t cells, auto cell) {
-      std::vector<int> cols;
-      std::vector<double> coefs(cells, 1.0);
-      for (size_t c = 0; c < cells; ++c)
-        cols.push_back(base + int(cell(c)));
-      cols.push_back(nodeColumn);
-      coefs.push_back(-1);
-      Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'E', 0);
-    };
-    for (size_t i = 0; i < a; ++i)
-      marginal(first[e.from] + int(i), b, [&](size_t j) { return i * b + j; });
-    for (size_t j = 0; j < b; ++j)
-      marginal(first[e.to] + int(j), a, [&](size_t i) { return i * b + j; });
+    for (size_t i = 0; i < a; ++i) {
+      int row = addRow(0, 0);
+      for (size_t j = 0; j < b; ++j)
+        entries.push_back({row, base + int(i * b + j), 1.0});
+      entries.push_back({row, first[e.from] + int(i), -1.0});
+    }
+    for (size_t j = 0; j < b; ++j) {
+      int row = addRow(0, 0);
+      for (size_t i = 0; i < a; ++i)
+        entries.push_back({row, base + int(i * b + j), 1.0});
+      entries.push_back({row, first[e.to] + int(j), -1.0});
+    }
   }
   if (std::isfinite(problem.memoryBudget))
     for (const ShardingProblem::LiveSet &live : problem.liveSets) {
@@ -152,15 +156,40 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
         for (size_t i = 0; i < value.bytes.size(); ++i)
           bytes[first[value.node] + int(i)] += value.bytes[i];
       }
-      std::vector<int> cols;
-      std::vector<double> coefs;
-      for (auto [col, coef] : bytes) {
-        cols.push_back(col);
-        coefs.push_back(coef);
-      }
-      Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), 'L',
-                 problem.memoryBudget - live.fixedBytes);
+      int row = addRow(-std::numeric_limits<double>::max(), problem.memoryBudget - live.fixedBytes);
+      for (auto [col, coef] : bytes)
+        entries.push_back({row, col, coef});
     }
+  // Column-major, as CBC loads it.
+  int columns = int(objective.size());
+  std::vector<CoinBigIndex> starts(columns + 1, 0);
+  for (const Entry &entry : entries)
+    ++starts[entry.col + 1];
+  for (int c = 0; c < columns; ++c)
+    starts[c + 1] += starts[c];
+  std::vector<int> rows(entries.size());
+  std::vector<double> coefs(entries.size());
+  std::vector<CoinBigIndex> next(starts.begin(), starts.end() - 1);
+  for (const Entry &entry : entries) {
+    CoinBigIndex at = next[entry.col]++;
+    rows[at] = entry.row;
+    coefs[at] = entry.coef;
+  }
+  std::vector<double> lower(columns, 0);
+
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_Model *m = model.get();
+  Cbc_setLogLevel(m, 0);
+  Cbc_setMaximumSeconds(m, timeLimitSeconds);
+  Cbc_setAllowableFractionGap(m, 0);
+  Cbc_setAllowableGap(m, 1e-7);
+  Cbc_loadProblem(m, columns, int(rowLower.size()), starts.data(),
+                  rows.data(), coefs.data(), lower.data(), upper.data(),
+                  objective.data(), rowLower.data(), rowUpper.data());
+  for (int c = 0; c < columns; ++c)
+    if (integer[c])
+      Cbc_setInteger(m, c);
 
   Cbc_solve(m);
   const double *values = Cbc_getColSolution(m);
