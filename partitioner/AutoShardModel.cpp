@@ -84,9 +84,96 @@ solveExhaustively(const ShardingProblem &problem) {
   return best;
 }
 
+/// A choice within the budget found greedily, or nullopt: each node's
+/// strategy of the fewest bytes (then the cheapest), then single-node moves
+/// that lower the cost while every live set stays within the budget, until
+/// none does. CBC starts from it, and it is the answer when CBC finds none
+/// within its time limit.
+static std::optional<std::vector<unsigned>>
+greedyChoice(const ShardingProblem &problem) {
+  size_t n = problem.nodes.size();
+  std::vector<std::vector<unsigned>> incident(n);
+  for (size_t e = 0; e < problem.edges.size(); ++e) {
+    incident[problem.edges[e].from].push_back(e);
+    incident[problem.edges[e].to].push_back(e);
+  }
+  // Per node, the live sets it is in and its values there.
+  std::vector<std::vector<std::pair<unsigned, std::vector<unsigned>>>> in(n);
+  std::vector<double> bytes(problem.liveSets.size());
+  for (size_t l = 0; l < problem.liveSets.size(); ++l) {
+    bytes[l] = problem.liveSets[l].fixedBytes;
+    for (unsigned x : problem.liveSets[l].values) {
+      auto &sets = in[problem.values[x].node];
+      if (sets.empty() || sets.back().first != l)
+        sets.push_back({unsigned(l), {}});
+      sets.back().second.push_back(x);
+    }
+  }
+  auto held = [&](const std::vector<unsigned> &values, unsigned s) {
+    double sum = 0;
+    for (unsigned x : values)
+      sum += problem.values[x].bytes[s];
+    return sum;
+  };
+  std::vector<unsigned> choice(n, 0);
+  for (size_t v = 0; v < n; ++v) {
+    std::vector<double> size(problem.strategies(v), 0);
+    for (auto &[l, values] : in[v])
+      for (size_t s = 0; s < size.size(); ++s)
+        size[s] += held(values, s);
+    for (size_t s = 1; s < size.size(); ++s)
+      if (std::make_pair(size[s], problem.nodes[v].cost[s]) <
+          std::make_pair(size[choice[v]], problem.nodes[v].cost[choice[v]]))
+        choice[v] = s;
+    for (auto &[l, values] : in[v])
+      bytes[l] += held(values, choice[v]);
+  }
+  for (double b : bytes)
+    if (b > problem.memoryBudget)
+      return std::nullopt;
+  auto local = [&](size_t v, unsigned s) {
+    double cost = problem.nodes[v].cost[s];
+    for (unsigned e : incident[v]) {
+      const ShardingProblem::Edge &edge = problem.edges[e];
+      unsigned i = edge.from == v ? s : choice[edge.from];
+      unsigned j = edge.to == v ? s : choice[edge.to];
+      cost += edge.cost[i * problem.strategies(edge.to) + j];
+    }
+    return cost;
+  };
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (size_t v = 0; v < n; ++v) {
+      unsigned best = choice[v];
+      double bestCost = local(v, best);
+      for (unsigned s = 0; s < problem.strategies(v); ++s) {
+        double cost = local(v, s);
+        if (cost >= bestCost - 1e-15 * std::abs(bestCost))
+          continue;
+        bool fits = llvm::all_of(in[v], [&](const auto &entry) {
+          return bytes[entry.first] - held(entry.second, choice[v]) +
+                     held(entry.second, s) <=
+                 problem.memoryBudget;
+        });
+        if (fits) {
+          best = s;
+          bestCost = cost;
+        }
+      }
+      if (best == choice[v])
+        continue;
+      for (auto &[l, values] : in[v])
+        bytes[l] += held(values, best) - held(values, choice[v]);
+      choice[v] = best;
+      moved = true;
+    }
+  }
+  return choice;
+}
+
 llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                                               double timeLimitSeconds) {
-  auto start = std::chrono::steady_clock::now();
+  auto began = std::chrono::steady_clock::now();
   ShardingSolution solution;
   if (problem.nodes.empty())
     return solution;
@@ -190,10 +277,32 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   for (int c = 0; c < columns; ++c)
     if (integer[c])
       Cbc_setInteger(m, c);
+  std::optional<std::vector<unsigned>> start = greedyChoice(problem);
+  if (start) {
+    std::vector<int> cols;
+    std::vector<double> ones;
+    for (size_t v = 0; v < problem.nodes.size(); ++v) {
+      cols.push_back(first[v] + int((*start)[v]));
+      ones.push_back(1);
+    }
+    Cbc_setMIPStartI(m, int(cols.size()), cols.data(), ones.data());
+  }
 
   Cbc_solve(m);
   const double *values = Cbc_getColSolution(m);
   bool found = values && Cbc_numberSavedSolutions(m) > 0;
+  if (!found && start) {
+    // Out of time before CBC found a choice (its status may then read
+    // infeasible, which the greedy choice disproves): that one stands.
+    solution.status = ShardingSolution::Status::TimeLimit;
+    solution.choice = *start;
+    solution.cost = evaluate(problem, solution.choice);
+    solution.bound = 0;
+    solution.seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - began)
+                           .count();
+    return solution;
+  }
   if (Cbc_isProvenInfeasible(m) || !found) {
     if (Cbc_isSecondsLimitReached(m))
       return llvm::createStringError(
@@ -216,7 +325,7 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                        ? solution.cost
                        : Cbc_getBestPossibleObjValue(m) / scale;
   solution.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
+                         std::chrono::steady_clock::now() - began)
                          .count();
   return solution;
 }
