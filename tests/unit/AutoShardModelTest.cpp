@@ -105,6 +105,47 @@ TEST(AutoShardModel, CbcEqualsExhaustiveEnumeration) {
   EXPECT_GT(infeasible, 5);
 }
 
+TEST(AutoShardModel, TimeLimitStillGivesAChoiceWithinTheBudget) {
+  // Too large to solve in a microsecond: the greedy start is the answer,
+  // and it respects the budget.
+  std::mt19937 rng(7);
+  ShardingProblem p;
+  for (unsigned r = 0; r < 20; ++r) {
+    ShardingProblem part = randomProblem(rng, 8);
+    unsigned offset = p.nodes.size(), values = p.values.size();
+    p.nodes.insert(p.nodes.end(), part.nodes.begin(), part.nodes.end());
+    for (auto value : part.values) {
+      value.node += offset;
+      p.values.push_back(value);
+    }
+    for (auto e : part.edges) {
+      e.from += offset;
+      e.to += offset;
+      p.edges.push_back(e);
+    }
+    for (auto live : part.liveSets) {
+      for (unsigned &x : live.values)
+        x += values;
+      p.liveSets.push_back(live);
+    }
+  }
+  // Tight: the peak of each node's smallest strategy.
+  std::vector<unsigned> smallest(p.nodes.size(), 0);
+  for (const auto &value : p.values)
+    for (unsigned s = 0; s < value.bytes.size(); ++s)
+      if (value.bytes[s] < value.bytes[smallest[value.node]])
+        smallest[value.node] = s;
+  p.memoryBudget = peakMemory(p, smallest) + 1024;
+  auto rushed = solveWithCbc(p, 1e-6);
+  ASSERT_TRUE(bool(rushed)) << llvm::toString(rushed.takeError());
+  EXPECT_EQ(rushed->status, ShardingSolution::Status::TimeLimit);
+  EXPECT_LE(peakMemory(p, rushed->choice), p.memoryBudget);
+  EXPECT_EQ(rushed->cost, evaluate(p, rushed->choice));
+  auto solved = solveWithCbc(p, 60);
+  ASSERT_TRUE(bool(solved));
+  EXPECT_LE(solved->cost, rushed->cost);
+}
+
 TEST(AutoShardModel, BudgetChangesTheChoice) {
   // Replicated (fast, big) or sharded (slower, small), twice.
   ShardingProblem p;
