@@ -107,8 +107,12 @@ struct ProgramState {
   /// The sharding constraint made for an intermediate value.
   llvm::DenseMap<mlir::Value, mlir::Operation *> constraints;
   std::shared_ptr<Compiled> compiled;
-  /// The hash of the module `compiled` was made from.
+  /// The hash of the module `compiled` was made from (and of the options).
   uint64_t compiledHash = 0;
+  /// The plan report of the last auto-sharded compile.
+  std::string autoShardReport;
+  /// The options of the last compile(options), for compile() and run().
+  Program::CompileOptions options;
   /// The first error of the tensor builder.
   absl::Status builderStatus;
 
@@ -119,8 +123,10 @@ struct ProgramState {
   Value handle(mlir::Value value) const;
   /// The value `v` names, if it is one of this program's.
   absl::StatusOr<mlir::Value> resolve(const Value &v) const;
-  /// The `spmd.mesh` symbol for `mesh`, made on first use.
-  absl::StatusOr<std::string> meshSymbol(const DeviceMesh &mesh);
+  /// The `spmd.mesh` symbol for `mesh`, made on first use; `dcnShape`
+  /// (hosts per axis) when it spans several.
+  absl::StatusOr<std::string> meshSymbol(const DeviceMesh &mesh,
+                                         llvm::ArrayRef<int64_t> dcnShape);
   /// Erases the meshes no sharding uses any more.
   void pruneMeshes();
 };

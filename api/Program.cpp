@@ -2,9 +2,12 @@
 
 #include "Internal.h"
 
+#include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
+#include "passes/AutoShardProblem.h"
 #include "passes/Dialects.h"
+#include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
 #include "sharding/ShardLayout.h"
 
@@ -13,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/xxhash.h"
@@ -113,7 +117,9 @@ absl::StatusOr<mlir::Value> ProgramState::resolve(const Value &v) const {
   return mlir::Value::getFromOpaquePointer(v.handle_);
 }
 
-absl::StatusOr<std::string> ProgramState::meshSymbol(const DeviceMesh &mesh) {
+absl::StatusOr<std::string>
+ProgramState::meshSymbol(const DeviceMesh &mesh,
+                         llvm::ArrayRef<int64_t> dcnShape) {
   mlir::MLIRContext *ctx = context.get();
   auto attr = mlir::spmd::MeshAttr::get(ctx, mesh);
   unsigned count = 0;
@@ -127,7 +133,9 @@ absl::StatusOr<std::string> ProgramState::meshSymbol(const DeviceMesh &mesh) {
     name += "_";
   mlir::OpBuilder b(ctx);
   b.setInsertionPointToStart(module->getBody());
-  mlir::spmd::MeshOp::create(b, module->getLoc(), name, attr);
+  auto op = mlir::spmd::MeshOp::create(b, module->getLoc(), name, attr);
+  if (llvm::any_of(dcnShape, [](int64_t hosts) { return hosts > 1; }))
+    op.setDcnShapeAttr(mlir::DenseI64ArrayAttr::get(ctx, dcnShape));
   return name;
 }
 
@@ -340,7 +348,8 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
           deviceMesh->str()));
   if (absl::Status cleared = clear_sharding(value); !cleared.ok())
     return cleared;
-  absl::StatusOr<std::string> symbol = state_->meshSymbol(*deviceMesh);
+  absl::StatusOr<std::string> symbol =
+      state_->meshSymbol(*deviceMesh, mesh.dcn_shape());
   if (!symbol.ok())
     return symbol.status();
   checked->meshName = *symbol;
@@ -412,27 +421,110 @@ absl::Status Program::clear_sharding(const Value &value) {
 // Compile and run
 //===----------------------------------------------------------------------===//
 
+/// The program with the shardings left open chosen (on a copy: the
+/// program keeps what the user marked), printed; the plan report in
+/// `report`.
+static absl::StatusOr<std::string>
+autoShardCopy(detail::ProgramState &state,
+              const Program::CompileOptions &options, std::string &report) {
+  if (options.memory_budget < 0 || !(options.dcn_cost >= 1))
+    return absl::InvalidArgumentError(
+        "auto-sharding needs memory_budget >= 0 (0: no limit) and "
+        "dcn_cost >= 1");
+  mlir::OwningOpRef<mlir::ModuleOp> copy = state.module->clone();
+  if (copy->getOps<mlir::spmd::MeshOp>().empty()) {
+    std::optional<Mesh> mesh = get_global_mesh();
+    if (!mesh)
+      return absl::FailedPreconditionError(
+          "auto-sharding a program with nothing marked needs a mesh: "
+          "set_global_mesh, or mark a value");
+    absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(*mesh);
+    if (!deviceMesh.ok())
+      return deviceMesh.status();
+    auto attr = mlir::spmd::MeshAttr::get(state.context.get(), *deviceMesh);
+    mlir::OpBuilder b(state.context.get());
+    b.setInsertionPointToStart(copy->getBody());
+    auto op = mlir::spmd::MeshOp::create(b, copy->getLoc(), "mesh", attr);
+    if (llvm::any_of(mesh->dcn_shape(), [](int64_t h) { return h > 1; }))
+      op.setDcnShapeAttr(mlir::DenseI64ArrayAttr::get(state.context.get(),
+                                                      mesh->dcn_shape()));
+  }
+  // The ops' sharding rules, as the passes register them.
+  mlir::DialectRegistry models;
+  mlir::spmd::registerShardingModels(models);
+  state.context->appendDialectRegistry(models);
+  mlir::spmd::AutoShardSettings settings;
+  if (options.memory_budget > 0)
+    settings.memoryBudget = double(options.memory_budget);
+  settings.dcnCost = options.dcn_cost;
+  std::string messages;
+  mlir::ScopedDiagnosticHandler collect(
+      state.context.get(), [&](mlir::Diagnostic &d) {
+        if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+          messages += (messages.empty() ? "" : "\n") + d.str();
+        return mlir::success();
+      });
+  mlir::FailureOr<llvm::json::Value> plan =
+      mlir::spmd::autoShardModule(*copy, settings);
+  if (mlir::failed(plan))
+    return absl::InvalidArgumentError(messages);
+  report = llvm::formatv("{0:2}", *plan).str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  copy->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  return text;
+}
+
 absl::Status Program::compile() {
   if (!state_)
     return detail::movedFrom();
+  return compile(state_->options);
+}
+
+absl::Status Program::compile(const CompileOptions &options) {
+  if (!state_)
+    return detail::movedFrom();
+  state_->options = options;
   if (!state_->builderStatus.ok())
     return state_->builderStatus;
   // Printed with its locations, so that errors point into the user's
   // source (they are part of the key: the same program from another place
   // compiles once more).
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  state_->module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
-  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry);
+  auto print = [](mlir::ModuleOp module) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+    return text;
+  };
+  std::string text = print(*state_->module);
+  std::string how =
+      options.auto_shard ? fmt::format("\n@auto {} {}", options.memory_budget,
+                                       options.dcn_cost)
+                         : "";
+  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry + how);
   if (state_->compiled && state_->compiledHash == key)
     return absl::OkStatus();
+  std::string report;
+  if (options.auto_shard) {
+    absl::StatusOr<std::string> sharded =
+        autoShardCopy(*state_, options, report);
+    if (!sharded.ok())
+      return sharded.status();
+    text = std::move(*sharded);
+  }
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(key, text, state_->entry);
+      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + state_->entry),
+                            text, state_->entry);
   if (!compiled.ok())
     return compiled.status();
   state_->compiled = std::move(*compiled);
   state_->compiledHash = key;
+  state_->autoShardReport = std::move(report);
   return absl::OkStatus();
+}
+
+std::string Program::auto_shard_report() const {
+  return state_ ? state_->autoShardReport : "";
 }
 
 absl::StatusOr<std::string> Program::partitioned() const {

@@ -61,24 +61,11 @@ FailureOr<MeshOp> meshOf(func::FuncOp function, ModuleOp module) {
   return *meshes.begin();
 }
 
-struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
-  using SpmdAutoShardBase::SpmdAutoShardBase;
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    SpmdAutoShardBase::getDependentDialects(registry);
-    registerShardingModels(registry);
-  }
-
-  void runOnOperation() override;
-  LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
-                      llvm::json::Array &report);
-};
-
-LogicalResult AutoShardPass::shard(func::FuncOp function,
-                                   const AutoShardSettings &settings,
-                                   llvm::json::Array &report) {
+/// Auto-shards `function`, appending its entry to `report`.
+LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
+                    llvm::json::Array &report) {
   auto start = std::chrono::steady_clock::now();
-  ModuleOp module = getOperation();
+  auto module = function->getParentOfType<ModuleOp>();
   FailureOr<MeshOp> meshOp = meshOf(function, module);
   if (failed(meshOp))
     return failure();
@@ -94,9 +81,9 @@ LogicalResult AutoShardPass::shard(func::FuncOp function,
   if (failed(problem))
     return failure();
   llvm::Expected<::spmd::ShardingSolution> solution =
-      solver == "enumerate"
+      settings.enumerate
           ? ::spmd::solveExhaustively(problem->problem)
-          : ::spmd::solveWithCbc(problem->problem, timeLimit);
+          : ::spmd::solveWithCbc(problem->problem, settings.timeLimit);
   if (!solution)
     return function.emitError("auto-sharding found no plan: ")
            << llvm::toString(solution.takeError());
@@ -104,11 +91,11 @@ LogicalResult AutoShardPass::shard(func::FuncOp function,
   double total = problem->seconds(choice);
   if (solution->status == ::spmd::ShardingSolution::Status::TimeLimit)
     function.emitWarning("auto-sharding stopped at its time limit of ")
-        << timeLimit << " s; the best plan found is used (modelled "
+        << settings.timeLimit << " s; the best plan found is used (modelled "
         << total << " s, no plan below " << solution->bound << " s)";
 
   // Write the chosen layouts: arguments, op results, then results.
-  MLIRContext *context = &getContext();
+  MLIRContext *context = function.getContext();
   StringRef name = SpmdDialect::kShardingAttrName;
   auto attrOf = [&](::spmd::ShardState state) {
     return ShardingAttr::get(
@@ -175,7 +162,7 @@ LogicalResult AutoShardPass::shard(func::FuncOp function,
       {"cost", std::move(cost)},
       {"solver",
        llvm::json::Object{
-           {"name", solver == "enumerate" ? "enumerate" : "cbc"},
+           {"name", settings.enumerate ? "enumerate" : "cbc"},
            {"status", ::spmd::stringifyStatus(solution->status)},
            {"bound_seconds", solution->bound + problem->fixedSeconds},
            {"solve_seconds", solution->seconds},
@@ -191,6 +178,17 @@ LogicalResult AutoShardPass::shard(func::FuncOp function,
         << " nodes, " << p.edges.size() << " edges)";
   return success();
 }
+
+struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
+  using SpmdAutoShardBase::SpmdAutoShardBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    SpmdAutoShardBase::getDependentDialects(registry);
+    registerShardingModels(registry);
+  }
+
+  void runOnOperation() override;
+};
 
 void AutoShardPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -217,17 +215,16 @@ void AutoShardPass::runOnOperation() {
   settings.flopsPerSecond = flopsPerSecond;
   settings.bytesPerSecond = bytesPerSecond;
   settings.shareAbove = shareAbove;
+  settings.timeLimit = timeLimit;
+  settings.enumerate = solver == "enumerate";
 
-  llvm::json::Array functions;
-  for (auto function : module.getOps<func::FuncOp>())
-    if (!function.isExternal() &&
-        failed(shard(function, settings, functions)))
-      return signalPassFailure();
+  FailureOr<llvm::json::Value> value = autoShardModule(module, settings);
+  if (failed(value))
+    return signalPassFailure();
   if (report.empty())
     return;
-  llvm::json::Value value(llvm::json::Object{{"auto_shard", std::move(functions)}});
   if (report == "-") {
-    llvm::outs() << llvm::formatv("{0:2}", value) << "\n";
+    llvm::outs() << llvm::formatv("{0:2}", *value) << "\n";
     return;
   }
   std::error_code ec;
@@ -238,7 +235,19 @@ void AutoShardPass::runOnOperation() {
         << "': " << ec.message();
     return signalPassFailure();
   }
-  os << llvm::formatv("{0:2}", value) << "\n";
+  os << llvm::formatv("{0:2}", *value) << "\n";
 }
 
 } // namespace
+
+FailureOr<llvm::json::Value>
+mlir::spmd::autoShardModule(ModuleOp module,
+                            const AutoShardSettings &settings) {
+  llvm::json::Array functions;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!function.isExternal() &&
+        failed(shard(function, settings, functions)))
+      return failure();
+  return llvm::json::Value(
+      llvm::json::Object{{"auto_shard", std::move(functions)}});
+}

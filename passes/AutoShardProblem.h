@@ -46,6 +46,9 @@ struct AutoShardSettings {
   double bytesPerSecond = 1e11;
   /// Above this many nodes, nodes of the same structure share a choice.
   unsigned shareAbove = 256;
+  /// Seconds CBC may search; enumerate every choice instead (tiny graphs).
+  double timeLimit = 30;
+  bool enumerate = false;
 };
 
 class AutoShardProblem {

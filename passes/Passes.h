@@ -25,6 +25,12 @@ namespace mlir::spmd {
 /// The communication report of a partitioned module (see spmd-comm-report).
 FailureOr<llvm::json::Value> buildCommReport(ModuleOp module);
 
+struct AutoShardSettings;
+/// Chooses the shardings every function of `module` left open and writes
+/// them (spmd-auto-shard); returns the plan report.
+FailureOr<llvm::json::Value> autoShardModule(ModuleOp module,
+                                             const AutoShardSettings &settings);
+
 /// A size in bytes: a number with an optional suffix (B, KB, MB, GB in
 /// powers of 1000, KiB, MiB, GiB in powers of 1024).
 std::optional<double> parseByteSize(StringRef text);

@@ -259,6 +259,74 @@ TEST(Api, SecondCompileIsACacheHit) {
   EXPECT_NE(std::find(names.begin(), names.end(), "cache_hits"), names.end());
 }
 
+// compile() with auto_shard: torch_xla's use_spmd(auto=True). The marked
+// input keeps its sharding, the weights get one from the cost model (split
+// when the budget forces it), and the results match one device.
+TEST(Api, AutoShardChoosesWhatWasNotMarked) {
+  const char *mlp = R"mlir(
+func.func @mlp(%x: tensor<64x256xf32>, %w1: tensor<256x512xf32>,
+               %w2: tensor<512x256xf32>) -> tensor<64x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64x512xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<64x256xf32>, tensor<256x512xf32>) outs(%f1 : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %r = math.tanh %h : tensor<64x512xf32>
+  %e2 = tensor.empty() : tensor<64x256xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %y = linalg.matmul ins(%r, %w2 : tensor<64x512xf32>, tensor<512x256xf32>) outs(%f2 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %y : tensor<64x256xf32>
+})mlir";
+  spmd::HostTensor x = iota({64, 256}), w1 = iota({256, 512}, 0.02f),
+                   w2 = iota({512, 256}, 0.03f);
+  std::vector<spmd::HostTensor> want = reference(mlp, {x, w1, w2});
+  auto program = spmd::Program::fromString(mlp);
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_TRUE(
+      program->mark_sharding(program->argument(0), mesh2x2(), {"x", None})
+          .ok());
+  spmd::Program::CompileOptions options;
+  options.auto_shard = true;
+  ASSERT_TRUE(program->compile(options).ok());
+  std::string report = program->auto_shard_report();
+  EXPECT_NE(report.find("\"status\": \"optimal\""), std::string::npos)
+      << report;
+  auto out = program->run({x, w1, w2});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_LT(maxDiff(*(*out)[0].to_host(), want[0]), 1e-4);
+  // The program keeps what the user marked only.
+  EXPECT_EQ(program->to_string().find("sharding_per_value"), std::string::npos);
+
+  // Half a megabyte per device: both weights (512 KiB each) must be split.
+  options.memory_budget = 600 << 10;
+  ASSERT_TRUE(program->compile(options).ok());
+  report = program->auto_shard_report();
+  EXPECT_NE(report.find("\"memory_budget_bytes\": 614400"), std::string::npos)
+      << report;
+  auto partitioned = program->partitioned();
+  ASSERT_TRUE(partitioned.ok());
+  EXPECT_EQ(partitioned->find("%arg1: tensor<256x512xf32>"), std::string::npos)
+      << *partitioned;
+  EXPECT_EQ(partitioned->find("%arg2: tensor<512x256xf32>"), std::string::npos)
+      << *partitioned;
+  auto budgeted = program->run({x, w1, w2});
+  ASSERT_TRUE(budgeted.ok()) << budgeted.status();
+  EXPECT_LT(maxDiff(*(*budgeted)[0].to_host(), want[0]), 1e-4);
+
+  // Nothing fits 1 KiB; nothing marked and no global mesh has no mesh.
+  options.memory_budget = 1024;
+  EXPECT_ERROR(program->compile(options), "fits the memory budget");
+  auto bare = spmd::Program::fromString(mlp);
+  ASSERT_TRUE(bare.ok());
+  options.memory_budget = 0;
+  if (!spmd::get_global_mesh())
+    EXPECT_ERROR(bare->compile(options), "needs a mesh");
+  spmd::set_global_mesh(mesh2x2());
+  ASSERT_TRUE(bare->compile(options).ok());
+  auto whole = bare->run({x, w1, w2});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_LT(maxDiff(*(*whole)[0].to_host(), want[0]), 1e-4);
+}
+
 TEST(Api, MisuseReturnsStatuses) {
   auto program = spmd::Program::fromString(kMatmul);
   ASSERT_TRUE(program.ok());

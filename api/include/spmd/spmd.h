@@ -286,10 +286,29 @@ public:
   absl::Status mark_sharding(const Value &value, const PartitionSpec &spec);
   absl::Status clear_sharding(const Value &value);
 
+  /// How compile() treats the shardings left open.
+  struct CompileOptions {
+    /// Choose every sharding left open from a cost model (spmd-auto-shard,
+    /// torch_xla's use_spmd(auto=True)); the marked ones stay. A program
+    /// with nothing marked is sharded on the global mesh.
+    bool auto_shard = false;
+    /// Bytes per device the plan may hold (arguments, results, live
+    /// values); 0 for no limit.
+    int64_t memory_budget = 0;
+    /// How many times slower a byte crosses a DCN axis of a HybridMesh.
+    double dcn_cost = 10;
+  };
+
   /// Propagates, partitions and builds the plan, unless an identical
   /// program with identical shardings was compiled before (in this process,
-  /// or in the on-disk cache).
+  /// or in the on-disk cache). The options stay for later compile() and
+  /// run() calls (the defaults until some are given).
   absl::Status compile();
+  absl::Status compile(const CompileOptions &options);
+  /// The plan report (JSON) of the last auto-sharded compile(): each
+  /// argument's sharding, the modelled cost and the solver's status; empty
+  /// when it was not auto-sharded.
+  std::string auto_shard_report() const;
   /// Runs on all local devices (compiling first if needed).
   absl::StatusOr<std::vector<ShardedTensor>> run(std::vector<Input> inputs);
 
