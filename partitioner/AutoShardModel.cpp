@@ -59,6 +59,14 @@ llvm::Expected<ShardingSolution>
 solveExhaustively(const ShardingProblem &problem) {
   auto start = std::chrono::steady_clock::now();
   size_t n = problem.nodes.size();
+  double choices = 1;
+  for (size_t v = 0; v < n; ++v)
+    choices *= double(problem.strategies(v));
+  if (choices > kMaxEnumerated)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "too many choices to enumerate (" + std::to_string(choices) +
+            "); solve with CBC");
   std::vector<unsigned> choice(n, 0);
   ShardingSolution best;
   best.cost = std::numeric_limits<double>::infinity();
@@ -75,7 +83,7 @@ solveExhaustively(const ShardingProblem &problem) {
     if (v == 0)
       break;
   }
-  if (best.choice.empty() && n > 0)
+  if (!std::isfinite(best.cost))
     return noFit(problem);
   best.bound = best.cost;
   best.seconds = std::chrono::duration<double>(
@@ -175,8 +183,11 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                                               double timeLimitSeconds) {
   auto began = std::chrono::steady_clock::now();
   ShardingSolution solution;
-  if (problem.nodes.empty())
+  if (problem.nodes.empty()) {
+    if (peakMemory(problem, {}) > problem.memoryBudget)
+      return noFit(problem);
     return solution;
+  }
   // CBC's tolerances are absolute: costs are scaled so the largest is 1e6.
   double largest = 0;
   for (const ShardingProblem::Node &node : problem.nodes)

@@ -100,9 +100,11 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                                               double timeLimitSeconds);
 
 /// Every choice tried; the first of the cheapest in lexicographic order.
-/// Fails when none fits the budget.
+/// Fails when none fits the budget, or when there are more than
+/// kMaxEnumerated choices.
 llvm::Expected<ShardingSolution>
 solveExhaustively(const ShardingProblem &problem);
+constexpr double kMaxEnumerated = 1e8;
 
 } // namespace spmd
 

@@ -104,8 +104,65 @@ double reshardSeconds(ReshardPlanCache &cache, const DeviceMesh &mesh,
                       const AxisCosts &costs) {
   if (from == to)
     return 0;
-  const ReshardPlan *plan = cache.plan(mesh, shape, elementBytes, from, to);
-  assert(plan && "valid layouts of one mesh always reshard");
+  // Pending axes the source lacks cost nothing (the first device of each
+  // group keeps the value, the others hold zeros); the planner only plans
+  // what moves.
+  ShardState target = to;
+  llvm::erase_if(target.partial, [&](AxisIndex a) {
+    return !llvm::is_contained(from.partial, a);
+  });
+  if (target.partial.empty())
+    target.reduction = from.reduction;
+  if (from == target)
+    return 0;
+  // On meshes of three axes or more the planner's search is too slow to run
+  // for every pair of strategies. There a pending value is all-reduced over
+  // the axes the target does not keep pending, then moves what its devices
+  // lack of their new blocks, as one redistribute over the axes either
+  // layout names would move it.
+  if (mesh.rank() > kPlannedAxes) {
+    double seconds = 0;
+    ShardState reduced = from;
+    llvm::SmallVector<AxisIndex> summed;
+    llvm::erase_if(reduced.partial, [&](AxisIndex a) {
+      if (llvm::is_contained(target.partial, a))
+        return false;
+      summed.push_back(a);
+      return true;
+    });
+    if (!summed.empty()) {
+      int64_t group = 1;
+      for (AxisIndex a : summed)
+        group *= mesh.axisSize(a);
+      double block =
+          double(product(localShape(mesh, shape, from)) * elementBytes);
+      seconds += costs.seconds(
+          summed, commBytes(CollectiveKind::AllReduce, group, block, block));
+    }
+    llvm::SmallVector<AxisIndex> axes;
+    auto named = [&](const ShardState &layout) {
+      for (const auto &dim : layout.dims)
+        for (AxisIndex a : dim)
+          if (!llvm::is_contained(axes, a))
+            axes.push_back(a);
+    };
+    named(reduced);
+    named(target);
+    if (!(reduced == target))
+      seconds += costs.seconds(
+          axes, cache.minBytes(mesh, shape, elementBytes, reduced, target));
+    return seconds;
+  }
+  const ReshardPlan *plan = cache.plan(mesh, shape, elementBytes, from, target);
+  if (!plan) {
+    // Layouts the planner has no plan between (none known today) cost
+    // more than any plan: every device receiving the whole tensor over the
+    // slowest axis, twice.
+    llvm::SmallVector<AxisIndex> all;
+    for (AxisIndex a = 0; a < mesh.rank(); ++a)
+      all.push_back(a);
+    return 2 * costs.seconds(all, double(product(shape) * elementBytes));
+  }
   double seconds = 0;
   for (const ReshardStep &step : plan->steps)
     seconds += costs.seconds(step.axes, step.cost);

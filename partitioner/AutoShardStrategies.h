@@ -60,7 +60,11 @@ enumerateStrategies(const DeviceMesh &mesh, const ShardingRule &rule,
                     double flopsPerPoint, const AxisCosts &costs);
 
 /// Seconds to reshard a value of `shape` from `from` to `to`: the cheapest
-/// plan's collectives, each at the speed of its slowest axis.
+/// plan's collectives, each at the speed of its slowest axis. On meshes of
+/// more than kPlannedAxes axes, without a search: an all_reduce of what
+/// the target does not keep pending, then the bytes the devices lack
+/// (minReceiveBytes) at the slowest axis either layout names.
+constexpr unsigned kPlannedAxes = 2;
 double reshardSeconds(ReshardPlanCache &cache, const DeviceMesh &mesh,
                       llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
                       const ShardState &from, const ShardState &to,

@@ -66,6 +66,11 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
                     llvm::json::Array &report) {
   auto start = std::chrono::steady_clock::now();
   auto module = function->getParentOfType<ModuleOp>();
+  if (!function.getBody().hasOneBlock()) {
+    // Propagation gives such functions their shardings.
+    function.emitWarning("auto-sharding skips functions of several blocks");
+    return success();
+  }
   FailureOr<MeshOp> meshOp = meshOf(function, module);
   if (failed(meshOp))
     return failure();
@@ -172,7 +177,8 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
            {"nodes", int64_t(p.nodes.size())},
            {"edges", int64_t(p.edges.size())},
            {"live_sets", int64_t(p.liveSets.size())}}}});
-  if (seconds > 2)
+  // Long runs say what took the time.
+  if (seconds > 10)
     function.emitRemark("auto-sharded in ")
         << llvm::formatv("{0:f1}", seconds) << " s (" << p.nodes.size()
         << " nodes, " << p.edges.size() << " edges)";
@@ -203,14 +209,21 @@ void AutoShardPass::runOnOperation() {
     }
     settings.memoryBudget = *bytes;
   }
-  if (!(dcnCost >= 1) || !(flopsPerSecond > 0) || !(bytesPerSecond > 0) ||
-      !(timeLimit > 0) || (solver != "cbc" && solver != "enumerate")) {
-    mlir::emitError(module.getLoc(),
-                    "spmd-auto-shard: dcn-cost must be at least 1, "
-                    "flops-per-second, bytes-per-second and time-limit "
-                    "positive, and solver cbc or enumerate");
-    return signalPassFailure();
-  }
+  auto bad = [&](StringRef option, StringRef want) {
+    mlir::emitError(module.getLoc(), "spmd-auto-shard: ")
+        << option << " must be " << want;
+    signalPassFailure();
+  };
+  if (!(dcnCost >= 1))
+    return bad("dcn-cost", "at least 1");
+  if (!(flopsPerSecond > 0))
+    return bad("flops-per-second", "positive");
+  if (!(bytesPerSecond > 0))
+    return bad("bytes-per-second", "positive");
+  if (!(timeLimit > 0))
+    return bad("time-limit", "positive");
+  if (solver != "cbc" && solver != "enumerate")
+    return bad("solver", "cbc or enumerate, not '" + solver + "'");
   settings.dcnCost = dcnCost;
   settings.flopsPerSecond = flopsPerSecond;
   settings.bytesPerSecond = bytesPerSecond;

@@ -16,6 +16,9 @@
 
 #define DEBUG_TYPE "spmd-auto-shard"
 
+/// The most strategies a node keeps.
+static constexpr size_t kMaxStrategies = 64;
+
 using namespace mlir;
 using namespace mlir::spmd;
 using ::spmd::ShardState;
@@ -211,6 +214,17 @@ AutoShardProblemBuilder::everyLayout(ArrayRef<int64_t> shape) {
   for (::spmd::OpStrategy &s :
        ::spmd::enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs))
     layouts.push_back(std::move(s.tensors[0]));
+  // As for ops: the replicated layout and the smallest others.
+  if (layouts.size() > kMaxStrategies) {
+    auto bytes = [&](const ShardState &layout) {
+      return ::spmd::product(::spmd::localShape(mesh, shape, layout));
+    };
+    std::stable_sort(layouts.begin() + 1, layouts.end(),
+                     [&](const ShardState &a, const ShardState &b) {
+                       return bytes(a) < bytes(b);
+                     });
+    layouts.resize(kMaxStrategies);
+  }
   return layouts;
 }
 
@@ -225,7 +239,12 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
     bool open = llvm::any_of(user->dims, [](const ::spmd::DimSharding &d) {
       return d.open;
     });
-    if (!open || written.getMesh() != meshSymbol)
+    // A value on another mesh is left to propagation.
+    if (written.getMesh() != meshSymbol)
+      return success();
+    // What is replicated or pending stays so: only open dimensions of a
+    // plain split are filled in.
+    if (!open || !user->replicated.empty() || user->isPartial())
       return pin(argument, written, function);
   }
   std::optional<ShardState> writtenState;
@@ -307,6 +326,24 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
     for (auto [d, dim] : llvm::enumerate(rule.tensors[leader]))
       ::spmd::projectDim(leaderLayouts[s].dims[d], dim, rule.factorSizes,
                          mesh, factorAxes);
+    // A factor whose axes a compound dimension would not give back (a
+    // reshape's minor part split before its major one) is not split; the
+    // leader is then resharded, and charged for it below.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const ::spmd::TensorFactors &tensor : rule.tensors)
+        for (const ::spmd::DimFactors &dim : tensor) {
+          ::spmd::AxisList axes =
+              ::spmd::composeDim(dim, factorAxes, rule.factorSizes, mesh);
+          llvm::SmallVector<::spmd::AxisList, 4> back(rule.numFactors());
+          ::spmd::projectDim(axes, dim, rule.factorSizes, mesh, back);
+          for (unsigned f : dim)
+            if (back[f] != factorAxes[f]) {
+              factorAxes[f].clear();
+              changed = true;
+            }
+        }
+    }
     double localPoints = points;
     for (const ::spmd::AxisList &axes : factorAxes)
       for (::spmd::AxisIndex a : axes)
@@ -350,6 +387,15 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   }
   if (op->getNumResults() == 0 || isRemade(op->getResult(0)))
     return success();
+  // Results written on another mesh (or not one per result) are the
+  // user's to keep and propagation's to check: the op is left out.
+  if (auto written = op->getAttrOfType<ShardingPerValueAttr>(
+          SpmdDialect::kShardingAttrName))
+    if (written.getShardings().size() != op->getNumResults() ||
+        llvm::any_of(written.getShardings(), [&](ShardingAttr sharding) {
+          return sharding && sharding.getMesh() != meshSymbol;
+        }))
+      return success();
   bool structured = isa<linalg::LinalgOp>(op) || op->getNumRegions() == 0;
   std::optional<OpShardingRule> rule =
       structured ? getShardingRule(op) : std::nullopt;
@@ -386,6 +432,17 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   });
   if (strategies.empty())
     return success();
+  // On meshes of many axes the strategies multiply ((factors + 1)^axes),
+  // and so do the reshards each edge plans: the replicated one and the
+  // least compute are kept.
+  if (strategies.size() > kMaxStrategies) {
+    std::stable_sort(strategies.begin() + 1, strategies.end(),
+                     [](const ::spmd::OpStrategy &a,
+                        const ::spmd::OpStrategy &b) {
+                       return a.computeSeconds < b.computeSeconds;
+                     });
+    strategies.resize(kMaxStrategies);
+  }
   unsigned node = addNode(strategies.size(), op);
   for (auto [s, strategy] : llvm::enumerate(strategies)) {
     nodes[node].cost[s] += strategy.computeSeconds;
@@ -400,10 +457,9 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     for (::spmd::OpStrategy &s : strategies)
       layouts.push_back(s.tensors[numOperands + value.getResultNumber()]);
     ShardingAttr sharding =
-        written && written.getShardings().size() == op->getNumResults()
-            ? written.getShardings()[value.getResultNumber()]
-            : ShardingAttr();
-    if (sharding && sharding.getMesh() == meshSymbol) {
+        written ? written.getShardings()[value.getResultNumber()]
+                : ShardingAttr();
+    if (sharding) {
       if (failed(pin(value, sharding, op)))
         return failure();
       chargeWrite(value, node, layouts, result.pinned[value]);

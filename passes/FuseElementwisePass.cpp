@@ -61,6 +61,13 @@ struct FuseElementwisePass
     : mlir::spmd::impl::SpmdFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Shardings of op results describe the ops before fusion, which may
+    // drop results; the programs fused here run as they are.
+    module.walk([](Operation *op) {
+      if (isa_and_nonnull<mlir::spmd::ShardingPerValueAttr>(
+              op->getAttr(mlir::spmd::SpmdDialect::kShardingAttrName)))
+        op->removeAttr(mlir::spmd::SpmdDialect::kShardingAttrName);
+    });
     // First, a transposed constant (weights, as torch-mlir writes them)
     // becomes a constant once, here, instead of a copy on every call.
     RewritePatternSet folds(&getContext());

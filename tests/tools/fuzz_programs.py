@@ -15,7 +15,11 @@ have 1 to 3 reduced loops, any combiner, one or two results. So the
 programs are not limited to what the partitioner's rules already know.
 
 `spmd-run P --check` runs each program; a check failure, an error or a
-crash is a failure. With --processes=P, programs whose device count P
+crash is a failure. With --auto-shard=SPMD_OPT, every argument and result
+annotation but one in two is dropped and `spmd-opt --spmd-auto-shard`
+(repeated structures sharing their choice in one program of three, a
+memory budget in one of four) chooses the shardings before the run; an
+auto-sharding error other than a budget nothing fits is a failure. With --processes=P, programs whose device count P
 divides run under `mpirun -np P` (each process its block of devices, the
 collectives that cross processes through MPI); the others as usual. Failing programs are kept (in --keep, or a temporary
 folder that is printed). Ends with one line `fuzz: N passed, M failed` and
@@ -780,7 +784,59 @@ def device_count(path):
     return count
 
 
-def run_one(spmd_run, path, seed, timeout, processes=1):
+def drop_annotations(text, rng):
+    """Removes about half of the argument and result annotations."""
+    marker = "{spmd.sharding = #spmd.sharding<"
+    out, at = [], 0
+    while True:
+        start = text.find(marker, at)
+        if start < 0:
+            break
+        depth, end = 0, start + len(marker) - 1
+        while True:
+            depth += {"<": 1, ">": -1}.get(text[end], 0)
+            end += 1
+            if depth == 0:
+                break
+        end += 1  # the closing brace
+        out.append(text[at:start])
+        if rng.random() < 0.5:
+            out.append(text[start:end])
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def auto_shard(spmd_opt, path, rng, timeout):
+    """Auto-shards `path` in place; returns an error kind or None."""
+    options = []
+    if rng.random() < 1 / 3:
+        options.append("share-above=0")
+    if rng.random() < 1 / 4:
+        options.append("memory-budget=%d" % rng.choice([4096, 65536, 1 << 20]))
+    command = [spmd_opt, path, "-o", path + ".auto"]
+    command.append("--spmd-auto-shard" + ("=" + " ".join(options) if options else ""))
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "hang", ""
+    if run.returncode == 0:
+        os.replace(path + ".auto", path)
+        return None, ""
+    if "fits the memory budget" in run.stderr:
+        return "skip", ""
+    return ("crash" if run.returncode < 0 else "auto-shard error"), run.stderr
+
+
+def run_one(spmd_run, path, seed, timeout, processes=1, spmd_opt=None):
+    if spmd_opt:
+        original = path + ".orig"
+        shutil.copy(path, original)
+        kind, out = auto_shard(spmd_opt, path, random.Random(seed), timeout)
+        if kind == "skip":
+            return path, None, "skipped: no plan fits"
+        if kind:
+            return path, kind, out
     command = [spmd_run, path, "--check", "--seed", str(seed)]
     if processes > 1 and device_count(path) % processes == 0:
         command = ["mpirun", "--oversubscribe", "-np", str(processes)] + command
@@ -808,6 +864,7 @@ def main():
     ap.add_argument("--keep", default="")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--processes", type=int, default=1)
+    ap.add_argument("--auto-shard", default="", metavar="SPMD_OPT")
     a = ap.parse_args()
     if a.processes > 1 and not shutil.which("mpirun"):
         print("skipped: mpirun not found (install openmpi-bin)")
@@ -822,12 +879,15 @@ def main():
         rng = random.Random("%d/%d" % (a.seed, case))
         path = os.path.join(keep, "s%d_c%d.mlir" % (a.seed, case))
         with open(path, "w") as f:
-            f.write(make_program(rng))
+            text = make_program(rng)
+            if a.auto_shard:
+                text = drop_annotations(text, rng)
+            f.write(text)
         jobs.append((path, case))
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         futures = [pool.submit(run_one, a.spmd_run, path, case, a.timeout,
-                               a.processes)
+                               a.processes, a.auto_shard)
                    for path, case in jobs]
         for future in futures:
             path, kind, out = future.result()
@@ -835,6 +895,8 @@ def main():
                 passed += 1
                 if not a.keep:
                     os.remove(path)
+                    if os.path.exists(path + ".orig"):
+                        os.remove(path + ".orig")
             else:
                 failed += 1
                 first = "\n    ".join(out.splitlines()[-3:])

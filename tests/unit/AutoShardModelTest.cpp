@@ -97,8 +97,9 @@ TEST(AutoShardModel, CbcEqualsExhaustiveEnumeration) {
       if (v == 0)
         break;
     }
-    if (cheapest == 1)
+    if (cheapest == 1) {
       EXPECT_EQ(cbc->choice, exact->choice);
+    }
   }
   // The rounds covered budgets that bind and ones nothing fits.
   EXPECT_GT(budgeted, 100);

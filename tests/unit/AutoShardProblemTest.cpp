@@ -79,10 +79,10 @@ protected:
     auto cbc = ::spmd::solveWithCbc(p, 60);
     EXPECT_EQ(bool(exact), bool(cbc)) << source;
     if (!exact || !cbc) {
-      if (!exact && !cbc)
+      if (!exact && !cbc) {
         EXPECT_EQ(llvm::toString(exact.takeError()),
                   llvm::toString(cbc.takeError()));
-      else {
+      } else {
         llvm::consumeError(exact.takeError());
         llvm::consumeError(cbc.takeError());
       }

@@ -1,0 +1,7 @@
+spmd.mesh @mesh = <["x"=2]>
+spmd.mesh @other = <["y"=2]>
+func.func @main(%a: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %n = linalg.exp {spmd.sharding = #spmd.sharding_per_value<[<@other, [{}, {"y"}]>]>} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %n : tensor<4x4xf32>
+}
