@@ -22,6 +22,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 #include <atomic>
 #include <chrono>
@@ -117,6 +118,19 @@ absl::StatusOr<mlir::Value> ProgramState::resolve(const Value &v) const {
   return mlir::Value::getFromOpaquePointer(v.handle_);
 }
 
+/// `spmd.mesh @name` first in `module`, with the hosts each axis spans
+/// where there are several.
+static void addMesh(mlir::ModuleOp module, llvm::StringRef name,
+                    const DeviceMesh &mesh, llvm::ArrayRef<int64_t> dcnShape) {
+  mlir::MLIRContext *ctx = module.getContext();
+  mlir::OpBuilder b(ctx);
+  b.setInsertionPointToStart(module.getBody());
+  auto op = mlir::spmd::MeshOp::create(b, module.getLoc(), name,
+                                       mlir::spmd::MeshAttr::get(ctx, mesh));
+  if (llvm::any_of(dcnShape, [](int64_t hosts) { return hosts > 1; }))
+    op.setDcnShapeAttr(mlir::DenseI64ArrayAttr::get(ctx, dcnShape));
+}
+
 absl::StatusOr<std::string>
 ProgramState::meshSymbol(const DeviceMesh &mesh,
                          llvm::ArrayRef<int64_t> dcnShape) {
@@ -131,11 +145,7 @@ ProgramState::meshSymbol(const DeviceMesh &mesh,
   std::string name = count ? fmt::format("mesh{}", count) : "mesh";
   while (module->lookupSymbol(name))
     name += "_";
-  mlir::OpBuilder b(ctx);
-  b.setInsertionPointToStart(module->getBody());
-  auto op = mlir::spmd::MeshOp::create(b, module->getLoc(), name, attr);
-  if (llvm::any_of(dcnShape, [](int64_t hosts) { return hosts > 1; }))
-    op.setDcnShapeAttr(mlir::DenseI64ArrayAttr::get(ctx, dcnShape));
+  addMesh(*module, name, mesh, dcnShape);
   return name;
 }
 
@@ -441,13 +451,7 @@ autoShardCopy(detail::ProgramState &state,
     absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(*mesh);
     if (!deviceMesh.ok())
       return deviceMesh.status();
-    auto attr = mlir::spmd::MeshAttr::get(state.context.get(), *deviceMesh);
-    mlir::OpBuilder b(state.context.get());
-    b.setInsertionPointToStart(copy->getBody());
-    auto op = mlir::spmd::MeshOp::create(b, copy->getLoc(), "mesh", attr);
-    if (llvm::any_of(mesh->dcn_shape(), [](int64_t h) { return h > 1; }))
-      op.setDcnShapeAttr(mlir::DenseI64ArrayAttr::get(state.context.get(),
-                                                      mesh->dcn_shape()));
+    addMesh(*copy, "mesh", *deviceMesh, mesh->dcn_shape());
   }
   // The ops' sharding rules, as the passes register them.
   mlir::DialectRegistry models;
@@ -497,10 +501,18 @@ absl::Status Program::compile(const CompileOptions &options) {
     return text;
   };
   std::string text = print(*state_->module);
-  std::string how =
-      options.auto_shard ? fmt::format("\n@auto {} {}", options.memory_budget,
-                                       options.dcn_cost)
-                         : "";
+  // Auto-sharding a program with no mesh uses the global one: it is part
+  // of what was compiled.
+  std::string how;
+  if (options.auto_shard) {
+    how = fmt::format("\n@auto {} {}", options.memory_budget,
+                      options.dcn_cost);
+    if (state_->module->getOps<mlir::spmd::MeshOp>().empty())
+      if (std::optional<Mesh> global = get_global_mesh())
+        how += fmt::format(" {} {} {}", fmt::join(global->mesh_shape(), "x"),
+                           fmt::join(global->get_logical_mesh(), ","),
+                           fmt::join(global->axis_names(), ","));
+  }
   uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry + how);
   if (state_->compiled && state_->compiledHash == key)
     return absl::OkStatus();

@@ -97,7 +97,8 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
   if (solution->status == ::spmd::ShardingSolution::Status::TimeLimit)
     function.emitWarning("auto-sharding stopped at its time limit of ")
         << settings.timeLimit << " s; the best plan found is used (modelled "
-        << total << " s, no plan below " << solution->bound << " s)";
+        << total << " s, no plan below "
+        << solution->bound + problem->fixedSeconds << " s)";
 
   // Write the chosen layouts: arguments, op results, then results.
   MLIRContext *context = function.getContext();
@@ -130,21 +131,21 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       shardings.push_back(attrOf(*problem->layout(v, choice)));
     op.setAttr(name, ShardingPerValueAttr::get(context, shardings));
   }
-  Operation *terminator = body.getTerminator();
   updateResultAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
-    std::optional<::spmd::ShardState> layout = problem->resultLayout(i, choice);
-    bool chosen = layout.has_value();
-    if (!layout)
-      layout = problem->layout(terminator->getOperand(i), choice);
-    if (!layout)
-      return;
-    if (chosen)
+    std::string sharding;
+    bool chosen = false;
+    if (auto written = dyn_cast_or_null<ShardingAttr>(attrs.get(name))) {
+      sharding = written.toTensorSharding().str();
+    } else if (std::optional<::spmd::ShardState> layout =
+                   problem->resultLayout(i, choice)) {
       attrs.set(name, attrOf(*layout));
+      sharding = ::spmd::describe(mesh.mesh, mesh.symbol.getValue(), *layout);
+      chosen = true;
+    } else {
+      return; // Left to propagation.
+    }
     results.push_back(llvm::json::Object{
-        {"index", i},
-        {"sharding",
-         ::spmd::describe(mesh.mesh, mesh.symbol.getValue(), *layout)},
-        {"chosen", chosen}});
+        {"index", i}, {"sharding", sharding}, {"chosen", chosen}});
   });
 
   double compute = problem->computeSeconds(choice);

@@ -73,7 +73,9 @@ private:
                    ArrayRef<ShardState> layouts, const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   bool isRemade(Value value) const;
-  std::vector<ShardState> everyLayout(ArrayRef<int64_t> shape);
+  std::vector<ShardState>
+  everyLayout(ArrayRef<int64_t> shape,
+              llvm::function_ref<bool(const ShardState &)> keep = nullptr);
   LogicalResult addArgument(BlockArgument argument);
   LogicalResult addOp(Operation *op);
   bool addFollower(Operation *op, const OpShardingRule &rule);
@@ -114,6 +116,14 @@ static double bytesOf(const ::spmd::DeviceMesh &mesh, Value value,
   std::vector<int64_t> local = ::spmd::localShape(mesh, shapeOf(value), state);
   return double(::spmd::product(local)) *
          double(elementBytes(getElementTypeOrSelf(value.getType())));
+}
+
+/// Scalar ops per point of the iteration space: a linalg op's body; other
+/// ops (reshapes, slices, pads) only move data.
+static double flopsPerPoint(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return double(linalgOp.getBlock()->getOperations().size() - 1);
+  return 0;
 }
 
 static bool isStaticTensor(Value value) {
@@ -203,18 +213,20 @@ bool AutoShardProblemBuilder::isRemade(Value value) const {
 }
 
 /// Every way to split a tensor of `shape` (each axis to one dimension it
-/// divides, in mesh order), the replicated layout first: the strategies of
-/// an op that only holds the value.
-std::vector<ShardState>
-AutoShardProblemBuilder::everyLayout(ArrayRef<int64_t> shape) {
+/// divides, in mesh order) that `keep` accepts, the replicated layout
+/// first: the strategies of an op that only holds the value.
+std::vector<ShardState> AutoShardProblemBuilder::everyLayout(
+    ArrayRef<int64_t> shape,
+    llvm::function_ref<bool(const ShardState &)> keep) {
   ::spmd::ShardingRule rule = ::spmd::ShardingRule::identity(shape, 1);
   std::vector<std::vector<int64_t>> shapes{
       std::vector<int64_t>(shape.begin(), shape.end())};
   std::vector<ShardState> layouts;
   for (::spmd::OpStrategy &s :
        ::spmd::enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs))
-    layouts.push_back(std::move(s.tensors[0]));
-  // As for ops: the replicated layout and the smallest others.
+    if (!keep || keep(s.tensors[0]))
+      layouts.push_back(std::move(s.tensors[0]));
+  // As for ops: the first layout and the smallest others.
   if (layouts.size() > kMaxStrategies) {
     auto bytes = [&](const ShardState &layout) {
       return ::spmd::product(::spmd::localShape(mesh, shape, layout));
@@ -248,32 +260,31 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
       return pin(argument, written, function);
   }
   std::optional<ShardState> writtenState;
-  if (user)
-    if (llvm::Expected<ShardState> s = ::spmd::toState(mesh, *user))
-      writtenState = *s;
-    else
+  if (user) {
+    llvm::Expected<ShardState> state = ::spmd::toState(mesh, *user);
+    if (!state)
       return function.emitError("cannot auto-shard argument #")
              << argument.getArgNumber() << ": "
-             << llvm::toString(s.takeError());
-  std::vector<ShardState> layouts;
-  for (ShardState &layout : everyLayout(shapeOf(argument))) {
-    // Open dimensions written with axes keep them first; closed ones keep
-    // exactly what was written.
-    if (writtenState) {
-      bool keeps = true;
-      for (auto [d, dim] : llvm::enumerate(user->dims)) {
-        const auto &want = writtenState->dims[d];
-        const auto &have = layout.dims[d];
-        keeps &= dim.open ? have.size() >= want.size() &&
-                                llvm::ArrayRef(have).take_front(
-                                    want.size()) == llvm::ArrayRef(want)
-                          : have == want;
-      }
-      if (!keeps)
-        continue;
-    }
-    layouts.push_back(std::move(layout));
+             << llvm::toString(state.takeError());
+    writtenState = std::move(*state);
   }
+  // Open dimensions written with axes keep them first; closed ones keep
+  // exactly what was written.
+  std::vector<ShardState> layouts =
+      everyLayout(shapeOf(argument), [&](const ShardState &layout) {
+        if (!writtenState)
+          return true;
+        for (auto [d, dim] : llvm::enumerate(user->dims)) {
+          const auto &want = writtenState->dims[d];
+          const auto &have = layout.dims[d];
+          if (dim.open ? have.size() < want.size() ||
+                             llvm::ArrayRef(have).take_front(want.size()) !=
+                                 llvm::ArrayRef(want)
+                       : have != want)
+            return false;
+        }
+        return true;
+      });
   if (layouts.empty())
     // The written axes are in an order no enumerated layout has.
     return pin(argument, written, function);
@@ -312,14 +323,11 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
   if (leader < 0)
     return false;
   unsigned node = result.free[op->getOperand(leader)].node;
-  // Copied: reads below may add values (and so move the map's storage).
   std::vector<ShardState> leaderLayouts =
       result.free[op->getOperand(leader)].layouts;
   unsigned numOperands = op->getNumOperands();
   double points = double(::spmd::product(rule.factorSizes));
-  double flops = 0;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    flops = double(linalgOp.getBlock()->getOperations().size() - 1);
+  double flops = flopsPerPoint(op);
   std::vector<ShardState> resultLayouts;
   for (size_t s = 0; s < leaderLayouts.size(); ++s) {
     llvm::SmallVector<::spmd::AxisList, 4> factorAxes(rule.numFactors());
@@ -371,14 +379,14 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
 LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
     ShardingAttr sharding = constraint.getSharding();
-    if (sharding.getMesh() != meshSymbol)
+    if (sharding.getMesh() != meshSymbol ||
+        !isStaticTensor(constraint.getResult()))
       return success();
     if (failed(pin(constraint.getResult(), sharding, op)))
       return failure();
     const ShardState &target = result.pinned[constraint.getResult()];
     Value input = constraint.getInput();
     if (auto it = result.free.find(input); it != result.free.end()) {
-      // Copied: the lookup's storage may move while charging.
       auto [node, layouts] = it->second;
       chargeWrite(input, node, layouts, target);
     } else if (auto it = result.pinned.find(input); it != result.pinned.end())
@@ -411,9 +419,7 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     shapes.push_back(shapeOf(v));
   for (Value v : op->getResults())
     shapes.push_back(shapeOf(v));
-  double flops = 0;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    flops = double(linalgOp.getBlock()->getOperations().size() - 1);
+  double flops = flopsPerPoint(op);
   std::vector<::spmd::OpStrategy> strategies = ::spmd::enumerateStrategies(
       mesh, *rule, shapes, numOperands, 1, flops, costs);
   // Results pending over split reductions get the op's reduction kind;
@@ -472,20 +478,27 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
 
 void AutoShardProblemBuilder::addReturn(Operation *op) {
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-    auto it = result.free.find(operand);
-    if (it == result.free.end())
-      continue;
-    auto [node, layouts] = it->second;
     if (auto written = function.getResultAttrOfType<ShardingAttr>(
             i, SpmdDialect::kShardingAttrName)) {
       llvm::Expected<ShardState> target =
           ::spmd::toState(mesh, written.toTensorSharding());
-      if (target && written.getMesh() == meshSymbol)
-        chargeWrite(operand, node, layouts, *target);
-      else
+      if (!target || written.getMesh() != meshSymbol ||
+          !isStaticTensor(operand)) {
         llvm::consumeError(target.takeError());
+        continue;
+      }
+      if (auto it = result.free.find(operand); it != result.free.end()) {
+        auto [node, layouts] = it->second;
+        chargeWrite(operand, node, layouts, *target);
+      } else if (auto it = result.pinned.find(operand);
+                 it != result.pinned.end()) {
+        result.fixedSeconds += reshard(operand, it->second, *target);
+      }
       continue;
     }
+    auto it = result.free.find(operand);
+    if (it == result.free.end())
+      continue;
     // An unannotated result takes any layout, resharded into from its
     // value's (a pending value is reduced, or reduce-scattered).
     std::vector<ShardState> targets = everyLayout(shapeOf(operand));
@@ -501,9 +514,12 @@ llvm::hash_code AutoShardProblemBuilder::opKey(Operation *op, int depth) {
   auto [it, inserted] = keys.try_emplace({op, depth});
   if (!inserted)
     return it->second;
+  // Inherent attributes (indexing maps, dimensions, permutations) live in
+  // properties: both they and the discardable ones tell ops apart.
   llvm::hash_code key = llvm::hash_combine(
       op->getName().getAsOpaquePointer(),
-      op->getRawDictionaryAttrs().getAsOpaquePointer());
+      op->getRawDictionaryAttrs().getAsOpaquePointer(),
+      op->getPropertiesAsAttribute().getAsOpaquePointer());
   for (Type type : op->getResultTypes())
     key = llvm::hash_combine(key, type.getAsOpaquePointer());
   for (Value operand : op->getOperands()) {
@@ -528,7 +544,10 @@ llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
     key = llvm::hash_combine(key, opKey(node.anchor, kDepth));
   if (node.argument >= 0) {
     Value arg = function.getArgument(node.argument);
-    key = llvm::hash_combine(key, arg.getType().getAsOpaquePointer());
+    key = llvm::hash_combine(
+        key, arg.getType().getAsOpaquePointer(),
+        function.getArgAttr(node.argument, SpmdDialect::kShardingAttrName)
+            .getAsOpaquePointer());
     if (node.anchor)
       for (OpOperand &use : arg.getUses())
         if (use.getOwner() == node.anchor)
@@ -544,7 +563,9 @@ llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
 void AutoShardProblemBuilder::share() {
   result.nodesBeforeSharing = nodes.size();
   std::vector<unsigned> classOf(nodes.size());
-  std::map<size_t, unsigned> classes;
+  // Keyed by the strategy count too: a hash collision must not merge
+  // nodes whose strategies differ in number.
+  std::map<std::pair<size_t, size_t>, unsigned> classes;
   bool sharing = nodes.size() > settings.shareAbove;
   unsigned numClasses = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
@@ -552,8 +573,8 @@ void AutoShardProblemBuilder::share() {
       classOf[n] = numClasses++;
       continue;
     }
-    auto [it, inserted] = classes.try_emplace(size_t(nodeKey(nodes[n])),
-                                              numClasses);
+    auto [it, inserted] = classes.try_emplace(
+        {size_t(nodeKey(nodes[n])), nodes[n].cost.size()}, numClasses);
     numClasses += inserted;
     classOf[n] = it->second;
   }

@@ -58,8 +58,6 @@ void buildSpmdPipeline(OpPassManager &pm,
                        const SpmdPipelineOptions &options = {});
 /// The pipeline after import: propagate, partition, optimize collectives.
 void buildSpmdPartitionPipeline(OpPassManager &pm);
-/// spmd-auto-shard with the pipeline's options.
-void addAutoShard(OpPassManager &pm, const SpmdPipelineOptions &options);
 void registerSpmdPipeline();
 
 } // namespace mlir::spmd

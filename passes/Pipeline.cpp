@@ -10,8 +10,10 @@ void mlir::spmd::buildSpmdPartitionPipeline(OpPassManager &pm) {
   pm.addPass(createSpmdOptimizeCollectives());
 }
 
-void mlir::spmd::addAutoShard(OpPassManager &pm,
-                              const SpmdPipelineOptions &options) {
+/// spmd-auto-shard with the pipeline's options.
+static void addAutoShard(mlir::OpPassManager &pm,
+                         const mlir::spmd::SpmdPipelineOptions &options) {
+  using namespace mlir::spmd;
   SpmdAutoShardOptions autoShard;
   autoShard.memoryBudget = options.memoryBudget;
   autoShard.dcnCost = options.dcnCost;

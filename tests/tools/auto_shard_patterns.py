@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Auto-sharding against hand-written plans on the optimality patterns.
 
-Usage: auto_shard_patterns.py SPMD_OPT SPMD_RUN [--mesh-config FILE]
-                              [--workdir DIR] [--no-run]
+Usage: auto_shard_patterns.py SPMD_OPT SPMD_RUN [--workdir DIR] [--no-run]
 
 For the Megatron MLP, attention and FSDP patterns of
 tests/lit/partition/optimality.mlir (2x4 mesh, data=2, model=4), with only
@@ -178,10 +177,8 @@ def auto_shard(tool, text, workdir, name, extra, propagate=False):
     return entry, out
 
 
-def check_run(tool, path, mesh_config):
+def check_run(tool, path):
     cmd = [tool, path, "--check"]
-    if mesh_config:
-        cmd.append("--mesh-config=" + mesh_config)
     out = subprocess.run(cmd, capture_output=True, text=True)
     line = [l for l in out.stdout.splitlines() if l.startswith("check:")]
     return out.returncode == 0 and line and line[0].startswith("check: PASS")
@@ -219,7 +216,7 @@ def main():
         ok = cost <= best[1][0] * (1 + 1e-9)
         if not ok:
             failures.append("%s: auto %g above hand %s %g" % (name, cost, best[0], best[1][0]))
-        if not args.no_run and not check_run(args.spmd_run, path, None):
+        if not args.no_run and not check_run(args.spmd_run, path):
             failures.append("%s: auto plan failed spmd-run --check" % name)
         rows.append((name, "unlimited", fmt(cost), peak, best[0], fmt(best[1][0]),
                      "%.3f" % (cost / best[1][0]), "ok" if ok else "FAIL"))
@@ -249,7 +246,7 @@ def main():
             failures.append("%s: budgeted plan %g (peak %d, budget %d, sharded %d)" %
                             (name, cost, limited["cost"]["peak_memory_bytes"], budget,
                              len(sharded)))
-        if not args.no_run and not check_run(args.spmd_run, path, None):
+        if not args.no_run and not check_run(args.spmd_run, path):
             failures.append("%s: budgeted auto plan failed spmd-run --check" % name)
         rows.append((name, "%d bytes" % budget, fmt(cost),
                      limited["cost"]["peak_memory_bytes"], best_name, best_cost,

@@ -884,7 +884,7 @@ def main():
                 text = drop_annotations(text, rng)
             f.write(text)
         jobs.append((path, case))
-    passed = failed = 0
+    passed = failed = skipped = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         futures = [pool.submit(run_one, a.spmd_run, path, case, a.timeout,
                                a.processes, a.auto_shard)
@@ -893,6 +893,7 @@ def main():
             path, kind, out = future.result()
             if kind is None:
                 passed += 1
+                skipped += out.startswith("skipped")
                 if not a.keep:
                     os.remove(path)
                     if os.path.exists(path + ".orig"):
@@ -905,6 +906,8 @@ def main():
         print("failing programs are in %s" % keep)
     elif not a.keep:
         os.rmdir(keep)
+    if skipped:
+        print("%d of the passed programs fit no plan of their budget" % skipped)
     print("fuzz: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -22,7 +22,9 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -42,8 +44,10 @@ protected:
   }
 
   /// Builds the first function's problem; CBC and enumeration must agree.
-  /// Returns the number of choices, which are enumerated only up to 2e7.
-  double checkExact(const std::string &source, double budgetFraction = 0) {
+  /// Returns the number of choices, which are enumerated only up to 2e7;
+  /// `feasible` tells whether a plan fit.
+  double checkExact(const std::string &source, double budgetFraction = 0,
+                    bool *feasible = nullptr) {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module) << source;
     if (!module)
@@ -77,6 +81,8 @@ protected:
     }
     auto exact = ::spmd::solveExhaustively(p);
     auto cbc = ::spmd::solveWithCbc(p, 60);
+    if (feasible)
+      *feasible = bool(exact);
     EXPECT_EQ(bool(exact), bool(cbc)) << source;
     if (!exact || !cbc) {
       if (!exact && !cbc) {
@@ -98,32 +104,20 @@ protected:
   MLIRContext context;
 };
 
-const char *kMegatron = R"mlir(
-spmd.mesh @mesh = <["data"=2, "model"=4]>
-func.func @mlp(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-               %w1: tensor<1024x4096xf32>, %w2: tensor<4096x1024xf32>) -> tensor<64x1024xf32> {
-  %z = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64x4096xf32>
-  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
-  %h = linalg.matmul ins(%x, %w1 : tensor<64x1024xf32>, tensor<1024x4096xf32>) outs(%f1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel"]}
-      ins(%h : tensor<64x4096xf32>) outs(%e1 : tensor<64x4096xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %m = arith.maximumf %a, %z : f32
-    linalg.yield %m : f32
-  } -> tensor<64x4096xf32>
-  %e2 = tensor.empty() : tensor<64x1024xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %y = linalg.matmul ins(%r, %w2 : tensor<64x4096xf32>, tensor<4096x1024xf32>) outs(%f2 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  return %y : tensor<64x1024xf32>
+/// The Megatron MLP with only its input annotated (also a lit input).
+std::string megatron() {
+  std::ifstream file(SPMD_AUTO_SHARD_MLP);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
-)mlir";
 
 TEST_F(AutoShardProblemTest, MegatronMlpIsSolvedExactly) {
-  EXPECT_GT(checkExact(kMegatron), 1000);
-  checkExact(kMegatron, 0.6);
-  checkExact(kMegatron, 0.3);
+  std::string source = megatron();
+  ASSERT_FALSE(source.empty()) << SPMD_AUTO_SHARD_MLP;
+  EXPECT_GT(checkExact(source), 1000);
+  checkExact(source, 0.6);
+  checkExact(source, 0.3);
 }
 
 TEST_F(AutoShardProblemTest, SoftmaxRowsAreSolvedExactly) {
@@ -264,14 +258,16 @@ TEST_F(AutoShardProblemTest, RandomChainsAreSolvedExactly) {
   for (int round = 0; round < 40; ++round) {
     std::string source = randomChain(rng, 2 + round % 4);
     SCOPED_TRACE("round " + std::to_string(round));
-    double fraction = round % 2 ? 0.4 + 0.1 * (round % 5) : 0;
-    if (checkExact(source, fraction) <= 2e7) {
+    double fraction = round % 2 ? 0.6 + 0.1 * (round % 5) : 0;
+    bool feasible = false;
+    if (checkExact(source, fraction, &feasible) <= 2e7) {
       ++checked;
-      budgeted += fraction > 0;
+      // Budgets that bind, and still let some plan fit.
+      budgeted += fraction > 0 && feasible;
     }
   }
   EXPECT_GE(checked, 30);
-  EXPECT_GE(budgeted, 10);
+  EXPECT_GE(budgeted, 5);
 }
 
 } // namespace
