@@ -16,12 +16,13 @@ cmake --build build-asan
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allow_user_poisoning=0:detect_container_overflow=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export SPMD_MUTANTS=300
-# The corpus models and the long generator and reshard runs are left to the
-# main job: under the sanitizers they take most of the time and add no new
+# The corpus models (auto-sharded too, whose time limit is the main
+# build's) and the long generator and reshard runs are left to the main
+# job: under the sanitizers they take most of the time and add no new
 # code paths. So are the projects built against the installed package: an
 # instrumented install links only into programs built with the same
 # sanitizers.
 ctest --test-dir build-asan -j2 --output-on-failure \
-  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|run/fuzz/seed-[2-9]|run/reshard-pairs|run/differential|api/out-of-tree-)'
+  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|run/fuzz/seed-[2-9]|run/reshard-pairs|run/differential|api/out-of-tree-)'
 scripts/fuzz.sh "${FUZZ_SECONDS:-60}" build-asan
 echo "sanitizer wall-clock: $(( $(date +%s) - start )) s"
