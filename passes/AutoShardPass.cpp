@@ -6,7 +6,6 @@
 #include "passes/AutoShardProblem.h"
 #include "passes/Passes.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -237,19 +236,8 @@ void AutoShardPass::runOnOperation() {
     return signalPassFailure();
   if (report.empty())
     return;
-  if (report == "-") {
-    llvm::outs() << llvm::formatv("{0:2}", *value) << "\n";
-    return;
-  }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    mlir::emitError(module.getLoc())
-        << "cannot write the auto-sharding report to '" << report
-        << "': " << ec.message();
-    return signalPassFailure();
-  }
-  os << llvm::formatv("{0:2}", *value) << "\n";
+  if (failed(writeReport(module, *value, report, "auto-sharding report")))
+    signalPassFailure();
 }
 
 } // namespace

@@ -4,9 +4,7 @@
 #include "partitioner/ReshardPlanner.h"
 #include "passes/Passes.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::spmd {
 #define GEN_PASS_DEF_SPMDCOMMREPORT
@@ -107,19 +105,9 @@ struct CommReportPass : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
     FailureOr<llvm::json::Value> report = buildCommReport(getOperation());
     if (failed(report))
       return signalPassFailure();
-    if (output == "-") {
-      llvm::outs() << llvm::formatv("{0:2}", *report) << "\n";
-      return;
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      mlir::emitError(getOperation().getLoc())
-          << "cannot write the communication report to '" << output
-          << "': " << ec.message();
-      return signalPassFailure();
-    }
-    os << llvm::formatv("{0:2}", *report) << "\n";
+    if (failed(writeReport(getOperation(), *report, output,
+                           "communication report")))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -25,6 +25,12 @@ namespace mlir::spmd {
 /// The communication report of a partitioned module (see spmd-comm-report).
 FailureOr<llvm::json::Value> buildCommReport(ModuleOp module);
 
+/// Writes a pass's JSON `report` (`what`, for errors) to the file `output`,
+/// or to standard output for `-`; an unwritable file is an error on
+/// `module`.
+LogicalResult writeReport(ModuleOp module, const llvm::json::Value &report,
+                          StringRef output, StringRef what);
+
 struct AutoShardSettings;
 /// Chooses the shardings every function of `module` left open and writes
 /// them (spmd-auto-shard); returns the plan report.
