@@ -63,10 +63,10 @@ solveExhaustively(const ShardingProblem &problem) {
   for (size_t v = 0; v < n; ++v)
     choices *= double(problem.strategies(v));
   if (choices > kMaxEnumerated)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "too many choices to enumerate (" + std::to_string(choices) +
-            "); solve with CBC");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "too many choices to enumerate (" +
+                                       std::to_string(choices) +
+                                       "); solve with CBC");
   std::vector<unsigned> choice(n, 0);
   ShardingSolution best;
   best.cost = std::numeric_limits<double>::infinity();
@@ -86,9 +86,9 @@ solveExhaustively(const ShardingProblem &problem) {
   if (!std::isfinite(best.cost))
     return noFit(problem);
   best.bound = best.cost;
-  best.seconds = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - start)
-                     .count();
+  best.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return best;
 }
 
@@ -254,7 +254,8 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
         for (size_t i = 0; i < value.bytes.size(); ++i)
           bytes[first[value.node] + int(i)] += value.bytes[i];
       }
-      int row = addRow(-std::numeric_limits<double>::max(), problem.memoryBudget - live.fixedBytes);
+      int row = addRow(-std::numeric_limits<double>::max(),
+                       problem.memoryBudget - live.fixedBytes);
       for (auto [col, coef] : bytes)
         entries.push_back({row, col, coef});
     }
@@ -282,9 +283,9 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   Cbc_setMaximumSeconds(m, timeLimitSeconds);
   Cbc_setAllowableFractionGap(m, 0);
   Cbc_setAllowableGap(m, 1e-7);
-  Cbc_loadProblem(m, columns, int(rowLower.size()), starts.data(),
-                  rows.data(), coefs.data(), lower.data(), upper.data(),
-                  objective.data(), rowLower.data(), rowUpper.data());
+  Cbc_loadProblem(m, columns, int(rowLower.size()), starts.data(), rows.data(),
+                  coefs.data(), lower.data(), upper.data(), objective.data(),
+                  rowLower.data(), rowUpper.data());
   for (int c = 0; c < columns; ++c)
     if (integer[c])
       Cbc_setInteger(m, c);
@@ -309,9 +310,9 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
     solution.choice = *start;
     solution.cost = evaluate(problem, solution.choice);
     solution.bound = 0;
-    solution.seconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - began)
-                           .count();
+    solution.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
+            .count();
     return solution;
   }
   if (Cbc_isProvenInfeasible(m) || !found) {
@@ -323,21 +324,22 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
               std::to_string(timeLimitSeconds) + " s");
     return noFit(problem);
   }
-  solution.status = Cbc_isProvenOptimal(m) ? ShardingSolution::Status::Optimal
-                                           : ShardingSolution::Status::TimeLimit;
+  solution.status = Cbc_isProvenOptimal(m)
+                        ? ShardingSolution::Status::Optimal
+                        : ShardingSolution::Status::TimeLimit;
   solution.choice.resize(problem.nodes.size());
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
     const double *s = values + first[v];
-    solution.choice[v] = unsigned(
-        std::max_element(s, s + problem.strategies(v)) - s);
+    solution.choice[v] =
+        unsigned(std::max_element(s, s + problem.strategies(v)) - s);
   }
   solution.cost = evaluate(problem, solution.choice);
   solution.bound = solution.status == ShardingSolution::Status::Optimal
                        ? solution.cost
                        : Cbc_getBestPossibleObjValue(m) / scale;
-  solution.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - began)
-                         .count();
+  solution.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
+          .count();
   return solution;
 }
 

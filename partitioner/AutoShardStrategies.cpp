@@ -59,8 +59,7 @@ enumerateStrategies(const DeviceMesh &mesh, const ShardingRule &rule,
     for (unsigned t = 0; t < rule.numTensors() && valid; ++t) {
       ShardState state;
       for (const DimFactors &dim : rule.tensors[t]) {
-        AxisList axes =
-            composeDim(dim, factorAxes, rule.factorSizes, mesh);
+        AxisList axes = composeDim(dim, factorAxes, rule.factorSizes, mesh);
         // A compound dimension must give each factor back its axes.
         llvm::SmallVector<AxisList, 4> projected(numFactors);
         projectDim(axes, dim, rule.factorSizes, mesh, projected);

@@ -23,9 +23,13 @@ using namespace mlir::spmd;
 std::optional<double> mlir::spmd::parseByteSize(StringRef text) {
   text = text.trim();
   static const std::pair<StringRef, double> kSuffixes[] = {
-      {"KiB", 1024.0},      {"MiB", 1024.0 * 1024},
-      {"GiB", 1024.0 * 1024 * 1024}, {"KB", 1e3}, {"MB", 1e6},
-      {"GB", 1e9},          {"B", 1}};
+      {"KiB", 1024.0},
+      {"MiB", 1024.0 * 1024},
+      {"GiB", 1024.0 * 1024 * 1024},
+      {"KB", 1e3},
+      {"MB", 1e6},
+      {"GB", 1e9},
+      {"B", 1}};
   double scale = 1;
   for (auto [suffix, factor] : kSuffixes)
     if (text.consume_back(suffix)) {
@@ -116,14 +120,14 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
     if (layout)
       arguments.push_back(llvm::json::Object{
           {"index", i},
-          {"sharding", ::spmd::describe(mesh.mesh, mesh.symbol.getValue(),
-                                        *layout)},
+          {"sharding",
+           ::spmd::describe(mesh.mesh, mesh.symbol.getValue(), *layout)},
           {"chosen", problem->isChosen(arg)}});
   });
   for (Operation &op : body) {
-    if (op.getNumResults() == 0 ||
-        !llvm::all_of(op.getResults(),
-                      [&](Value v) { return problem->isChosen(v); }))
+    if (op.getNumResults() == 0 || !llvm::all_of(op.getResults(), [&](Value v) {
+          return problem->isChosen(v);
+        }))
       continue;
     SmallVector<ShardingAttr> shardings;
     for (Value v : op.getResults())
@@ -156,7 +160,8 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       {"total_seconds", total},
       {"compute_seconds", compute},
       {"communication_seconds", total - compute},
-      {"peak_memory_bytes", int64_t(std::llround(::spmd::peakMemory(p, choice)))}};
+      {"peak_memory_bytes",
+       int64_t(std::llround(::spmd::peakMemory(p, choice)))}};
   if (std::isfinite(settings.memoryBudget))
     cost["memory_budget_bytes"] = int64_t(std::llround(settings.memoryBudget));
   report.push_back(llvm::json::Object{
@@ -165,18 +170,17 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       {"arguments", std::move(arguments)},
       {"results", std::move(results)},
       {"cost", std::move(cost)},
-      {"solver",
-       llvm::json::Object{
-           {"name", settings.enumerate ? "enumerate" : "cbc"},
-           {"status", ::spmd::stringifyStatus(solution->status)},
-           {"bound_seconds", solution->bound + problem->fixedSeconds},
-           {"solve_seconds", solution->seconds},
-           {"seconds", seconds},
-           {"ops", problem->opsModelled},
-           {"nodes_before_sharing", problem->nodesBeforeSharing},
-           {"nodes", int64_t(p.nodes.size())},
-           {"edges", int64_t(p.edges.size())},
-           {"live_sets", int64_t(p.liveSets.size())}}}});
+      {"solver", llvm::json::Object{
+                     {"name", settings.enumerate ? "enumerate" : "cbc"},
+                     {"status", ::spmd::stringifyStatus(solution->status)},
+                     {"bound_seconds", solution->bound + problem->fixedSeconds},
+                     {"solve_seconds", solution->seconds},
+                     {"seconds", seconds},
+                     {"ops", problem->opsModelled},
+                     {"nodes_before_sharing", problem->nodesBeforeSharing},
+                     {"nodes", int64_t(p.nodes.size())},
+                     {"edges", int64_t(p.edges.size())},
+                     {"live_sets", int64_t(p.liveSets.size())}}}});
   // Long runs say what took the time.
   if (seconds > 10)
     function.emitRemark("auto-sharded in ")
@@ -247,8 +251,7 @@ mlir::spmd::autoShardModule(ModuleOp module,
                             const AutoShardSettings &settings) {
   llvm::json::Array functions;
   for (auto function : module.getOps<func::FuncOp>())
-    if (!function.isExternal() &&
-        failed(shard(function, settings, functions)))
+    if (!function.isExternal() && failed(shard(function, settings, functions)))
       return failure();
   return llvm::json::Value(
       llvm::json::Object{{"auto_shard", std::move(functions)}});

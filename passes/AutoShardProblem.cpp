@@ -35,9 +35,8 @@ public:
                           const AutoShardSettings &settings)
       : result(result), function(function), mesh(mesh.mesh),
         meshSymbol(mesh.symbol), settings(settings),
-        costs(::spmd::AxisCosts::uniform(mesh.mesh,
-                                         1 / settings.bytesPerSecond, dcnAxes,
-                                         settings.dcnCost)) {
+        costs(::spmd::AxisCosts::uniform(mesh.mesh, 1 / settings.bytesPerSecond,
+                                         dcnAxes, settings.dcnCost)) {
     costs.secondsPerFlop = 1 / settings.flopsPerSecond;
   }
 
@@ -69,8 +68,8 @@ private:
                   const ShardState &layout);
   /// Charges producing `value` in `layouts` (per strategy of `node`) where
   /// it must end up in `target`.
-  void chargeWrite(Value value, unsigned node,
-                   ArrayRef<ShardState> layouts, const ShardState &target);
+  void chargeWrite(Value value, unsigned node, ArrayRef<ShardState> layouts,
+                   const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   bool isRemade(Value value) const;
   std::vector<ShardState>
@@ -106,8 +105,7 @@ private:
 
 static std::vector<int64_t> shapeOf(Value value) {
   if (auto type = dyn_cast<RankedTensorType>(value.getType()))
-    return std::vector<int64_t>(type.getShape().begin(),
-                                type.getShape().end());
+    return std::vector<int64_t>(type.getShape().begin(), type.getShape().end());
   return {};
 }
 
@@ -131,8 +129,8 @@ static bool isStaticTensor(Value value) {
   return type && type.hasStaticShape();
 }
 
-unsigned AutoShardProblemBuilder::addNode(size_t strategies,
-                                          Operation *anchor, int argument) {
+unsigned AutoShardProblemBuilder::addNode(size_t strategies, Operation *anchor,
+                                          int argument) {
   Node node;
   node.cost.assign(strategies, 0);
   node.compute.assign(strategies, 0);
@@ -171,8 +169,7 @@ double AutoShardProblemBuilder::reshard(Value value, const ShardState &from,
 }
 
 void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
-                                         unsigned s,
-                                         const ShardState &layout) {
+                                         unsigned s, const ShardState &layout) {
   if (auto it = result.free.find(operand); it != result.free.end()) {
     const auto &[producer, layouts] = it->second;
     if (producer == node) {
@@ -248,9 +245,8 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
   std::optional<::spmd::TensorSharding> user;
   if (written) {
     user = written.toTensorSharding();
-    bool open = llvm::any_of(user->dims, [](const ::spmd::DimSharding &d) {
-      return d.open;
-    });
+    bool open = llvm::any_of(
+        user->dims, [](const ::spmd::DimSharding &d) { return d.open; });
     // A value on another mesh is left to propagation.
     if (written.getMesh() != meshSymbol)
       return success();
@@ -332,8 +328,8 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
   for (size_t s = 0; s < leaderLayouts.size(); ++s) {
     llvm::SmallVector<::spmd::AxisList, 4> factorAxes(rule.numFactors());
     for (auto [d, dim] : llvm::enumerate(rule.tensors[leader]))
-      ::spmd::projectDim(leaderLayouts[s].dims[d], dim, rule.factorSizes,
-                         mesh, factorAxes);
+      ::spmd::projectDim(leaderLayouts[s].dims[d], dim, rule.factorSizes, mesh,
+                         factorAxes);
     // A factor whose axes a compound dimension would not give back (a
     // reshape's minor part split before its major one) is not split; the
     // leader is then resharded, and charged for it below.
@@ -442,11 +438,11 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   // and so do the reshards each edge plans: the replicated one and the
   // least compute are kept.
   if (strategies.size() > kMaxStrategies) {
-    std::stable_sort(strategies.begin() + 1, strategies.end(),
-                     [](const ::spmd::OpStrategy &a,
-                        const ::spmd::OpStrategy &b) {
-                       return a.computeSeconds < b.computeSeconds;
-                     });
+    std::stable_sort(
+        strategies.begin() + 1, strategies.end(),
+        [](const ::spmd::OpStrategy &a, const ::spmd::OpStrategy &b) {
+          return a.computeSeconds < b.computeSeconds;
+        });
     strategies.resize(kMaxStrategies);
   }
   unsigned node = addNode(strategies.size(), op);
@@ -456,8 +452,8 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     for (unsigned t = 0; t < numOperands; ++t)
       chargeRead(op->getOperand(t), node, s, strategy.tensors[t]);
   }
-  auto written = op->getAttrOfType<ShardingPerValueAttr>(
-      SpmdDialect::kShardingAttrName);
+  auto written =
+      op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult value : op->getResults()) {
     std::vector<ShardState> layouts;
     for (::spmd::OpStrategy &s : strategies)
@@ -516,19 +512,18 @@ llvm::hash_code AutoShardProblemBuilder::opKey(Operation *op, int depth) {
     return it->second;
   // Inherent attributes (indexing maps, dimensions, permutations) live in
   // properties: both they and the discardable ones tell ops apart.
-  llvm::hash_code key = llvm::hash_combine(
-      op->getName().getAsOpaquePointer(),
-      op->getRawDictionaryAttrs().getAsOpaquePointer(),
-      op->getPropertiesAsAttribute().getAsOpaquePointer());
+  llvm::hash_code key =
+      llvm::hash_combine(op->getName().getAsOpaquePointer(),
+                         op->getRawDictionaryAttrs().getAsOpaquePointer(),
+                         op->getPropertiesAsAttribute().getAsOpaquePointer());
   for (Type type : op->getResultTypes())
     key = llvm::hash_combine(key, type.getAsOpaquePointer());
   for (Value operand : op->getOperands()) {
     key = llvm::hash_combine(key, operand.getType().getAsOpaquePointer());
     Operation *def = operand.getDefiningOp();
     if (depth > 0 && def && position.count(def))
-      key = llvm::hash_combine(
-          key, opKey(def, depth - 1),
-          cast<OpResult>(operand).getResultNumber());
+      key = llvm::hash_combine(key, opKey(def, depth - 1),
+                               cast<OpResult>(operand).getResultNumber());
   }
   keys[{op, depth}] = key;
   return key;
@@ -539,7 +534,7 @@ llvm::hash_code AutoShardProblemBuilder::opKey(Operation *op, int depth) {
 llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
   constexpr int kDepth = 3;
   llvm::hash_code key = llvm::hash_combine(node.argument >= 0, node.result,
-                                          node.cost.size(), node.numValues);
+                                           node.cost.size(), node.numValues);
   if (node.anchor)
     key = llvm::hash_combine(key, opKey(node.anchor, kDepth));
   if (node.argument >= 0) {
@@ -639,8 +634,8 @@ void AutoShardProblemBuilder::addLiveSets() {
   std::vector<std::vector<std::pair<unsigned, double>>> starts(end + 1),
       ends(end + 1);
   for (ModelValue &v : values) {
-    auto [it, inserted] = canonical.try_emplace({v.node, v.local},
-                                                problem.values.size());
+    auto [it, inserted] =
+        canonical.try_emplace({v.node, v.local}, problem.values.size());
     if (inserted)
       problem.values.push_back({v.node, v.bytes});
     unsigned from = defined(v.value);
@@ -652,15 +647,14 @@ void AutoShardProblemBuilder::addLiveSets() {
   }
   for (auto &[value, bytes] : pinnedBytes) {
     unsigned from = defined(value);
-    unsigned to = isa<BlockArgument>(value) ? end
-                                            : std::max(from, lastUse(value));
+    unsigned to =
+        isa<BlockArgument>(value) ? end : std::max(from, lastUse(value));
     starts[from].push_back({0, bytes});
     ends[to].push_back({0, bytes});
   }
   std::map<unsigned, unsigned> live;
   double fixed = 0;
-  std::set<std::pair<std::vector<std::pair<unsigned, unsigned>>, double>>
-      seen;
+  std::set<std::pair<std::vector<std::pair<unsigned, unsigned>>, double>> seen;
   for (unsigned p = 0; p <= end; ++p) {
     for (auto [value, bytes] : starts[p]) {
       if (bytes >= 0)
@@ -669,8 +663,7 @@ void AutoShardProblemBuilder::addLiveSets() {
         ++live[value];
     }
     if (!starts[p].empty()) {
-      std::vector<std::pair<unsigned, unsigned>> set(live.begin(),
-                                                     live.end());
+      std::vector<std::pair<unsigned, unsigned>> set(live.begin(), live.end());
       if (seen.insert({set, fixed}).second) {
         ::spmd::ShardingProblem::LiveSet liveSet;
         liveSet.fixedBytes = fixed;

@@ -55,14 +55,15 @@ class AutoShardProblem {
 public:
   /// The problem of `function` on `mesh`, whose axes `dcnAxes[a]` cross
   /// hosts. Fails (with a diagnostic) on shardings that do not fit.
-  static FailureOr<AutoShardProblem>
-  build(func::FuncOp function, const MeshInfo &mesh, ArrayRef<bool> dcnAxes,
-        const AutoShardSettings &settings);
+  static FailureOr<AutoShardProblem> build(func::FuncOp function,
+                                           const MeshInfo &mesh,
+                                           ArrayRef<bool> dcnAxes,
+                                           const AutoShardSettings &settings);
 
   /// The layout `value` has under `choice`: its pinned layout, the one its
   /// node's strategy gives it, or nullopt (remade or unknown values).
-  std::optional<::spmd::ShardState>
-  layout(Value value, ArrayRef<unsigned> choice) const;
+  std::optional<::spmd::ShardState> layout(Value value,
+                                           ArrayRef<unsigned> choice) const;
   /// Whether the layout of `value` is chosen (not written by the user).
   bool isChosen(Value value) const { return free.count(value); }
   /// The layout chosen for the function's result `index`, or nullopt

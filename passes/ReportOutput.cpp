@@ -18,9 +18,8 @@ LogicalResult mlir::spmd::writeReport(ModuleOp module,
   std::error_code ec;
   llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
   if (ec)
-    return emitError(module.getLoc())
-           << "cannot write the " << what << " to '" << output
-           << "': " << ec.message();
+    return emitError(module.getLoc()) << "cannot write the " << what << " to '"
+                                      << output << "': " << ec.message();
   os << llvm::formatv("{0:2}", report) << "\n";
   return success();
 }

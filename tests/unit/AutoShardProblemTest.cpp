@@ -1,4 +1,5 @@
-//===- AutoShardProblemTest.cpp - Auto-sharding real graphs exactly --------===//
+//===- AutoShardProblemTest.cpp - Auto-sharding real graphs exactly
+//--------===//
 //
 // On programs of at most 8 ops (hand-written patterns and random chains of
 // matmuls, elementwise ops, transposes and reductions), the plan CBC
@@ -7,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AutoShardProblem.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
-#include "passes/AutoShardProblem.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,7 +49,8 @@ protected:
   /// `feasible` tells whether a plan fit.
   double checkExact(const std::string &source, double budgetFraction = 0,
                     bool *feasible = nullptr) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module) << source;
     if (!module)
       return 0;
@@ -195,8 +197,8 @@ std::string randomChain(std::mt19937 &rng, int ops) {
       body += "  " + f + " = linalg.fill ins(%z : f32) outs(" + e + " : " +
               type(rows, n) + ") -> " + type(rows, n) + "\n";
       body += "  " + out + " = linalg.matmul ins(" + cur + ", " + w + " : " +
-              type(rows, cols) + ", " + type(cols, n) + ") outs(" + f +
-              " : " + type(rows, n) + ") -> " + type(rows, n) + "\n";
+              type(rows, cols) + ", " + type(cols, n) + ") outs(" + f + " : " +
+              type(rows, n) + ") -> " + type(rows, n) + "\n";
       cols = n;
       break;
     }
@@ -239,7 +241,8 @@ std::string randomChain(std::mt19937 &rng, int ops) {
               ") outs(" + e2 + " : " + type(rows, cols) +
               ") {\n  ^bb0(%a: f32, %b: f32, %o: f32):\n"
               "    %q = arith.subf %a, %b : f32\n    linalg.yield %q : f32\n"
-              "  } -> " + type(rows, cols) + "\n";
+              "  } -> " +
+              type(rows, cols) + "\n";
       ++i; // two ops
       break;
     }
