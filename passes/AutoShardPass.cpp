@@ -20,7 +20,9 @@ namespace mlir::spmd {
 using namespace mlir;
 using namespace mlir::spmd;
 
-std::optional<double> mlir::spmd::parseByteSize(StringRef text) {
+/// A size in bytes: a number with an optional suffix (B, KB, MB, GB in
+/// powers of 1000, KiB, MiB, GiB in powers of 1024).
+static std::optional<double> parseByteSize(StringRef text) {
   text = text.trim();
   static const std::pair<StringRef, double> kSuffixes[] = {
       {"KiB", 1024.0},

@@ -37,10 +37,6 @@ struct AutoShardSettings;
 FailureOr<llvm::json::Value> autoShardModule(ModuleOp module,
                                              const AutoShardSettings &settings);
 
-/// A size in bytes: a number with an optional suffix (B, KB, MB, GB in
-/// powers of 1000, KiB, MiB, GiB in powers of 1024).
-std::optional<double> parseByteSize(StringRef text);
-
 struct SpmdPipelineOptions : PassPipelineOptions<SpmdPipelineOptions> {
   PassOptions::Option<bool> autoShard{
       *this, "auto-shard",
