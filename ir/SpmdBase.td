@@ -43,6 +43,15 @@ def Spmd_Dialect : Dialect {
     /// On arguments and results of partitioned functions: the global type.
     static constexpr ::llvm::StringLiteral kGlobalTypeAttrName =
         "spmd.global_type";
+
+    /// State the ops' sharding models cache per context (structured ops'
+    /// rules). It lives here because external models are freed without
+    /// their destructors running; the dialect dies with its context.
+    std::shared_ptr<void> &modelCache() { return modelCacheStorage; }
+
+  private:
+    std::shared_ptr<void> modelCacheStorage;
+  public:
   }];
 }
 

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/ShardingModels.h"
+#include "ir/SpmdDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -314,8 +315,22 @@ namespace {
 /// building indexing maps dominated propagation and partitioning time.
 class StructuredRuleCache {
 public:
+  /// The cache of `op`'s context, if the spmd dialect is loaded there.
+  static StructuredRuleCache *of(Operation *op) {
+    auto *dialect = op->getContext()->getLoadedDialect<SpmdDialect>();
+    if (!dialect)
+      return nullptr;
+    // Models may be asked from several threads of one context at once.
+    static std::mutex creation;
+    std::lock_guard<std::mutex> lock(creation);
+    std::shared_ptr<void> &slot = dialect->modelCache();
+    if (!slot)
+      slot = std::make_shared<StructuredRuleCache>();
+    return static_cast<StructuredRuleCache *>(slot.get());
+  }
+
   std::optional<OpShardingRule> get(Operation *op) {
-    Key key{op->getPropertiesAsAttribute(), {}};
+    Key key{op->getName(), op->getPropertiesAsAttribute(), {}};
     key.types.assign(op->getOperandTypes().begin(),
                      op->getOperandTypes().end());
     key.types.append(op->getResultTypes().begin(),
@@ -332,22 +347,28 @@ public:
 
 private:
   struct Key {
+    OperationName name;
     Attribute properties;
     SmallVector<Type, 4> types;
     bool operator==(const Key &o) const {
-      return properties == o.properties && types == o.types;
+      return name == o.name && properties == o.properties && types == o.types;
     }
   };
   struct KeyInfo {
     static Key getEmptyKey() {
-      return {DenseMapInfo<Attribute>::getEmptyKey(), {}};
+      return {DenseMapInfo<OperationName>::getEmptyKey(),
+              DenseMapInfo<Attribute>::getEmptyKey(),
+              {}};
     }
     static Key getTombstoneKey() {
-      return {DenseMapInfo<Attribute>::getTombstoneKey(), {}};
+      return {DenseMapInfo<OperationName>::getTombstoneKey(),
+              DenseMapInfo<Attribute>::getTombstoneKey(),
+              {}};
     }
     static unsigned getHashValue(const Key &k) {
       return llvm::hash_combine(
-          k.properties, llvm::hash_combine_range(k.types.begin(), k.types.end()));
+          k.name.getAsOpaquePointer(), k.properties,
+          llvm::hash_combine_range(k.types.begin(), k.types.end()));
     }
     static bool isEqual(const Key &a, const Key &b) { return a == b; }
   };
@@ -359,10 +380,10 @@ template <typename OpTy>
 struct StructuredModel
     : ShardingOpInterface::ExternalModel<StructuredModel<OpTy>, OpTy> {
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
-    return rules.get(op);
+    if (StructuredRuleCache *rules = StructuredRuleCache::of(op))
+      return rules->get(op);
+    return structuredRule(llvm::cast<linalg::LinalgOp>(op));
   }
-  /// One per op kind and context (models live with their context).
-  mutable StructuredRuleCache rules;
 
   std::optional<Reduction> getReductionKind(Operation *op,
                                             unsigned result) const {

@@ -9,7 +9,11 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.spmd_obj_root, "tests", "lit")
+# A run with a forced CPU path writes its temporaries apart: ctest runs it
+# beside the per-file lit tests, whose %t files have the same names.
+config.test_exec_root = os.path.join(
+    config.spmd_obj_root, "tests",
+    "lit-" + os.environ["SPMD_CPU_PATH"] if "SPMD_CPU_PATH" in os.environ else "lit")
 
 # spmd-opt from the build, FileCheck and not from LLVM.
 path = os.pathsep.join([config.spmd_tools_dir, config.llvm_tools_dir,
