@@ -1,6 +1,7 @@
 //===- GemmKernels.cpp - Eigen's GEMM for one instruction set -------------===//
 //
-// f32 runs the blocked GEMM of PackedGemm.h, f64 Eigen's.
+// f32 runs the blocked GEMM of PackedGemm.h, f64 Eigen's; softmax rows
+// take Eigen's exp at this path's vector width.
 //
 // Compiled once per CPU path (runtime/gemm/CMakeLists.txt), each time into
 // its own shared library with hidden symbols: Eigen chooses its packet
@@ -51,6 +52,15 @@ void gemm(GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
     withB(view<T, Eigen::RowMajor>(a, m, k));
 }
 
+void softmaxRows(const float *in, float *out, int64_t rows, int64_t length) {
+  for (int64_t r = 0; r < rows; ++r) {
+    Eigen::Map<const Eigen::ArrayXf> x(in + r * length, length);
+    Eigen::Map<Eigen::ArrayXf> y(out + r * length, length);
+    y = (x - x.maxCoeff()).exp();
+    y *= float(1.0 / y.cast<double>().sum());
+  }
+}
+
 // The vector instruction sets Eigen enabled, from its own macros.
 constexpr const char *kIsa = ""
 #ifdef EIGEN_VECTORIZE_AVX512
@@ -66,7 +76,7 @@ constexpr const char *kIsa = ""
                              "SSE2"
 #endif
     ;
-const GemmKernels kernels{kIsa, packed::gemm, gemm<double>};
+const GemmKernels kernels{kIsa, packed::gemm, gemm<double>, softmaxRows};
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) const GemmKernels *

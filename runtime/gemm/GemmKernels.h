@@ -1,7 +1,9 @@
 //===- GemmKernels.h - GEMMs built for one instruction set ------*- C++ -*-===//
 //
-// The table each per-path GEMM library (libSpmdGemm<Path>.so) exports.
-// Plain C types only: the libraries keep their Eigen private.
+// The table each per-path kernel library (libSpmdGemm<Path>.so) exports:
+// the GEMMs, and the other kernels whose speed is Eigen's vector width
+// (vectorised exp). Plain C types only: the libraries keep their Eigen
+// private.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,10 @@ struct GemmKernels {
   const char *isa;
   GemmFn<float> f32;
   GemmFn<double> f64;
+  /// out[r] = softmax(in[r]) for `rows` contiguous rows of `length` floats:
+  /// exp(x - max) over their sum (kept in double).
+  void (*softmaxRowsF32)(const float *in, float *out, int64_t rows,
+                         int64_t length);
 };
 
 /// The kernels of the current CPU path (runtime/CpuPath.cpp).

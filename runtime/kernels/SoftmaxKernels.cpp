@@ -1,16 +1,18 @@
 //===- SoftmaxKernels.cpp - linalg.softmax --------------------------------===//
 //
 // Along the normalized dimension: the maximum, exp(x - max), their sum, and
-// each exp divided by it (numerically stable, as linalg's decomposition),
-// in double and rounded once to the element type. Rows are split over the
-// device's threads; f32 and f64 rows are read and written through
-// pointers, and their exponentials taken by Eigen's vectorised exp.
+// each exp divided by it (numerically stable, as linalg's decomposition).
+// Rows are split over the device's threads and taken by Eigen's vectorised
+// exp. Contiguous f32 rows (softmax over the last dimension) run in f32 in
+// the CPU path's kernel library, where Eigen has the path's vector width;
+// others in double here, rounded once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CpuPath.h"
 #include "runtime/KernelInterface.h"
 #include "runtime/Parallel.h"
+#include "runtime/gemm/GemmKernels.h"
 #include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -38,9 +40,18 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
         int64_t outer = length ? x.numElements() / (length * inner) : 0;
         int64_t rows = outer * inner;
         // Element k of row r (outer o, inner i) is at base + k * inner.
+        KernelThreads threads = ctx.threads.atMost(rows * length / (1 << 16));
+        if (x.type() == DType::F32 && inner == 1) {
+          auto kernel = gemmKernels().softmaxRowsF32;
+          const float *from = x.as<float>();
+          float *to = out.as<float>();
+          parallelFor(threads, rows, [&](int64_t first, int64_t last) {
+            kernel(from + first * length, to + first * length, last - first,
+                   length);
+          });
+          return;
+        }
         auto rowsThrough = [&](auto get, auto set) {
-          KernelThreads threads =
-              ctx.threads.atMost(rows * length / (1 << 16));
           parallelFor(threads, rows, [&](int64_t first, int64_t last) {
             onCpuPath([&] {
               Eigen::ArrayXd row(length);
