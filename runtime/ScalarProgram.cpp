@@ -291,10 +291,12 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
       if (!code)
         return fail(&op, "'" + op.getName().getStringRef() +
                              "' is not supported in kernel bodies");
+      // Operands an op lacks name its first: every instruction then reads
+      // a, b and c (reads()).
       Instruction inst{*code, newRegister(op.getResult(0))};
-      inst.a = operands.size() > 0 ? operands[0] : 0;
-      inst.b = operands.size() > 1 ? operands[1] : 0;
-      inst.c = operands.size() > 2 ? operands[2] : 0;
+      inst.a = operands.empty() ? 0 : operands[0];
+      inst.b = operands.size() > 1 ? operands[1] : inst.a;
+      inst.c = operands.size() > 2 ? operands[2] : inst.a;
       if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op))
         inst.attr = int64_t(cmp.getPredicate());
       else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
@@ -439,13 +441,58 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
 }
 
 void ScalarProgram::run(std::vector<Register> &regs, int64_t n,
-                        llvm::ArrayRef<const HostTensor *> tables) const {
-  onCpuPath([&] { execute(regs, n, tables); });
+                        llvm::ArrayRef<const HostTensor *> tables,
+                        llvm::ArrayRef<bool> part, bool inPart) const {
+  onCpuPath([&] { execute(regs, n, tables, part, inPart); });
+}
+
+llvm::SmallVector<unsigned, 3>
+ScalarProgram::reads(const Instruction &in) const {
+  if (in.op != Opcode::Extract)
+    return {in.a, in.b, in.c};
+  // a is a table, b the number of indices, attr where their registers are.
+  llvm::ArrayRef<unsigned> indices(extractIndices);
+  indices = indices.slice(in.attr, in.b);
+  return {indices.begin(), indices.end()};
+}
+
+ScalarProgram::Uniformity
+ScalarProgram::uniformity(std::vector<bool> uniform) const {
+  uniform.resize(registerKinds.size(), false);
+  std::vector<bool> constant(registerKinds.size(), false);
+  for (auto [r, v] : floatConstants)
+    constant[r] = uniform[r] = true;
+  for (auto [r, v] : intConstants)
+    constant[r] = uniform[r] = true;
+  Uniformity result;
+  for (const Instruction &in : code) {
+    bool same = llvm::all_of(reads(in), [&](unsigned r) { return uniform[r]; });
+    result.instructions.push_back(same);
+    uniform[in.dst] = same;
+    result.any |= same;
+  }
+  std::vector<bool> spread(registerKinds.size(), false);
+  auto needWhole = [&](unsigned r) {
+    if (uniform[r] && !constant[r] && !spread[r]) {
+      spread[r] = true;
+      result.spread.push_back(r);
+    }
+  };
+  for (auto [in, same] : llvm::zip_equal(code, result.instructions))
+    if (!same)
+      for (unsigned r : reads(in))
+        needWhole(r);
+  for (unsigned r : yields)
+    needWhole(r);
+  return result;
 }
 
 void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
-                            llvm::ArrayRef<const HostTensor *> tables) const {
-  for (const Instruction &in : code) {
+                            llvm::ArrayRef<const HostTensor *> tables,
+                            llvm::ArrayRef<bool> part, bool inPart) const {
+  for (auto [i, in] : llvm::enumerate(code)) {
+    if (!part.empty() && part[i] != inPart)
+      continue;
     Register &d = regs[in.dst];
     const Register &a = regs[in.a];
     const Register &b = regs[in.b];

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 namespace spmd::runtime {
@@ -62,11 +63,28 @@ public:
   llvm::ArrayRef<unsigned> results() const { return yields; }
   /// Sets register kinds (float or int, width) in `regs`.
   void prepare(std::vector<Register> &regs) const;
-  /// Runs the instructions over `lanes` lanes. Reads of a table clamp each
-  /// position into its bounds (out-of-bounds reads are undefined; padded
-  /// iterations of partitioned programs make them).
+  /// Runs the instructions over `lanes` lanes; with `part`, only those
+  /// whose entry in it is `inPart`. Reads of a table clamp each position
+  /// into its bounds (out-of-bounds reads are undefined; padded iterations
+  /// of partitioned programs make them).
   void run(std::vector<Register> &regs, int64_t lanes,
-           llvm::ArrayRef<const HostTensor *> tables = {}) const;
+           llvm::ArrayRef<const HostTensor *> tables = {},
+           llvm::ArrayRef<bool> part = {}, bool inPart = true) const;
+
+  /// The instructions computing one value for every lane when the registers
+  /// marked in `uniform` (indexed by register) hold one: those reading only
+  /// such registers or constants. Running them on one lane, as a layer
+  /// norm's per-row scale or a broadcast bias's transform, saves the work
+  /// of the other lanes.
+  struct Uniformity {
+    /// Per instruction: whether it is uniform.
+    llvm::SmallVector<bool, 0> instructions;
+    /// Uniform registers, not constants, whose lane 0 must be copied to the
+    /// others before the rest runs: read by the rest, or yielded.
+    std::vector<unsigned> spread;
+    bool any = false;
+  };
+  Uniformity uniformity(std::vector<bool> uniform) const;
 
   /// Register kind for an MLIR scalar type.
   static std::pair<bool, unsigned> kindOf(mlir::Type type);
@@ -74,7 +92,10 @@ public:
 private:
   /// `run` compiled for the CPU path that `run` picks.
   void execute(std::vector<Register> &regs, int64_t lanes,
-               llvm::ArrayRef<const HostTensor *> tables) const;
+               llvm::ArrayRef<const HostTensor *> tables,
+               llvm::ArrayRef<bool> part, bool inPart) const;
+  /// The registers instruction `in` reads.
+  llvm::SmallVector<unsigned, 3> reads(const Instruction &in) const;
 
   std::vector<Instruction> code;
   std::vector<std::pair<bool, unsigned>> registerKinds;

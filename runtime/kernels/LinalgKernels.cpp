@@ -54,6 +54,11 @@ struct StructuredKernel {
   std::vector<unsigned> tableSlots; // tensors the body reads with extract
   std::vector<std::pair<unsigned, int64_t>> indexRegisters;  // (register, loop)
   int blockLoop;                                             // -1: none
+  /// What is the same on every lane of a block (operands and indices that
+  /// the block loop does not move, and what only they compute): it runs on
+  /// lane 0, then is spread to the lanes that need it.
+  ScalarProgram::Uniformity uniform;
+  std::vector<bool> uniformRegisters;
 };
 } // namespace
 
@@ -171,6 +176,10 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
   int b = kernel.blockLoop;
   int64_t blockSize = b >= 0 ? kBlock : 1;
   std::vector<int64_t> idx(numLoops, 0);
+  bool split = kernel.uniform.any;
+  auto lanesOf = [&](unsigned reg, int64_t lanes) {
+    return split && kernel.uniformRegisters[reg] ? 1 : lanes;
+  };
   while (true) {
     for (int64_t t0 = begin; t0 < end; t0 += blockSize) {
       int64_t lanes = std::min(blockSize, end - t0);
@@ -180,23 +189,37 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
         const Access &a = kernel.operands[o];
         if (o >= kernel.numInputs && !kernel.readsInit[o - kernel.numInputs])
           continue;
+        int64_t count = lanesOf(o, lanes);
         if (!a.isTensor) {
           const RValue &v = frame.slots[a.slot];
           if (regs[o].isFloat)
-            std::fill(regs[o].f, regs[o].f + lanes, v.f);
+            std::fill(regs[o].f, regs[o].f + count, v.f);
           else
-            std::fill(regs[o].i, regs[o].i + lanes, v.i);
+            std::fill(regs[o].i, regs[o].i + count, v.i);
           continue;
         }
         int64_t offset = a.base;
         for (size_t j = 0; j < numLoops; ++j)
           offset += a.coef[j] * idx[j];
-        load(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, lanes);
+        load(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, count);
       }
       for (auto [reg, loop] : kernel.indexRegisters)
-        for (int64_t k = 0; k < lanes; ++k)
+        for (int64_t k = 0; k < lanesOf(reg, lanes); ++k)
           regs[reg].i[k] = idx[loop] + (int(loop) == b ? k : 0);
-      kernel.program.run(regs, lanes, tables);
+      if (split) {
+        kernel.program.run(regs, 1, tables, kernel.uniform.instructions, true);
+        for (unsigned reg : kernel.uniform.spread) {
+          Register &r = regs[reg];
+          if (r.isFloat)
+            std::fill(r.f + 1, r.f + lanes, r.f[0]);
+          else
+            std::fill(r.i + 1, r.i + lanes, r.i[0]);
+        }
+        kernel.program.run(regs, lanes, tables, kernel.uniform.instructions,
+                           false);
+      } else {
+        kernel.program.run(regs, lanes, tables);
+      }
       for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o) {
         const Access &a = kernel.operands[o];
         int64_t offset = a.base;
@@ -370,6 +393,20 @@ static llvm::Expected<Step> buildStructured(Operation *op,
       kernel->blockLoop = j;
       break;
     }
+  }
+  if (int b = kernel->blockLoop; b >= 0) {
+    // Operands the block loop does not move (a row's statistic, a scalar),
+    // values from outside and indices of the other loops: one per block.
+    std::vector<bool> &uniform = kernel->uniformRegisters;
+    uniform.assign(kernel->program.numRegisters(), false);
+    for (auto [o, access] : llvm::enumerate(kernel->operands))
+      uniform[o] = !access.isTensor || access.coef[b] == 0;
+    for (auto [reg, slot] : kernel->outerRegisters)
+      uniform[reg] = true;
+    for (auto [reg, loop] : kernel->indexRegisters)
+      uniform[reg] = loop != b;
+    kernel->uniform = kernel->program.uniformity(uniform);
+    uniform.resize(kernel->program.numRegisters(), false);
   }
   return Step([kernel](Frame &frame, DeviceContext &context) {
     return runStructured(*kernel, frame, context);
