@@ -406,7 +406,6 @@ static llvm::Expected<Step> buildStructured(Operation *op,
     for (auto [reg, loop] : kernel->indexRegisters)
       uniform[reg] = loop != b;
     kernel->uniform = kernel->program.uniformity(uniform);
-    uniform.resize(kernel->program.numRegisters(), false);
   }
   return Step([kernel](Frame &frame, DeviceContext &context) {
     return runStructured(*kernel, frame, context);

@@ -39,7 +39,6 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
           inner *= shape[d];
         int64_t outer = length ? x.numElements() / (length * inner) : 0;
         int64_t rows = outer * inner;
-        // Element k of row r (outer o, inner i) is at base + k * inner.
         KernelThreads threads = ctx.threads.atMost(rows * length / (1 << 16));
         if (x.type() == DType::F32 && inner == 1) {
           auto kernel = gemmKernels().softmaxRowsF32;
@@ -51,6 +50,7 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
           });
           return;
         }
+        // Element k of row r (outer o, inner i) is at base + k * inner.
         auto rowsThrough = [&](auto get, auto set) {
           parallelFor(threads, rows, [&](int64_t first, int64_t last) {
             onCpuPath([&] {
