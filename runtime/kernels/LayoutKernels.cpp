@@ -2,16 +2,19 @@
 //
 // A linalg op whose body only yields its input (linalg.transpose,
 // linalg.broadcast, linalg.copy, and generics of that form) moves bytes.
-// The input is first permuted into the output's dimension order, in
-// 32x32 tiles of the two dimensions that change places (so both reads and
-// writes stay within few cache lines), or row by row when the innermost
-// dimension stays; then broadcast along the loops it does not read. Works
-// on same-sized integers, so on every element type.
+// The input is first permuted into the output's dimension order, in tiles
+// of a cache line each way over the two dimensions that change places (so
+// both reads and writes are whole lines), or row by row when the innermost
+// dimension stays, bands of tiles or rows split over the device's threads;
+// then broadcast along the loops it does not read. A transpose alone is
+// permuted straight into the output. Works on same-sized integers, so on
+// every element type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/CpuPath.h"
 #include "runtime/Executable.h"
+#include "runtime/Parallel.h"
 #include "runtime/ScalarProgram.h"
 #include "runtime/TensorOps.h"
 #include "runtime/kernels/DestinationStep.h"
@@ -41,24 +44,51 @@ std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
 }
 } // namespace
 
+/// The element offsets of outer index `unit` (row-major over `shape`) along
+/// `strides` and `outStrides`.
+static std::pair<int64_t, int64_t> offsetsOf(int64_t unit,
+                                             llvm::ArrayRef<int64_t> shape,
+                                             llvm::ArrayRef<int64_t> strides,
+                                             llvm::ArrayRef<int64_t> outStrides) {
+  int64_t from = 0, to = 0;
+  for (size_t d = shape.size(); d-- > 0;) {
+    int64_t i = unit % shape[d];
+    unit /= shape[d];
+    from += i * strides[d], to += i * outStrides[d];
+  }
+  return {from, to};
+}
+
 /// out (shape `outShape`) = in read with `inStride[j]` per output dim j.
+/// Rows, or row tiles, are split over `threads`.
 template <typename T>
 static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
-                    llvm::ArrayRef<int64_t> outShape, T *out) {
+                    llvm::ArrayRef<int64_t> outShape, T *out,
+                    KernelThreads threads) {
   size_t rank = outShape.size();
   std::vector<int64_t> outStride = stridesOf(outShape);
   if (rank == 0) {
     *out = *in;
     return;
   }
+  int64_t total = 1;
+  for (int64_t s : outShape)
+    total *= s;
+  if (total == 0)
+    return;
+  threads = threads.atMost(total / (1 << 16));
   int64_t last = rank - 1;
   if (inStride[last] == 1) { // rows stay rows
-    forEachOuterIndex(outShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
-      int64_t from = 0, to = 0;
-      for (size_t d = 0; d < idx.size(); ++d)
-        from += idx[d] * inStride[d], to += idx[d] * outStride[d];
-      std::memcpy(out + to, in + from, outShape[last] * sizeof(T));
-    });
+    llvm::ArrayRef<int64_t> outer = outShape.drop_back();
+    parallelFor(threads, total / outShape[last],
+                [&](int64_t first, int64_t end) {
+                  for (int64_t row = first; row < end; ++row) {
+                    auto [from, to] = offsetsOf(row, outer, inStride,
+                                                outStride);
+                    std::memcpy(out + to, in + from,
+                                outShape[last] * sizeof(T));
+                  }
+                });
     return;
   }
   // The output dimension read contiguously (if any) trades places with the
@@ -71,55 +101,61 @@ static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
   // so that reads and writes are whole lines (strided accesses that all
   // map to one cache set would evict each other).
   constexpr int64_t kTile = std::max<int64_t>(8, 64 / sizeof(T));
-  std::vector<int64_t> shape(outShape), order;
-  for (int64_t d = 0; d <= last; ++d)
-    if (d != swap && d != last)
-      order.push_back(d);
-  std::vector<int64_t> outerShape;
-  for (int64_t d : order)
-    outerShape.push_back(shape[d]);
-  outerShape.push_back(1); // forEachOuter leaves one inner dimension
-  int64_t rows = swap >= 0 ? shape[swap] : 1, cols = shape[last];
+  std::vector<int64_t> outerShape, outerIn, outerOut;
+  for (int64_t d = 0; d < last; ++d)
+    if (d != swap) {
+      outerShape.push_back(outShape[d]);
+      outerIn.push_back(inStride[d]);
+      outerOut.push_back(outStride[d]);
+    }
+  int64_t outerCount = total / outShape[last] / (swap >= 0 ? outShape[swap] : 1);
+  int64_t rows = swap >= 0 ? outShape[swap] : 1, cols = outShape[last];
   int64_t rowIn = swap >= 0 ? inStride[swap] : 0,
           rowOut = swap >= 0 ? outStride[swap] : 0, colIn = inStride[last];
-  forEachOuterIndex(outerShape, 1, [&](llvm::ArrayRef<int64_t> idx) {
-    int64_t from = 0, to = 0;
-    for (size_t i = 0; i < idx.size(); ++i)
-      from += idx[i] * inStride[order[i]], to += idx[i] * outStride[order[i]];
-    T tile[kTile][kTile];
-    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        int64_t nr = std::min(kTile, rows - r0),
-                nc = std::min(kTile, cols - c0);
-        if (nr == kTile && nc == kTile && rowIn == 1) {
-          // Whole tiles of a plain transpose: fixed trip counts.
-          for (int64_t c = 0; c < kTile; ++c) {
-            const T *src = in + from + (c0 + c) * colIn + r0;
-            for (int64_t r = 0; r < kTile; ++r)
-              tile[r][c] = src[r];
+  int64_t rowTiles = (rows + kTile - 1) / kTile;
+  // Work units: a band of kTile rows of one outer index.
+  parallelFor(threads, outerCount * rowTiles, [&](int64_t first,
+                                                  int64_t end) {
+    onCpuPath([&] {
+      T tile[kTile][kTile];
+      for (int64_t unit = first; unit < end; ++unit) {
+        auto [from, to] =
+            offsetsOf(unit / rowTiles, outerShape, outerIn, outerOut);
+        int64_t r0 = unit % rowTiles * kTile;
+        int64_t nr = std::min(kTile, rows - r0);
+        for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+          int64_t nc = std::min(kTile, cols - c0);
+          if (nr == kTile && nc == kTile && rowIn == 1) {
+            // Whole tiles of a plain transpose: fixed trip counts.
+            for (int64_t c = 0; c < kTile; ++c) {
+              const T *src = in + from + (c0 + c) * colIn + r0;
+              for (int64_t r = 0; r < kTile; ++r)
+                tile[r][c] = src[r];
+            }
+            for (int64_t r = 0; r < kTile; ++r) {
+              T *dst = out + to + (r0 + r) * rowOut + c0;
+              for (int64_t c = 0; c < kTile; ++c)
+                dst[c] = tile[r][c];
+            }
+            continue;
           }
-          for (int64_t r = 0; r < kTile; ++r) {
-            T *dst = out + to + (r0 + r) * rowOut + c0;
-            for (int64_t c = 0; c < kTile; ++c)
-              dst[c] = tile[r][c];
+          for (int64_t c = 0; c < nc; ++c) {
+            const T *src = in + from + (c0 + c) * colIn + r0 * rowIn;
+            for (int64_t r = 0; r < nr; ++r)
+              tile[r][c] = src[r * rowIn];
           }
-          continue;
-        }
-        for (int64_t c = 0; c < nc; ++c) {
-          const T *src = in + from + (c0 + c) * colIn + r0 * rowIn;
           for (int64_t r = 0; r < nr; ++r)
-            tile[r][c] = src[r * rowIn];
+            std::memcpy(out + to + (r0 + r) * rowOut + c0, tile[r],
+                        nc * sizeof(T));
         }
-        for (int64_t r = 0; r < nr; ++r)
-          std::memcpy(out + to + (r0 + r) * rowOut + c0, tile[r],
-                      nc * sizeof(T));
       }
+    });
   });
 }
 
 template <typename T>
 static void run(const Movement &m, const void *input, void *output,
-                std::optional<HostTensor> &scratch) {
+                std::optional<HostTensor> &scratch, KernelThreads threads) {
   const T *in = static_cast<const T *>(input);
   T *out = static_cast<T *>(output);
   size_t rank = m.outShape.size();
@@ -137,6 +173,19 @@ static void run(const Movement &m, const void *input, void *output,
       previous = s;
     }
   }
+  bool broadcast = llvm::any_of(m.source, [](int64_t s) { return s < 0; });
+  if (!broadcast) {
+    if (inOrder)
+      std::memcpy(out, in, m.elementBytes * [&] {
+        int64_t n = 1;
+        for (int64_t s : m.outShape)
+          n *= s;
+        return n;
+      }());
+    else // a transpose, straight into the output
+      permute(in, keptStride, kept, out, threads);
+    return;
+  }
   const T *ordered = in;
   if (!inOrder) {
     int64_t count = 1;
@@ -147,22 +196,8 @@ static void run(const Movement &m, const void *input, void *output,
                     : m.elementBytes == 2 ? DType::I16
                                           : DType::I8,
                     std::vector<int64_t>{count}, Init::None);
-    onCpuPath([&] { permute(in, keptStride, kept, scratch->as<T>()); });
+    permute(in, keptStride, kept, scratch->as<T>(), threads);
     ordered = scratch->as<T>();
-  }
-  bool broadcast = llvm::any_of(m.source, [](int64_t s) { return s < 0; });
-  if (!broadcast) {
-    if (inOrder)
-      std::memcpy(
-          out, in, m.elementBytes * [&] {
-            int64_t n = 1;
-            for (int64_t s : m.outShape)
-              n *= s;
-            return n;
-          }());
-    else
-      std::memcpy(out, ordered, m.elementBytes * scratch->numElements());
-    return;
   }
   // Broadcast: every output row is a row of the ordered input or one of
   // its elements repeated.
@@ -234,17 +269,18 @@ std::optional<KernelBuilder> layoutKernel(Operation *op) {
   return destinationKernel(
       Output::Uninitialized,
       [m = *movement](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
-                      const DeviceContext &) {
+                      const DeviceContext &ctx) {
         std::optional<HostTensor> scratch;
+        const void *from = in[0]->data();
         switch (m.elementBytes) {
         case 1:
-          return run<uint8_t>(m, in[0]->data(), out.data(), scratch);
+          return run<uint8_t>(m, from, out.data(), scratch, ctx.threads);
         case 2:
-          return run<uint16_t>(m, in[0]->data(), out.data(), scratch);
+          return run<uint16_t>(m, from, out.data(), scratch, ctx.threads);
         case 4:
-          return run<uint32_t>(m, in[0]->data(), out.data(), scratch);
+          return run<uint32_t>(m, from, out.data(), scratch, ctx.threads);
         default:
-          return run<uint64_t>(m, in[0]->data(), out.data(), scratch);
+          return run<uint64_t>(m, from, out.data(), scratch, ctx.threads);
         }
       });
 }
