@@ -220,30 +220,11 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
   if (llvm::Error err = checkTensorSizes(*module))
     return std::move(err);
 
-  // The global program, kept for checks.
+  // The global program, kept for checks and compiled when one first runs:
+  // most runs check nothing, and compiling it (twice, with the f64 form)
+  // copies every constant of a model twice more.
   if (!partitioned) {
-    llvm::Expected<std::unique_ptr<Executable>> global = compileForRun(*module);
-    if (!global)
-      return global.takeError();
-    program->global = std::move(*global);
-    // The same in f64, for checks, where the program computes in narrower
-    // floats.
-    bool narrow = false;
-    module->walk([&](Operation *op) {
-      for (Type type : op->getResultTypes())
-        if (isa<Float16Type, BFloat16Type, Float32Type>(
-                getElementTypeOrSelf(type)))
-          narrow = true;
-    });
-    OwningOpRef<ModuleOp> wide = module->clone();
-    if (narrow && succeeded(widenFloats(*wide))) {
-      llvm::Expected<std::unique_ptr<Executable>> compiled =
-          compileForRun(*wide);
-      if (compiled)
-        program->wideGlobal = std::move(*compiled);
-      else
-        llvm::consumeError(compiled.takeError());
-    }
+    program->globalModule = module->clone();
     module->walk([&](linalg::LinalgOp op) {
       int64_t length = 1;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -606,18 +587,57 @@ runOnOneDevice(Executable &executable, llvm::StringRef function,
   return out;
 }
 
+llvm::Error Program::compileReference() {
+  if (global || !globalModule)
+    return llvm::Error::success();
+  llvm::Expected<std::unique_ptr<Executable>> compiled =
+      compileForRun(*globalModule);
+  if (!compiled)
+    return compiled.takeError();
+  global = std::move(*compiled);
+  // The same in f64, where the program computes in narrower floats; the
+  // module is no longer needed as it was.
+  bool narrow = false;
+  globalModule->walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (isa<Float16Type, BFloat16Type, Float32Type>(
+              getElementTypeOrSelf(type)))
+        narrow = true;
+  });
+  if (narrow && succeeded(widenFloats(*globalModule))) {
+    llvm::Expected<std::unique_ptr<Executable>> wide =
+        compileForRun(*globalModule);
+    if (wide)
+      wideGlobal = std::move(*wide);
+    else
+      llvm::consumeError(wide.takeError());
+  }
+  globalModule = nullptr;
+  return llvm::Error::success();
+}
+
+bool Program::hasWideGlobalProgram() {
+  if (llvm::Error err = compileReference()) {
+    llvm::consumeError(std::move(err));
+    return false;
+  }
+  return bool(wideGlobal);
+}
+
 llvm::Expected<std::vector<HostTensor>>
 Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
-  if (!global)
+  if (!hasGlobalProgram())
     return fail("the module is already partitioned: there is no "
                 "unpartitioned program to run");
+  if (llvm::Error err = compileReference())
+    return std::move(err);
   return runOnOneDevice(*global, entryName, args, inputSpecs, outputSpecs,
                         kernelThreads(1));
 }
 
 llvm::Expected<std::vector<HostTensor>>
 Program::runWideGlobal(llvm::ArrayRef<HostTensor> args) {
-  if (!wideGlobal)
+  if (!hasWideGlobalProgram())
     return fail("the program has no f64 form");
   return runOnOneDevice(*wideGlobal, entryName, args, widened(inputSpecs),
                         widened(outputSpecs), kernelThreads(1));

@@ -5,7 +5,8 @@
 // propagate, partition, optimize collectives) unless it already is, and
 // compiled into an Executable; host tensors go in and out whole (global),
 // split and assembled by the entry function's argument and result
-// shardings. The unpartitioned program is kept to check results against.
+// shardings. The unpartitioned program is kept to check results against,
+// compiled when a check first needs it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,7 +68,7 @@ public:
   /// Threads each device's kernels may use (default: cores / devices).
   int64_t threadsPerDevice() const { return threads; }
   void setThreadsPerDevice(int64_t n) { threads = std::max<int64_t>(n, 1); }
-  bool hasGlobalProgram() const { return bool(global); }
+  bool hasGlobalProgram() const { return global || globalModule; }
   /// The longest reduction of the program (for check tolerances).
   int64_t longestReduction() const { return reductionLength; }
   const llvm::json::Value &commReport() const { return report; }
@@ -99,9 +100,12 @@ public:
   /// Runs the unpartitioned program on one device.
   llvm::Expected<std::vector<HostTensor>>
   runGlobal(llvm::ArrayRef<HostTensor> args);
+  /// Compiles the unpartitioned program and its f64 form, which only
+  /// checks run (runGlobal and runWideGlobal do it when first called).
+  llvm::Error compileReference();
   /// Whether the unpartitioned program also exists computed in f64 (it
   /// computes in narrower floats and could be widened).
-  bool hasWideGlobalProgram() const { return bool(wideGlobal); }
+  bool hasWideGlobalProgram();
   /// Runs the unpartitioned program in f64 on one device: float inputs are
   /// widened, float results are f64.
   llvm::Expected<std::vector<HostTensor>>
@@ -130,6 +134,9 @@ private:
   int64_t threads = 1;
   int64_t reductionLength = 1;
   std::unique_ptr<Executable> local, global, wideGlobal;
+  /// The unpartitioned module until compileReference (so the context must
+  /// outlive the Program).
+  mlir::OwningOpRef<mlir::ModuleOp> globalModule;
   std::shared_ptr<const MemoryStats> lastRunMemory;
   std::unique_ptr<KernelThreadPool> kernelPool;
   DevicePool devicePool;

@@ -43,7 +43,9 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
   llvm::Expected<TensorInfo> info = infoOf(op, typed.getType());
   if (!info)
     return info.takeError();
-  auto tensor = std::make_shared<HostTensor>(info->type, info->shape);
+  // Every branch below writes every element.
+  auto tensor =
+      std::make_shared<HostTensor>(info->type, info->shape, Init::None);
   if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)

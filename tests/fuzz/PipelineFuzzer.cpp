@@ -46,8 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(text, &context);
     llvm::Expected<std::unique_ptr<::spmd::runtime::Program>> program =
         ::spmd::runtime::Program::compile(std::move(copy), entry);
-    if (!program)
+    if (!program) {
       llvm::consumeError(program.takeError());
+      continue;
+    }
+    // The reference checks run (unpartitioned, and in f64).
+    llvm::consumeError((*program)->compileReference());
   }
   return 0;
 }
