@@ -17,7 +17,7 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allow_user_poisoning=0:detec
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export SPMD_MUTANTS=300
 # The corpus models (auto-sharded too, whose time limit is the main
-# build's) and the long generator and reshard runs are left to the main
+# build's) and the long generator, oracle and reshard runs are left to the main
 # job: under the sanitizers they take most of the time and add no new
 # code paths. So are the projects built against the installed package: an
 # instrumented install links only into programs built with the same
@@ -25,7 +25,7 @@ export SPMD_MUTANTS=300
 # is forced once; the forced AVX2 and AVX-512 runs (the same sources as
 # the best path, built with other flags) are the main job's.
 ctest --test-dir build-asan -j2 --output-on-failure \
-  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|run/fuzz/seed-[2-9]|run/reshard-pairs|run/differential|api/out-of-tree-|cpu-path/avx)'
+  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|run/fuzz/seed-[2-9]|run/oracle/(every-float|long-loops)|run/reshard-pairs|run/differential|api/out-of-tree-|cpu-path/avx)'
 # The fuzzers look for leaks too: each input makes and destroys a context,
 # so state a context should own but does not (kept in an op's external
 # model, which MLIR frees without its destructor) shows up.

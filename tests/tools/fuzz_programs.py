@@ -35,13 +35,19 @@ import subprocess
 import sys
 import tempfile
 
-FLOATS = ["f32", "f64", "f16", "bf16"]
+ALL_FLOATS = ("f32", "f64", "f16", "bf16")
+FLOATS = list(ALL_FLOATS)  # the float types drawn (upstream_oracle.py narrows it)
 INTS = ["i1", "i8", "i16", "i32", "i64"]
 SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 10]
 
 
 def is_float(t):
-    return t in FLOATS
+    return t in ALL_FLOATS
+
+
+def pick(rng, types):
+    """One of `types`, floats only among those drawn."""
+    return rng.choice([t for t in types if not is_float(t) or t in FLOATS] or types)
 
 
 def width(t):
@@ -420,7 +426,7 @@ def gen_argmax(p):
     combiner for both results."""
     rng = p.rng
     shape = [rng.choice(SIZES) for _ in range(rng.randint(2, 3))]
-    t = rng.choice(["f32", "f64", "bf16", "i32"])
+    t = pick(rng, ["f32", "f64", "bf16", "i32"])
     x = p.tensor_value(shape, t)[0]
     red = sorted(rng.sample(range(len(shape)), rng.randint(1, len(shape) - 1)))
     keep = [d for d in range(len(shape)) if d not in red]
@@ -454,8 +460,8 @@ def gen_named(p):
     kind = rng.choice(["matmul", "batch_matmul", "dot", "matvec", "vecmat",
                        "softmax", "transpose", "broadcast", "reduce", "conv",
                        "pool", "depthwise"])
-    t = rng.choice(["f32", "f64", "f16", "bf16", "i32", "i64"]) \
-        if kind not in ("softmax", "conv", "pool", "depthwise") else rng.choice(["f32", "f64"])
+    t = pick(rng, ["f32", "f64", "f16", "bf16", "i32", "i64"]) \
+        if kind not in ("softmax", "conv", "pool", "depthwise") else pick(rng, ["f32", "f64"])
     m, k, n, b = (rng.choice(SIZES) for _ in range(4))
     name = p.fresh("n")
     if kind in ("matmul", "batch_matmul", "dot", "matvec", "vecmat"):
@@ -672,7 +678,7 @@ def gen_tensor(p):
 def gen_control(p):
     rng = p.rng
     kind = rng.choice(["for", "if", "while", "call", "execute_region", "index_switch"])
-    t = rng.choice(["f32", "f64", "i32", "bf16"])
+    t = pick(rng, ["f32", "f64", "i32", "bf16"])
     shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 2))]
     x = p.tensor_value(shape, t)[0]
     y = p.tensor_value(shape, t)[0]  # read from inside the region

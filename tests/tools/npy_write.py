@@ -13,12 +13,17 @@ CODES = {"i32": ("<i4", "i"), "i64": ("<i8", "q"),
 
 
 def write(path, kind, shape, rng):
-    descr, fmt = CODES[kind]
     count = 1
     for s in shape:
         count *= s
     values = [rng.randrange(-50, 50) if kind[0] == "i" else rng.uniform(-1, 1)
               for _ in range(count)]
+    write_values(path, *CODES[kind], shape, values)
+
+
+def write_values(path, descr, fmt, shape, values):
+    """`values` (row-major) as a .npy of `descr`, packed by struct `fmt`."""
+    count = len(values)
     shape_text = "(" + "".join("%d," % s for s in shape) + ")"
     header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (
         descr, shape_text)
