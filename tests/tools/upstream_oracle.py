@@ -13,8 +13,9 @@ fuzz_programs.py (the same grammar) is also lowered by upstream passes
 `mlir-runner`, from the same inputs; the results must match. Integers
 exactly; floats bit for bit through f64 results (their bits are printed as
 i64, so nothing is lost in printing), within a tolerance for narrower
-floats: spmd-run computes a body's f32 in f64 and upstream in f32, so the
-two may round apart. The default floats are f64 only, where the two agree
+floats: spmd-run computes a body's f32 in f64 and upstream in f32, and the
+two may sum in different orders, so they may round apart (by up to the
+type's epsilon times the longest reduction). The default floats are f64 only, where the two agree
 to the last few bits; --floats=f32,f16,bf16,f64 tries every type (rounding
 flips through comparisons then need a look by hand).
 
@@ -61,9 +62,11 @@ NPY = {"f64": ("<f8", "d"), "f32": ("<f4", "f"), "bf16": ("<f4", "f"),
 FLOAT_TYPES = ("f64", "f32", "f16", "bf16")
 # Inputs travel as dense literals in the upstream program's text.
 MAX_INPUT_ELEMENTS = 300000
-# |ours - upstream| <= ABS + REL * |upstream|, by result type.
-TOLERANCE = {"f64": (1e-12, 1e-12), "f32": (1e-5, 1e-5),
-             "f16": (2e-2, 1e-2), "bf16": (1e-1, 4e-2)}
+# |ours - upstream| <= ABS + max(REL, L * EPS) * max(|ours|, |upstream|) by
+# result type (ABS, REL, EPS), where L bounds the program's longest
+# reduction: both sum in some order, rounding at each step.
+TOLERANCE = {"f64": (1e-12, 1e-12, 2.0 ** -52), "f32": (1e-5, 1e-5, 2.0 ** -23),
+             "f16": (2e-2, 1e-2, 2.0 ** -10), "bf16": (1e-1, 4e-2, 2.0 ** -7)}
 
 
 def drop_spmd(text):
@@ -211,25 +214,34 @@ def upstream_result(mlir_bin, folder, text, timeout):
     return [int(v) for v in re.findall(r"-?\d+", data)], None
 
 
-def same(mine, ref, et):
+def same(mine, ref, et, longest):
     if et not in FLOAT_TYPES:
         return int(mine) == ref
     if math.isnan(mine) or math.isnan(ref):
         return math.isnan(mine) and math.isnan(ref)
     if mine == ref:
         return True
-    absolute, relative = TOLERANCE[et]
-    return abs(mine - ref) <= absolute + relative * abs(ref)
+    absolute, relative, eps = TOLERANCE[et]
+    scale = max(abs(mine), abs(ref))
+    return abs(mine - ref) <= absolute + max(relative, longest * eps) * scale
 
 
-def compare(ours, bits, et):
+def longest_reduction(text):
+    """A bound on the program's longest reduction: its largest tensor
+    (every reduced loop is read by an operand)."""
+    return max([count([int(d) for d in shape.split("x")[:-1]])
+                for shape in re.findall(r"tensor<([^>]*)>", text)] + [1])
+
+
+def compare(ours, bits, et, longest):
     """The positions that differ (the first 5, with both values) and their
     count."""
     if et in FLOAT_TYPES:
         ref = [struct.unpack("<d", struct.pack("<q", b))[0] for b in bits]
     else:
         ref = bits
-    bad = [i for i, (m, r) in enumerate(zip(ours, ref)) if not same(m, r, et)]
+    bad = [i for i, (m, r) in enumerate(zip(ours, ref))
+           if not same(m, r, et, longest)]
     return [(i, ours[i], ref[i]) for i in bad[:5]], len(bad)
 
 
@@ -263,7 +275,7 @@ def run_case(spmd_run, mlir_bin, seed, folder, timeout):
     ours = read_npy(os.path.join(out_dir, "result0.npy"))[1]
     if len(ours) != len(bits):
         return "differed: %d elements, upstream %d" % (len(ours), len(bits))
-    shown, wrong = compare(ours, bits, result[0])
+    shown, wrong = compare(ours, bits, result[0], longest_reduction(plain))
     if wrong:
         return "differed: %d of %d elements of %s, e.g. %s" % (
             wrong, len(ours), result[0],
