@@ -1,8 +1,9 @@
 //===- CustomOpPlugin.cpp - The dialect as a plugin of the tools ----------===//
 //
+// Loaded by each tool (each command on one line):
 //   spmd-run --load-dialect-plugin=libSpmdCustomOpPlugin.so norms.mlir --check
-//   spmd-opt --load-dialect-plugin=libSpmdCustomOpPlugin.so norms.mlir \
-//            --spmd-pipeline
+//   spmd-opt --load-dialect-plugin=libSpmdCustomOpPlugin.so --spmd-pipeline
+//            norms.mlir
 //
 //===----------------------------------------------------------------------===//
 
