@@ -19,9 +19,9 @@ type's epsilon times the longest reduction). The default floats are f64 only, wh
 to the last few bits; --floats=f32,f16,bf16,f64 tries every type (rounding
 flips through comparisons then need a look by hand).
 
-linalg.softmax is decomposed upstream first (by the transform dialect);
-programs whose ops the upstream lowering does not take (tensor.gather, ...)
-are counted as skipped. Annotations and sharding
+linalg.softmax is decomposed upstream first (by the transform dialect) and
+tensor.gather written as a generic of tensor.extract; programs whose ops
+the upstream lowering does not take are counted as skipped. Annotations and sharding
 constraints are dropped for the upstream run; spmd-run runs the program as
 written (partitioned). Ends with `oracle: N agreed, M differed, K skipped`
 and exits 1 if M > 0.
@@ -102,6 +102,46 @@ def drop_spmd(text):
         out.append(line)
     text = "\n".join(out) + "\n"
     return None if "spmd." in text else text
+
+
+GATHER = re.compile(
+    r"(\s*)%(\w+) = tensor\.gather (%[\w#]+)\[(%[\w#]+)\] gather_dims\(\[0\]\)(?: unique)? : "
+    r"\(tensor<(\d+)x(\d+)x(\w+)>, (tensor<\d+x1xi32>)\) -> (tensor<[^>]*>)$")
+
+
+def gathers_as_generics(text):
+    """tensor.gather (which upstream does not bufferize) of rows, as the
+    generic that reads each row with tensor.extract at its position,
+    clamped as spmd-run documents for positions outside the source."""
+    out = []
+    for line in text.splitlines():
+        m = GATHER.match(line)
+        if not m:
+            out.append(line)
+            continue
+        indent, name, src, ids, rows, cols, et, ids_type, result = m.groups()
+        rank = len(parse_type(result)[1])
+        dims = ", ".join("d%d" % i for i in range(rank))
+        ids_map = "affine_map<(%s) -> (d0, %s)>" % (dims, "d1" if rank == 3 else "0")
+        out_map = "affine_map<(%s) -> (%s)>" % (dims, dims)
+        v = "%%%s_" % name
+        out += [indent + line for line in [
+            "%sinit = tensor.empty() : %s" % (v, result),
+            "%%%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}" % (
+                name, ids_map, out_map, ", ".join(['"parallel"'] * rank)),
+            "    ins(%s : %s) outs(%sinit : %s) {" % (ids, ids_type, v, result),
+            "^bb0(%sid: i32, %sout: %s):" % (v, v, et),
+            "  %sat = arith.index_cast %sid : i32 to index" % (v, v),
+            "  %szero = arith.constant 0 : index" % v,
+            "  %slast = arith.constant %d : index" % (v, int(rows) - 1),
+            "  %slow = arith.maxsi %sat, %szero : index" % (v, v, v),
+            "  %srow = arith.minsi %slow, %slast : index" % (v, v, v),
+            "  %scol = linalg.index %d : index" % (v, rank - 1),
+            "  %sx = tensor.extract %s[%srow, %scol] : tensor<%sx%sx%s>" % (
+                v, src, v, v, rows, cols, et),
+            "  linalg.yield %sx : %s" % (v, et),
+            "} -> %s" % result]]
+    return "\n".join(out) + "\n"
 
 
 def parse_type(t):
@@ -270,6 +310,7 @@ def run_case(spmd_run, mlir_bin, seed, folder, timeout):
     plain = drop_spmd(text)
     if plain is None:
         return "skipped: an spmd op other than a constraint"
+    plain = gathers_as_generics(plain)
     args, result = signature(plain)
     if result[1] is None:
         return "skipped: a scalar result"
