@@ -142,10 +142,15 @@ void reduceElements(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
   unsigned width = intWidth(out.type());
   for (int64_t e = 0; e < count; ++e) {
     int64_t v = parts[0].tensor->getInt(parts[0].begin + e);
-    for (size_t p = 1; p < parts.size(); ++p)
-      v = wrapToWidth(
-          combine(kind, v, parts[p].tensor->getInt(parts[p].begin + e)),
-          width);
+    for (size_t p = 1; p < parts.size(); ++p) {
+      int64_t x = parts[p].tensor->getInt(parts[p].begin + e);
+      // Integer sums wrap, as arith.addi does (in unsigned arithmetic,
+      // where C++ defines it).
+      v = wrapToWidth(kind == ReductionKind::Sum
+                          ? int64_t(uint64_t(v) + uint64_t(x))
+                          : combine(kind, v, x),
+                      width);
+    }
     out.setInt(outBegin + e, v);
   }
 }
