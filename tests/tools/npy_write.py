@@ -8,8 +8,10 @@ import random
 import struct
 import sys
 
-CODES = {"i32": ("<i4", "i"), "i64": ("<i8", "q"),
-         "f32": ("<f4", "f"), "f64": ("<f8", "d")}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from npy_print import FORMATS  # noqa: E402
+
+CODES = {"i32": "<i4", "i64": "<i8", "f32": "<f4", "f64": "<f8"}
 
 
 def write(path, kind, shape, rng):
@@ -18,11 +20,11 @@ def write(path, kind, shape, rng):
         count *= s
     values = [rng.randrange(-50, 50) if kind[0] == "i" else rng.uniform(-1, 1)
               for _ in range(count)]
-    write_values(path, *CODES[kind], shape, values)
+    write_values(path, CODES[kind], shape, values)
 
 
-def write_values(path, descr, fmt, shape, values):
-    """`values` (row-major) as a .npy of `descr`, packed by struct `fmt`."""
+def write_values(path, descr, shape, values):
+    """`values` (row-major) as a .npy of `descr` (one npy_print reads)."""
     count = len(values)
     shape_text = "(" + "".join("%d," % s for s in shape) + ")"
     header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (
@@ -31,7 +33,7 @@ def write_values(path, descr, fmt, shape, values):
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
         f.write(header.encode())
-        f.write(struct.pack("<%d%s" % (count, fmt), *values))
+        f.write(struct.pack("<%d%s" % (count, FORMATS[descr]), *values))
 
 
 def main():

@@ -15,16 +15,17 @@ exactly; floats bit for bit through f64 results (their bits are printed as
 i64, so nothing is lost in printing), within a tolerance for narrower
 floats: spmd-run computes a body's f32 in f64 and upstream in f32, and the
 two may sum in different orders, so they may round apart (by up to the
-type's epsilon times the longest reduction). The default floats are f64 only, where the two agree
-to the last few bits; --floats=f32,f16,bf16,f64 tries every type (rounding
-flips through comparisons then need a look by hand).
+type's epsilon times the longest reduction). The default floats are f64
+only, where the two agree to the last few bits; --floats=f32,f16,bf16,f64
+draws every type.
 
 linalg.softmax is decomposed upstream first (by the transform dialect) and
 tensor.gather written as a generic of tensor.extract; programs whose ops
-the upstream lowering does not take are counted as skipped. Annotations and sharding
-constraints are dropped for the upstream run; spmd-run runs the program as
-written (partitioned). Ends with `oracle: N agreed, M differed, K skipped`
-and exits 1 if M > 0.
+the upstream lowering does not take, or that upstream does not finish in
+time, are counted as skipped (spmd-run failing or not finishing is a
+difference). Annotations and sharding constraints are dropped for the
+upstream run; spmd-run runs the program as written (partitioned). Ends
+with `oracle: N agreed, M differed, K skipped` and exits 1 if M > 0.
 """
 import argparse
 import math
@@ -39,6 +40,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzz_programs  # noqa: E402
+from fuzz_programs import affine, ttype  # noqa: E402
 from npy_print import read_npy  # noqa: E402
 from npy_write import write_values  # noqa: E402
 
@@ -55,7 +57,6 @@ LOWERING = [
     "--convert-index-to-llvm", "--convert-func-to-llvm",
     "--convert-cf-to-llvm", "--reconcile-unrealized-casts",
 ]
-# .npy descr and struct format of each argument type (bf16 travels as f32).
 # linalg.softmax has no lowering of its own upstream: its decomposition
 # (max, exp of the difference, sum, division) by the transform dialect.
 DECOMPOSE_SOFTMAX = """
@@ -65,10 +66,9 @@ transform.named_sequence @__transform_main(%root: !transform.any_op {transform.r
   transform.yield
 }
 """
-NPY = {"f64": ("<f8", "d"), "f32": ("<f4", "f"), "bf16": ("<f4", "f"),
-       "f16": ("<f2", "e"), "i1": ("|b1", "?"), "i8": ("|i1", "b"),
-       "i16": ("<i2", "h"), "i32": ("<i4", "i"), "i64": ("<i8", "q"),
-       "index": ("<i8", "q")}
+# .npy descr of each argument type (bf16 travels as f32).
+NPY = {"f64": "<f8", "f32": "<f4", "bf16": "<f4", "f16": "<f2", "i1": "|b1",
+       "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8", "index": "<i8"}
 FLOAT_TYPES = ("f64", "f32", "f16", "bf16")
 # Inputs travel as dense literals in the upstream program's text.
 MAX_INPUT_ELEMENTS = 300000
@@ -121,9 +121,8 @@ def gathers_as_generics(text):
             continue
         indent, name, src, ids, rows, cols, et, ids_type, result = m.groups()
         rank = len(parse_type(result)[1])
-        dims = ", ".join("d%d" % i for i in range(rank))
-        ids_map = "affine_map<(%s) -> (d0, %s)>" % (dims, "d1" if rank == 3 else "0")
-        out_map = "affine_map<(%s) -> (%s)>" % (dims, dims)
+        ids_map = affine(["d0", "d1" if rank == 3 else "0"], rank)
+        out_map = affine(["d%d" % d for d in range(rank)], rank)
         v = "%%%s_" % name
         out += [indent + line for line in [
             "%sinit = tensor.empty() : %s" % (v, result),
@@ -186,15 +185,6 @@ def literal(values, et, shape):
     return nest(values, shape)
 
 
-def ttype(et, shape):
-    return "tensor<%s>" % "x".join([str(s) for s in shape] + [et])
-
-
-def identity_map(rank):
-    dims = ", ".join("d%d" % i for i in range(rank))
-    return "affine_map<(%s) -> (%s)>" % (dims, dims)
-
-
 def wrapper(args, inputs, result):
     """An entry that calls @main on the inputs as constants and prints the
     result's elements as i64 (float bits through f64)."""
@@ -206,30 +196,34 @@ def wrapper(args, inputs, result):
             lines.append("  %%in%d = arith.constant %d : index" % (i, value[0]))
         else:
             lines.append("  %%in%d = arith.constant dense<%s> : %s" % (
-                i, literal(value, at, ashape), ttype(at, ashape)))
+                i, literal(value, at, ashape), ttype(ashape, at)))
         names.append("%%in%d" % i)
-    arg_types = ", ".join("index" if s is None else ttype(t, s) for t, s in args)
-    rt = ttype(et, shape)
+    arg_types = ", ".join("index" if s is None else ttype(s, t) for t, s in args)
+    rt = ttype(shape, et)
     lines.append("  %%r = call @main(%s) : (%s) -> %s" % (", ".join(names), arg_types, rt))
-    it = ttype("i64", shape)
+    it = ttype(shape, "i64")
+    # The element as i64: %x itself, or its bits through f64, or extended.
+    convert, element = [], "%x"
     if et in FLOAT_TYPES:
-        convert = ([] if et == "f64" else ["    %%w = arith.extf %%x : %s to f64" % et]) + [
-            "    %%i = arith.bitcast %s : f64 to i64" % ("%x" if et == "f64" else "%w")]
-    elif et == "i64":
-        convert = ["    %i = arith.addi %x, %o : i64"]  # %o is 0
-    else:
-        convert = ["    %%i = arith.%s %%x : %s to i64" % (
-            "extui" if et == "i1" else "extsi", et)]
-    rank = len(shape)
+        if et != "f64":
+            convert.append("    %%w = arith.extf %%x : %s to f64" % et)
+        convert.append("    %%i = arith.bitcast %s : f64 to i64" % (
+            "%x" if et == "f64" else "%w"))
+        element = "%i"
+    elif et != "i64":
+        convert.append("    %%i = arith.%s %%x : %s to i64" % (
+            "extui" if et == "i1" else "extsi", et))
+        element = "%i"
+    identity = affine(["d%d" % d for d in range(len(shape))], len(shape))
     lines += [
         "  %z = arith.constant 0 : i64",
         "  %%e = tensor.empty() : %s" % it,
         "  %%f = linalg.fill ins(%%z : i64) outs(%%e : %s) -> %s" % (it, it),
         "  %%b = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}"
-        % (identity_map(rank), identity_map(rank), ", ".join(['"parallel"'] * rank)),
+        % (identity, identity, ", ".join(['"parallel"'] * len(shape))),
         "      ins(%%r : %s) outs(%%f : %s) {" % (rt, it),
         "  ^bb0(%%x: %s, %%o: i64):" % et] + convert + [
-        "    linalg.yield %i : i64",
+        "    linalg.yield %s : i64" % element,
         "  } -> %s" % it,
         "  %%m = bufferization.to_buffer %%b : %s to memref<%s>" % (it, it[len("tensor<"):-1]),
         "  %%u = memref.cast %%m : memref<%s> to memref<*xi64>" % it[len("tensor<"):-1],
@@ -321,12 +315,20 @@ def run_case(spmd_run, mlir_bin, seed, folder, timeout):
     in_dir, out_dir = os.path.join(folder, "in"), os.path.join(folder, "out")
     os.makedirs(in_dir, exist_ok=True)
     for i, ((t, s), a) in enumerate(zip(args, inputs)):
-        write_values(os.path.join(in_dir, "arg%d.npy" % i), *NPY[t], s or [], a)
-    bits, why = upstream_result(mlir_bin, folder, plain + wrapper(args, inputs, result), timeout)
+        write_values(os.path.join(in_dir, "arg%d.npy" % i), NPY[t], s or [], a)
+    try:
+        bits, why = upstream_result(mlir_bin, folder, plain + wrapper(args, inputs, result),
+                                    timeout)
+    except subprocess.TimeoutExpired:
+        return "skipped: upstream did not finish in %d s" % timeout
     if bits is None:
         return "skipped: " + why
-    p = subprocess.run([spmd_run, os.path.join(folder, "program.mlir"), "--inputs=" + in_dir,
-                        "--outputs=" + out_dir], capture_output=True, text=True, timeout=timeout)
+    try:
+        p = subprocess.run([spmd_run, os.path.join(folder, "program.mlir"),
+                            "--inputs=" + in_dir, "--outputs=" + out_dir],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "differed: spmd-run did not finish in %d s" % timeout
     if p.returncode:
         return "differed: spmd-run failed: " + (p.stderr.strip() or p.stdout.strip())[-300:]
     ours = read_npy(os.path.join(out_dir, "result0.npy"))[1]
@@ -365,10 +367,7 @@ def main():
         seed = a.seed * 100003 + case
         folder = os.path.join(keep, "case-%d" % seed)
         os.makedirs(folder, exist_ok=True)
-        try:
-            verdict = run_case(a.spmd_run, a.mlir_bin, seed, folder, a.timeout)
-        except subprocess.TimeoutExpired:
-            verdict = "skipped: timeout"
+        verdict = run_case(a.spmd_run, a.mlir_bin, seed, folder, a.timeout)
         kind = verdict.split(":")[0]
         counts[kind] += 1
         if kind == "differed":
