@@ -34,19 +34,14 @@ llvm::Expected<DType> dtypeOf(Type type) {
     return DType::BF16;
   if (type.isIndex())
     return DType::Index;
-  if (type.isInteger(1))
-    return DType::I1;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(16))
-    return DType::I16;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
+  if (auto integer = llvm::dyn_cast<IntegerType>(type))
+    if (integer.getWidth() >= 1 && integer.getWidth() <= 64)
+      return integerDType(integer.getWidth());
   std::string name;
   llvm::raw_string_ostream os(name);
   type.print(os);
+  if (llvm::isa<IntegerType>(type))
+    name += " (integers of 1 to 64 bits are supported)";
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "unsupported element type " + name);
 }

@@ -142,24 +142,30 @@ TrackedBytes::~TrackedBytes() {
   BlockPool::get().give(ptr, size);
 }
 
+DType integerDType(unsigned width) {
+  assert(width >= 1 && width <= 64 && "integers have 1 to 64 bits");
+  return DType(kIntegerDTypeBase + width);
+}
+
+static bool isIntegerDType(DType type) {
+  return uint8_t(type) > kIntegerDTypeBase;
+}
+
 int64_t dtypeBytes(DType type) {
   switch (type) {
   case DType::F64:
-  case DType::I64:
   case DType::Index:
     return 8;
   case DType::F32:
-  case DType::I32:
     return 4;
   case DType::F16:
   case DType::BF16:
-  case DType::I16:
     return 2;
-  case DType::I1:
-  case DType::I8:
-    return 1;
+  default:
+    break;
   }
-  llvm_unreachable("unknown dtype");
+  unsigned width = intWidth(type);
+  return width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8;
 }
 
 bool isFloat(DType type) {
@@ -168,18 +174,7 @@ bool isFloat(DType type) {
 }
 
 unsigned intWidth(DType type) {
-  switch (type) {
-  case DType::I1:
-    return 1;
-  case DType::I8:
-    return 8;
-  case DType::I16:
-    return 16;
-  case DType::I32:
-    return 32;
-  default:
-    return 64;
-  }
+  return isIntegerDType(type) ? uint8_t(type) - kIntegerDTypeBase : 64;
 }
 
 llvm::StringRef dtypeName(DType type) {
@@ -192,20 +187,18 @@ llvm::StringRef dtypeName(DType type) {
     return "f16";
   case DType::BF16:
     return "bf16";
-  case DType::I1:
-    return "i1";
-  case DType::I8:
-    return "i8";
-  case DType::I16:
-    return "i16";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
   case DType::Index:
     return "index";
+  default:
+    break;
   }
-  llvm_unreachable("unknown dtype");
+  static const std::array<std::string, 65> integerNames = [] {
+    std::array<std::string, 65> names;
+    for (unsigned width = 1; width <= 64; ++width)
+      names[width] = "i" + std::to_string(width);
+    return names;
+  }();
+  return integerNames[intWidth(type)];
 }
 
 int64_t toIntSaturating(double v) {
@@ -337,47 +330,44 @@ void HostTensor::setFloat(int64_t i, double v) {
     as<uint16_t>()[i] = floatToBFloat16(float(v));
     return;
   default:
-    setInt(i, int64_t(v));
+    setInt(i, toIntSaturating(v));
   }
 }
 
 int64_t HostTensor::getInt(int64_t i) const {
-  switch (type_) {
-  case DType::I1:
-  case DType::I8:
-    return type_ == DType::I1 ? (as<uint8_t>()[i] & 1) : as<int8_t>()[i];
-  case DType::I16:
-    return as<int16_t>()[i];
-  case DType::I32:
-    return as<int32_t>()[i];
-  case DType::I64:
-  case DType::Index:
-    return as<int64_t>()[i];
-  default:
+  if (isFloat(type_))
     return toIntSaturating(getFloat(i));
+  // Stored sign-extended: the container's value is the element's.
+  switch (dtypeBytes(type_)) {
+  case 1:
+    return type_ == DType::I1 ? (as<uint8_t>()[i] & 1) : as<int8_t>()[i];
+  case 2:
+    return as<int16_t>()[i];
+  case 4:
+    return as<int32_t>()[i];
+  default:
+    return as<int64_t>()[i];
   }
 }
 
 void HostTensor::setInt(int64_t i, int64_t v) {
-  switch (type_) {
-  case DType::I1:
-    as<uint8_t>()[i] = uint8_t(v & 1);
+  if (isFloat(type_)) {
+    setFloat(i, double(v));
     return;
-  case DType::I8:
+  }
+  v = wrapToWidth(v, intWidth(type_));
+  switch (dtypeBytes(type_)) {
+  case 1:
     as<int8_t>()[i] = int8_t(v);
     return;
-  case DType::I16:
+  case 2:
     as<int16_t>()[i] = int16_t(v);
     return;
-  case DType::I32:
+  case 4:
     as<int32_t>()[i] = int32_t(v);
     return;
-  case DType::I64:
-  case DType::Index:
-    as<int64_t>()[i] = v;
-    return;
   default:
-    setFloat(i, double(v));
+    as<int64_t>()[i] = v;
   }
 }
 

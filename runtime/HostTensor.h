@@ -23,12 +23,32 @@
 
 namespace spmd::runtime {
 
-enum class DType { F32, F64, F16, BF16, I1, I8, I16, I32, I64, Index };
+/// Element types: the floats, index, and the integers of every width N from
+/// 1 to 64 (`integerDType(N)`; the usual widths are named). An iN element is
+/// stored in the smallest of 1, 2, 4 or 8 bytes holding N bits, sign-extended
+/// from N bits (i1: 0 or 1), so that kernels read it as a plain int8_t ..
+/// int64_t; setInt wraps what it stores to N bits.
+constexpr uint8_t kIntegerDTypeBase = 64; // iN is kIntegerDTypeBase + N
+enum class DType : uint8_t {
+  F32,
+  F64,
+  F16,
+  BF16,
+  Index,
+  I1 = kIntegerDTypeBase + 1,
+  I8 = kIntegerDTypeBase + 8,
+  I16 = kIntegerDTypeBase + 16,
+  I32 = kIntegerDTypeBase + 32,
+  I64 = kIntegerDTypeBase + 64,
+};
 
+/// The integer type of `width` bits, 1 <= width <= 64.
+DType integerDType(unsigned width);
 int64_t dtypeBytes(DType type);
 bool isFloat(DType type);
 /// Bit width of integer types (index: 64).
 unsigned intWidth(DType type);
+/// "f32", "i4", "index", ...: the MLIR spelling.
 llvm::StringRef dtypeName(DType type);
 
 /// Bytes of tensor storage live on each device of one run, and their

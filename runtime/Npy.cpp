@@ -36,6 +36,8 @@ static std::optional<DType> fromDescr(llvm::StringRef descr) {
   return std::nullopt;
 }
 
+/// Integers are written in their storage container (i4 as int8,
+/// sign-extended), bf16 as f32, index as int64.
 static llvm::StringRef toDescr(DType type) {
   switch (type) {
   case DType::F32:
@@ -47,17 +49,19 @@ static llvm::StringRef toDescr(DType type) {
     return "<f2";
   case DType::I1:
     return "|b1";
-  case DType::I8:
+  default:
+    break;
+  }
+  switch (dtypeBytes(type)) {
+  case 1:
     return "|i1";
-  case DType::I16:
+  case 2:
     return "<i2";
-  case DType::I32:
+  case 4:
     return "<i4";
-  case DType::I64:
-  case DType::Index:
+  default:
     return "<i8";
   }
-  llvm_unreachable("unknown dtype");
 }
 
 /// The value of `key` in the header dictionary text.
@@ -154,15 +158,43 @@ llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
   return tensor;
 }
 
+/// The NumPy type an iN of an odd width is written as (its storage
+/// container), if `type` is one.
+static std::optional<DType> containerOf(DType type) {
+  if (isFloat(type) || type == DType::Index || type == DType::I1)
+    return std::nullopt;
+  DType container = integerDType(8 * dtypeBytes(type));
+  return container == type ? std::nullopt : std::optional(container);
+}
+
+/// Why `tensor` cannot be read as an iN: its first element outside
+/// [-2^(N-1), 2^N - 1], the values an iN literal may have in MLIR (both
+/// readings of N bits; they are stored wrapped to N bits).
+static std::optional<std::string> outOfRange(const HostTensor &tensor,
+                                             unsigned width) {
+  int64_t low = -(int64_t(1) << (width - 1)), high = (int64_t(1) << width) - 1;
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    if (int64_t v = tensor.getInt(i); v < low || v > high)
+      return llvm::formatv("element {0} is {1}, outside [{2}, {3}], the "
+                           "values of i{4}",
+                           i, v, low, high, width)
+          .str();
+  return std::nullopt;
+}
+
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want) {
   llvm::Expected<HostTensor> read = readNpy(path);
   if (!read || read->type() == want)
     return read;
   bool compatible = (want == DType::BF16 && read->type() == DType::F32) ||
-                    (want == DType::Index && read->type() == DType::I64);
+                    (want == DType::Index && read->type() == DType::I64) ||
+                    containerOf(want) == read->type();
   if (!compatible)
     return fail(path, "holds " + dtypeName(read->type()) + " but " +
                           dtypeName(want) + " is expected");
+  if (containerOf(want))
+    if (std::optional<std::string> why = outOfRange(*read, intWidth(want)))
+      return fail(path, *why);
   HostTensor converted(want, std::vector<int64_t>(read->shape()));
   for (int64_t i = 0; i < read->numElements(); ++i) {
     if (isFloat(want))

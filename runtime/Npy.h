@@ -2,7 +2,10 @@
 //
 // Reads and writes the .npy format (versions 1.0-3.0, little-endian, C
 // order) for the runtime's element types: <f4 <f8 <f2 <i1 |b1 <i2 <i4 <i8.
-// bf16 has no NumPy type; it is written as <f4 and read from <f4.
+// bf16 has no NumPy type; it is written as <f4 and read from <f4. Integers
+// of other widths (i4, i12, ...) have none either: an iN is written as the
+// smallest of int8/16/32/64 holding N bits, sign-extended, and read from
+// that type, each value checked to be an iN literal (in [-2^(N-1), 2^N-1]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +32,7 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef name);
 /// Converts to `want` when the file holds a compatible type (bf16 from
-/// <f4, index from <i8).
+/// <f4, index from <i8, iN from its container).
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want);
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 

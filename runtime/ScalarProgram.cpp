@@ -80,9 +80,12 @@ enum class Opcode : uint8_t {
   Extract, // a = table, b = number of indices, attr = first index register
 };
 
+/// The width code of bf16 registers: it rounds differently from f16.
+constexpr unsigned kBF16Width = 17;
+
 std::pair<bool, unsigned> ScalarProgram::kindOf(Type type) {
   if (type.isBF16())
-    return {true, 17}; // bf16 rounds differently from f16
+    return {true, kBF16Width};
   if (llvm::isa<FloatType>(type))
     return {true, type.getIntOrFloatBitWidth()};
   if (type.isIndex())
@@ -90,26 +93,28 @@ std::pair<bool, unsigned> ScalarProgram::kindOf(Type type) {
   return {false, type.getIntOrFloatBitWidth()};
 }
 
+/// The value of an integer register lane of `width` bits read unsigned.
 static uint64_t unsignedOf(int64_t v, unsigned width) {
   return width >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << width) - 1);
 }
 
-/// Rounds `v` to the precision of a float of `width` bits (16 means f16; bf16
-/// is marked as 17).
+/// The value of an integer register lane of `width` bits read signed.
+/// Registers hold their values sign-extended, except i1, which holds 0 or 1
+/// (true is -1 read signed).
+static int64_t signedOf(int64_t v, unsigned width) {
+  return width == 1 ? -v : v;
+}
+
+/// Rounds `v` to the precision of a float of `width` bits (16 means f16;
+/// bf16 is kBF16Width).
 static double roundTo(double v, int64_t width) {
   if (width == 32)
     return double(float(v));
   if (width == 16)
     return double(halfToFloat(floatToHalf(float(v))));
-  if (width == 17)
+  if (width == kBF16Width)
     return double(bfloat16ToFloat(floatToBFloat16(float(v))));
   return v;
-}
-
-static int64_t floatWidthCode(Type type) {
-  if (type.isBF16())
-    return 17;
-  return type.getIntOrFloatBitWidth();
 }
 
 llvm::Expected<ScalarProgram> ScalarProgram::compile(
@@ -302,7 +307,7 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
       else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
         inst.attr = int64_t(cmp.getPredicate());
       else if (llvm::isa<arith::TruncFOp>(op))
-        inst.attr = floatWidthCode(op.getResult(0).getType());
+        inst.attr = kindOf(op.getResult(0).getType()).second;
       else if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp,
                          arith::FPToUIOp>(op))
         inst.attr = 1; // unsigned source
@@ -415,6 +420,8 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
                        unsigned width) {
   using P = arith::CmpIPredicate;
   uint64_t ux = unsignedOf(x, width), uy = unsignedOf(y, width);
+  x = signedOf(x, width);
+  y = signedOf(y, width);
   switch (p) {
   case P::eq:
     return x == y;
@@ -589,11 +596,13 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
     case Opcode::MulI:
       INT2(int64_t(uint64_t(x) * uint64_t(y)))
     case Opcode::DivSI:
-      INT2(y == 0 ? 0 : x / y)
+      // x / -1 is -x: the one quotient that overflows (INT64_MIN / -1
+      // traps in C++), wrapped as the width's does. / 0 is undefined.
+      INT2(y == 0 ? 0 : y == -1 ? int64_t(0 - uint64_t(x)) : x / y)
     case Opcode::DivUI:
       INT2(y == 0 ? 0 : int64_t(unsignedOf(x, w) / unsignedOf(y, w)))
     case Opcode::RemSI:
-      INT2(y == 0 ? 0 : x % y)
+      INT2(y == 0 || y == -1 ? 0 : x % y)
     case Opcode::RemUI:
       INT2(y == 0 ? 0 : int64_t(unsignedOf(x, w) % unsignedOf(y, w)))
     case Opcode::AndI:
@@ -602,16 +611,18 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
       INT2(x | y)
     case Opcode::XOrI:
       INT2(x ^ y)
+    // Shift amounts are unsigned; shifting by the width or more gives poison,
+    // here 0 (or the sign for shrsi).
     case Opcode::ShLI:
-      INT2(y >= int64_t(w) ? 0 : int64_t(uint64_t(x) << y))
+      INT2(unsignedOf(y, w) >= w ? 0 : int64_t(uint64_t(x) << y))
     case Opcode::ShRSI:
-      INT2(x >> std::min<int64_t>(y, 63))
+      INT2(x >> std::min<uint64_t>(unsignedOf(y, w), 63))
     case Opcode::ShRUI:
-      INT2(y >= int64_t(w) ? 0 : int64_t(unsignedOf(x, w) >> y))
+      INT2(unsignedOf(y, w) >= w ? 0 : int64_t(unsignedOf(x, w) >> y))
     case Opcode::MaxSI:
-      INT2(std::max(x, y))
+      INT2(std::max(signedOf(x, w), signedOf(y, w)))
     case Opcode::MinSI:
-      INT2(std::min(x, y))
+      INT2(std::min(signedOf(x, w), signedOf(y, w)))
     case Opcode::MaxUI:
       INT2(unsignedOf(x, w) > unsignedOf(y, w) ? x : y)
     case Opcode::MinUI:
@@ -624,8 +635,9 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
     case Opcode::Ext:
       // attr: the source width when the source is read unsigned.
       for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(
-            in.attr ? int64_t(unsignedOf(a.i[k], in.attr)) : a.i[k], w);
+        di[k] = wrapToWidth(in.attr ? int64_t(unsignedOf(a.i[k], in.attr))
+                                    : signedOf(a.i[k], a.width),
+                            w);
       break;
     case Opcode::TruncI:
       for (int64_t k = 0; k < n; ++k)
@@ -633,15 +645,16 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
       break;
     case Opcode::SIToFP:
       for (int64_t k = 0; k < n; ++k)
-        df[k] = roundTo(double(a.i[k]), w);
+        df[k] = roundTo(double(signedOf(a.i[k], a.width)), w);
       break;
     case Opcode::UIToFP:
       for (int64_t k = 0; k < n; ++k)
-        df[k] = double(unsignedOf(a.i[k], in.attr ? in.attr : 64));
+        df[k] = roundTo(double(unsignedOf(a.i[k], in.attr)), w);
       break;
     case Opcode::AbsI:
       for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(a.i[k] < 0 ? -a.i[k] : a.i[k], w);
+        di[k] =
+            wrapToWidth(a.i[k] < 0 ? int64_t(0 - uint64_t(a.i[k])) : a.i[k], w);
       break;
     case Opcode::Select:
       // Both values are read before choosing: a blend, not a branch.
