@@ -98,6 +98,15 @@ static uint64_t unsignedOf(int64_t v, unsigned width) {
   return width >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << width) - 1);
 }
 
+/// The bits of `v` truncated to an unsigned integer: values up to 2^64
+/// convert (an i64's bits beyond int64's range); others saturate as
+/// toIntSaturating does.
+static int64_t toUnsignedBits(double v) {
+  if (v >= 9223372036854775808.0 && v < 18446744073709551616.0)
+    return int64_t(uint64_t(v));
+  return toIntSaturating(v);
+}
+
 /// The value of an integer register lane of `width` bits read signed.
 /// Registers hold their values sign-extended, except i1, which holds 0 or 1
 /// (true is -1 read signed).
@@ -585,9 +594,12 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
       compareFloats(arith::CmpFPredicate(in.attr), a.f, b.f, di, n);
       break;
     case Opcode::FPToSI:
-    case Opcode::FPToUI:
       for (int64_t k = 0; k < n; ++k)
         di[k] = wrapToWidth(toIntSaturating(a.f[k]), w);
+      break;
+    case Opcode::FPToUI:
+      for (int64_t k = 0; k < n; ++k)
+        di[k] = wrapToWidth(toUnsignedBits(a.f[k]), w);
       break;
     case Opcode::AddI:
       INT2(int64_t(uint64_t(x) + uint64_t(y)))

@@ -25,3 +25,20 @@ func.func @overflowing_division() -> (tensor<2xi64>, tensor<2xi64>) {
   %r = arith.remsi %a, %m : tensor<2xi64>
   return %q, %r : tensor<2xi64>, tensor<2xi64>
 }
+
+// fptoui reads the result's bits unsigned: 1e19 and 2^63 fit an unsigned
+// i64 (they were saturated to the largest signed one), 255 an i8, 3e9 an
+// i32.
+func.func @unsigned_conversions() -> (tensor<2xi64>, tensor<2xi8>, tensor<2xi32>, tensor<2xf64>) {
+  %a0 = arith.constant dense<[1.0e19, 9223372036854775808.0]> : tensor<2xf64>
+  %a = spmd.sharding_constraint %a0 <@mesh, [{"x"}]> : tensor<2xf64>
+  %u64 = arith.fptoui %a : tensor<2xf64> to tensor<2xi64>
+  %b0 = arith.constant dense<[255.0, 128.0]> : tensor<2xf32>
+  %b = spmd.sharding_constraint %b0 <@mesh, [{"x"}]> : tensor<2xf32>
+  %u8 = arith.fptoui %b : tensor<2xf32> to tensor<2xi8>
+  %c0 = arith.constant dense<[3.0e9, 4.0e9]> : tensor<2xf32>
+  %c = spmd.sharding_constraint %c0 <@mesh, [{"x"}]> : tensor<2xf32>
+  %u32 = arith.fptoui %c : tensor<2xf32> to tensor<2xi32>
+  %back = arith.uitofp %u64 : tensor<2xi64> to tensor<2xf64>
+  return %u64, %u8, %u32, %back : tensor<2xi64>, tensor<2xi8>, tensor<2xi32>, tensor<2xf64>
+}
