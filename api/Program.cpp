@@ -529,6 +529,15 @@ absl::Status Program::compile(const CompileOptions &options) {
                             text, state_->entry);
   if (!compiled.ok())
     return compiled.status();
+  // spmd::DType has the usual integer widths only; spmd-run runs the others.
+  const runtime::Program &program = *(*compiled)->program;
+  for (llvm::ArrayRef<runtime::TensorSpec> specs :
+       {program.inputs(), program.outputs()})
+    for (const runtime::TensorSpec &spec : specs)
+      if (!detail::fromRuntime(spec.type))
+        return absl::UnimplementedError(
+            fmt::format("the C++ API has no element type {} (spmd-run runs it)",
+                        runtime::dtypeName(spec.type).str()));
   state_->compiled = std::move(*compiled);
   state_->compiledHash = key;
   state_->autoShardReport = std::move(report);

@@ -327,6 +327,21 @@ func.func @mlp(%x: tensor<64x256xf32>, %w1: tensor<256x512xf32>,
   EXPECT_LT(maxDiff(*(*whole)[0].to_host(), want[0]), 1e-4);
 }
 
+// Integers of widths spmd::DType has no name for (i4) run with spmd-run;
+// the API refuses them when compiling, never hands out a tensor whose
+// dtype() it cannot say.
+TEST(Api, IntegersOfOtherWidthsAreRefused) {
+  auto program = spmd::Program::fromString(R"(
+    spmd.mesh @mesh = <["x"=2]>
+    func.func @f() -> tensor<4xi4> {
+      %a = arith.constant dense<[7, -8, 1, 2]> : tensor<4xi4>
+      %b = arith.addi %a, %a : tensor<4xi4>
+      return %b : tensor<4xi4>
+    })");
+  ASSERT_TRUE(program.ok()) << program.status().message();
+  EXPECT_ERROR(program->run({}).status(), "no element type i4");
+}
+
 TEST(Api, MisuseReturnsStatuses) {
   auto program = spmd::Program::fromString(kMatmul);
   ASSERT_TRUE(program.ok());
