@@ -350,6 +350,13 @@ int64_t HostTensor::getInt(int64_t i) const {
   }
 }
 
+void HostTensor::wrapIntegers() {
+  if (isFloat(type_) || 8 * dtypeBytes(type_) == intWidth(type_))
+    return; // the container's width: nothing to wrap
+  for (int64_t i = 0; i < numElements_; ++i)
+    setInt(i, getInt(i));
+}
+
 void HostTensor::setInt(int64_t i, int64_t v) {
   if (isFloat(type_)) {
     setFloat(i, double(v));

@@ -139,6 +139,10 @@ public:
     return isFloat(type_) ? getFloat(i) : double(getInt(i));
   }
 
+  /// Wraps every integer element to its width, as setInt does: after raw
+  /// bytes were copied in (an i4 constant's bytes may hold 15 for -1).
+  void wrapIntegers();
+
   /// Row-major strides in elements.
   std::vector<int64_t> strides() const;
 

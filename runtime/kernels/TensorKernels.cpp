@@ -55,6 +55,7 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
     if (int64_t(data.size()) != tensor->sizeInBytes())
       return opError(op, "the constant's data has the wrong size");
     std::memcpy(tensor->data(), data.data(), data.size());
+    tensor->wrapIntegers();
     return tensor;
   }
   auto dense = llvm::dyn_cast<DenseElementsAttr>(value);

@@ -72,3 +72,18 @@ func.func @loop_i4() -> (tensor<4xi4>, tensor<4xi4>) {
   } -> tensor<4xi4>
   return %r, %t : tensor<4xi4>, tensor<4xi4>
 }
+// An i4 constant whose bytes hold 15 for -1 (0x0F 0x08 0xFF 0x07: a byte
+// per element, the low 4 bits the value's): read as -1, -8, -1, 7.
+func.func @resource_i4() -> (tensor<4xi4>, tensor<4xf32>) {
+  %a0 = arith.constant dense_resource<narrow> : tensor<4xi4>
+  %a = spmd.sharding_constraint %a0 <@mesh, [{"x"}]> : tensor<4xi4>
+  %f = arith.sitofp %a : tensor<4xi4> to tensor<4xf32>
+  return %a, %f : tensor<4xi4>, tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      narrow: "0x010000000F08FF07"
+    }
+  }
+#-}
