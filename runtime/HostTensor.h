@@ -173,6 +173,11 @@ inline int64_t wrapToWidth(int64_t v, unsigned width) {
   uint64_t sign = uint64_t(1) << (width - 1);
   return int64_t((u ^ sign) - sign);
 }
+/// The value `v` of an integer of `width` bits read signed: integers are
+/// held sign-extended, except i1, held as 0 or 1 (true read signed is -1).
+inline int64_t readSigned(int64_t v, unsigned width) {
+  return width == 1 ? -v : v;
+}
 /// `v` truncated to an integer, saturating at the int64 range; NaN gives 0.
 /// (A plain conversion of a value out of range is undefined in C++; MLIR
 /// leaves its result unspecified, so one defined answer serves both the

@@ -107,13 +107,6 @@ static int64_t toUnsignedBits(double v) {
   return toIntSaturating(v);
 }
 
-/// The value of an integer register lane of `width` bits read signed.
-/// Registers hold their values sign-extended, except i1, which holds 0 or 1
-/// (true is -1 read signed).
-static int64_t signedOf(int64_t v, unsigned width) {
-  return width == 1 ? -v : v;
-}
-
 /// Rounds `v` to the precision of a float of `width` bits (16 means f16;
 /// bf16 is kBF16Width).
 static double roundTo(double v, int64_t width) {
@@ -429,8 +422,8 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
                        unsigned width) {
   using P = arith::CmpIPredicate;
   uint64_t ux = unsignedOf(x, width), uy = unsignedOf(y, width);
-  x = signedOf(x, width);
-  y = signedOf(y, width);
+  x = readSigned(x, width);
+  y = readSigned(y, width);
   switch (p) {
   case P::eq:
     return x == y;
@@ -632,9 +625,9 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
     case Opcode::ShRUI:
       INT2(unsignedOf(y, w) >= w ? 0 : int64_t(unsignedOf(x, w) >> y))
     case Opcode::MaxSI:
-      INT2(std::max(signedOf(x, w), signedOf(y, w)))
+      INT2(std::max(readSigned(x, w), readSigned(y, w)))
     case Opcode::MinSI:
-      INT2(std::min(signedOf(x, w), signedOf(y, w)))
+      INT2(std::min(readSigned(x, w), readSigned(y, w)))
     case Opcode::MaxUI:
       INT2(unsignedOf(x, w) > unsignedOf(y, w) ? x : y)
     case Opcode::MinUI:
@@ -648,7 +641,7 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
       // attr: the source width when the source is read unsigned.
       for (int64_t k = 0; k < n; ++k)
         di[k] = wrapToWidth(in.attr ? int64_t(unsignedOf(a.i[k], in.attr))
-                                    : signedOf(a.i[k], a.width),
+                                    : readSigned(a.i[k], a.width),
                             w);
       break;
     case Opcode::TruncI:
@@ -657,7 +650,7 @@ void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
       break;
     case Opcode::SIToFP:
       for (int64_t k = 0; k < n; ++k)
-        df[k] = roundTo(double(signedOf(a.i[k], a.width)), w);
+        df[k] = roundTo(double(readSigned(a.i[k], a.width)), w);
       break;
     case Opcode::UIToFP:
       for (int64_t k = 0; k < n; ++k)

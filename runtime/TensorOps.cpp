@@ -145,11 +145,12 @@ void reduceElements(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
     for (size_t p = 1; p < parts.size(); ++p) {
       int64_t x = parts[p].tensor->getInt(parts[p].begin + e);
       // Integer sums wrap, as arith.addi does (in unsigned arithmetic,
-      // where C++ defines it).
-      v = wrapToWidth(kind == ReductionKind::Sum
-                          ? int64_t(uint64_t(v) + uint64_t(x))
-                          : combine(kind, v, x),
-                      width);
+      // where C++ defines it); maxima and minima are signed (maxsi).
+      v = wrapToWidth(
+          kind == ReductionKind::Sum
+              ? int64_t(uint64_t(v) + uint64_t(x))
+              : combine(kind, readSigned(v, width), readSigned(x, width)),
+          width);
     }
     out.setInt(outBegin + e, v);
   }

@@ -42,3 +42,27 @@ func.func @unsigned_conversions() -> (tensor<2xi64>, tensor<2xi8>, tensor<2xi32>
   %back = arith.uitofp %u64 : tensor<2xi64> to tensor<2xf64>
   return %u64, %u8, %u32, %back : tensor<2xi64>, tensor<2xi8>, tensor<2xi32>, tensor<2xf64>
 }
+
+// maxsi and minsi of i1 across devices: true is -1, so the maximum of
+// [true, false, true] is false and the minimum true (the all-reduce
+// compared 0 and 1).
+func.func @extrema_i1_across_devices() -> (tensor<1xi1>, tensor<1xi1>) {
+  %a0 = arith.constant dense<[[true], [false], [true]]> : tensor<3x1xi1>
+  %a = spmd.sharding_constraint %a0 <@mesh, [{"x"}, {}]> : tensor<3x1xi1>
+  %t = arith.constant true
+  %f = arith.constant false
+  %e = tensor.empty() : tensor<1xi1>
+  %i = linalg.fill ins(%t : i1) outs(%e : tensor<1xi1>) -> tensor<1xi1>
+  %m = linalg.reduce ins(%a : tensor<3x1xi1>) outs(%i : tensor<1xi1>) dimensions = [0]
+    (%x: i1, %acc: i1) {
+      %r = arith.maxsi %x, %acc : i1
+      linalg.yield %r : i1
+    }
+  %i2 = linalg.fill ins(%f : i1) outs(%e : tensor<1xi1>) -> tensor<1xi1>
+  %n = linalg.reduce ins(%a : tensor<3x1xi1>) outs(%i2 : tensor<1xi1>) dimensions = [0]
+    (%x: i1, %acc: i1) {
+      %r = arith.minsi %x, %acc : i1
+      linalg.yield %r : i1
+    }
+  return %m, %n : tensor<1xi1>, tensor<1xi1>
+}
