@@ -172,7 +172,8 @@ static std::optional<DType> containerOf(DType type) {
 /// readings of N bits; they are stored wrapped to N bits).
 static std::optional<std::string> outOfRange(const HostTensor &tensor,
                                              unsigned width) {
-  int64_t low = -(int64_t(1) << (width - 1)), high = (int64_t(1) << width) - 1;
+  int64_t low = -(int64_t(1) << (width - 1));
+  int64_t high = int64_t((uint64_t(1) << width) - 1); // width < 64
   for (int64_t i = 0; i < tensor.numElements(); ++i)
     if (int64_t v = tensor.getInt(i); v < low || v > high)
       return llvm::formatv("element {0} is {1}, outside [{2}, {3}], the "

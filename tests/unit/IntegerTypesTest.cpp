@@ -57,8 +57,8 @@ TEST(IntegerTypes, StoresWrapToTheWidth) {
     HostTensor t(integerDType(width), {4});
     t.setInt(0, largest(width) + 1);
     t.setInt(1, smallest(width) - 1);
-    t.setInt(2, (int64_t(1) << width) - 1); // all ones: -1
-    t.setInt(3, int64_t(1) << width);       // wraps to 0
+    t.setInt(2, int64_t((uint64_t(1) << width) - 1)); // all ones: -1
+    t.setInt(3, int64_t(uint64_t(1) << width));       // wraps to 0
     EXPECT_EQ(t.getInt(0), smallest(width));
     EXPECT_EQ(t.getInt(1), largest(width));
     EXPECT_EQ(t.getInt(2), -1);
