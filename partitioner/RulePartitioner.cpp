@@ -71,6 +71,9 @@ struct ReadThrough {
   SmallVector<WindowedDim> shifts;
   /// This op's windows on the operand, read from the source.
   SmallVector<WindowedDim> windows;
+  /// The halos the producer exchanged, when this op is its only user: the
+  /// bytes reading through saves besides this op's own.
+  double producerHalos = 0;
 };
 
 /// One tensor of the rule: its value, its global type, and where it is.
@@ -141,7 +144,8 @@ private:
   /// read through a split window.
   std::optional<double> throughCost(unsigned t,
                                     const std::vector<AxisList> &split) const;
-  /// inputCost of operand `t` as it is.
+  /// inputCost of operand `t` as it is (with the halos its producer
+  /// exchanged when reading through would make them dead).
   std::optional<double> directCost(unsigned t,
                                    const std::vector<AxisList> &split) const;
   std::vector<std::vector<AxisList>> candidates() const;
@@ -276,8 +280,11 @@ RuleChoice::directCost(unsigned t, const std::vector<AxisList> &split) const {
     if (window.operand == t)
       own.push_back(window);
   const RuleTensor &tensor = tensors[t];
-  return inputCost(tensor.type, tensor.current, *state, tensor.remade, own,
-                   split);
+  std::optional<double> cost =
+      inputCost(tensor.type, tensor.current, *state, tensor.remade, own, split);
+  if (cost && tensor.through)
+    *cost += tensor.through->producerHalos;
+  return cost;
 }
 
 bool RuleChoice::readsThrough(unsigned t,
@@ -382,13 +389,34 @@ static bool everyDeviceMayAdd(Value init, Reduction combiner) {
   return false;
 }
 
+/// The bytes of the halos the producer of `result`, in layout `state`,
+/// exchanged along its split shifts.
+static double shiftHalos(const ReadThrough &through, RankedTensorType result,
+                         const ShardState &state, const MeshInfo &mesh) {
+  double bytes = 0;
+  std::vector<int64_t> local =
+      ::spmd::localShape(mesh.mesh, through.type.getShape(), state);
+  int64_t elements = ::spmd::product(local);
+  for (const WindowedDim &shift : through.shifts) {
+    const AxisList &axes = state.dims[shift.dim];
+    if (axes.empty())
+      continue;
+    int64_t size = through.type.getDimSize(shift.dim);
+    std::optional<HaloShape> halo = haloShape(
+        shift, result.getDimSize(shift.dim), size, mesh.mesh.groupSize(axes));
+    if (halo)
+      bytes += double(halo->left + halo->right) * elements / local[shift.dim] *
+               elementBytes(through.type.getElementType());
+  }
+  return bytes;
+}
+
 /// How operand `t` of an op reading it through `windows` may be read
 /// through its producer (ReadThrough), if the producer only moves its own
 /// operand and some of those windows follow the producer's.
-static std::optional<ReadThrough> producerRead(Partitioner &p, Value operand,
-                                               unsigned t,
-                                               ArrayRef<WindowedDim> windows,
-                                               const MeshInfo *mesh) {
+static std::optional<ReadThrough>
+producerRead(Partitioner &p, Operation *consumer, Value operand, unsigned t,
+             ArrayRef<WindowedDim> windows, const MeshInfo *mesh) {
   const OpShardingRule *rule = p.movingRule(operand);
   if (!rule)
     return std::nullopt;
@@ -436,6 +464,10 @@ static std::optional<ReadThrough> producerRead(Partitioner &p, Value operand,
   }
   if (!composed)
     return std::nullopt;
+  if (llvm::all_of(operand.getUsers(),
+                   [&](Operation *user) { return user == consumer; }))
+    through.producerHalos =
+        shiftHalos(through, result, p.lookup(operand).state, *mesh);
   return through;
 }
 
@@ -511,6 +543,7 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
       continue;
     list(tensor.through->type.getShape());
     key.push_back(tensor.through->remade);
+    key.push_back(int64_t(tensor.through->producerHalos));
     tensor.through->current.appendKey(key);
     appendWindowsKey(tensor.through->shifts, key);
     appendWindowsKey(tensor.through->windows, key);
@@ -560,7 +593,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   for (auto [t, tensor] : llvm::enumerate(tensors))
     if (tensor.type && !tensor.isResult)
       tensor.through =
-          producerRead(*this, tensor.global, t, rule->windows, mesh);
+          producerRead(*this, op, tensor.global, t, rule->windows, mesh);
 
   // Only split reduction factors leave results pending a reduction.
   std::optional<Reduction> combiner;
