@@ -464,7 +464,11 @@ producerRead(Partitioner &p, Operation *consumer, Value operand, unsigned t,
   }
   if (!composed)
     return std::nullopt;
-  if (llvm::all_of(operand.getUsers(),
+  // Counted once, on the first operand it is.
+  auto first = llvm::find_if(consumer->getOpOperands(),
+                             [&](OpOperand &o) { return o.get() == operand; });
+  if (first->getOperandNumber() == t &&
+      llvm::all_of(operand.getUsers(),
                    [&](Operation *user) { return user == consumer; }))
     through.producerHalos =
         shiftHalos(through, result, p.lookup(operand).state, *mesh);

@@ -95,11 +95,11 @@ func.func @causal(%x: tensor<13xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x
   return %s : tensor<13xf32>
 }
 
-// A crop (unit-stride slice) feeding a convolution.
-func.func @crop(%x: tensor<1x20x4x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}, {}, {}]>}, %w: tensor<3x1x1x1xf32>)
+// A crop (unit-stride slice) of rows and columns feeding a convolution.
+func.func @crop(%x: tensor<1x20x7x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}, {}, {}]>}, %w: tensor<3x1x1x1xf32>)
     -> (tensor<1x14x4x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}, {}, {}]>}) {
   %z = arith.constant 0.0 : f32
-  %s = tensor.extract_slice %x[0, 3, 0, 0] [1, 16, 4, 1] [1, 1, 1, 1] : tensor<1x20x4x1xf32> to tensor<1x16x4x1xf32>
+  %s = tensor.extract_slice %x[0, 3, 2, 0] [1, 16, 4, 1] [1, 1, 1, 1] : tensor<1x20x7x1xf32> to tensor<1x16x4x1xf32>
   %e = tensor.empty() : tensor<1x14x4x1xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x14x4x1xf32>) -> tensor<1x14x4x1xf32>
   %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
