@@ -53,6 +53,16 @@ def Spmd_ShardingOpInterface : OpInterface<"ShardingOpInterface"> {
       }], "bool", "skipsPaddedIterations", (ins), [{}],
       [{ return false; }]>,
     InterfaceMethod<[{
+        Whether the op only moves its first operand: its one result has the
+        operand's rank and factors, each element is the operand element the
+        rule's windows (stride 1, no extent) name, or the window's fill
+        where that lies outside the operand, and dimensions without a window
+        are copied whole (a pad of a constant, a unit-stride slice). An op
+        reading the result through windows may then read the operand
+        instead and make the border itself.
+      }], "bool", "onlyMovesThroughWindows", (ins), [{}],
+      [{ return false; }]>,
+    InterfaceMethod<[{
         Builds the op on one device at the rebuild's insertion point, from
         the local operands and result types it holds. Returns null after
         emitting an error. The default clones the op, which suits ops whose

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -109,4 +110,46 @@ Value mlir::spmd::emitHaloWindow(OpBuilder &b, Location loc, Value local,
   Value hi = arith::SubIOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, shape.inputSize), first);
   return maskOutside(b, loc, window, dim.dim, lo, hi, dim.fill);
+}
+
+std::optional<WindowedDim>
+mlir::spmd::readThrough(const WindowedDim &consumer,
+                        const WindowedDim &producer) {
+  assert(consumer.dim == producer.dim && producer.stride == 1 &&
+         producer.extent == 0 && "a shift of the same dimension");
+  if (consumer.fill)
+    return std::nullopt;
+  WindowedDim composed = consumer;
+  composed.offset += producer.offset;
+  composed.fill = producer.fill;
+  return composed;
+}
+
+Value mlir::spmd::emitWholeWindow(OpBuilder &b, Location loc, Value local,
+                                  const WindowedDim &window, int64_t length) {
+  assert(window.stride == 1 && window.extent == 0 && "a shift");
+  auto type = llvm::cast<RankedTensorType>(local.getType());
+  int64_t size = type.getDimSize(window.dim);
+  int64_t low = std::max<int64_t>(0, -window.offset);
+  int64_t high = std::max<int64_t>(0, window.offset + length - size);
+  Value padded = local;
+  if (low > 0 || high > 0) {
+    assert(window.fill && "only a window with a fill reads outside");
+    SmallVector<int64_t> lows(type.getRank(), 0), highs(type.getRank(), 0);
+    SmallVector<int64_t> shape(type.getShape());
+    lows[window.dim] = low;
+    highs[window.dim] = high;
+    shape[window.dim] += low + high;
+    Value fill = arith::ConstantOp::create(b, loc, window.fill);
+    padded = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), local,
+        getAsIndexOpFoldResult(b.getContext(), lows),
+        getAsIndexOpFoldResult(b.getContext(), highs), fill);
+  }
+  int64_t start = window.offset + low;
+  if (start == 0 &&
+      llvm::cast<RankedTensorType>(padded.getType()).getDimSize(window.dim) ==
+          length)
+    return padded;
+  return cut(b, loc, padded, window.dim, b.getIndexAttr(start), length);
 }

@@ -35,6 +35,20 @@ Value emitHaloWindow(OpBuilder &b, Location loc, Value local,
                      const WindowedDim &dim, const HaloShape &shape,
                      const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes);
 
+/// `consumer`'s window read through `producer`'s, a window of stride 1 and
+/// no extent on the same dimension (a pad, a unit-stride slice): the same
+/// window on the producer's operand, shifted by the producer's offset, with
+/// the producer's fill outside it. None when the consumer has a fill of its
+/// own.
+std::optional<WindowedDim> readThrough(const WindowedDim &consumer,
+                                       const WindowedDim &producer);
+
+/// `window` (stride 1, no extent) on a dimension of `local` that no device
+/// splits: its `length` elements from the window's offset, the fill where
+/// they lie outside `local`.
+Value emitWholeWindow(OpBuilder &b, Location loc, Value local,
+                      const WindowedDim &window, int64_t length);
+
 } // namespace mlir::spmd
 
 #endif // SPMD_PARTITIONER_HALO_H

@@ -336,8 +336,12 @@ Value Partitioner::reshardEarly(Operation *user, Value global,
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
-  if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
+  if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op)) {
+    if (op->getNumResults() == 1 && sharding.onlyMovesThroughWindows())
+      if (std::optional<OpShardingRule> rule = sharding.getShardingRule())
+        movingRules.try_emplace(op->getResult(0), std::move(*rule));
     return sharding.partition(*this);
+  }
   if (op->hasTrait<OpTrait::ConstantLike>())
     return partitionConstant(op, *this);
   if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(op))

@@ -97,6 +97,15 @@ public:
   /// layout that is not pending a reduction.
   bool isRematerializable(Value global) const;
 
+  /// The rule of the op making `global` when that op only moves its first
+  /// operand through windows (ShardingOpInterface::onlyMovesThroughWindows),
+  /// as it was before the op was partitioned (the local op takes the
+  /// global one's body, which a pad's rule reads its padding value from).
+  const OpShardingRule *movingRule(Value global) const {
+    auto it = movingRules.find(global);
+    return it == movingRules.end() ? nullptr : &it->second;
+  }
+
 private:
   /// When an earlier copy of `global` in this block is a free slice of
   /// `state`: `global` brought to `state` by `direct` right where it is
@@ -136,6 +145,8 @@ private:
   /// still hold them.
   SmallVector<std::pair<Value, Value>> remadeCopies;
   IRMapping scalarMap;
+  /// See movingRule.
+  llvm::DenseMap<Value, OpShardingRule> movingRules;
   ::spmd::ReshardPlanCache planCache;
   /// The splits partitionByRule chose, by all the choice depends on
   /// (RulePartitioner.cpp): repeated layers decide once.

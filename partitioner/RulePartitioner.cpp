@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
 
@@ -54,6 +55,27 @@ static std::optional<Reduction> combinerOf(Operation *op) {
 }
 
 namespace {
+/// An operand made by an op that only moves its own operand through
+/// windows (a pad, a slice: ShardingOpInterface::onlyMovesThroughWindows),
+/// read by this op through windows along some of those dimensions. This op
+/// may read the producer's operand instead, its windows composed with the
+/// producer's: the producer's border is then made on each device and only
+/// this op's halo moves, rather than the producer's result being split on
+/// its own grid and both exchanging halos that do not line up.
+struct ReadThrough {
+  Value source; // the producer's operand
+  RankedTensorType type;
+  ShardState current;
+  bool remade = false;
+  /// The producer's windows, on the source's dimensions.
+  SmallVector<WindowedDim> shifts;
+  /// This op's windows on the operand, read from the source.
+  SmallVector<WindowedDim> windows;
+  /// The halos the producer exchanged, when this op is its only user: the
+  /// bytes reading through saves besides this op's own.
+  double producerHalos = 0;
+};
+
 /// One tensor of the rule: its value, its global type, and where it is.
 struct RuleTensor {
   Value global;
@@ -62,6 +84,7 @@ struct RuleTensor {
   ShardState current;   // operands: current layout
   ShardState annotated; // results: the layout propagation chose
   bool remade = false;  // operands: made from scalars, remade in any layout
+  std::optional<ReadThrough> through; // operands: the producer's operand
 };
 
 class RuleChoice {
@@ -85,11 +108,13 @@ public:
 
   /// Input dimensions read through windows (convolutions, pooling, slices).
   llvm::ArrayRef<WindowedDim> windowed() const { return windows; }
-  /// The halo of `window` under `split`, or nullopt if it cannot be done.
-  std::optional<HaloShape> halo(const WindowedDim &window,
+
+  /// Whether operand `t` is best read through its producer under `split`.
+  bool readsThrough(unsigned t, const std::vector<AxisList> &split) const;
+  /// The halo of `window`, read from a dimension of `inputSize` elements.
+  std::optional<HaloShape> halo(const WindowedDim &window, int64_t inputSize,
                                 const std::vector<AxisList> &split) const {
-    return haloShape(window, rule.factorSizes[window.factor],
-                     tensors[window.operand].type.getDimSize(window.dim),
+    return haloShape(window, rule.factorSizes[window.factor], inputSize,
                      mesh.mesh.groupSize(split[window.factor]));
   }
 
@@ -108,6 +133,21 @@ public:
 
 private:
   std::optional<double> cost(const std::vector<AxisList> &split) const;
+  /// Bytes to bring a tensor of `type` from `from` to `to` (nothing when it
+  /// is `remade`), plus the halos of the split `windows` read from it.
+  std::optional<double> inputCost(RankedTensorType type, const ShardState &from,
+                                  const ShardState &to, bool remade,
+                                  ArrayRef<WindowedDim> windows,
+                                  const std::vector<AxisList> &split) const;
+  /// inputCost of operand `t` read through its producer; nullopt when
+  /// `split` splits a dimension the producer shifts that this op does not
+  /// read through a split window.
+  std::optional<double> throughCost(unsigned t,
+                                    const std::vector<AxisList> &split) const;
+  /// inputCost of operand `t` as it is (with the halos its producer
+  /// exchanged when reading through would make them dead).
+  std::optional<double> directCost(unsigned t,
+                                   const std::vector<AxisList> &split) const;
   std::vector<std::vector<AxisList>> candidates() const;
 
   Operation *op;
@@ -157,9 +197,12 @@ std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
           !llvm::is_contained(options[f], projected[f]))
         options[f].push_back(projected[f]);
   };
-  for (auto [t, tensor] : llvm::enumerate(tensors))
+  for (auto [t, tensor] : llvm::enumerate(tensors)) {
     if (tensor.type)
       suggest(t, tensor.isResult ? tensor.annotated : tensor.current);
+    if (tensor.through)
+      suggest(t, tensor.through->current);
+  }
   // Factors that must stay whole; a permutation factor may be split when it
   // is the spatial loop of input windows (halos then bring the neighbours'
   // elements).
@@ -173,6 +216,82 @@ std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
       options[f] = {AxisList()};
   }
   return options;
+}
+
+std::optional<double>
+RuleChoice::inputCost(RankedTensorType type, const ShardState &from,
+                      const ShardState &to, bool remade,
+                      ArrayRef<WindowedDim> windows,
+                      const std::vector<AxisList> &split) const {
+  double total = 0;
+  // An operand made from scalars (a zero-filled init) is remade in the
+  // layout wanted, moving nothing.
+  if (!remade) {
+    const ::spmd::ReshardPlan *plan =
+        plans.plan(mesh.mesh, type.getShape(),
+                   elementBytes(type.getElementType()), from, to);
+    if (!plan)
+      return std::nullopt;
+    total += plan->cost;
+  }
+  // Halos: the rows sent to each neighbour.
+  for (const WindowedDim &window : windows) {
+    if (split[window.factor].empty())
+      continue;
+    std::optional<HaloShape> shape =
+        halo(window, type.getDimSize(window.dim), split);
+    if (!shape)
+      return std::nullopt;
+    std::vector<int64_t> local =
+        ::spmd::localShape(mesh.mesh, type.getShape(), to);
+    double rowBytes = double(::spmd::product(local)) / local[window.dim] *
+                      elementBytes(type.getElementType());
+    total += (shape->left + shape->right) * rowBytes;
+  }
+  return total;
+}
+
+std::optional<double>
+RuleChoice::throughCost(unsigned t, const std::vector<AxisList> &split) const {
+  const std::optional<ReadThrough> &through = tensors[t].through;
+  if (!through)
+    return std::nullopt;
+  std::optional<ShardState> state = layout(t, split);
+  if (!state)
+    return std::nullopt;
+  // A shifted dimension is split only where this op's window follows it.
+  for (const WindowedDim &shift : through->shifts)
+    if (!state->dims[shift.dim].empty() &&
+        llvm::none_of(through->windows, [&](const WindowedDim &w) {
+          return w.dim == shift.dim && !split[w.factor].empty();
+        }))
+      return std::nullopt;
+  return inputCost(through->type, through->current, *state, through->remade,
+                   through->windows, split);
+}
+
+std::optional<double>
+RuleChoice::directCost(unsigned t, const std::vector<AxisList> &split) const {
+  std::optional<ShardState> state = layout(t, split);
+  if (!state)
+    return std::nullopt;
+  SmallVector<WindowedDim> own;
+  for (const WindowedDim &window : windows)
+    if (window.operand == t)
+      own.push_back(window);
+  const RuleTensor &tensor = tensors[t];
+  std::optional<double> cost =
+      inputCost(tensor.type, tensor.current, *state, tensor.remade, own, split);
+  if (cost && tensor.through)
+    *cost += tensor.through->producerHalos;
+  return cost;
+}
+
+bool RuleChoice::readsThrough(unsigned t,
+                              const std::vector<AxisList> &split) const {
+  std::optional<double> through = throughCost(t, split);
+  std::optional<double> direct = directCost(t, split);
+  return through && (!direct || *through <= *direct);
 }
 
 std::optional<double>
@@ -194,32 +313,19 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
     std::optional<ShardState> state = layout(t, split);
     if (!state)
       return std::nullopt;
-    // An operand made from scalars (a zero-filled init) is remade in the
-    // layout wanted, moving nothing.
-    if (tensor.remade)
+    if (tensor.isResult) {
+      std::optional<double> c =
+          inputCost(tensor.type, *state, tensor.annotated, false, {}, split);
+      if (!c)
+        return std::nullopt;
+      total += *c;
       continue;
-    const ShardState &from = tensor.isResult ? *state : tensor.current;
-    const ShardState &to = tensor.isResult ? tensor.annotated : *state;
-    const ::spmd::ReshardPlan *plan =
-        plans.plan(mesh.mesh, tensor.type.getShape(),
-                   elementBytes(tensor.type.getElementType()), from, to);
-    if (!plan)
+    }
+    std::optional<double> direct = directCost(t, split);
+    std::optional<double> through = throughCost(t, split);
+    if (!direct && !through)
       return std::nullopt;
-    total += plan->cost;
-  }
-  // Halos: the rows sent to each neighbour.
-  for (const WindowedDim &window : windows) {
-    if (split[window.factor].empty())
-      continue;
-    std::optional<HaloShape> shape = halo(window, split);
-    if (!shape)
-      return std::nullopt;
-    const RuleTensor &input = tensors[window.operand];
-    std::vector<int64_t> local = ::spmd::localShape(
-        mesh.mesh, input.type.getShape(), *layout(window.operand, split));
-    double rowBytes = double(::spmd::product(local)) / local[window.dim] *
-                      elementBytes(input.type.getElementType());
-    total += (shape->left + shape->right) * rowBytes;
+    total += std::min(direct.value_or(INFINITY), through.value_or(INFINITY));
   }
   double iterations = 1;
   for (unsigned f = 0; f < rule.numFactors(); ++f)
@@ -283,6 +389,124 @@ static bool everyDeviceMayAdd(Value init, Reduction combiner) {
   return false;
 }
 
+/// The bytes of the halos the producer of `result`, in layout `state`,
+/// exchanged along its split shifts.
+static double shiftHalos(const ReadThrough &through, RankedTensorType result,
+                         const ShardState &state, const MeshInfo &mesh) {
+  double bytes = 0;
+  std::vector<int64_t> local =
+      ::spmd::localShape(mesh.mesh, through.type.getShape(), state);
+  int64_t elements = ::spmd::product(local);
+  for (const WindowedDim &shift : through.shifts) {
+    const AxisList &axes = state.dims[shift.dim];
+    if (axes.empty())
+      continue;
+    int64_t size = through.type.getDimSize(shift.dim);
+    std::optional<HaloShape> halo = haloShape(
+        shift, result.getDimSize(shift.dim), size, mesh.mesh.groupSize(axes));
+    if (halo)
+      bytes += double(halo->left + halo->right) * elements / local[shift.dim] *
+               elementBytes(through.type.getElementType());
+  }
+  return bytes;
+}
+
+/// How operand `t` of an op reading it through `windows` may be read
+/// through its producer (ReadThrough), if the producer only moves its own
+/// operand and some of those windows follow the producer's.
+static std::optional<ReadThrough>
+producerRead(Partitioner &p, Operation *consumer, Value operand, unsigned t,
+             ArrayRef<WindowedDim> windows, const MeshInfo *mesh) {
+  const OpShardingRule *rule = p.movingRule(operand);
+  if (!rule)
+    return std::nullopt;
+  Value source = operand.getDefiningOp()->getOperand(0);
+  auto type = llvm::dyn_cast<RankedTensorType>(source.getType());
+  auto result = llvm::cast<RankedTensorType>(operand.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != result.getRank() ||
+      !p.has(source) || p.lookup(source).mesh != mesh)
+    return std::nullopt;
+  if (rule->tensors.size() < 2 ||
+      rule->tensors.front() != rule->tensors.back() ||
+      rule->tensors.front().size() != size_t(type.getRank()))
+    return std::nullopt;
+  ReadThrough through{source, type, p.lookup(source).state,
+                      p.isRematerializable(source)};
+  for (const WindowedDim &shift : rule->windows) {
+    if (shift.operand != 0 || shift.stride != 1 || shift.extent != 0)
+      return std::nullopt;
+    through.shifts.push_back(shift);
+  }
+  // Dimensions without a shift are copied whole.
+  for (auto [d, factors] : llvm::enumerate(rule->tensors.front()))
+    if (factors.size() != 1 ||
+        (rule->factorKinds[factors[0]] != FactorKind::Parallel &&
+         llvm::none_of(through.shifts, [&, d = d](const WindowedDim &shift) {
+           return shift.dim == d;
+         })))
+      return std::nullopt;
+  bool composed = false;
+  for (const WindowedDim &window : windows) {
+    if (window.operand != t)
+      continue;
+    auto shift = llvm::find_if(through.shifts, [&](const WindowedDim &s) {
+      return s.dim == window.dim;
+    });
+    if (shift == through.shifts.end()) {
+      through.windows.push_back(window);
+      continue;
+    }
+    std::optional<WindowedDim> read = readThrough(window, *shift);
+    if (!read)
+      return std::nullopt;
+    through.windows.push_back(*read);
+    composed = true;
+  }
+  if (!composed)
+    return std::nullopt;
+  // Counted once, on the first operand it is.
+  auto first = llvm::find_if(consumer->getOpOperands(),
+                             [&](OpOperand &o) { return o.get() == operand; });
+  if (first->getOperandNumber() == t &&
+      llvm::all_of(operand.getUsers(),
+                   [&](Operation *user) { return user == consumer; }))
+    through.producerHalos =
+        shiftHalos(through, result, p.lookup(operand).state, *mesh);
+  return through;
+}
+
+/// Operand `t` made on this device from its producer's operand `local`, in
+/// layout `state` (ReadThrough): this op's split windows with their halos,
+/// then the producer's shifts along the dimensions no device splits.
+static Value emitReadThrough(OpBuilder &b, Location loc, Value local,
+                             const ReadThrough &through,
+                             RankedTensorType operandType,
+                             const ShardState &state, const RuleChoice &choice,
+                             const std::vector<AxisList> &split,
+                             const MeshInfo &mesh) {
+  for (const WindowedDim &window : through.windows) {
+    const AxisList &axes = split[window.factor];
+    if (!axes.empty())
+      local = emitHaloWindow(
+          b, loc, local, window,
+          *choice.halo(window, through.type.getDimSize(window.dim), split),
+          mesh, axes);
+  }
+  for (const WindowedDim &shift : through.shifts)
+    if (state.dims[shift.dim].empty())
+      local = emitWholeWindow(b, loc, local, shift,
+                              operandType.getDimSize(shift.dim));
+  return local;
+}
+
+static void appendWindowsKey(ArrayRef<WindowedDim> windows,
+                             std::vector<int64_t> &key) {
+  for (const WindowedDim &w : windows)
+    key.insert(key.end(), {int64_t(w.operand), int64_t(w.dim),
+                           int64_t(w.factor), w.stride, w.extent, w.offset});
+  key.push_back(-1);
+}
+
 /// Everything RuleChoice::choose depends on, but for what it may ask the
 /// op itself, flattened to integers into `key`: the op's kind, rule,
 /// windows and combiner, and each tensor's type and layout. Repeated layers
@@ -308,10 +532,7 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
     for (const DimFactors &factors : dims)
       list(factors);
   }
-  for (const WindowedDim &w : rule.windows)
-    key.insert(key.end(), {int64_t(w.operand), int64_t(w.dim),
-                           int64_t(w.factor), w.stride, w.extent, w.offset});
-  key.push_back(-1);
+  appendWindowsKey(rule.windows, key);
   for (const RuleTensor &tensor : tensors) {
     if (!tensor.type) {
       key.push_back(-1);
@@ -321,6 +542,15 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
     list(tensor.type.getShape());
     key.push_back(tensor.remade);
     (tensor.isResult ? tensor.annotated : tensor.current).appendKey(key);
+    key.push_back(tensor.through.has_value());
+    if (!tensor.through)
+      continue;
+    list(tensor.through->type.getShape());
+    key.push_back(tensor.through->remade);
+    key.push_back(int64_t(tensor.through->producerHalos));
+    tensor.through->current.appendKey(key);
+    appendWindowsKey(tensor.through->shifts, key);
+    appendWindowsKey(tensor.through->windows, key);
   }
 }
 
@@ -364,6 +594,11 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       return op->emitError("operands on different meshes cannot be partitioned "
                            "together");
 
+  for (auto [t, tensor] : llvm::enumerate(tensors))
+    if (tensor.type && !tensor.isResult)
+      tensor.through =
+          producerRead(*this, op, tensor.global, t, rule->windows, mesh);
+
   // Only split reduction factors leave results pending a reduction.
   std::optional<Reduction> combiner;
   if (llvm::is_contained(rule->factorKinds, FactorKind::Reduction))
@@ -403,15 +638,28 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   if (!split)
     return partitionReplicated(op);
 
-  // Operands in the chosen layouts.
+  // Operands in the chosen layouts (or made from their producers' operands).
   Location loc = op->getLoc();
   SmallVector<Value> operands;
+  llvm::SmallBitVector readThrough(op->getNumOperands());
   for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
     if (!tensors[t].type) {
       operands.push_back(current(operand));
       continue;
     }
-    FailureOr<Value> local = get(op, operand, *choice.layout(t, *split));
+    ShardState state = *choice.layout(t, *split);
+    if (choice.readsThrough(t, *split)) {
+      const ReadThrough &through = *tensors[t].through;
+      FailureOr<Value> source = get(op, through.source, state);
+      if (failed(source))
+        return failure();
+      operands.push_back(emitReadThrough(b, loc, *source, through,
+                                         tensors[t].type, state, choice, *split,
+                                         *mesh));
+      readThrough.set(t);
+      continue;
+    }
+    FailureOr<Value> local = get(op, operand, state);
     if (failed(local))
       return failure();
     operands.push_back(*local);
@@ -420,11 +668,14 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   // Windows over split dimensions read their halos.
   for (const WindowedDim &window : choice.windowed()) {
     const AxisList &axes = (*split)[window.factor];
-    if (axes.empty())
+    if (axes.empty() || readThrough.test(window.operand))
       continue;
-    operands[window.operand] =
-        emitHaloWindow(b, loc, operands[window.operand], window,
-                       *choice.halo(window, *split), *mesh, axes);
+    operands[window.operand] = emitHaloWindow(
+        b, loc, operands[window.operand], window,
+        *choice.halo(window,
+                     tensors[window.operand].type.getDimSize(window.dim),
+                     *split),
+        *mesh, axes);
   }
 
   // Padded iterations of split reduction factors (uneven shards) must add

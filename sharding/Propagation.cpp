@@ -32,11 +32,22 @@ struct PropagationGraph::Candidate {
       return numElements > other.numElements;
     return position < other.position;
   }
-  /// Which factor keeps an axis two factors want: lower priority, earlier
-  /// position.
-  bool comesBefore(const Candidate &other) const {
+  /// Which factor keeps an axis two factors want (`reduces`: whether each
+  /// is a reduction factor): lower priority; then a factor that leaves no
+  /// partial results (a reduction gives up to it: an FSDP weight sharded
+  /// like the batch is gathered); then, between those, the larger source
+  /// tensor, as resharding the smaller one moves fewer bytes (Shardy's
+  /// aggressive rule: a sequence-split input meeting head-split weights is
+  /// gathered, so the heads stay split from the projections to the output
+  /// projection); then earlier position.
+  bool comesBefore(bool reduces, const Candidate &other,
+                   bool otherReduces) const {
     if (priority != other.priority)
       return priority < other.priority;
+    if (reduces != otherReduces)
+      return otherReduces;
+    if (!reduces && numElements != other.numElements)
+      return numElements > other.numElements;
     return position < other.position;
   }
 };
@@ -240,7 +251,10 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     if (!factorAxes[f].empty())
       order.push_back(f);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    return winner[a]->comesBefore(*winner[b]);
+    auto reduces = [&](unsigned f) {
+      return rule.factorKinds[f] == FactorKind::Reduction;
+    };
+    return winner[a]->comesBefore(reduces(a), *winner[b], reduces(b));
   });
   SmallVector<bool, 8> used(mesh.rank(), false);
   for (unsigned f : order) {

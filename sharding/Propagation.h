@@ -15,12 +15,14 @@
 //   `aggressive` takes the strongest source: lowest priority, then largest
 //   tensor, then results before operands, then operands left to right.
 // - An axis shards at most one factor of an op. When two factors want it,
-//   the one whose source has the lower priority keeps it, then the one
-//   whose source comes first (results, then operands left to right): the
-//   op's own result sharding, then its first input, decide how it is
-//   split (an FSDP weight sharded like the batch is gathered; the
-//   activations stay sharded). Need-replication factors are never sharded;
-//   permutation factors propagate only with `aggressive`.
+//   the one whose source has the lower priority keeps it; then one that
+//   leaves no partial results over a reduction factor (an FSDP weight
+//   sharded like the batch is gathered; the activations stay sharded);
+//   then, between those, the one whose source tensor is larger (the smaller
+//   is resharded, as in Shardy: a sequence-split input meeting head-split
+//   weights is gathered); then the one whose source comes first (results,
+//   then operands left to right). Need-replication factors are never
+//   sharded; permutation factors propagate only with `aggressive`.
 //
 //===----------------------------------------------------------------------===//
 

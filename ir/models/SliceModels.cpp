@@ -73,6 +73,10 @@ struct ExtractSliceModel
     return rule;
   }
 
+  /// A slice copies what its windows name (partitionByRule checks that
+  /// they have stride 1 and that no dimension is dropped).
+  bool onlyMovesThroughWindows(Operation *) const { return true; }
+
   /// A static slice lying inside one shard of each split dimension it cuts
   /// is cut on the devices holding it, and the result is a partial sum over
   /// those dimensions' axes that only they contribute to (the others hold
@@ -392,6 +396,10 @@ struct PadModel : ShardingOpInterface::ExternalModel<PadModel, tensor::PadOp> {
     rule.addTensor(std::move(dims));
     return rule;
   }
+
+  /// Padded dimensions have windows only when the padding value is a
+  /// constant, which their fill then is.
+  bool onlyMovesThroughWindows(Operation *) const { return true; }
 
   /// A padded dimension that arrives as long as the result is this
   /// device's window (halo exchanged, border already filled): nothing to

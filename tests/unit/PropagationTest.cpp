@@ -162,12 +162,34 @@ TEST_F(Propagation, BasicTakesTheLongestCompatible) {
 }
 
 TEST_F(Propagation, AnAxisShardsOneFactor) {
-  // a's rows and b's columns both want x: the first operand keeps it,
-  // whatever the sizes.
+  // a's rows and b's columns both want x: the larger tensor (b) keeps it,
+  // the smaller one is resharded.
   NodeId a = graph.addNode({8, 4}), b = graph.addNode({4, 64}),
          c = graph.addNode({8, 64});
   user(a, {closed({"x"}), closed({})});
   user(b, {closed({}), closed({"x"})});
+  matmul(a, b, c, 8, 4, 64);
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{}, {\"x\"}]>");
+}
+
+TEST_F(Propagation, AnAxisShardsOneFactorLargerFirstOperand) {
+  NodeId a = graph.addNode({64, 4}), b = graph.addNode({4, 8}),
+         c = graph.addNode({64, 8});
+  user(a, {closed({"x"}), closed({})});
+  user(b, {closed({}), closed({"x"})});
+  matmul(a, b, c, 64, 4, 8);
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(c), "<@mesh, [{\"x\"}, {}]>");
+}
+
+TEST_F(Propagation, AReductionFactorGivesWayWhateverTheSizes) {
+  // FSDP: a's rows and b's (contracted) rows both want x; b is larger, but
+  // splitting the contraction would leave c partial: a's rows keep x.
+  NodeId a = graph.addNode({8, 4}), b = graph.addNode({4, 64}),
+         c = graph.addNode({8, 64});
+  user(a, {closed({"x"}), closed({})});
+  user(b, {closed({"x"}), closed({})});
   matmul(a, b, c, 8, 4, 64);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(c), "<@mesh, [{\"x\"}, {}]>");
@@ -184,11 +206,12 @@ TEST_F(Propagation, TheOpsOwnResultShardingDecides) {
 }
 
 TEST_F(Propagation, PriorityBeatsPositionForAnAxis) {
-  NodeId a = graph.addNode({8, 4}), b = graph.addNode({4, 64}),
-         c = graph.addNode({8, 64});
+  // a is the first operand and the larger, but b's priority is lower.
+  NodeId a = graph.addNode({64, 4}), b = graph.addNode({4, 8}),
+         c = graph.addNode({64, 8});
   user(a, {open({"x"}, 1), closed({})});
   user(b, {closed({}), open({"x"}, 0)});
-  matmul(a, b, c, 8, 4, 64);
+  matmul(a, b, c, 64, 4, 8);
   graph.propagate(PropagationStrategy::Basic);
   EXPECT_EQ(result(c), "<@mesh, [{}, {\"x\"}]>");
 }

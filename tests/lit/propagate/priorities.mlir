@@ -74,9 +74,10 @@ func.func @taken_axes(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
 // An axis shards one factor of an op: x and the weight both want "data"
-// (rows of x, columns of w); the first operand keeps it.
+// (rows of x, columns of w); the larger tensor keeps it (gathering the
+// 512-byte x rather than the 64 KiB weight).
 // CHECK-LABEL: func.func @axis_once
-// CHECK: linalg.matmul {{.*}}#spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>
+// CHECK: linalg.matmul {{.*}}#spmd.sharding_per_value<[<@mesh, [{}, {"data"}]>]>
 func.func @axis_once(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
                      %w: tensor<16x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"data"}]>}) -> tensor<8x1024xf32> {
   %e = tensor.empty() : tensor<8x1024xf32>
@@ -88,13 +89,28 @@ func.func @axis_once(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh,
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
-// Priorities choose otherwise: the weight's p0 columns beat the input's p1
-// rows.
+// The same with x the larger: x keeps its rows split, the weight is
+// gathered.
+// CHECK-LABEL: func.func @axis_once_larger_input
+// CHECK: linalg.matmul {{.*}}#spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>
+func.func @axis_once_larger_input(%x: tensor<1024x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
+                                  %w: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"data"}]>}) -> tensor<1024x8xf32> {
+  %e = tensor.empty() : tensor<1024x8xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<1024x16xf32>, tensor<16x8xf32>) outs(%e : tensor<1024x8xf32>) -> tensor<1024x8xf32>
+  return %0 : tensor<1024x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+
+// Priorities choose otherwise: the weight's p0 columns beat the larger
+// input's p1 rows.
 // CHECK-LABEL: func.func @axis_once_priority
 // CHECK: linalg.matmul {{.*}}#spmd.sharding_per_value<[<@mesh, [{}, {"data"}]>]>
-func.func @axis_once_priority(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}p1, {}]>},
-                              %w: tensor<16x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"data"}p0]>}) -> tensor<8x1024xf32> {
-  %e = tensor.empty() : tensor<8x1024xf32>
-  %0 = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x1024xf32>) outs(%e : tensor<8x1024xf32>) -> tensor<8x1024xf32>
-  return %0 : tensor<8x1024xf32>
+func.func @axis_once_priority(%x: tensor<1024x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}p1, {}]>},
+                              %w: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"data"}p0]>}) -> tensor<1024x8xf32> {
+  %e = tensor.empty() : tensor<1024x8xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<1024x16xf32>, tensor<16x8xf32>) outs(%e : tensor<1024x8xf32>) -> tensor<1024x8xf32>
+  return %0 : tensor<1024x8xf32>
 }

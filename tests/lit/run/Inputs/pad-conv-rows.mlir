@@ -1,0 +1,17 @@
+// A same-padding 3-tap convolution over 16 rows split over x=4: the pad
+// feeds the window, so its border is made locally and only the
+// convolution's halo moves (one row from each neighbour).
+spmd.mesh @mesh = <["x"=4]>
+func.func @f(%x: tensor<1x16x1x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}, {}, {}]>}, %w: tensor<3x1x1x1xf32>)
+    -> (tensor<1x16x1x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}, {}, {}]>}) {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 0, 0] high[0, 1, 0, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %z : f32
+  } : tensor<1x16x1x1xf32> to tensor<1x18x1x1xf32>
+  %e = tensor.empty() : tensor<1x16x1x1xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x18x1x1xf32>, tensor<3x1x1x1xf32>) outs(%f : tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  return %c : tensor<1x16x1x1xf32>
+}
