@@ -9,14 +9,14 @@ Usage: compile_speed.py SPMD_OPT [MLIR_OPT] [--phase propagate|partition]
        compile_speed.py SPMD_OPT --against OTHER_SPMD_OPT [--layers 5000]
                         [--repeat 9]
 
---pass-time: the time of the passes alone, from --mlir-timing on both sides
-(parsing, printing and the verifier are the same MLIR code for both tools,
-so they are left out: -verify-each=false on both). Ours is SpmdPropagate +
-SpmdPartition of `spmd-opt --spmd-propagate --spmd-partition`, upstream's
-ShardingPropagation + Partition of
+--pass-time: the time of the whole pipeline's passes, from --mlir-timing on
+both sides: everything but parsing and printing (the same MLIR code for both
+tools; the verifier is left out too, -verify-each=false on both). Ours is
+`spmd-opt --spmd-pipeline` (import, propagate, partition, optimize
+collectives, and the pass manager's own time), upstream's
 `mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))'`,
-the two run alternately --repeat times. Prints the medians and the median
-of the pairs' ratios ours/upstream; exits 1 above 0.5.
+the two run alternately --repeat times. Prints the medians, the median of
+the pairs' ratios ours/upstream, and the CPU; exits 1 above 0.5.
 
 --devices: the pass time of `spmd-opt --spmd-pipeline` (every Spmd* pass)
 on the same chain (batch 512) over meshes of 8 to 131,072 devices (2x4,
@@ -95,21 +95,43 @@ def against(a, sizes):
     return 0 if ok else 1
 
 
+def timing_rows(cmd):
+    """The (name, seconds) rows of --mlir-timing for one run of `cmd`."""
+    out = subprocess.run(cmd + ["--mlir-timing", "-verify-each=false", "-o", os.devnull],
+                         check=True, capture_output=True, text=True).stderr
+    rows = []
+    for line in out.splitlines():
+        row = re.match(r"^\s*([\d.]+) \(\s*[\d.]+%\)\s+(.*)$", line)
+        if row:
+            rows.append((row.group(2).strip(), float(row.group(1))))
+    return rows
+
+
 def pass_rows(cmd, names):
     """The summed --mlir-timing rows `names` of one run of `cmd` (a row
     counts when its name is in `names`, or starts with a prefix ending in
     '*')."""
-    out = subprocess.run(cmd + ["--mlir-timing", "-verify-each=false", "-o", os.devnull],
-                         check=True, capture_output=True, text=True).stderr
-    total = 0.0
-    for line in out.splitlines():
-        row = re.match(r"^\s*([\d.]+) \(\s*[\d.]+%\)\s+(.*)$", line)
-        if not row:
-            continue
-        seconds, name = float(row.group(1)), row.group(2).strip()
-        if any(name == n or (n.endswith("*") and name.startswith(n[:-1])) for n in names):
-            total += seconds
-    return total
+    return sum(seconds for name, seconds in timing_rows(cmd)
+               if any(name == n or (n.endswith("*") and name.startswith(n[:-1]))
+                      for n in names))
+
+
+def pipeline_seconds(cmd):
+    """The --mlir-timing total of one run of `cmd` without parsing and
+    printing: every pass, and the pass manager's own time."""
+    rows = dict(timing_rows(cmd))
+    return rows["Total"] - rows.get("Parser", 0) - rows.get("Output", 0)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
 
 
 def pass_seconds(cmd, names, repeat):
@@ -126,6 +148,7 @@ def generate(tmp, name, args):
 
 def pass_time(a, sizes):
     ok = True
+    print("CPU: %s, %d cores" % (cpu_name(), os.cpu_count()))
     print("%8s %12s %14s %8s" % ("layers", "ours s", "upstream s", "ratio"))
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -137,11 +160,9 @@ def pass_time(a, sizes):
             pairs = []
             for _ in range(a.repeat):
                 pairs.append((
-                    pass_rows([a.spmd_opt, "--spmd-propagate", "--spmd-partition", ours_in],
-                              ["SpmdPropagate", "SpmdPartition"]),
-                    pass_rows([a.mlir_opt, "--pass-pipeline=builtin.module(func.func("
-                               "sharding-propagation,shard-partition))", theirs_in],
-                              ["ShardingPropagation", "Partition"])))
+                    pipeline_seconds([a.spmd_opt, "--spmd-pipeline", ours_in]),
+                    pipeline_seconds([a.mlir_opt, "--pass-pipeline=builtin.module(func.func("
+                                      "sharding-propagation,shard-partition))", theirs_in])))
             ours = statistics.median(p[0] for p in pairs)
             theirs = statistics.median(p[1] for p in pairs)
             ratio = statistics.median(p[0] / p[1] for p in pairs)

@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::spmd;
 
@@ -98,9 +100,8 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
     }
     case ::spmd::CollectiveKind::Redistribute:
       local = RedistributeOp::create(
-          b, loc,
-          RankedTensorType::get(step.localShape, type.getElementType()), local,
-          mesh.symbol, axes, shardingOf(context, mesh, *before),
+          b, loc, RankedTensorType::get(step.localShape, type.getElementType()),
+          local, mesh.symbol, axes, shardingOf(context, mesh, *before),
           shardingOf(context, mesh, step.after),
           b.getDenseI64ArrayAttr(globalShape));
       break;
@@ -109,8 +110,11 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
     Operation *collective = local.getDefiningOp();
     if (step.truncate)
       collective = collective->getOperand(0).getDefiningOp();
+    // Saturated: a count beyond int64 is never wrapped around.
+    int64_t bytes = ::spmd::byteCount(minBytes).value_or(
+        std::numeric_limits<int64_t>::max());
     collective->setAttr(SpmdDialect::kMinBytesAttrName,
-                        b.getI64IntegerAttr(first ? std::llround(minBytes) : 0));
+                        b.getI64IntegerAttr(first ? bytes : 0));
   }
   return local;
 }

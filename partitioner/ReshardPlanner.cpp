@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
+#include <cmath>
 #include <queue>
 
 using namespace spmd;
@@ -33,8 +34,8 @@ llvm::StringRef spmd::stringifyCollectiveKind(CollectiveKind kind) {
   llvm_unreachable("unknown collective");
 }
 
-double spmd::commBytes(CollectiveKind kind, int64_t n, int64_t inBytes,
-                       int64_t outBytes) {
+double spmd::commBytes(CollectiveKind kind, int64_t n, double inBytes,
+                       double outBytes) {
   double share = n > 0 ? double(n - 1) / double(n) : 0;
   switch (kind) {
   case CollectiveKind::AllReduce:
@@ -52,6 +53,22 @@ double spmd::commBytes(CollectiveKind kind, int64_t n, int64_t inBytes,
     llvm_unreachable("a redistribute's bytes depend on its layouts");
   }
   llvm_unreachable("unknown collective");
+}
+
+std::optional<int64_t> spmd::byteCount(double bytes) {
+  // 2^63 is the first double beyond int64; NaN is no count either.
+  if (!(bytes >= 0 && bytes < 0x1p63))
+    return std::nullopt;
+  return std::llround(bytes);
+}
+
+/// The bytes of a block of `shape`, in floating point: costs of tensors
+/// beyond 2^63 bytes are large, not wrapped around.
+static double blockBytes(ArrayRef<int64_t> shape, int64_t elementBytes) {
+  double bytes = elementBytes;
+  for (int64_t size : shape)
+    bytes *= size;
+  return bytes;
 }
 
 static int64_t groupSize(const DeviceMesh &mesh, ArrayRef<AxisIndex> axes) {
@@ -93,18 +110,18 @@ namespace {
 /// Generates the steps leaving one state.
 class StepGenerator {
 public:
-  StepGenerator(const DeviceMesh &mesh, ArrayRef<int64_t> shape, int64_t elementBytes,
-                ArrayRef<AxisIndex> relevant)
+  StepGenerator(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
+                int64_t elementBytes, ArrayRef<AxisIndex> relevant)
       : mesh(mesh), shape(shape), elementBytes(elementBytes),
         relevant(relevant) {}
 
   std::vector<ReshardStep> from(const ShardState &state) const;
 
 private:
-  int64_t bytes(ArrayRef<int64_t> local) const {
-    return product(local) * elementBytes;
+  double bytes(ArrayRef<int64_t> local) const {
+    return blockBytes(local, elementBytes);
   }
-  void finish(ReshardStep &step, int64_t inBytes, int64_t outBytes) const {
+  void finish(ReshardStep &step, double inBytes, double outBytes) const {
     step.localShape = localShape(mesh, shape, step.after);
     step.cost =
         commBytes(step.kind, groupSize(mesh, step.axes), inBytes, outBytes);
@@ -126,7 +143,7 @@ private:
 std::vector<ReshardStep> StepGenerator::from(const ShardState &state) const {
   std::vector<ReshardStep> steps;
   std::vector<int64_t> local = localShape(mesh, shape, state);
-  int64_t inBytes = bytes(local);
+  double inBytes = bytes(local);
   unsigned rank = shape.size();
 
   for (unsigned d = 0; d < rank; ++d) {
@@ -290,17 +307,18 @@ double spmd::minReceiveBytes(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
 }
 
 /// One redistribute from `from` to `to`, when neither is partial.
-static std::optional<ReshardPlan>
-redistributePlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
-                 int64_t elementBytes, const ShardState &from,
-                 const ShardState &to) {
+static std::optional<ReshardPlan> redistributePlan(const DeviceMesh &mesh,
+                                                   ArrayRef<int64_t> shape,
+                                                   int64_t elementBytes,
+                                                   const ShardState &from,
+                                                   const ShardState &to) {
   if (!from.partial.empty() || !to.partial.empty() || from == to)
     return std::nullopt;
   ReshardStep step{CollectiveKind::Redistribute, namedAxes({&from, &to})};
   step.after = to;
   step.localShape = localShape(mesh, shape, to);
-  step.cost = minReceiveBytes(mesh, shape, elementBytes, from, to) +
-              kRedistributeExtra;
+  step.cost =
+      minReceiveBytes(mesh, shape, elementBytes, from, to) + kRedistributeExtra;
   ReshardPlan plan;
   plan.cost = step.cost;
   plan.steps.push_back(std::move(step));
@@ -315,17 +333,17 @@ static ReshardPlan fallbackPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
   ReshardPlan plan;
   plan.fallback = true;
   ShardState state = from;
-  auto add = [&](ReshardStep step, int64_t inBytes) {
+  auto add = [&](ReshardStep step, double inBytes) {
     step.localShape = localShape(mesh, shape, step.after);
-    int64_t outBytes = product(step.localShape) * elementBytes;
-    step.cost = commBytes(step.kind, groupSize(mesh, step.axes), inBytes,
-                          outBytes);
+    double outBytes = blockBytes(step.localShape, elementBytes);
+    step.cost =
+        commBytes(step.kind, groupSize(mesh, step.axes), inBytes, outBytes);
     plan.cost += step.cost;
     state = step.after;
     plan.steps.push_back(std::move(step));
   };
   auto bytes = [&] {
-    return product(localShape(mesh, shape, state)) * elementBytes;
+    return blockBytes(localShape(mesh, shape, state), elementBytes);
   };
   AxisList reduced, kept;
   for (AxisIndex axis : state.partial)
@@ -361,10 +379,11 @@ static ReshardPlan fallbackPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
 
 /// The cheapest plan of conventional collectives (the fallback plan when
 /// the search runs out of budget).
-static llvm::Expected<ReshardPlan>
-conventionalPlan(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
-                 int64_t elementBytes, const ShardState &from,
-                 const ShardState &to) {
+static llvm::Expected<ReshardPlan> conventionalPlan(const DeviceMesh &mesh,
+                                                    ArrayRef<int64_t> shape,
+                                                    int64_t elementBytes,
+                                                    const ShardState &from,
+                                                    const ShardState &to) {
   // Only axes of either layout can help; others would only be undone.
   SmallVector<AxisIndex> relevant = namedAxes({&from, &to});
   StepGenerator generator(mesh, shape, elementBytes, relevant);
@@ -477,7 +496,8 @@ void ReshardPlanCache::encode(const DeviceMesh &mesh, ArrayRef<int64_t> shape,
 
 double ReshardPlanCache::minBytes(const DeviceMesh &mesh,
                                   ArrayRef<int64_t> shape, int64_t elementBytes,
-                                  const ShardState &from, const ShardState &to) {
+                                  const ShardState &from,
+                                  const ShardState &to) {
   encode(mesh, shape, elementBytes, from, to);
   auto [it, inserted] = bounds.try_emplace(scratch, 0);
   if (inserted)

@@ -28,6 +28,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 
+#include <optional>
+
 namespace spmd {
 
 enum class CollectiveKind {
@@ -45,9 +47,14 @@ llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
 /// collective over `groupSize` devices (the communication report's
 /// `comm_bytes`): all_reduce 2(n-1)/n*in, all_gather (n-1)/n*out,
 /// reduce_scatter and all_to_all (n-1)/n*in, collective_permute in,
-/// all_slice 0. (redistribute: see minReceiveBytes.)
-double commBytes(CollectiveKind kind, int64_t groupSize, int64_t inBytes,
-                 int64_t outBytes);
+/// all_slice 0. (redistribute: see minReceiveBytes.) In floating point, as
+/// every byte count of the planner: tensors may hold more than 2^63 bytes.
+double commBytes(CollectiveKind kind, int64_t groupSize, double inBytes,
+                 double outBytes);
+
+/// `bytes` rounded to a count, or nothing when the count is beyond int64
+/// (2^63 - 1): reports and attributes hold int64 counts.
+std::optional<int64_t> byteCount(double bytes);
 
 struct ReshardStep {
   CollectiveKind kind;
@@ -92,7 +99,8 @@ struct ReshardPlan {
 /// the value is pending a reduction the target does not keep), averaged
 /// over the devices. Computed over the positions of the axes either layout
 /// names, at most kMinBytesPositions of them (evenly spaced beyond).
-double minReceiveBytes(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+double minReceiveBytes(const DeviceMesh &mesh,
+                       llvm::ArrayRef<int64_t> globalShape,
                        int64_t elementBytes, const ShardState &from,
                        const ShardState &to);
 constexpr int64_t kMinBytesPositions = 4096;
@@ -118,7 +126,8 @@ planReshard(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
 class ReshardPlanCache {
 public:
   /// The plan, or null when none exists.
-  const ReshardPlan *plan(const DeviceMesh &mesh, llvm::ArrayRef<int64_t> globalShape,
+  const ReshardPlan *plan(const DeviceMesh &mesh,
+                          llvm::ArrayRef<int64_t> globalShape,
                           int64_t elementBytes, const ShardState &from,
                           const ShardState &to);
   /// minReceiveBytes, with memory.

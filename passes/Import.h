@@ -17,6 +17,13 @@ LogicalResult importShardDialect(ModuleOp module);
 /// the device orders admit none, one mesh per distinct tiling).
 LogicalResult importGspmdShardings(ModuleOp module);
 
+/// Paddings, offsets, sizes, strides and shapes written as SSA constants
+/// (`tensor.pad %x low[%c0] high[%c1]`) become the static entries they
+/// stand for, in every op that has such lists, so that no later reader
+/// takes them for values known only at run time. Fails, with the op's
+/// verifier error, where the constants contradict the op's types.
+LogicalResult importConstantIndices(ModuleOp module);
+
 } // namespace mlir::spmd
 
 #endif // SPMD_PASSES_IMPORT_H

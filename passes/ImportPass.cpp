@@ -14,7 +14,8 @@ namespace {
 struct ImportPass : mlir::spmd::impl::SpmdImportBase<ImportPass> {
   void runOnOperation() override {
     if (failed(mlir::spmd::importShardDialect(getOperation())) ||
-        failed(mlir::spmd::importGspmdShardings(getOperation())))
+        failed(mlir::spmd::importGspmdShardings(getOperation())) ||
+        failed(mlir::spmd::importConstantIndices(getOperation())))
       signalPassFailure();
   }
 };

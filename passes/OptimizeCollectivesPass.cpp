@@ -4,8 +4,6 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/CSE.h"
 
 namespace mlir::spmd {
 #define GEN_PASS_DEF_SPMDOPTIMIZECOLLECTIVES
@@ -15,18 +13,34 @@ namespace mlir::spmd {
 using namespace mlir;
 using namespace mlir::spmd;
 
-/// The number of devices in each group of `op`, or 0 if unknown.
-static int64_t groupSize(CollectiveOpInterface op,
-                         SymbolTableCollection &tables) {
-  auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
-  if (!mesh)
-    return 0;
-  ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
-  int64_t size = 1;
-  for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
-    size *= value.axisSize(*value.axisIndex(axis.getValue()));
-  return size;
-}
+/// The number of devices in each group of a collective, or 0 if unknown;
+/// remembered per mesh and axes (a long program has thousands of
+/// collectives over a few groups).
+class GroupSizes {
+public:
+  int64_t of(CollectiveOpInterface op) {
+    auto [it, inserted] =
+        sizes.try_emplace({op.getMeshAttr(), op.getAxesAttr()}, 0);
+    if (inserted)
+      it->second = compute(op);
+    return it->second;
+  }
+
+private:
+  int64_t compute(CollectiveOpInterface op) {
+    auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
+    if (!mesh)
+      return 0;
+    ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
+    int64_t size = 1;
+    for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
+      size *= value.axisSize(*value.axisIndex(axis.getValue()));
+    return size;
+  }
+
+  SymbolTableCollection tables;
+  llvm::DenseMap<std::pair<Attribute, Attribute>, int64_t> sizes;
+};
 
 /// Whether `a` and `b` run over the same groups.
 static bool sameGroups(CollectiveOpInterface a, CollectiveOpInterface b) {
@@ -35,12 +49,12 @@ static bool sameGroups(CollectiveOpInterface a, CollectiveOpInterface b) {
 }
 
 /// The value `op` passes through unchanged, if it does.
-static Value passThrough(Operation *op, SymbolTableCollection &tables) {
+static Value passThrough(Operation *op, GroupSizes &groupSizes) {
   auto collective = llvm::dyn_cast<CollectiveOpInterface>(op);
   if (!collective)
     return {};
   Value input = op->getOperand(0);
-  if (groupSize(collective, tables) == 1 &&
+  if (groupSizes.of(collective) == 1 &&
       input.getType() == op->getResult(0).getType())
     return input;
   // all_slice(all_gather(x)) == x, and all_gather(all_slice(x)) == x (the
@@ -194,23 +208,46 @@ static void combineAllReduces(Block &block) {
   }
 }
 
+/// Makes each collective that an identical one (same operands, attributes
+/// and types) dominates use that one's result instead: the bytes move
+/// once. Only collectives are compared: a CSE of the whole module would
+/// cost more than the rest of the pass on long programs, for ops this pass
+/// has no reason to touch.
+static void mergeIdenticalCollectives(ArrayRef<Operation *> collectives,
+                                      DominanceInfo &dominance) {
+  llvm::DenseMap<Value, SmallVector<Operation *, 1>> byInput;
+  for (Operation *op : collectives) {
+    if (op->use_empty()) // Removed already (or never needed).
+      continue;
+    SmallVector<Operation *, 1> &earlier = byInput[op->getOperand(0)];
+    auto *same = llvm::find_if(earlier, [&](Operation *candidate) {
+      return OperationEquivalence::isEquivalentTo(
+                 candidate, op, OperationEquivalence::IgnoreLocations) &&
+             dominance.properlyDominates(candidate, op);
+    });
+    if (same != earlier.end())
+      op->replaceAllUsesWith(*same);
+    else
+      earlier.push_back(op);
+  }
+}
+
 namespace {
 struct OptimizeCollectivesPass
     : mlir::spmd::impl::SpmdOptimizeCollectivesBase<OptimizeCollectivesPass> {
   void runOnOperation() override {
-    SymbolTableCollection tables;
+    GroupSizes groupSizes;
     SmallVector<Operation *> collectives;
     getOperation().walk(
         [&](CollectiveOpInterface op) { collectives.push_back(op); });
     for (Operation *op : collectives)
-      if (Value input = passThrough(op, tables))
+      if (Value input = passThrough(op, groupSizes))
         op->getResult(0).replaceAllUsesWith(input);
+    DominanceInfo dominance(getOperation());
+    mergeIdenticalCollectives(collectives, dominance);
     for (Operation *op : llvm::reverse(collectives))
       if (op->use_empty())
         op->erase();
-    IRRewriter rewriter(&getContext());
-    DominanceInfo dominance(getOperation());
-    eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)

@@ -29,7 +29,9 @@ def SpmdImport : Pass<"spmd-import", "mlir::ModuleOp"> {
     `spmd.sharding_constraint`, and GSPMD strings in `mhlo.sharding`
     attributes of function arguments and results into `spmd.sharding`
     attributes on a common mesh. `spmd.sharding_constraint` and `spmd`
-    annotations already present are kept as they are.
+    annotations already present are kept as they are. Paddings, offsets,
+    strides and output shapes written as SSA values of constants
+    (`tensor.pad %x low[%c0] high[%c1]`) become static entries.
   }];
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
 }

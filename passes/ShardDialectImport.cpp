@@ -95,6 +95,10 @@ static bool annotateDefinition(Value value, ShardingAttr sharding) {
 }
 
 LogicalResult mlir::spmd::importShardDialect(ModuleOp module) {
+  // No shard op can be in a module whose context never loaded the dialect:
+  // a program without them costs no walk.
+  if (!module.getContext()->getLoadedDialect<shard::ShardDialect>())
+    return success();
   // Partitioned programs (collectives, process queries) are not imported:
   // their grids stay as they are.
   WalkResult partitioned = module.walk([&](Operation *op) {
@@ -137,7 +141,8 @@ LogicalResult mlir::spmd::importShardDialect(ModuleOp module) {
                          << gridShape.size()
                          << "-axis grid; the extra axes are imported with "
                             "size 1";
-    llvm::Expected<::spmd::DeviceMesh> mesh = ::spmd::DeviceMesh::create(names, shape);
+    llvm::Expected<::spmd::DeviceMesh> mesh =
+        ::spmd::DeviceMesh::create(names, shape);
     if (!mesh)
       return grid.emitError() << llvm::toString(mesh.takeError());
     OpBuilder builder(grid);

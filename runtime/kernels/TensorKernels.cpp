@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -266,19 +267,22 @@ struct SliceParams {
 template <typename OpTy>
 static llvm::Expected<SliceParams> sliceParams(OpTy op, KernelContext &ctx) {
   SliceParams p;
-  auto sizes = op.getStaticSizes();
-  auto strides = op.getStaticStrides();
-  if (llvm::any_of(sizes, ShapedType::isDynamic) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  // SSA constants count as static (the import folds them; a partitioned
+  // program written by hand may still hold them).
+  std::optional<SmallVector<int64_t>> sizes =
+      getConstantIntValues(op.getMixedSizes());
+  std::optional<SmallVector<int64_t>> strides =
+      getConstantIntValues(op.getMixedStrides());
+  if (!sizes || !strides)
     return opError(op, "dynamic sizes or strides are not supported");
-  p.sizes.assign(sizes.begin(), sizes.end());
-  p.strides.assign(strides.begin(), strides.end());
-  unsigned dynamic = 0;
-  for (auto [d, offset] : llvm::enumerate(op.getStaticOffsets())) {
-    p.staticOffsets.push_back(ShapedType::isDynamic(offset) ? 0 : offset);
-    if (ShapedType::isDynamic(offset))
+  p.sizes.assign(sizes->begin(), sizes->end());
+  p.strides.assign(strides->begin(), strides->end());
+  for (auto [d, offset] : llvm::enumerate(op.getMixedOffsets())) {
+    std::optional<int64_t> known = getConstantIntValue(offset);
+    p.staticOffsets.push_back(known.value_or(0));
+    if (!known)
       p.dynamicOffsets.push_back(
-          {unsigned(d), ctx.slot(op.getOffsets()[dynamic++])});
+          {unsigned(d), ctx.slot(llvm::cast<Value>(offset))});
   }
   return p;
 }
@@ -366,8 +370,13 @@ static llvm::Expected<Step> buildPad(Operation *op, KernelContext &ctx) {
   llvm::Expected<TensorInfo> info = infoOf(op, pad.getResultType());
   if (!info)
     return info.takeError();
-  if (!pad.getLow().empty() || !pad.getHigh().empty())
+  // Paddings that are SSA constants count as static (the import folds
+  // them; a partitioned program written by hand may still hold them).
+  std::optional<SmallVector<int64_t>> lowPad =
+      getConstantIntValues(pad.getMixedLowPad());
+  if (!lowPad || !getConstantIntValues(pad.getMixedHighPad()))
     return opError(op, "dynamic padding is not supported");
+  std::vector<int64_t> low(lowPad->begin(), lowPad->end());
   // The padding value: a constant in the region or a value from outside.
   Value padValue = pad.getConstantPaddingValue();
   if (!padValue)
@@ -383,7 +392,6 @@ static llvm::Expected<Step> buildPad(Operation *op, KernelContext &ctx) {
   }
   if (!constantFloat && !constantInt)
     padSlot = ctx.slot(padValue);
-  std::vector<int64_t> low(pad.getStaticLow());
   unsigned source = ctx.slot(pad.getSource());
   unsigned result = ctx.slot(pad.getResult());
   return Step([=, info = *info](Frame &frame, DeviceContext &) {

@@ -240,6 +240,27 @@ TEST(ReshardPlanner, CommBytesFormulas) {
   EXPECT_DOUBLE_EQ(commBytes(CollectiveKind::AllReduce, 1, 1000, 1000), 0);
 }
 
+// Tensors of 2^63 bytes and more: costs grow, they never wrap around to
+// negative ones (which made the search prefer gathering everything), and
+// counts beyond int64 are none.
+TEST(ReshardPlanner, HugeTensorsCostWhatTheyMove) {
+  DeviceMesh mesh = llvm::cantFail(DeviceMesh::create({"x", "y"}, {2, 2}));
+  auto of = [&](std::string axis) {
+    return state(mesh, TensorSharding("mesh", {{{axis}, false, std::nullopt}}));
+  };
+  int64_t elements = int64_t(1) << 61; // 2^63 bytes of f32.
+  ReshardPlan plan =
+      llvm::cantFail(planReshard(mesh, {elements}, 4, of("x"), of("y")));
+  ASSERT_EQ(plan.steps.size(), 1u);
+  EXPECT_EQ(plan.steps[0].kind, CollectiveKind::Redistribute);
+  EXPECT_DOUBLE_EQ(plan.cost, 0x1p61 + kRedistributeExtra);
+  EXPECT_GT(commBytes(CollectiveKind::AllGather, 2, 0x1p62, 0x1p63), 0);
+  EXPECT_EQ(byteCount(0x1p62), int64_t(1) << 62);
+  EXPECT_EQ(byteCount(0x1p63), std::nullopt);
+  EXPECT_EQ(byteCount(-1), std::nullopt);
+  EXPECT_EQ(byteCount(std::nan("")), std::nullopt);
+}
+
 // Layouts grow factorially with the axes a reshard involves: on seven axes
 // the search runs out of its budget and falls back to gathering and
 // slicing, which is exact, within a second.
