@@ -107,5 +107,7 @@ Value mlir::spmd::keepOnOne(OpBuilder &b, Location loc, Value local,
 int64_t mlir::spmd::elementBytes(Type type) {
   if (type.isIndex())
     return 8;
-  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+  // What the runtime holds: the smallest of 1, 2, 4 or 8 bytes (an i12
+  // takes 2, an i33 8).
+  return llvm::PowerOf2Ceil(llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
 }

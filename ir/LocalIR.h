@@ -44,7 +44,7 @@ Value keepOnOne(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
                 ArrayRef<::spmd::AxisIndex> axes, TypedAttr identity,
                 int64_t position = 0);
 
-/// The element size in bytes of a tensor element type.
+/// The bytes one element of a tensor element type takes on a device.
 int64_t elementBytes(Type type);
 
 } // namespace mlir::spmd
