@@ -1,6 +1,7 @@
 //===- OptimizeCollectivesPass.cpp - spmd-optimize-collectives ------------===//
 
 #include "passes/Passes.h"
+#include "ir/LocalIR.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
@@ -93,8 +94,7 @@ static void combineAllReduces(Block &block) {
     if (auto reduce = llvm::dyn_cast<AllReduceOp>(op))
       if (reduce.getType().hasStaticShape() &&
           reduce.getType().getNumElements() *
-                  std::max<int64_t>(
-                      1, reduce.getType().getElementTypeBitWidth() / 8) <=
+                  elementBytes(reduce.getType().getElementType()) <=
               kSmallBytes)
         candidates.push_back(reduce);
   // First use (in this block) of a value: where a combined op must be by.
