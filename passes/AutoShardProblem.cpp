@@ -4,10 +4,12 @@
 
 #include "ir/LocalIR.h"
 #include "ir/SpmdOps.h"
+#include "partitioner/CapturedReads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/Debug.h"
 
@@ -59,6 +61,15 @@ private:
     std::vector<double> bytes;
   };
 
+  /// Bytes held over program points [from, to] that `node`'s choice
+  /// decides, or (`producer` >= 0) the pair of `producer`'s and `node`'s
+  /// choices: a reshard's copy, a kernel's working buffer.
+  struct Held {
+    unsigned from, to, node;
+    int producer = -1;
+    std::vector<double> bytes;
+  };
+
   unsigned addNode(size_t strategies, Operation *anchor, int argument = -1);
   void addFreeValue(Value value, unsigned node,
                     std::vector<ShardState> layouts);
@@ -66,6 +77,17 @@ private:
   /// Charges node `node`'s strategy `s` for reading `operand` in `layout`.
   void chargeRead(Value operand, unsigned node, unsigned s,
                   const ShardState &layout);
+  /// The same, where the layout read depends on the one the operand is in
+  /// (a table a linalg body reads).
+  void chargeRead(Value operand, unsigned node, unsigned s,
+                  llvm::function_ref<ShardState(const ShardState &)> read);
+  /// Where the copy `node` reads of `operand` is held: its bytes per
+  /// strategy (or pair of strategies with the operand's producer).
+  Held &heldCopy(Value operand, unsigned node, int producer, size_t size);
+  /// Charges the tables `op`'s body reads, under its strategies.
+  void chargeCapturedReads(linalg::LinalgOp op, unsigned node,
+                           ArrayRef<::spmd::OpStrategy> strategies,
+                           ArrayRef<int64_t> loopSizes);
   /// Charges producing `value` in `layouts` (per strategy of `node`) where
   /// it must end up in `target`.
   void chargeWrite(Value value, unsigned node, ArrayRef<ShardState> layouts,
@@ -99,6 +121,17 @@ private:
   std::vector<std::pair<Value, double>> pinnedBytes;
   llvm::DenseMap<Operation *, unsigned> position;
   llvm::DenseMap<std::pair<Operation *, int>, llvm::hash_code> keys;
+  /// Copies and buffers, and the one per (operand, reader node).
+  std::vector<Held> held;
+  llvm::DenseMap<std::pair<Value, unsigned>, unsigned> heldOf;
+  /// Bytes no choice changes held over [from, to]: a written layout
+  /// resharded into another written one.
+  std::vector<std::tuple<unsigned, unsigned, double>> fixedHeld;
+  /// The op being added (its position is where its reads happen).
+  Operation *current = nullptr;
+  /// After sharing: each node's class, and the edge between two classes.
+  std::vector<unsigned> classOf;
+  std::map<std::pair<unsigned, unsigned>, unsigned> edgeOf;
 };
 
 } // namespace mlir::spmd
@@ -170,21 +203,95 @@ double AutoShardProblemBuilder::reshard(Value value, const ShardState &from,
 
 void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
                                          unsigned s, const ShardState &layout) {
+  chargeRead(operand, node, s, [&](const ShardState &) { return layout; });
+}
+
+AutoShardProblemBuilder::Held &AutoShardProblemBuilder::heldCopy(Value operand,
+                                                                 unsigned node,
+                                                                 int producer,
+                                                                 size_t size) {
+  auto [it, inserted] = heldOf.try_emplace({operand, node}, held.size());
+  if (inserted) {
+    // A copy made for one reader may be kept for the next (and a value
+    // read in several layouts may be resharded where it is made): one
+    // read of many is held from the value's start.
+    Block &body = function.getBody().front();
+    llvm::SmallPtrSet<Operation *, 4> readers;
+    for (Operation *user : operand.getUsers())
+      if (Operation *top = body.findAncestorOpInBlock(*user))
+        readers.insert(top);
+    unsigned at = current ? position[current] : 0;
+    unsigned from = at;
+    if (readers.size() > 1)
+      from = operand.getDefiningOp() && position.count(operand.getDefiningOp())
+                 ? position[operand.getDefiningOp()]
+                 : 0;
+    held.push_back({from, at, node, producer, std::vector<double>(size, 0)});
+  }
+  return held[it->second];
+}
+
+void AutoShardProblemBuilder::chargeRead(
+    Value operand, unsigned node, unsigned s,
+    llvm::function_ref<ShardState(const ShardState &)> read) {
+  size_t strategies = nodes[node].cost.size();
   if (auto it = result.free.find(operand); it != result.free.end()) {
     const auto &[producer, layouts] = it->second;
     if (producer == node) {
+      ShardState layout = read(layouts[s]);
       nodes[node].cost[s] += reshard(operand, layouts[s], layout);
+      if (!(layout == layouts[s]))
+        heldCopy(operand, node, -1, strategies).bytes[s] +=
+            bytesOf(mesh, operand, layout);
       return;
     }
     std::vector<double> &cost = edges[{producer, node}];
-    size_t to = nodes[node].cost.size();
-    cost.resize(layouts.size() * to, 0);
-    for (size_t i = 0; i < layouts.size(); ++i)
-      cost[i * to + s] += reshard(operand, layouts[i], layout);
+    cost.resize(layouts.size() * strategies, 0);
+    Held *copy = nullptr;
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      ShardState layout = read(layouts[i]);
+      cost[i * strategies + s] += reshard(operand, layouts[i], layout);
+      if (layout == layouts[i])
+        continue;
+      if (!copy)
+        copy = &heldCopy(operand, node, int(producer),
+                         layouts.size() * strategies);
+      copy->bytes[i * strategies + s] += bytesOf(mesh, operand, layout);
+    }
     return;
   }
-  if (auto it = result.pinned.find(operand); it != result.pinned.end())
+  if (auto it = result.pinned.find(operand); it != result.pinned.end()) {
+    ShardState layout = read(it->second);
     nodes[node].cost[s] += reshard(operand, it->second, layout);
+    if (!(layout == it->second))
+      heldCopy(operand, node, -1, strategies).bytes[s] +=
+          bytesOf(mesh, operand, layout);
+    return;
+  }
+  // Remade values are made in the layout read, for the reader.
+  if (isStaticTensor(operand) && isRemade(operand)) {
+    ShardState whole;
+    whole.dims.resize(shapeOf(operand).size());
+    ShardState layout = read(whole);
+    heldCopy(operand, node, -1, strategies).bytes[s] +=
+        bytesOf(mesh, operand, layout);
+  }
+}
+
+void AutoShardProblemBuilder::chargeCapturedReads(
+    linalg::LinalgOp op, unsigned node, ArrayRef<::spmd::OpStrategy> strategies,
+    ArrayRef<int64_t> loopSizes) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value table : captured) {
+    if (!isStaticTensor(table))
+      continue;
+    for (auto [s, strategy] : llvm::enumerate(strategies))
+      chargeRead(table, node, s, [&](const ShardState &current) {
+        return capturedReadLayout(op, table, current, mesh, strategy.factorAxes,
+                                  loopSizes);
+      });
+  }
 }
 
 void AutoShardProblemBuilder::chargeWrite(Value value, unsigned node,
@@ -406,7 +513,11 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   if (!rule || !llvm::all_of(op->getResults(), isStaticTensor))
     return success();
   ++result.opsModelled;
-  if (addFollower(op, *rule))
+  // A body that reads tables is priced with its strategies (below).
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  bool readsTables = llvm::any_of(captured, isStaticTensor);
+  if (!readsTables && addFollower(op, *rule))
     return success();
 
   unsigned numOperands = op->getNumOperands();
@@ -452,6 +563,8 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     for (unsigned t = 0; t < numOperands; ++t)
       chargeRead(op->getOperand(t), node, s, strategy.tensors[t]);
   }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && readsTables)
+    chargeCapturedReads(linalgOp, node, strategies, rule->factorSizes);
   auto written =
       op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult value : op->getResults()) {
@@ -483,12 +596,20 @@ void AutoShardProblemBuilder::addReturn(Operation *op) {
         llvm::consumeError(target.takeError());
         continue;
       }
+      // The returned copy is held to the end beside the value.
+      unsigned at = position[op];
       if (auto it = result.free.find(operand); it != result.free.end()) {
         auto [node, layouts] = it->second;
         chargeWrite(operand, node, layouts, *target);
+        for (auto [s, layout] : llvm::enumerate(layouts))
+          if (!(layout == *target))
+            heldCopy(operand, node, -1, layouts.size()).bytes[s] +=
+                bytesOf(mesh, operand, *target);
       } else if (auto it = result.pinned.find(operand);
                  it != result.pinned.end()) {
         result.fixedSeconds += reshard(operand, it->second, *target);
+        if (!(it->second == *target))
+          fixedHeld.push_back({at, at, bytesOf(mesh, operand, *target)});
       }
       continue;
     }
@@ -557,7 +678,7 @@ llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
 /// problem's nodes, values and edges over the classes.
 void AutoShardProblemBuilder::share() {
   result.nodesBeforeSharing = nodes.size();
-  std::vector<unsigned> classOf(nodes.size());
+  classOf.assign(nodes.size(), 0);
   // Keyed by the strategy count too: a hash collision must not merge
   // nodes whose strategies differ in number.
   std::map<std::pair<size_t, size_t>, unsigned> classes;
@@ -601,8 +722,10 @@ void AutoShardProblemBuilder::share() {
     for (size_t i = 0; i < cost.size(); ++i)
       sum[i] += cost[i];
   }
-  for (auto &[ends, cost] : merged)
+  for (auto &[ends, cost] : merged) {
+    edgeOf[ends] = problem.edges.size();
     problem.edges.push_back({ends.first, ends.second, std::move(cost)});
+  }
   for (auto &entry : result.free)
     entry.second.node = classOf[entry.second.node];
   for (auto &entry : result.results)
@@ -652,9 +775,43 @@ void AutoShardProblemBuilder::addLiveSets() {
     starts[from].push_back({0, bytes});
     ends[to].push_back({0, bytes});
   }
-  std::map<unsigned, unsigned> live;
+  for (auto [from, to, bytes] : fixedHeld) {
+    starts[from].push_back({0, bytes});
+    ends[to].push_back({0, bytes});
+  }
+  // Copies and buffers as terms over the classes, each kept once.
+  using Term = std::tuple<bool, unsigned, std::vector<double>>;
+  std::map<Term, unsigned> termIds;
+  std::vector<const Term *> terms;
+  std::vector<std::vector<unsigned>> termStarts(end + 1), termEnds(end + 1);
+  for (Held &h : held) {
+    Term term{false, classOf[h.node], h.bytes};
+    if (h.producer >= 0) {
+      unsigned from = classOf[h.producer], to = classOf[h.node];
+      if (from == to) {
+        // Both ends make the same choice: only the diagonal is held.
+        size_t width = problem.strategies(to);
+        std::vector<double> diagonal(width);
+        for (size_t s = 0; s < width; ++s)
+          diagonal[s] = h.bytes[s * width + s];
+        term = {false, to, std::move(diagonal)};
+      } else {
+        term = {true, edgeOf.at({from, to}), h.bytes};
+      }
+    }
+    if (llvm::all_of(std::get<2>(term), [](double b) { return b == 0; }))
+      continue;
+    auto [it, inserted] = termIds.try_emplace(std::move(term), terms.size());
+    if (inserted)
+      terms.push_back(&it->first);
+    termStarts[h.from].push_back(it->second);
+    termEnds[std::max(h.from, h.to)].push_back(it->second);
+  }
+  std::map<unsigned, unsigned> live, liveTerms;
   double fixed = 0;
-  std::set<std::pair<std::vector<std::pair<unsigned, unsigned>>, double>> seen;
+  std::set<std::tuple<std::vector<std::pair<unsigned, unsigned>>,
+                      std::vector<std::pair<unsigned, unsigned>>, double>>
+      seen;
   for (unsigned p = 0; p <= end; ++p) {
     for (auto [value, bytes] : starts[p]) {
       if (bytes >= 0)
@@ -662,13 +819,26 @@ void AutoShardProblemBuilder::addLiveSets() {
       else
         ++live[value];
     }
-    if (!starts[p].empty()) {
+    for (unsigned t : termStarts[p])
+      ++liveTerms[t];
+    if (!starts[p].empty() || !termStarts[p].empty()) {
       std::vector<std::pair<unsigned, unsigned>> set(live.begin(), live.end());
-      if (seen.insert({set, fixed}).second) {
+      std::vector<std::pair<unsigned, unsigned>> held(liveTerms.begin(),
+                                                      liveTerms.end());
+      if (seen.insert({set, held, fixed}).second) {
         ::spmd::ShardingProblem::LiveSet liveSet;
         liveSet.fixedBytes = fixed;
         for (auto [value, count] : set)
           liveSet.values.insert(liveSet.values.end(), count, value);
+        for (auto [t, count] : held) {
+          const auto &[isEdge, id, bytes] = *terms[t];
+          for (unsigned c = 0; c < count; ++c) {
+            if (isEdge)
+              liveSet.edgeTerms.push_back({id, bytes});
+            else
+              liveSet.nodeTerms.push_back({id, bytes});
+          }
+        }
         problem.liveSets.push_back(std::move(liveSet));
       }
     }
@@ -678,6 +848,9 @@ void AutoShardProblemBuilder::addLiveSets() {
       else if (--live[value] == 0)
         live.erase(value);
     }
+    for (unsigned t : termEnds[p])
+      if (--liveTerms[t] == 0)
+        liveTerms.erase(t);
   }
 }
 
@@ -690,6 +863,7 @@ LogicalResult AutoShardProblemBuilder::build() {
     if (failed(addArgument(argument)))
       return failure();
   for (Operation &op : body) {
+    current = &op;
     if (isa<func::ReturnOp>(op))
       addReturn(&op);
     else if (failed(addOp(&op)))
