@@ -4,6 +4,7 @@
 
 #include "ir/LocalIR.h"
 #include "ir/SpmdOps.h"
+#include "ir/WorkingBytes.h"
 #include "partitioner/CapturedReads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -84,6 +85,11 @@ private:
   /// Where the copy `node` reads of `operand` is held: its bytes per
   /// strategy (or pair of strategies with the operand's producer).
   Held &heldCopy(Value operand, unsigned node, int producer, size_t size);
+  double copyBytes(Value value, const ShardState &from,
+                   const ShardState &to) const;
+  /// Holds the working buffers of `op`'s kernel where it runs.
+  void chargeWorkingBytes(Operation *op, unsigned node,
+                          ArrayRef<::spmd::OpStrategy> strategies);
   /// Charges the tables `op`'s body reads, under its strategies.
   void chargeCapturedReads(linalg::LinalgOp op, unsigned node,
                            ArrayRef<::spmd::OpStrategy> strategies,
@@ -206,6 +212,15 @@ void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
   chargeRead(operand, node, s, [&](const ShardState &) { return layout; });
 }
 
+/// Bytes a reshard of `value` from `from` to `to` holds besides the value:
+/// its result, and the collectives' pieces of their inputs (a
+/// reduce_scatter or all_to_all holds a piece of every member's buffer,
+/// as large as its own input), bounded by the source's bytes.
+double AutoShardProblemBuilder::copyBytes(Value value, const ShardState &from,
+                                          const ShardState &to) const {
+  return bytesOf(mesh, value, to) + bytesOf(mesh, value, from);
+}
+
 AutoShardProblemBuilder::Held &AutoShardProblemBuilder::heldCopy(Value operand,
                                                                  unsigned node,
                                                                  int producer,
@@ -242,7 +257,7 @@ void AutoShardProblemBuilder::chargeRead(
       nodes[node].cost[s] += reshard(operand, layouts[s], layout);
       if (!(layout == layouts[s]))
         heldCopy(operand, node, -1, strategies).bytes[s] +=
-            bytesOf(mesh, operand, layout);
+            copyBytes(operand, layouts[s], layout);
       return;
     }
     std::vector<double> &cost = edges[{producer, node}];
@@ -256,7 +271,7 @@ void AutoShardProblemBuilder::chargeRead(
       if (!copy)
         copy = &heldCopy(operand, node, int(producer),
                          layouts.size() * strategies);
-      copy->bytes[i * strategies + s] += bytesOf(mesh, operand, layout);
+      copy->bytes[i * strategies + s] += copyBytes(operand, layouts[i], layout);
     }
     return;
   }
@@ -265,7 +280,7 @@ void AutoShardProblemBuilder::chargeRead(
     nodes[node].cost[s] += reshard(operand, it->second, layout);
     if (!(layout == it->second))
       heldCopy(operand, node, -1, strategies).bytes[s] +=
-          bytesOf(mesh, operand, layout);
+          copyBytes(operand, it->second, layout);
     return;
   }
   // Remade values are made in the layout read, for the reader.
@@ -275,6 +290,30 @@ void AutoShardProblemBuilder::chargeRead(
     ShardState layout = read(whole);
     heldCopy(operand, node, -1, strategies).bytes[s] +=
         bytesOf(mesh, operand, layout);
+  }
+}
+
+void AutoShardProblemBuilder::chargeWorkingBytes(
+    Operation *op, unsigned node, ArrayRef<::spmd::OpStrategy> strategies) {
+  std::vector<double> bytes;
+  for (const ::spmd::OpStrategy &strategy : strategies) {
+    std::vector<std::vector<int64_t>> local;
+    for (auto [t, layout] : llvm::enumerate(strategy.tensors))
+      local.push_back(::spmd::localShape(
+          mesh,
+          shapeOf(t < op->getNumOperands()
+                      ? op->getOperand(t)
+                      : op->getResult(t - op->getNumOperands())),
+          layout));
+    SmallVector<ArrayRef<int64_t>> operands(
+        local.begin(), local.begin() + op->getNumOperands());
+    SmallVector<ArrayRef<int64_t>> results(local.begin() + op->getNumOperands(),
+                                           local.end());
+    bytes.push_back(double(workingBytes(op, operands, results)));
+  }
+  if (llvm::any_of(bytes, [](double b) { return b > 0; })) {
+    unsigned at = position[op];
+    held.push_back({at, at, node, -1, std::move(bytes)});
   }
 }
 
@@ -565,6 +604,7 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   }
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && readsTables)
     chargeCapturedReads(linalgOp, node, strategies, rule->factorSizes);
+  chargeWorkingBytes(op, node, strategies);
   auto written =
       op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult value : op->getResults()) {
@@ -604,12 +644,13 @@ void AutoShardProblemBuilder::addReturn(Operation *op) {
         for (auto [s, layout] : llvm::enumerate(layouts))
           if (!(layout == *target))
             heldCopy(operand, node, -1, layouts.size()).bytes[s] +=
-                bytesOf(mesh, operand, *target);
+                copyBytes(operand, layout, *target);
       } else if (auto it = result.pinned.find(operand);
                  it != result.pinned.end()) {
         result.fixedSeconds += reshard(operand, it->second, *target);
         if (!(it->second == *target))
-          fixedHeld.push_back({at, at, bytesOf(mesh, operand, *target)});
+          fixedHeld.push_back(
+              {at, at, copyBytes(operand, it->second, *target)});
       }
       continue;
     }
