@@ -53,6 +53,156 @@ def check_file(spmd_opt, spmd_run, path, budget, workdir, name):
     return ('pass' if peak <= budget else 'excess'), detail
 
 
+MESH = 'spmd.mesh @mesh = <["data"=2, "model"=2]>\n'
+X_SHARDED = '{spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}'
+
+
+def matmul_chain(rng):
+    """x @ w1 @ w2 ..., weights unannotated (gathered or split)."""
+    m, dims = rng.choice([8, 16, 32]), [rng.choice([16, 32, 64])
+                                         for _ in range(rng.randint(2, 4))]
+    args = ['%%x: tensor<%dx%dxf32> %s' % (m, dims[0], X_SHARDED)]
+    body, cur = ['  %z = arith.constant 0.0 : f32'], '%x'
+    for i in range(len(dims) - 1):
+        k, n = dims[i], dims[i + 1]
+        args.append('%%w%d: tensor<%dx%dxf32>' % (i, k, n))
+        body += ['  %%e%d = tensor.empty() : tensor<%dx%dxf32>' % (i, m, n),
+                 '  %%f%d = linalg.fill ins(%%z : f32) outs(%%e%d : tensor<%dx%dxf32>) -> tensor<%dx%dxf32>' % (i, i, m, n, m, n),
+                 '  %%h%d = linalg.matmul ins(%s, %%w%d : tensor<%dx%dxf32>, tensor<%dx%dxf32>) outs(%%f%d : tensor<%dx%dxf32>) -> tensor<%dx%dxf32>'
+                 % (i, cur, i, m, k, k, n, i, m, n, m, n)]
+        cur = '%%h%d' % i
+    n = dims[-1]
+    return (MESH + 'func.func @main(%s) -> tensor<%dx%dxf32> {\n%s\n  return %s : tensor<%dx%dxf32>\n}\n'
+            % (', '.join(args), m, n, '\n'.join(body), cur, m, n))
+
+
+def table_lookup(rng):
+    """An embedding table only a linalg body reads."""
+    b, s, v, h = rng.choice([4, 8]), rng.choice([8, 16]), rng.choice([100, 500, 2000]), rng.choice([16, 32, 64])
+    return MESH + """func.func @main(%%ids: tensor<%(b)dx%(s)dxi64> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
+                %%table: tensor<%(v)dx%(h)dxf32>) -> tensor<%(b)dx%(s)dx%(h)dxf32> {
+  %%ee = tensor.empty() : tensor<%(b)dx%(s)dx%(h)dxf32>
+  %%emb = linalg.generic {indexing_maps = [affine_map<(b, s, h) -> (b, s)>, affine_map<(b, s, h) -> (b, s, h)>],
+                         iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%%ids : tensor<%(b)dx%(s)dxi64>) outs(%%ee : tensor<%(b)dx%(s)dx%(h)dxf32>) {
+  ^bb0(%%id: i64, %%o: f32):
+    %%i = arith.index_cast %%id : i64 to index
+    %%hh = linalg.index 2 : index
+    %%vv = tensor.extract %%table[%%i, %%hh] : tensor<%(v)dx%(h)dxf32>
+    linalg.yield %%vv : f32
+  } -> tensor<%(b)dx%(s)dx%(h)dxf32>
+  return %%emb : tensor<%(b)dx%(s)dx%(h)dxf32>
+}
+""" % dict(b=b, s=s, v=v, h=h)
+
+
+def convolution(rng):
+    n, hw, c, f, k = 4, rng.choice([8, 14]), rng.choice([8, 16, 32]), rng.choice([16, 32, 64]), rng.choice([1, 3])
+    o = hw - k + 1
+    return MESH + """func.func @main(%%x: tensor<%(n)dx%(hw)dx%(hw)dx%(c)dxf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}, {}, {}]>},
+                %%w: tensor<%(k)dx%(k)dx%(c)dx%(f)dxf32>) -> tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32> {
+  %%z = arith.constant 0.0 : f32
+  %%e = tensor.empty() : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
+  %%fl = linalg.fill ins(%%z : f32) outs(%%e : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>) -> tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
+  %%y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%%x, %%w : tensor<%(n)dx%(hw)dx%(hw)dx%(c)dxf32>, tensor<%(k)dx%(k)dx%(c)dx%(f)dxf32>) outs(%%fl : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>) -> tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
+  return %%y : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
+}
+""" % dict(n=n, hw=hw, c=c, f=f, k=k, o=o)
+
+
+def loop(rng):
+    """Stacked weights read by a dynamic slice inside scf.for."""
+    layers, d, m = rng.choice([2, 4]), rng.choice([32, 64, 128]), rng.choice([8, 16])
+    return MESH + """func.func @main(%%x: tensor<%(m)dx%(d)dxf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
+                %%w: tensor<%(l)dx%(d)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32> {
+  %%c0 = arith.constant 0 : index
+  %%c1 = arith.constant 1 : index
+  %%cl = arith.constant %(l)d : index
+  %%z = arith.constant 0.0 : f32
+  %%r = scf.for %%l = %%c0 to %%cl step %%c1 iter_args(%%h = %%x) -> (tensor<%(m)dx%(d)dxf32>) {
+    %%wl = tensor.extract_slice %%w[%%l, 0, 0] [1, %(d)d, %(d)d] [1, 1, 1] : tensor<%(l)dx%(d)dx%(d)dxf32> to tensor<%(d)dx%(d)dxf32>
+    %%e = tensor.empty() : tensor<%(m)dx%(d)dxf32>
+    %%f = linalg.fill ins(%%z : f32) outs(%%e : tensor<%(m)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32>
+    %%y = linalg.matmul ins(%%h, %%wl : tensor<%(m)dx%(d)dxf32>, tensor<%(d)dx%(d)dxf32>) outs(%%f : tensor<%(m)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32>
+    scf.yield %%y : tensor<%(m)dx%(d)dxf32>
+  }
+  return %%r : tensor<%(m)dx%(d)dxf32>
+}
+""" % dict(l=layers, d=d, m=m)
+
+
+def call(rng):
+    """A layer called twice with the caller's weights."""
+    m, d, h = rng.choice([8, 16]), rng.choice([32, 64, 128]), rng.choice([64, 128, 256])
+    return MESH + """func.func private @layer(%%x: tensor<%(m)dx%(d)dxf32>, %%w1: tensor<%(d)dx%(h)dxf32>, %%w2: tensor<%(h)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32> {
+  %%z = arith.constant 0.0 : f32
+  %%e1 = tensor.empty() : tensor<%(m)dx%(h)dxf32>
+  %%f1 = linalg.fill ins(%%z : f32) outs(%%e1 : tensor<%(m)dx%(h)dxf32>) -> tensor<%(m)dx%(h)dxf32>
+  %%a = linalg.matmul ins(%%x, %%w1 : tensor<%(m)dx%(d)dxf32>, tensor<%(d)dx%(h)dxf32>) outs(%%f1 : tensor<%(m)dx%(h)dxf32>) -> tensor<%(m)dx%(h)dxf32>
+  %%e2 = tensor.empty() : tensor<%(m)dx%(d)dxf32>
+  %%f2 = linalg.fill ins(%%z : f32) outs(%%e2 : tensor<%(m)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32>
+  %%b = linalg.matmul ins(%%a, %%w2 : tensor<%(m)dx%(h)dxf32>, tensor<%(h)dx%(d)dxf32>) outs(%%f2 : tensor<%(m)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32>
+  return %%b : tensor<%(m)dx%(d)dxf32>
+}
+func.func @main(%%x: tensor<%(m)dx%(d)dxf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
+                %%w1: tensor<%(d)dx%(h)dxf32>, %%w2: tensor<%(h)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32> {
+  %%y1 = func.call @layer(%%x, %%w1, %%w2) : (tensor<%(m)dx%(d)dxf32>, tensor<%(d)dx%(h)dxf32>, tensor<%(h)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32>
+  %%y2 = func.call @layer(%%y1, %%w1, %%w2) : (tensor<%(m)dx%(d)dxf32>, tensor<%(d)dx%(h)dxf32>, tensor<%(h)dx%(d)dxf32>) -> tensor<%(m)dx%(d)dxf32>
+  return %%y2 : tensor<%(m)dx%(d)dxf32>
+}
+""" % dict(m=m, d=d, h=h)
+
+
+KINDS = {'matmul': matmul_chain, 'table': table_lookup, 'conv': convolution,
+         'loop': loop, 'call': call}
+
+
+def unbudgeted_peak(spmd_opt, spmd_run, path, workdir, name):
+    plan = os.path.join(workdir, name + '.free.mlir')
+    report = os.path.join(workdir, name + '.free.json')
+    if subprocess.run([spmd_opt, path, '--spmd-auto-shard', '-o', plan],
+                      capture_output=True).returncode != 0:
+        return None
+    if subprocess.run([spmd_run, plan, '--report=' + report],
+                      capture_output=True).returncode != 0:
+        return None
+    with open(report) as f:
+        return max(json.load(f)['peak_buffer_bytes'])
+
+
+def main_generate(args):
+    workdir = args.workdir or tempfile.mkdtemp(prefix='budget-')
+    os.makedirs(workdir, exist_ok=True)
+    rng = random.Random(args.seed)
+    kinds = args.kinds.split(',') if args.kinds else sorted(KINDS)
+    counts = {'pass': 0, 'excess': 0, 'nofit': 0, 'fail': 0}
+    for case in range(args.cases):
+        kind = rng.choice(kinds)
+        name = '%s-%d' % (kind, case)
+        path = os.path.join(workdir, name + '.mlir')
+        with open(path, 'w') as f:
+            f.write(KINDS[kind](rng))
+        # Budgets from a quarter to the whole of the unbudgeted plan's peak.
+        peak = unbudgeted_peak(args.spmd_opt, args.spmd_run, path, workdir,
+                               name)
+        if peak is None:
+            counts['fail'] += 1
+            print('FAIL %s: the unbudgeted plan does not run' % name)
+            continue
+        budget = int(peak * rng.uniform(0.25, 1.0))
+        verdict, detail = check_file(args.spmd_opt, args.spmd_run, path,
+                                     budget, workdir, name)
+        counts[verdict] += 1
+        if verdict in ('excess', 'fail'):
+            print('%s %s: %s' % (verdict.upper(), name, detail))
+    print('%d programs, %d excesses, %d failures (%d within budget, %d '
+          'refused: no plan fits)' % (args.cases, counts['excess'],
+                                      counts['fail'], counts['pass'],
+                                      counts['nofit']))
+    return 1 if counts['excess'] or counts['fail'] else 0
+
+
 def main_check(args):
     workdir = args.workdir or tempfile.mkdtemp(prefix='budget-')
     os.makedirs(workdir, exist_ok=True)
@@ -80,7 +230,7 @@ def main():
     gen.add_argument('--seed', type=int, default=1)
     gen.add_argument('--cases', type=int, default=20)
     gen.add_argument('--workdir')
-    gen.add_argument('--keep-going', action='store_true')
+    gen.add_argument('--kinds', help='comma-separated: ' + ','.join(KINDS))
     args = parser.parse_args()
     if args.mode == 'check':
         return main_check(args)
