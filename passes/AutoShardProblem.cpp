@@ -100,6 +100,11 @@ private:
                    const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   bool isRemade(Value value) const;
+  /// The first program point where a value made like `remade` is read:
+  /// remade values made alike are merged (CSE), whatever their layouts,
+  /// and the one kept lives from there.
+  unsigned firstReadOfAlike(Value remade);
+  llvm::hash_code recipe(Value remade);
   std::vector<ShardState>
   everyLayout(ArrayRef<int64_t> shape,
               llvm::function_ref<bool(const ShardState &)> keep = nullptr);
@@ -133,6 +138,8 @@ private:
   /// Bytes no choice changes held over [from, to]: a written layout
   /// resharded into another written one.
   std::vector<std::tuple<unsigned, unsigned, double>> fixedHeld;
+  /// Per recipe of remade values, where the first is read.
+  std::optional<llvm::DenseMap<llvm::hash_code, unsigned>> firstReads;
   /// The op being added (its position is where its reads happen).
   Operation *current = nullptr;
   /// After sharing: each node's class, and the edge between two classes.
@@ -288,8 +295,9 @@ void AutoShardProblemBuilder::chargeRead(
     ShardState whole;
     whole.dims.resize(shapeOf(operand).size());
     ShardState layout = read(whole);
-    heldCopy(operand, node, -1, strategies).bytes[s] +=
-        bytesOf(mesh, operand, layout);
+    Held &copy = heldCopy(operand, node, -1, strategies);
+    copy.from = std::min(copy.from, firstReadOfAlike(operand));
+    copy.bytes[s] += bytesOf(mesh, operand, layout);
   }
 }
 
@@ -353,6 +361,46 @@ bool AutoShardProblemBuilder::isRemade(Value value) const {
   return llvm::all_of(def->getOperands(), [&](Value operand) {
     return !isa<TensorType>(operand.getType()) || isRemade(operand);
   });
+}
+
+llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
+  Operation *def = remade.getDefiningOp();
+  llvm::hash_code key =
+      llvm::hash_combine(def->getName().getAsOpaquePointer(),
+                         def->getRawDictionaryAttrs().getAsOpaquePointer(),
+                         def->getPropertiesAsAttribute().getAsOpaquePointer());
+  for (Value operand : def->getOperands()) {
+    Attribute constant;
+    if (isa<TensorType>(operand.getType()))
+      key = llvm::hash_combine(key, recipe(operand));
+    else if (matchPattern(operand, m_Constant(&constant)))
+      key = llvm::hash_combine(key, constant.getAsOpaquePointer());
+    else
+      key = llvm::hash_combine(key, operand.getAsOpaquePointer());
+  }
+  return key;
+}
+
+unsigned AutoShardProblemBuilder::firstReadOfAlike(Value remade) {
+  if (!firstReads) {
+    firstReads.emplace();
+    Block &body = function.getBody().front();
+    for (Operation &op : body)
+      for (Value v : op.getResults()) {
+        if (!isStaticTensor(v) || !isRemade(v))
+          continue;
+        unsigned first = std::numeric_limits<unsigned>::max();
+        for (Operation *user : v.getUsers())
+          if (Operation *top = body.findAncestorOpInBlock(*user))
+            if (top->getNumResults() == 0 || !isRemade(top->getResult(0)))
+              first = std::min(first, position[top]);
+        auto [it, inserted] = firstReads->try_emplace(recipe(v), first);
+        it->second = std::min(it->second, first);
+      }
+  }
+  auto it = firstReads->find(recipe(remade));
+  return it == firstReads->end() ? std::numeric_limits<unsigned>::max()
+                                 : it->second;
 }
 
 /// Every way to split a tensor of `shape` (each axis to one dimension it
