@@ -87,6 +87,13 @@ private:
   Held &heldCopy(Value operand, unsigned node, int producer, size_t size);
   double copyBytes(Value value, const ShardState &from,
                    const ShardState &to) const;
+  /// Holds what an op the model does not choose for (a loop, a call, an op
+  /// without a factor rule) may hold, whatever layouts propagation gives
+  /// it: see chargeUnknown.
+  void chargeUnknown(Operation *op);
+  double heldInside(Region &region, unsigned depth);
+  /// Where a copy of `operand` read at the current op starts being held.
+  unsigned heldFrom(Value operand);
   /// Holds the working buffers of `op`'s kernel where it runs.
   void chargeWorkingBytes(Operation *op, unsigned node,
                           ArrayRef<::spmd::OpStrategy> strategies);
@@ -175,6 +182,14 @@ static bool isStaticTensor(Value value) {
   return type && type.hasStaticShape();
 }
 
+/// Bytes of `value` whole (replicated): what any layout holds at most.
+static double fullBytes(Value value) {
+  if (!isStaticTensor(value))
+    return 0;
+  return double(::spmd::product(shapeOf(value))) *
+         double(elementBytes(getElementTypeOrSelf(value.getType())));
+}
+
 unsigned AutoShardProblemBuilder::addNode(size_t strategies, Operation *anchor,
                                           int argument) {
   Node node;
@@ -228,26 +243,30 @@ double AutoShardProblemBuilder::copyBytes(Value value, const ShardState &from,
   return bytesOf(mesh, value, to) + bytesOf(mesh, value, from);
 }
 
+unsigned AutoShardProblemBuilder::heldFrom(Value operand) {
+  // A copy made for one reader may be kept for the next (and a value read
+  // in several layouts may be resharded where it is made): one read of
+  // many is held from the value's start.
+  Block &body = function.getBody().front();
+  llvm::SmallPtrSet<Operation *, 4> readers;
+  for (Operation *user : operand.getUsers())
+    if (Operation *top = body.findAncestorOpInBlock(*user))
+      readers.insert(top);
+  unsigned at = current ? position[current] : 0;
+  if (readers.size() <= 1)
+    return at;
+  Operation *def = operand.getDefiningOp();
+  return def && position.count(def) ? position[def] : 0;
+}
+
 AutoShardProblemBuilder::Held &AutoShardProblemBuilder::heldCopy(Value operand,
                                                                  unsigned node,
                                                                  int producer,
                                                                  size_t size) {
   auto [it, inserted] = heldOf.try_emplace({operand, node}, held.size());
   if (inserted) {
-    // A copy made for one reader may be kept for the next (and a value
-    // read in several layouts may be resharded where it is made): one
-    // read of many is held from the value's start.
-    Block &body = function.getBody().front();
-    llvm::SmallPtrSet<Operation *, 4> readers;
-    for (Operation *user : operand.getUsers())
-      if (Operation *top = body.findAncestorOpInBlock(*user))
-        readers.insert(top);
     unsigned at = current ? position[current] : 0;
-    unsigned from = at;
-    if (readers.size() > 1)
-      from = operand.getDefiningOp() && position.count(operand.getDefiningOp())
-                 ? position[operand.getDefiningOp()]
-                 : 0;
+    unsigned from = heldFrom(operand);
     held.push_back({from, at, node, producer, std::vector<double>(size, 0)});
   }
   return held[it->second];
@@ -290,6 +309,15 @@ void AutoShardProblemBuilder::chargeRead(
           copyBytes(operand, it->second, layout);
     return;
   }
+  // A value an unmodelled op makes is in a layout propagation gives it:
+  // its copy is at most whole, beside pieces at most whole.
+  if (isStaticTensor(operand) && !isRemade(operand)) {
+    ShardState whole;
+    whole.dims.resize(shapeOf(operand).size());
+    heldCopy(operand, node, -1, strategies).bytes[s] +=
+        bytesOf(mesh, operand, read(whole)) + fullBytes(operand);
+    return;
+  }
   // Remade values are made in the layout read, for the reader.
   if (isStaticTensor(operand) && isRemade(operand)) {
     ShardState whole;
@@ -298,6 +326,70 @@ void AutoShardProblemBuilder::chargeRead(
     Held &copy = heldCopy(operand, node, -1, strategies);
     copy.from = std::min(copy.from, firstReadOfAlike(operand));
     copy.bytes[s] += bytesOf(mesh, operand, layout);
+  }
+}
+
+/// The tensors made inside `region` (and in the functions it calls, to
+/// `depth` calls deep), each whole, with a copy and a collective's pieces
+/// per use: what running it may hold at most in any layout.
+double AutoShardProblemBuilder::heldInside(Region &region, unsigned depth) {
+  double bytes = 0;
+  auto module = function->getParentOfType<ModuleOp>();
+  region.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      bytes += fullBytes(v) * (1 + 2 * double(llvm::range_size(v.getUses())));
+    for (Region &inner : op->getRegions())
+      for (Block &block : inner)
+        for (BlockArgument arg : block.getArguments())
+          bytes += fullBytes(arg) *
+                   (1 + 2 * double(llvm::range_size(arg.getUses())));
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call || depth == 0 || !module)
+      return;
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (callee && !callee.isExternal())
+      bytes += heldInside(callee.getBody(), depth - 1);
+  });
+  return bytes;
+}
+
+void AutoShardProblemBuilder::chargeUnknown(Operation *op) {
+  unsigned at = position[op];
+  // What it reads: each use a copy at most whole, beside pieces of the
+  // value's own layout (at most whole too).
+  llvm::SetVector<Value> read(op->operand_begin(), op->operand_end());
+  getUsedValuesDefinedAbove(op->getRegions(), read);
+  double bytes = 0;
+  for (Value v : read) {
+    if (!isStaticTensor(v))
+      continue;
+    double uses = double(llvm::count_if(v.getUsers(), [&](Operation *user) {
+      return user == op || op->isProperAncestor(user);
+    }));
+    fixedHeld.push_back({heldFrom(v), at, 2 * fullBytes(v) * uses});
+  }
+  // What runs inside it, or inside the function it calls.
+  constexpr unsigned kCallDepth = 8;
+  for (Region &region : op->getRegions())
+    bytes += heldInside(region, kCallDepth);
+  if (auto call = dyn_cast<func::CallOp>(op))
+    if (auto module = function->getParentOfType<ModuleOp>())
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+          callee && !callee.isExternal())
+        bytes += heldInside(callee.getBody(), kCallDepth);
+  if (bytes > 0)
+    fixedHeld.push_back({at, at, bytes});
+  // Its results, whole, to their last reader.
+  Block &body = function.getBody().front();
+  for (Value v : op->getResults()) {
+    unsigned last = at;
+    for (Operation *user : v.getUsers())
+      if (Operation *top = body.findAncestorOpInBlock(*user))
+        last = std::max(last, isa<func::ReturnOp>(top)
+                                  ? unsigned(body.getOperations().size() + 1)
+                                  : position[top]);
+    if (isStaticTensor(v))
+      fixedHeld.push_back({at, last, fullBytes(v)});
   }
 }
 
@@ -592,13 +684,17 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     if (written.getShardings().size() != op->getNumResults() ||
         llvm::any_of(written.getShardings(), [&](ShardingAttr sharding) {
           return sharding && sharding.getMesh() != meshSymbol;
-        }))
+        })) {
+      chargeUnknown(op);
       return success();
+    }
   bool structured = isa<linalg::LinalgOp>(op) || op->getNumRegions() == 0;
   std::optional<OpShardingRule> rule =
       structured ? getShardingRule(op) : std::nullopt;
-  if (!rule || !llvm::all_of(op->getResults(), isStaticTensor))
+  if (!rule || !llvm::all_of(op->getResults(), isStaticTensor)) {
+    chargeUnknown(op);
     return success();
+  }
   ++result.opsModelled;
   // A body that reads tables is priced with its strategies (below).
   llvm::SetVector<Value> captured;
@@ -630,8 +726,10 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     }
     return false;
   });
-  if (strategies.empty())
+  if (strategies.empty()) {
+    chargeUnknown(op);
     return success();
+  }
   // On meshes of many axes the strategies multiply ((factors + 1)^axes),
   // and so do the reshards each edge plans: the replicated one and the
   // least compute are kept.
