@@ -9,8 +9,9 @@ Usage:
       is at most B and the check passes, else `budget: FAIL ...` (exit 1).
   budget_programs.py generate SPMD_OPT SPMD_RUN [--seed S] [--cases N]
       draws N programs (tables read in bodies, calls, loops, convolutions,
-      matmuls whose weights are gathered) with budgets between their
-      smallest and largest plan, and checks each as above. A budget no
+      matmuls whose weights are gathered, contractions with pending
+      results) with budgets from a quarter to three times the peak of their
+      unbudgeted plan, and checks each as above. A budget no
       plan fits (the pass says so) is not an excess. Prints one line per
       excess and a summary `N programs, E excesses, F failures`.
 """
@@ -154,7 +155,40 @@ func.func @main(%%x: tensor<%(m)dx%(d)dxf32> {spmd.sharding = #spmd.sharding<@me
 """ % dict(m=m, d=d, h=h)
 
 
-KINDS = {'matmul': matmul_chain, 'table': table_lookup, 'conv': convolution,
+def contraction_t(rng):
+    """x @ w^T as a generic (a strided operand), then a row sum: pending
+    results resolved by all_reduce or reduce_scatter; the result's
+    layout sometimes written."""
+    m, k, n = rng.choice([8, 16, 32]), rng.choice([16, 32, 64]), rng.choice([16, 32, 64])
+    out = rng.choice(['', ' {spmd.sharding = #spmd.sharding<@mesh, [{"model"}]>}',
+                      ' {spmd.sharding = #spmd.sharding<@mesh, [{"data", "model"}]>}'])
+    return MESH + """func.func @main(%%x: tensor<%(m)dx%(k)dxf32> %(xs)s, %%w: tensor<%(n)dx%(k)dxf32>) -> (tensor<%(m)dxf32>%(out)s) {
+  %%z = arith.constant 0.0 : f32
+  %%e = tensor.empty() : tensor<%(m)dx%(n)dxf32>
+  %%f = linalg.fill ins(%%z : f32) outs(%%e : tensor<%(m)dx%(n)dxf32>) -> tensor<%(m)dx%(n)dxf32>
+  %%h = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%%x, %%w : tensor<%(m)dx%(k)dxf32>, tensor<%(n)dx%(k)dxf32>) outs(%%f : tensor<%(m)dx%(n)dxf32>) {
+  ^bb0(%%a: f32, %%b: f32, %%o: f32):
+    %%p = arith.mulf %%a, %%b : f32
+    %%s = arith.addf %%o, %%p : f32
+    linalg.yield %%s : f32
+  } -> tensor<%(m)dx%(n)dxf32>
+  %%er = tensor.empty() : tensor<%(m)dxf32>
+  %%fr = linalg.fill ins(%%z : f32) outs(%%er : tensor<%(m)dxf32>) -> tensor<%(m)dxf32>
+  %%r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%%h : tensor<%(m)dx%(n)dxf32>) outs(%%fr : tensor<%(m)dxf32>) {
+  ^bb0(%%a: f32, %%o: f32):
+    %%s = arith.addf %%o, %%a : f32
+    linalg.yield %%s : f32
+  } -> tensor<%(m)dxf32>
+  return %%r : tensor<%(m)dxf32>
+}
+""" % dict(m=m, k=k, n=n, out=out, xs=rng.choice([X_SHARDED, '']))
+
+
+KINDS = {'contraction': contraction_t, 'matmul': matmul_chain, 'table': table_lookup, 'conv': convolution,
          'loop': loop, 'call': call}
 
 
@@ -183,14 +217,14 @@ def main_generate(args):
         path = os.path.join(workdir, name + '.mlir')
         with open(path, 'w') as f:
             f.write(KINDS[kind](rng))
-        # Budgets from a quarter to the whole of the unbudgeted plan's peak.
+        # Budgets from a quarter to three times the unbudgeted plan's peak.
         peak = unbudgeted_peak(args.spmd_opt, args.spmd_run, path, workdir,
                                name)
         if peak is None:
             counts['fail'] += 1
             print('FAIL %s: the unbudgeted plan does not run' % name)
             continue
-        budget = int(peak * rng.uniform(0.25, 1.0))
+        budget = int(peak * rng.uniform(0.25, 3.0))
         verdict, detail = check_file(args.spmd_opt, args.spmd_run, path,
                                      budget, workdir, name)
         counts[verdict] += 1
