@@ -85,8 +85,7 @@ private:
   /// Where the copy `node` reads of `operand` is held: its bytes per
   /// strategy (or pair of strategies with the operand's producer).
   Held &heldCopy(Value operand, unsigned node, int producer, size_t size);
-  double copyBytes(Value value, const ShardState &from,
-                   const ShardState &to) const;
+  double copyBytes(Value value, const ShardState &from, const ShardState &to);
   /// Holds what an op the model does not choose for (a loop, a call, an op
   /// without a factor rule) may hold, whatever layouts propagation gives
   /// it: see chargeUnknown.
@@ -110,7 +109,7 @@ private:
   /// The first program point where a value made like `remade` is read:
   /// remade values made alike are merged (CSE), whatever their layouts,
   /// and the one kept lives from there.
-  unsigned firstReadOfAlike(Value remade);
+  unsigned firstReadOfAlike(Value remade, ArrayRef<int64_t> local);
   llvm::hash_code recipe(Value remade);
   std::vector<ShardState>
   everyLayout(ArrayRef<int64_t> shape,
@@ -146,7 +145,12 @@ private:
   /// resharded into another written one.
   std::vector<std::tuple<unsigned, unsigned, double>> fixedHeld;
   /// Per recipe of remade values, where the first is read.
-  std::optional<llvm::DenseMap<llvm::hash_code, unsigned>> firstReads;
+  /// Per recipe of remade values, each one's shape and first read.
+  std::optional<llvm::DenseMap<
+      llvm::hash_code, std::vector<std::pair<std::vector<int64_t>, unsigned>>>>
+      firstReads;
+  /// Remade copies per (value, reader node, first point held).
+  llvm::DenseMap<std::tuple<Value, unsigned, unsigned>, unsigned> remadeHeld;
   /// The op being added (its position is where its reads happen).
   Operation *current = nullptr;
   /// After sharing: each node's class, and the edge between two classes.
@@ -235,12 +239,30 @@ void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
 }
 
 /// Bytes a reshard of `value` from `from` to `to` holds besides the value:
-/// its result, and the collectives' pieces of their inputs (a
-/// reduce_scatter or all_to_all holds a piece of every member's buffer,
-/// as large as its own input), bounded by the source's bytes.
+/// each step's result, and the pieces a reduce_scatter or all_to_all keeps
+/// of every member's buffer (as large as its own input), as the planner's
+/// plan makes them. Without a plan (meshes of many axes), at most the value
+/// whole besides both ends.
 double AutoShardProblemBuilder::copyBytes(Value value, const ShardState &from,
-                                          const ShardState &to) const {
-  return bytesOf(mesh, value, to) + bytesOf(mesh, value, from);
+                                          const ShardState &to) {
+  double element = double(elementBytes(getElementTypeOrSelf(value.getType())));
+  const ::spmd::ReshardPlan *plan =
+      mesh.rank() > ::spmd::kPlannedAxes
+          ? nullptr
+          : plans.plan(mesh, shapeOf(value), int64_t(element), from, to);
+  if (!plan || plan->fallback)
+    return fullBytes(value) + bytesOf(mesh, value, from) +
+           bytesOf(mesh, value, to);
+  double bytes = 0, input = bytesOf(mesh, value, from);
+  for (const ::spmd::ReshardStep &step : plan->steps) {
+    double output = double(::spmd::product(step.localShape)) * element;
+    bytes += output;
+    if (step.kind == ::spmd::CollectiveKind::ReduceScatter ||
+        step.kind == ::spmd::CollectiveKind::AllToAll)
+      bytes += input;
+    input = output;
+  }
+  return std::max(bytes, bytesOf(mesh, value, to));
 }
 
 unsigned AutoShardProblemBuilder::heldFrom(Value operand) {
@@ -323,9 +345,16 @@ void AutoShardProblemBuilder::chargeRead(
     ShardState whole;
     whole.dims.resize(shapeOf(operand).size());
     ShardState layout = read(whole);
-    Held &copy = heldCopy(operand, node, -1, strategies);
-    copy.from = std::min(copy.from, firstReadOfAlike(operand));
-    copy.bytes[s] += bytesOf(mesh, operand, layout);
+    unsigned at = position[current];
+    unsigned from = std::min(
+        heldFrom(operand),
+        firstReadOfAlike(operand,
+                         ::spmd::localShape(mesh, shapeOf(operand), layout)));
+    auto [it, inserted] =
+        remadeHeld.try_emplace({operand, node, from}, held.size());
+    if (inserted)
+      held.push_back({from, at, node, -1, std::vector<double>(strategies, 0)});
+    held[it->second].bytes[s] += bytesOf(mesh, operand, layout);
   }
 }
 
@@ -473,10 +502,11 @@ llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
   return key;
 }
 
-unsigned AutoShardProblemBuilder::firstReadOfAlike(Value remade) {
+unsigned AutoShardProblemBuilder::firstReadOfAlike(Value remade,
+                                                   ArrayRef<int64_t> local) {
+  Block &body = function.getBody().front();
   if (!firstReads) {
     firstReads.emplace();
-    Block &body = function.getBody().front();
     for (Operation &op : body)
       for (Value v : op.getResults()) {
         if (!isStaticTensor(v) || !isRemade(v))
@@ -486,13 +516,31 @@ unsigned AutoShardProblemBuilder::firstReadOfAlike(Value remade) {
           if (Operation *top = body.findAncestorOpInBlock(*user))
             if (top->getNumResults() == 0 || !isRemade(top->getResult(0)))
               first = std::min(first, position[top]);
-        auto [it, inserted] = firstReads->try_emplace(recipe(v), first);
-        it->second = std::min(it->second, first);
+        (*firstReads)[recipe(v)].push_back({shapeOf(v), first});
       }
   }
+  // The group sizes a dimension may be split by: products of axis sizes.
+  std::vector<int64_t> groups{1};
+  for (unsigned a = 0; a < mesh.rank(); ++a)
+    for (size_t g = 0, n = groups.size(); g < n; ++g)
+      groups.push_back(groups[g] * mesh.axisSize(a));
+  auto mayBe = [&](ArrayRef<int64_t> shape) {
+    if (shape.size() != local.size())
+      return false;
+    for (auto [size, want] : llvm::zip(shape, local))
+      if (llvm::none_of(groups, [&, size = size, want = want](int64_t g) {
+            return llvm::divideCeil(size, g) == want;
+          }))
+        return false;
+    return true;
+  };
+  unsigned first = std::numeric_limits<unsigned>::max();
   auto it = firstReads->find(recipe(remade));
-  return it == firstReads->end() ? std::numeric_limits<unsigned>::max()
-                                 : it->second;
+  if (it != firstReads->end())
+    for (const auto &[shape, read] : it->second)
+      if (mayBe(shape))
+        first = std::min(first, read);
+  return first;
 }
 
 /// Every way to split a tensor of `shape` (each axis to one dimension it
