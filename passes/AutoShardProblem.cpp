@@ -106,10 +106,8 @@ private:
                    const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   bool isRemade(Value value) const;
-  /// The first program point where a value made like `remade` is read:
-  /// remade values made alike are merged (CSE), whatever their layouts,
-  /// and the one kept lives from there.
-  unsigned firstReadOfAlike(Value remade, ArrayRef<int64_t> local);
+  /// What makes `remade`, whatever its type: remade values made alike are
+  /// merged (CSE) where their local types agree, whatever their layouts.
   llvm::hash_code recipe(Value remade);
   std::vector<ShardState>
   everyLayout(ArrayRef<int64_t> shape,
@@ -145,12 +143,12 @@ private:
   /// resharded into another written one.
   std::vector<std::tuple<unsigned, unsigned, double>> fixedHeld;
   /// Per recipe of remade values, where the first is read.
-  /// Per recipe of remade values, each one's shape and first read.
-  std::optional<llvm::DenseMap<
-      llvm::hash_code, std::vector<std::pair<std::vector<int64_t>, unsigned>>>>
-      firstReads;
-  /// Remade copies per (value, reader node, first point held).
-  llvm::DenseMap<std::tuple<Value, unsigned, unsigned>, unsigned> remadeHeld;
+  /// Per remade recipe and local shape: the first and last point it may
+  /// be read at, and its bytes. Alike reads of one local type share one
+  /// buffer, held from the first to the last.
+  std::map<std::pair<size_t, std::vector<int64_t>>,
+           std::tuple<unsigned, unsigned, double>>
+      remadeSpans;
   /// The op being added (its position is where its reads happen).
   Operation *current = nullptr;
   /// After sharing: each node's class, and the edge between two classes.
@@ -345,16 +343,15 @@ void AutoShardProblemBuilder::chargeRead(
     ShardState whole;
     whole.dims.resize(shapeOf(operand).size());
     ShardState layout = read(whole);
+    double bytes = bytesOf(mesh, operand, layout);
+    heldCopy(operand, node, -1, strategies).bytes[s] += bytes;
     unsigned at = position[current];
-    unsigned from = std::min(
-        heldFrom(operand),
-        firstReadOfAlike(operand,
-                         ::spmd::localShape(mesh, shapeOf(operand), layout)));
-    auto [it, inserted] =
-        remadeHeld.try_emplace({operand, node, from}, held.size());
-    if (inserted)
-      held.push_back({from, at, node, -1, std::vector<double>(strategies, 0)});
-    held[it->second].bytes[s] += bytesOf(mesh, operand, layout);
+    auto [span, inserted] = remadeSpans.try_emplace(
+        {size_t(recipe(operand)),
+         ::spmd::localShape(mesh, shapeOf(operand), layout)},
+        at, at, bytes);
+    std::get<0>(span->second) = std::min(std::get<0>(span->second), at);
+    std::get<1>(span->second) = std::max(std::get<1>(span->second), at);
   }
 }
 
@@ -500,47 +497,6 @@ llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
       key = llvm::hash_combine(key, operand.getAsOpaquePointer());
   }
   return key;
-}
-
-unsigned AutoShardProblemBuilder::firstReadOfAlike(Value remade,
-                                                   ArrayRef<int64_t> local) {
-  Block &body = function.getBody().front();
-  if (!firstReads) {
-    firstReads.emplace();
-    for (Operation &op : body)
-      for (Value v : op.getResults()) {
-        if (!isStaticTensor(v) || !isRemade(v))
-          continue;
-        unsigned first = std::numeric_limits<unsigned>::max();
-        for (Operation *user : v.getUsers())
-          if (Operation *top = body.findAncestorOpInBlock(*user))
-            if (top->getNumResults() == 0 || !isRemade(top->getResult(0)))
-              first = std::min(first, position[top]);
-        (*firstReads)[recipe(v)].push_back({shapeOf(v), first});
-      }
-  }
-  // The group sizes a dimension may be split by: products of axis sizes.
-  std::vector<int64_t> groups{1};
-  for (unsigned a = 0; a < mesh.rank(); ++a)
-    for (size_t g = 0, n = groups.size(); g < n; ++g)
-      groups.push_back(groups[g] * mesh.axisSize(a));
-  auto mayBe = [&](ArrayRef<int64_t> shape) {
-    if (shape.size() != local.size())
-      return false;
-    for (auto [size, want] : llvm::zip(shape, local))
-      if (llvm::none_of(groups, [&, size = size, want = want](int64_t g) {
-            return llvm::divideCeil(size, g) == want;
-          }))
-        return false;
-    return true;
-  };
-  unsigned first = std::numeric_limits<unsigned>::max();
-  auto it = firstReads->find(recipe(remade));
-  if (it != firstReads->end())
-    for (const auto &[shape, read] : it->second)
-      if (mayBe(shape))
-        first = std::min(first, read);
-  return first;
 }
 
 /// Every way to split a tensor of `shape` (each axis to one dimension it
@@ -1104,6 +1060,11 @@ LogicalResult AutoShardProblemBuilder::build() {
     else if (failed(addOp(&op)))
       return failure();
   }
+  // A buffer alike reads share, over the points between them (held
+  // whatever the choice: an over-estimate, once per local type).
+  for (auto &[key, span] : remadeSpans)
+    if (std::get<0>(span) < std::get<1>(span))
+      fixedHeld.push_back(span);
   LLVM_DEBUG(llvm::dbgs() << "auto-shard: " << nodes.size() << " nodes, "
                           << edges.size() << " edges, " << values.size()
                           << " values\n");
