@@ -3,6 +3,7 @@
 #include "partitioner/AutoShardModel.h"
 
 #include "coin/Cbc_C_Interface.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,17 +23,29 @@ llvm::StringRef stringifyStatus(ShardingSolution::Status status) {
   return "";
 }
 
+double liveBytes(const ShardingProblem &problem,
+                 const ShardingProblem::LiveSet &live,
+                 const std::vector<unsigned> &choice) {
+  double bytes = live.fixedBytes;
+  for (unsigned v : live.values) {
+    const ShardingProblem::Value &value = problem.values[v];
+    bytes += value.bytes[choice[value.node]];
+  }
+  for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
+    bytes += term.bytes[choice[term.node]];
+  for (const ShardingProblem::EdgeTerm &term : live.edgeTerms) {
+    const ShardingProblem::Edge &e = problem.edges[term.edge];
+    bytes +=
+        term.bytes[choice[e.from] * problem.strategies(e.to) + choice[e.to]];
+  }
+  return bytes;
+}
+
 double peakMemory(const ShardingProblem &problem,
                   const std::vector<unsigned> &choice) {
   double peak = 0;
-  for (const ShardingProblem::LiveSet &live : problem.liveSets) {
-    double bytes = live.fixedBytes;
-    for (unsigned v : live.values) {
-      const ShardingProblem::Value &value = problem.values[v];
-      bytes += value.bytes[choice[value.node]];
-    }
-    peak = std::max(peak, bytes);
-  }
+  for (const ShardingProblem::LiveSet &live : problem.liveSets)
+    peak = std::max(peak, liveBytes(problem, live, choice));
   return peak;
 }
 
@@ -105,40 +118,54 @@ greedyChoice(const ShardingProblem &problem) {
     incident[problem.edges[e].from].push_back(e);
     incident[problem.edges[e].to].push_back(e);
   }
-  // Per node, the live sets it is in and its values there.
-  std::vector<std::vector<std::pair<unsigned, std::vector<unsigned>>>> in(n);
-  std::vector<double> bytes(problem.liveSets.size());
+  // Per node, the live sets its choice changes.
+  std::vector<std::vector<unsigned>> in(n);
+  auto touch = [&](unsigned node, size_t l) {
+    if (in[node].empty() || in[node].back() != l)
+      in[node].push_back(unsigned(l));
+  };
   for (size_t l = 0; l < problem.liveSets.size(); ++l) {
-    bytes[l] = problem.liveSets[l].fixedBytes;
-    for (unsigned x : problem.liveSets[l].values) {
-      auto &sets = in[problem.values[x].node];
-      if (sets.empty() || sets.back().first != l)
-        sets.push_back({unsigned(l), {}});
-      sets.back().second.push_back(x);
+    const ShardingProblem::LiveSet &live = problem.liveSets[l];
+    for (unsigned x : live.values)
+      touch(problem.values[x].node, l);
+    for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
+      touch(term.node, l);
+    for (const ShardingProblem::EdgeTerm &term : live.edgeTerms) {
+      touch(problem.edges[term.edge].from, l);
+      touch(problem.edges[term.edge].to, l);
     }
   }
-  auto held = [&](const std::vector<unsigned> &values, unsigned s) {
-    double sum = 0;
-    for (unsigned x : values)
-      sum += problem.values[x].bytes[s];
-    return sum;
-  };
+  for (std::vector<unsigned> &sets : in) {
+    llvm::sort(sets);
+    sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
+  }
+  // First each node's strategy of the fewest bytes where its own choice
+  // decides them (then the cheapest).
   std::vector<unsigned> choice(n, 0);
   for (size_t v = 0; v < n; ++v) {
     std::vector<double> size(problem.strategies(v), 0);
-    for (auto &[l, values] : in[v])
-      for (size_t s = 0; s < size.size(); ++s)
-        size[s] += held(values, s);
+    for (unsigned l : in[v]) {
+      const ShardingProblem::LiveSet &live = problem.liveSets[l];
+      for (unsigned x : live.values)
+        if (problem.values[x].node == v)
+          for (size_t s = 0; s < size.size(); ++s)
+            size[s] += problem.values[x].bytes[s];
+      for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
+        if (term.node == v)
+          for (size_t s = 0; s < size.size(); ++s)
+            size[s] += term.bytes[s];
+    }
     for (size_t s = 1; s < size.size(); ++s)
       if (std::make_pair(size[s], problem.nodes[v].cost[s]) <
           std::make_pair(size[choice[v]], problem.nodes[v].cost[choice[v]]))
         choice[v] = s;
-    for (auto &[l, values] : in[v])
-      bytes[l] += held(values, choice[v]);
   }
-  for (double b : bytes)
-    if (b > problem.memoryBudget)
+  std::vector<double> bytes(problem.liveSets.size());
+  for (size_t l = 0; l < problem.liveSets.size(); ++l) {
+    bytes[l] = liveBytes(problem, problem.liveSets[l], choice);
+    if (bytes[l] > problem.memoryBudget)
       return std::nullopt;
+  }
   auto local = [&](size_t v, unsigned s) {
     double cost = problem.nodes[v].cost[s];
     for (unsigned e : incident[v]) {
@@ -149,30 +176,32 @@ greedyChoice(const ShardingProblem &problem) {
     }
     return cost;
   };
+  std::vector<double> tried(problem.liveSets.size());
   for (bool moved = true; moved;) {
     moved = false;
     for (size_t v = 0; v < n; ++v) {
-      unsigned best = choice[v];
+      unsigned was = choice[v], best = was;
       double bestCost = local(v, best);
       for (unsigned s = 0; s < problem.strategies(v); ++s) {
         double cost = local(v, s);
         if (cost >= bestCost - 1e-15 * std::abs(bestCost))
           continue;
-        bool fits = llvm::all_of(in[v], [&](const auto &entry) {
-          return bytes[entry.first] - held(entry.second, choice[v]) +
-                     held(entry.second, s) <=
-                 problem.memoryBudget;
+        choice[v] = s;
+        bool fits = llvm::all_of(in[v], [&](unsigned l) {
+          tried[l] = liveBytes(problem, problem.liveSets[l], choice);
+          return tried[l] <= problem.memoryBudget;
         });
+        choice[v] = was;
         if (fits) {
           best = s;
           bestCost = cost;
         }
       }
-      if (best == choice[v])
+      if (best == was)
         continue;
-      for (auto &[l, values] : in[v])
-        bytes[l] += held(values, best) - held(values, choice[v]);
       choice[v] = best;
+      for (unsigned l : in[v])
+        bytes[l] = liveBytes(problem, problem.liveSets[l], choice);
       moved = true;
     }
   }
@@ -226,9 +255,11 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
     for (double c : problem.nodes[v].cost)
       entries.push_back({row, addColumn(c, true), 1.0});
   }
+  std::vector<int> edgeFirst;
   for (const ShardingProblem::Edge &e : problem.edges) {
     size_t a = problem.strategies(e.from), b = problem.strategies(e.to);
     int base = int(objective.size());
+    edgeFirst.push_back(base);
     for (double c : e.cost)
       addColumn(c, false);
     // Marginals: row i sums to s[from][i], column j to s[to][j].
@@ -247,17 +278,25 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   }
   if (std::isfinite(problem.memoryBudget))
     for (const ShardingProblem::LiveSet &live : problem.liveSets) {
-      // A node's values add up in its columns' coefficients.
+      // A node's values and terms add up in its columns' coefficients; a
+      // copy between an edge's ends is the edge's pair column.
       std::map<int, double> bytes;
       for (unsigned v : live.values) {
         const ShardingProblem::Value &value = problem.values[v];
         for (size_t i = 0; i < value.bytes.size(); ++i)
           bytes[first[value.node] + int(i)] += value.bytes[i];
       }
+      for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
+        for (size_t i = 0; i < term.bytes.size(); ++i)
+          bytes[first[term.node] + int(i)] += term.bytes[i];
+      for (const ShardingProblem::EdgeTerm &term : live.edgeTerms)
+        for (size_t i = 0; i < term.bytes.size(); ++i)
+          bytes[edgeFirst[term.edge] + int(i)] += term.bytes[i];
       int row = addRow(-std::numeric_limits<double>::max(),
                        problem.memoryBudget - live.fixedBytes);
       for (auto [col, coef] : bytes)
-        entries.push_back({row, col, coef});
+        if (coef != 0)
+          entries.push_back({row, col, coef});
     }
   // Column-major, as CBC loads it.
   int columns = int(objective.size());

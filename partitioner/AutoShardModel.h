@@ -52,11 +52,28 @@ struct ShardingProblem {
     /// strategy i into the layout strategy j of `to` reads.
     std::vector<double> cost;
   };
-  /// The values live at one program point, and the bytes per device that
-  /// do not depend on any choice (the user's annotated values, say).
+  /// Bytes per device held at one program point that only one node's
+  /// choice decides (per strategy): a copy of a written layout that the
+  /// node reads in another, its kernel's working buffers.
+  struct NodeTerm {
+    unsigned node;
+    std::vector<double> bytes;
+  };
+  /// Bytes per device held at one program point that an edge's pair of
+  /// choices decides (indexed as Edge::cost): the copy of a value resharded
+  /// between its producer's layout and its reader's.
+  struct EdgeTerm {
+    unsigned edge;
+    std::vector<double> bytes;
+  };
+  /// The values live at one program point, the copies and buffers held
+  /// there, and the bytes per device that do not depend on any choice (the
+  /// user's annotated values, say).
   struct LiveSet {
     std::vector<unsigned> values;
     double fixedBytes = 0;
+    std::vector<NodeTerm> nodeTerms;
+    std::vector<EdgeTerm> edgeTerms;
   };
 
   std::vector<Node> nodes;
@@ -90,6 +107,11 @@ llvm::StringRef stringifyStatus(ShardingSolution::Status status);
 /// The objective of `choice`, or +inf when a live set exceeds the budget.
 double evaluate(const ShardingProblem &problem,
                 const std::vector<unsigned> &choice);
+
+/// Bytes per device held at `live`'s program point under `choice`.
+double liveBytes(const ShardingProblem &problem,
+                 const ShardingProblem::LiveSet &live,
+                 const std::vector<unsigned> &choice);
 
 /// Peak bytes per device over the live sets under `choice`.
 double peakMemory(const ShardingProblem &problem,

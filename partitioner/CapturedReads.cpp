@@ -40,19 +40,18 @@ static std::optional<unsigned> loopOf(Value index) {
 static bool onlyYieldsReadsOf(linalg::LinalgOp op, Value table) {
   if (op.getNumReductionLoops() != 0)
     return false;
-  return llvm::all_of(op.getBlock()->getTerminator()->getOperands(),
-                      [&](Value yielded) {
-                        auto extract = yielded.getDefiningOp<tensor::ExtractOp>();
-                        return extract && extract.getTensor() == table;
-                      });
+  return llvm::all_of(
+      op.getBlock()->getTerminator()->getOperands(), [&](Value yielded) {
+        auto extract = yielded.getDefiningOp<tensor::ExtractOp>();
+        return extract && extract.getTensor() == table;
+      });
 }
 
-FailureOr<CapturedReads>
-mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
-                              const MeshInfo &mesh,
-                              ArrayRef<AxisList> loopAxes,
-                              ArrayRef<int64_t> loopSizes) {
-  CapturedReads reads;
+::spmd::ShardState mlir::spmd::capturedReadLayout(
+    linalg::LinalgOp op, Value table, const ::spmd::ShardState &current,
+    const ::spmd::DeviceMesh &mesh, ArrayRef<AxisList> loopAxes,
+    ArrayRef<int64_t> loopSizes, AxisList *pendingAxes) {
+  auto type = llvm::cast<RankedTensorType>(table.getType());
   // Axes that split the op's loops: a pending sum over one of them would
   // add up different devices' outputs.
   AxisList loopUsed;
@@ -60,48 +59,58 @@ mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
     loopUsed.append(axes.begin(), axes.end());
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
-  for (Value table : captured) {
-    auto type = llvm::dyn_cast<RankedTensorType>(table.getType());
-    if (!type || !p.has(table))
+  ::spmd::ShardState layout;
+  layout.dims.resize(type.getRank());
+  bool allExtracts = llvm::all_of(table.getUses(), [&](OpOperand &use) {
+    return !op->isProperAncestor(use.getOwner()) ||
+           llvm::isa<tensor::ExtractOp>(use.getOwner());
+  });
+  for (int64_t d = 0; allExtracts && d < type.getRank(); ++d) {
+    const AxisList &axes = current.dims[d];
+    if (axes.empty() || !current.partial.empty())
       continue;
-    const LocalValue &current = p.lookup(table);
-    ::spmd::ShardState layout;
-    layout.dims.resize(type.getRank());
-    bool allExtracts = llvm::all_of(table.getUses(), [&](OpOperand &use) {
-      return !op->isProperAncestor(use.getOwner()) ||
-             llvm::isa<tensor::ExtractOp>(use.getOwner());
-    });
-    for (int64_t d = 0; allExtracts && d < type.getRank(); ++d) {
-      const AxisList &axes = current.state.dims[d];
-      if (axes.empty() || !current.state.partial.empty())
+    int64_t shard = llvm::divideCeil(type.getDimSize(d), mesh.groupSize(axes));
+    bool keep = true, pending = false;
+    for (OpOperand &use : table.getUses()) {
+      auto extract = llvm::dyn_cast<tensor::ExtractOp>(use.getOwner());
+      if (!extract || !op->isProperAncestor(extract))
         continue;
-      int64_t shard =
-          llvm::divideCeil(type.getDimSize(d), mesh.mesh.groupSize(axes));
-      bool keep = true, pending = false;
-      for (OpOperand &use : table.getUses()) {
-        auto extract = llvm::dyn_cast<tensor::ExtractOp>(use.getOwner());
-        if (!extract || !op->isProperAncestor(extract))
-          continue;
-        std::optional<unsigned> loop = loopOf(extract.getIndices()[d]);
-        if (loop && loopAxes[*loop] == axes &&
-            int64_t(llvm::divideCeil(loopSizes[*loop],
-                                     mesh.mesh.groupSize(axes))) == shard)
-          continue;
-        if (captured.size() == 1 && onlyYieldsReadsOf(op, table) &&
-            llvm::none_of(axes, [&](::spmd::AxisIndex a) {
-              return llvm::is_contained(loopUsed, a);
-            })) {
-          pending = true;
-          continue;
-        }
-        keep = false;
+      std::optional<unsigned> loop = loopOf(extract.getIndices()[d]);
+      if (loop && loopAxes[*loop] == axes &&
+          int64_t(llvm::divideCeil(loopSizes[*loop], mesh.groupSize(axes))) ==
+              shard)
+        continue;
+      if (captured.size() == 1 && onlyYieldsReadsOf(op, table) &&
+          llvm::none_of(axes, [&](::spmd::AxisIndex a) {
+            return llvm::is_contained(loopUsed, a);
+          })) {
+        pending = true;
+        continue;
       }
-      if (!keep)
-        continue;
-      layout.dims[d] = axes;
-      if (pending)
-        reads.pendingAxes.append(axes.begin(), axes.end());
+      keep = false;
     }
+    if (!keep)
+      continue;
+    layout.dims[d] = axes;
+    if (pending && pendingAxes)
+      pendingAxes->append(axes.begin(), axes.end());
+  }
+  return layout;
+}
+
+FailureOr<CapturedReads>
+mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
+                              const MeshInfo &mesh, ArrayRef<AxisList> loopAxes,
+                              ArrayRef<int64_t> loopSizes) {
+  CapturedReads reads;
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value table : captured) {
+    if (!llvm::isa<RankedTensorType>(table.getType()) || !p.has(table))
+      continue;
+    ::spmd::ShardState layout =
+        capturedReadLayout(op, table, p.lookup(table).state, mesh.mesh,
+                           loopAxes, loopSizes, &reads.pendingAxes);
     FailureOr<Value> local = p.get(op, table, layout);
     if (failed(local))
       return failure();
@@ -139,11 +148,11 @@ void mlir::spmd::rewriteCapturedReads(OpBuilder &b, linalg::LinalgOp local,
       SmallVector<Value> indices;
       for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
         const AxisList &axes = table.layout.dims[d];
-        int64_t shard = llvm::divideCeil(global.getDimSize(d),
-                                         mesh.mesh.groupSize(axes));
-        Value position =
-            axes.empty() ? index
-                         : arith::SubIOp::create(b, loc, index, offsets[d]);
+        int64_t shard =
+            llvm::divideCeil(global.getDimSize(d), mesh.mesh.groupSize(axes));
+        Value position = axes.empty()
+                             ? index
+                             : arith::SubIOp::create(b, loc, index, offsets[d]);
         Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                             position, zero);
         Value below = arith::CmpIOp::create(

@@ -26,6 +26,19 @@ struct CapturedReads {
   ::spmd::AxisList pendingAxes;
 };
 
+/// The layout `op`'s body reads `table` in when the table is in `current`
+/// and the op's loops are split as `loopAxes` (loops of `loopSizes`): its
+/// split dimensions that every read keeps local, the others gathered. Adds
+/// to `pendingAxes` the axes over which the op's results become pending
+/// sums. The partitioner brings the table there, and auto-sharding prices
+/// that copy.
+::spmd::ShardState capturedReadLayout(linalg::LinalgOp op, Value table,
+                                      const ::spmd::ShardState &current,
+                                      const ::spmd::DeviceMesh &mesh,
+                                      ArrayRef<::spmd::AxisList> loopAxes,
+                                      ArrayRef<int64_t> loopSizes,
+                                      ::spmd::AxisList *pendingAxes = nullptr);
+
 /// Chooses the layout of each tensor `op`'s body reads from outside it,
 /// given how its loops are split (`loopAxes`, loops of `loopSizes`), and
 /// brings the tensors there.

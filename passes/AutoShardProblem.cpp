@@ -4,10 +4,13 @@
 
 #include "ir/LocalIR.h"
 #include "ir/SpmdOps.h"
+#include "ir/WorkingBytes.h"
+#include "partitioner/CapturedReads.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/Debug.h"
 
@@ -59,6 +62,15 @@ private:
     std::vector<double> bytes;
   };
 
+  /// Bytes held over program points [from, to] that `node`'s choice
+  /// decides, or (`producer` >= 0) the pair of `producer`'s and `node`'s
+  /// choices: a reshard's copy, a kernel's working buffer.
+  struct Held {
+    unsigned from, to, node;
+    int producer = -1;
+    std::vector<double> bytes;
+  };
+
   unsigned addNode(size_t strategies, Operation *anchor, int argument = -1);
   void addFreeValue(Value value, unsigned node,
                     std::vector<ShardState> layouts);
@@ -66,12 +78,37 @@ private:
   /// Charges node `node`'s strategy `s` for reading `operand` in `layout`.
   void chargeRead(Value operand, unsigned node, unsigned s,
                   const ShardState &layout);
+  /// The same, where the layout read depends on the one the operand is in
+  /// (a table a linalg body reads).
+  void chargeRead(Value operand, unsigned node, unsigned s,
+                  llvm::function_ref<ShardState(const ShardState &)> read);
+  /// Where the copy `node` reads of `operand` is held: its bytes per
+  /// strategy (or pair of strategies with the operand's producer).
+  Held &heldCopy(Value operand, unsigned node, int producer, size_t size);
+  double copyBytes(Value value, const ShardState &from, const ShardState &to);
+  /// Holds what an op the model does not choose for (a loop, a call, an op
+  /// without a factor rule) may hold, whatever layouts propagation gives
+  /// it: see chargeUnknown.
+  void chargeUnknown(Operation *op);
+  double heldInside(Region &region, unsigned depth);
+  /// Where a copy of `operand` read at the current op starts being held.
+  unsigned heldFrom(Value operand);
+  /// Holds the working buffers of `op`'s kernel where it runs.
+  void chargeWorkingBytes(Operation *op, unsigned node,
+                          ArrayRef<::spmd::OpStrategy> strategies);
+  /// Charges the tables `op`'s body reads, under its strategies.
+  void chargeCapturedReads(linalg::LinalgOp op, unsigned node,
+                           ArrayRef<::spmd::OpStrategy> strategies,
+                           ArrayRef<int64_t> loopSizes);
   /// Charges producing `value` in `layouts` (per strategy of `node`) where
   /// it must end up in `target`.
   void chargeWrite(Value value, unsigned node, ArrayRef<ShardState> layouts,
                    const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   bool isRemade(Value value) const;
+  /// What makes `remade`, whatever its type: remade values made alike are
+  /// merged (CSE) where their local types agree, whatever their layouts.
+  llvm::hash_code recipe(Value remade);
   std::vector<ShardState>
   everyLayout(ArrayRef<int64_t> shape,
               llvm::function_ref<bool(const ShardState &)> keep = nullptr);
@@ -99,6 +136,24 @@ private:
   std::vector<std::pair<Value, double>> pinnedBytes;
   llvm::DenseMap<Operation *, unsigned> position;
   llvm::DenseMap<std::pair<Operation *, int>, llvm::hash_code> keys;
+  /// Copies and buffers, and the one per (operand, reader node).
+  std::vector<Held> held;
+  llvm::DenseMap<std::pair<Value, unsigned>, unsigned> heldOf;
+  /// Bytes no choice changes held over [from, to]: a written layout
+  /// resharded into another written one.
+  std::vector<std::tuple<unsigned, unsigned, double>> fixedHeld;
+  /// Per recipe of remade values, where the first is read.
+  /// Per remade recipe and local shape: the first and last point it may
+  /// be read at, and its bytes. Alike reads of one local type share one
+  /// buffer, held from the first to the last.
+  std::map<std::pair<size_t, std::vector<int64_t>>,
+           std::tuple<unsigned, unsigned, double>>
+      remadeSpans;
+  /// The op being added (its position is where its reads happen).
+  Operation *current = nullptr;
+  /// After sharing: each node's class, and the edge between two classes.
+  std::vector<unsigned> classOf;
+  std::map<std::pair<unsigned, unsigned>, unsigned> edgeOf;
 };
 
 } // namespace mlir::spmd
@@ -127,6 +182,14 @@ static double flopsPerPoint(Operation *op) {
 static bool isStaticTensor(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && type.hasStaticShape();
+}
+
+/// Bytes of `value` whole (replicated): what any layout holds at most.
+static double fullBytes(Value value) {
+  if (!isStaticTensor(value))
+    return 0;
+  return double(::spmd::product(shapeOf(value))) *
+         double(elementBytes(getElementTypeOrSelf(value.getType())));
 }
 
 unsigned AutoShardProblemBuilder::addNode(size_t strategies, Operation *anchor,
@@ -170,21 +233,230 @@ double AutoShardProblemBuilder::reshard(Value value, const ShardState &from,
 
 void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
                                          unsigned s, const ShardState &layout) {
+  chargeRead(operand, node, s, [&](const ShardState &) { return layout; });
+}
+
+/// Bytes a reshard of `value` from `from` to `to` holds besides the value:
+/// each step's result, and the pieces a reduce_scatter or all_to_all keeps
+/// of every member's buffer (as large as its own input), as the planner's
+/// plan makes them. Without a plan (meshes of many axes), at most the value
+/// whole besides both ends.
+double AutoShardProblemBuilder::copyBytes(Value value, const ShardState &from,
+                                          const ShardState &to) {
+  double element = double(elementBytes(getElementTypeOrSelf(value.getType())));
+  const ::spmd::ReshardPlan *plan =
+      mesh.rank() > ::spmd::kPlannedAxes
+          ? nullptr
+          : plans.plan(mesh, shapeOf(value), int64_t(element), from, to);
+  if (!plan || plan->fallback)
+    return fullBytes(value) + bytesOf(mesh, value, from) +
+           bytesOf(mesh, value, to);
+  double bytes = 0, input = bytesOf(mesh, value, from);
+  for (const ::spmd::ReshardStep &step : plan->steps) {
+    double output = double(::spmd::product(step.localShape)) * element;
+    bytes += output;
+    if (step.kind == ::spmd::CollectiveKind::ReduceScatter ||
+        step.kind == ::spmd::CollectiveKind::AllToAll)
+      bytes += input;
+    input = output;
+  }
+  return std::max(bytes, bytesOf(mesh, value, to));
+}
+
+unsigned AutoShardProblemBuilder::heldFrom(Value operand) {
+  // A copy made for one reader may be kept for the next (and a value read
+  // in several layouts may be resharded where it is made): one read of
+  // many is held from the value's start.
+  Block &body = function.getBody().front();
+  llvm::SmallPtrSet<Operation *, 4> readers;
+  for (Operation *user : operand.getUsers())
+    if (Operation *top = body.findAncestorOpInBlock(*user))
+      readers.insert(top);
+  unsigned at = current ? position[current] : 0;
+  if (readers.size() <= 1)
+    return at;
+  Operation *def = operand.getDefiningOp();
+  return def && position.count(def) ? position[def] : 0;
+}
+
+AutoShardProblemBuilder::Held &AutoShardProblemBuilder::heldCopy(Value operand,
+                                                                 unsigned node,
+                                                                 int producer,
+                                                                 size_t size) {
+  auto [it, inserted] = heldOf.try_emplace({operand, node}, held.size());
+  if (inserted) {
+    unsigned at = current ? position[current] : 0;
+    unsigned from = heldFrom(operand);
+    held.push_back({from, at, node, producer, std::vector<double>(size, 0)});
+  }
+  return held[it->second];
+}
+
+void AutoShardProblemBuilder::chargeRead(
+    Value operand, unsigned node, unsigned s,
+    llvm::function_ref<ShardState(const ShardState &)> read) {
+  size_t strategies = nodes[node].cost.size();
   if (auto it = result.free.find(operand); it != result.free.end()) {
     const auto &[producer, layouts] = it->second;
     if (producer == node) {
+      ShardState layout = read(layouts[s]);
       nodes[node].cost[s] += reshard(operand, layouts[s], layout);
+      if (!(layout == layouts[s]))
+        heldCopy(operand, node, -1, strategies).bytes[s] +=
+            copyBytes(operand, layouts[s], layout);
       return;
     }
     std::vector<double> &cost = edges[{producer, node}];
-    size_t to = nodes[node].cost.size();
-    cost.resize(layouts.size() * to, 0);
-    for (size_t i = 0; i < layouts.size(); ++i)
-      cost[i * to + s] += reshard(operand, layouts[i], layout);
+    cost.resize(layouts.size() * strategies, 0);
+    Held *copy = nullptr;
+    for (size_t i = 0; i < layouts.size(); ++i) {
+      ShardState layout = read(layouts[i]);
+      cost[i * strategies + s] += reshard(operand, layouts[i], layout);
+      if (layout == layouts[i])
+        continue;
+      if (!copy)
+        copy = &heldCopy(operand, node, int(producer),
+                         layouts.size() * strategies);
+      copy->bytes[i * strategies + s] += copyBytes(operand, layouts[i], layout);
+    }
     return;
   }
-  if (auto it = result.pinned.find(operand); it != result.pinned.end())
+  if (auto it = result.pinned.find(operand); it != result.pinned.end()) {
+    ShardState layout = read(it->second);
     nodes[node].cost[s] += reshard(operand, it->second, layout);
+    if (!(layout == it->second))
+      heldCopy(operand, node, -1, strategies).bytes[s] +=
+          copyBytes(operand, it->second, layout);
+    return;
+  }
+  // A value an unmodelled op makes is in a layout propagation gives it:
+  // its copy is at most whole, beside pieces at most whole.
+  if (isStaticTensor(operand) && !isRemade(operand)) {
+    ShardState whole;
+    whole.dims.resize(shapeOf(operand).size());
+    heldCopy(operand, node, -1, strategies).bytes[s] +=
+        bytesOf(mesh, operand, read(whole)) + fullBytes(operand);
+    return;
+  }
+  // Remade values are made in the layout read, for the reader.
+  if (isStaticTensor(operand) && isRemade(operand)) {
+    ShardState whole;
+    whole.dims.resize(shapeOf(operand).size());
+    ShardState layout = read(whole);
+    double bytes = bytesOf(mesh, operand, layout);
+    heldCopy(operand, node, -1, strategies).bytes[s] += bytes;
+    unsigned at = position[current];
+    auto [span, inserted] = remadeSpans.try_emplace(
+        {size_t(recipe(operand)),
+         ::spmd::localShape(mesh, shapeOf(operand), layout)},
+        at, at, bytes);
+    std::get<0>(span->second) = std::min(std::get<0>(span->second), at);
+    std::get<1>(span->second) = std::max(std::get<1>(span->second), at);
+  }
+}
+
+/// The tensors made inside `region` (and in the functions it calls, to
+/// `depth` calls deep), each whole, with a copy and a collective's pieces
+/// per use: what running it may hold at most in any layout.
+double AutoShardProblemBuilder::heldInside(Region &region, unsigned depth) {
+  double bytes = 0;
+  auto module = function->getParentOfType<ModuleOp>();
+  region.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      bytes += fullBytes(v) * (1 + 2 * double(llvm::range_size(v.getUses())));
+    for (Region &inner : op->getRegions())
+      for (Block &block : inner)
+        for (BlockArgument arg : block.getArguments())
+          bytes += fullBytes(arg) *
+                   (1 + 2 * double(llvm::range_size(arg.getUses())));
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call || depth == 0 || !module)
+      return;
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (callee && !callee.isExternal())
+      bytes += heldInside(callee.getBody(), depth - 1);
+  });
+  return bytes;
+}
+
+void AutoShardProblemBuilder::chargeUnknown(Operation *op) {
+  unsigned at = position[op];
+  // What it reads: each use a copy at most whole, beside pieces of the
+  // value's own layout (at most whole too).
+  llvm::SetVector<Value> read(op->operand_begin(), op->operand_end());
+  getUsedValuesDefinedAbove(op->getRegions(), read);
+  double bytes = 0;
+  for (Value v : read) {
+    if (!isStaticTensor(v))
+      continue;
+    double uses = double(llvm::count_if(v.getUsers(), [&](Operation *user) {
+      return user == op || op->isProperAncestor(user);
+    }));
+    fixedHeld.push_back({heldFrom(v), at, 2 * fullBytes(v) * uses});
+  }
+  // What runs inside it, or inside the function it calls.
+  constexpr unsigned kCallDepth = 8;
+  for (Region &region : op->getRegions())
+    bytes += heldInside(region, kCallDepth);
+  if (auto call = dyn_cast<func::CallOp>(op))
+    if (auto module = function->getParentOfType<ModuleOp>())
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+          callee && !callee.isExternal())
+        bytes += heldInside(callee.getBody(), kCallDepth);
+  if (bytes > 0)
+    fixedHeld.push_back({at, at, bytes});
+  // Its results, whole, to their last reader.
+  Block &body = function.getBody().front();
+  for (Value v : op->getResults()) {
+    unsigned last = at;
+    for (Operation *user : v.getUsers())
+      if (Operation *top = body.findAncestorOpInBlock(*user))
+        last = std::max(last, isa<func::ReturnOp>(top)
+                                  ? unsigned(body.getOperations().size() + 1)
+                                  : position[top]);
+    if (isStaticTensor(v))
+      fixedHeld.push_back({at, last, fullBytes(v)});
+  }
+}
+
+void AutoShardProblemBuilder::chargeWorkingBytes(
+    Operation *op, unsigned node, ArrayRef<::spmd::OpStrategy> strategies) {
+  std::vector<double> bytes;
+  for (const ::spmd::OpStrategy &strategy : strategies) {
+    std::vector<std::vector<int64_t>> local;
+    for (auto [t, layout] : llvm::enumerate(strategy.tensors))
+      local.push_back(::spmd::localShape(
+          mesh,
+          shapeOf(t < op->getNumOperands()
+                      ? op->getOperand(t)
+                      : op->getResult(t - op->getNumOperands())),
+          layout));
+    SmallVector<ArrayRef<int64_t>> operands(
+        local.begin(), local.begin() + op->getNumOperands());
+    SmallVector<ArrayRef<int64_t>> results(local.begin() + op->getNumOperands(),
+                                           local.end());
+    bytes.push_back(double(workingBytes(op, operands, results)));
+  }
+  if (llvm::any_of(bytes, [](double b) { return b > 0; })) {
+    unsigned at = position[op];
+    held.push_back({at, at, node, -1, std::move(bytes)});
+  }
+}
+
+void AutoShardProblemBuilder::chargeCapturedReads(
+    linalg::LinalgOp op, unsigned node, ArrayRef<::spmd::OpStrategy> strategies,
+    ArrayRef<int64_t> loopSizes) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value table : captured) {
+    if (!isStaticTensor(table))
+      continue;
+    for (auto [s, strategy] : llvm::enumerate(strategies))
+      chargeRead(table, node, s, [&](const ShardState &current) {
+        return capturedReadLayout(op, table, current, mesh, strategy.factorAxes,
+                                  loopSizes);
+      });
+  }
 }
 
 void AutoShardProblemBuilder::chargeWrite(Value value, unsigned node,
@@ -207,6 +479,24 @@ bool AutoShardProblemBuilder::isRemade(Value value) const {
   return llvm::all_of(def->getOperands(), [&](Value operand) {
     return !isa<TensorType>(operand.getType()) || isRemade(operand);
   });
+}
+
+llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
+  Operation *def = remade.getDefiningOp();
+  llvm::hash_code key =
+      llvm::hash_combine(def->getName().getAsOpaquePointer(),
+                         def->getRawDictionaryAttrs().getAsOpaquePointer(),
+                         def->getPropertiesAsAttribute().getAsOpaquePointer());
+  for (Value operand : def->getOperands()) {
+    Attribute constant;
+    if (isa<TensorType>(operand.getType()))
+      key = llvm::hash_combine(key, recipe(operand));
+    else if (matchPattern(operand, m_Constant(&constant)))
+      key = llvm::hash_combine(key, constant.getAsOpaquePointer());
+    else
+      key = llvm::hash_combine(key, operand.getAsOpaquePointer());
+  }
+  return key;
 }
 
 /// Every way to split a tensor of `shape` (each axis to one dimension it
@@ -398,15 +688,23 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     if (written.getShardings().size() != op->getNumResults() ||
         llvm::any_of(written.getShardings(), [&](ShardingAttr sharding) {
           return sharding && sharding.getMesh() != meshSymbol;
-        }))
+        })) {
+      chargeUnknown(op);
       return success();
+    }
   bool structured = isa<linalg::LinalgOp>(op) || op->getNumRegions() == 0;
   std::optional<OpShardingRule> rule =
       structured ? getShardingRule(op) : std::nullopt;
-  if (!rule || !llvm::all_of(op->getResults(), isStaticTensor))
+  if (!rule || !llvm::all_of(op->getResults(), isStaticTensor)) {
+    chargeUnknown(op);
     return success();
+  }
   ++result.opsModelled;
-  if (addFollower(op, *rule))
+  // A body that reads tables is priced with its strategies (below).
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  bool readsTables = llvm::any_of(captured, isStaticTensor);
+  if (!readsTables && addFollower(op, *rule))
     return success();
 
   unsigned numOperands = op->getNumOperands();
@@ -432,8 +730,10 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     }
     return false;
   });
-  if (strategies.empty())
+  if (strategies.empty()) {
+    chargeUnknown(op);
     return success();
+  }
   // On meshes of many axes the strategies multiply ((factors + 1)^axes),
   // and so do the reshards each edge plans: the replicated one and the
   // least compute are kept.
@@ -452,6 +752,9 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     for (unsigned t = 0; t < numOperands; ++t)
       chargeRead(op->getOperand(t), node, s, strategy.tensors[t]);
   }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && readsTables)
+    chargeCapturedReads(linalgOp, node, strategies, rule->factorSizes);
+  chargeWorkingBytes(op, node, strategies);
   auto written =
       op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult value : op->getResults()) {
@@ -483,12 +786,21 @@ void AutoShardProblemBuilder::addReturn(Operation *op) {
         llvm::consumeError(target.takeError());
         continue;
       }
+      // The returned copy is held to the end beside the value.
+      unsigned at = position[op];
       if (auto it = result.free.find(operand); it != result.free.end()) {
         auto [node, layouts] = it->second;
         chargeWrite(operand, node, layouts, *target);
+        for (auto [s, layout] : llvm::enumerate(layouts))
+          if (!(layout == *target))
+            heldCopy(operand, node, -1, layouts.size()).bytes[s] +=
+                copyBytes(operand, layout, *target);
       } else if (auto it = result.pinned.find(operand);
                  it != result.pinned.end()) {
         result.fixedSeconds += reshard(operand, it->second, *target);
+        if (!(it->second == *target))
+          fixedHeld.push_back(
+              {at, at, copyBytes(operand, it->second, *target)});
       }
       continue;
     }
@@ -557,7 +869,7 @@ llvm::hash_code AutoShardProblemBuilder::nodeKey(const Node &node) {
 /// problem's nodes, values and edges over the classes.
 void AutoShardProblemBuilder::share() {
   result.nodesBeforeSharing = nodes.size();
-  std::vector<unsigned> classOf(nodes.size());
+  classOf.assign(nodes.size(), 0);
   // Keyed by the strategy count too: a hash collision must not merge
   // nodes whose strategies differ in number.
   std::map<std::pair<size_t, size_t>, unsigned> classes;
@@ -601,8 +913,10 @@ void AutoShardProblemBuilder::share() {
     for (size_t i = 0; i < cost.size(); ++i)
       sum[i] += cost[i];
   }
-  for (auto &[ends, cost] : merged)
+  for (auto &[ends, cost] : merged) {
+    edgeOf[ends] = problem.edges.size();
     problem.edges.push_back({ends.first, ends.second, std::move(cost)});
+  }
   for (auto &entry : result.free)
     entry.second.node = classOf[entry.second.node];
   for (auto &entry : result.results)
@@ -652,9 +966,43 @@ void AutoShardProblemBuilder::addLiveSets() {
     starts[from].push_back({0, bytes});
     ends[to].push_back({0, bytes});
   }
-  std::map<unsigned, unsigned> live;
+  for (auto [from, to, bytes] : fixedHeld) {
+    starts[from].push_back({0, bytes});
+    ends[to].push_back({0, bytes});
+  }
+  // Copies and buffers as terms over the classes, each kept once.
+  using Term = std::tuple<bool, unsigned, std::vector<double>>;
+  std::map<Term, unsigned> termIds;
+  std::vector<const Term *> terms;
+  std::vector<std::vector<unsigned>> termStarts(end + 1), termEnds(end + 1);
+  for (Held &h : held) {
+    Term term{false, classOf[h.node], h.bytes};
+    if (h.producer >= 0) {
+      unsigned from = classOf[h.producer], to = classOf[h.node];
+      if (from == to) {
+        // Both ends make the same choice: only the diagonal is held.
+        size_t width = problem.strategies(to);
+        std::vector<double> diagonal(width);
+        for (size_t s = 0; s < width; ++s)
+          diagonal[s] = h.bytes[s * width + s];
+        term = {false, to, std::move(diagonal)};
+      } else {
+        term = {true, edgeOf.at({from, to}), h.bytes};
+      }
+    }
+    if (llvm::all_of(std::get<2>(term), [](double b) { return b == 0; }))
+      continue;
+    auto [it, inserted] = termIds.try_emplace(std::move(term), terms.size());
+    if (inserted)
+      terms.push_back(&it->first);
+    termStarts[h.from].push_back(it->second);
+    termEnds[std::max(h.from, h.to)].push_back(it->second);
+  }
+  std::map<unsigned, unsigned> live, liveTerms;
   double fixed = 0;
-  std::set<std::pair<std::vector<std::pair<unsigned, unsigned>>, double>> seen;
+  std::set<std::tuple<std::vector<std::pair<unsigned, unsigned>>,
+                      std::vector<std::pair<unsigned, unsigned>>, double>>
+      seen;
   for (unsigned p = 0; p <= end; ++p) {
     for (auto [value, bytes] : starts[p]) {
       if (bytes >= 0)
@@ -662,13 +1010,26 @@ void AutoShardProblemBuilder::addLiveSets() {
       else
         ++live[value];
     }
-    if (!starts[p].empty()) {
+    for (unsigned t : termStarts[p])
+      ++liveTerms[t];
+    if (!starts[p].empty() || !termStarts[p].empty()) {
       std::vector<std::pair<unsigned, unsigned>> set(live.begin(), live.end());
-      if (seen.insert({set, fixed}).second) {
+      std::vector<std::pair<unsigned, unsigned>> held(liveTerms.begin(),
+                                                      liveTerms.end());
+      if (seen.insert({set, held, fixed}).second) {
         ::spmd::ShardingProblem::LiveSet liveSet;
         liveSet.fixedBytes = fixed;
         for (auto [value, count] : set)
           liveSet.values.insert(liveSet.values.end(), count, value);
+        for (auto [t, count] : held) {
+          const auto &[isEdge, id, bytes] = *terms[t];
+          for (unsigned c = 0; c < count; ++c) {
+            if (isEdge)
+              liveSet.edgeTerms.push_back({id, bytes});
+            else
+              liveSet.nodeTerms.push_back({id, bytes});
+          }
+        }
         problem.liveSets.push_back(std::move(liveSet));
       }
     }
@@ -678,6 +1039,9 @@ void AutoShardProblemBuilder::addLiveSets() {
       else if (--live[value] == 0)
         live.erase(value);
     }
+    for (unsigned t : termEnds[p])
+      if (--liveTerms[t] == 0)
+        liveTerms.erase(t);
   }
 }
 
@@ -690,11 +1054,17 @@ LogicalResult AutoShardProblemBuilder::build() {
     if (failed(addArgument(argument)))
       return failure();
   for (Operation &op : body) {
+    current = &op;
     if (isa<func::ReturnOp>(op))
       addReturn(&op);
     else if (failed(addOp(&op)))
       return failure();
   }
+  // A buffer alike reads share, over the points between them (held
+  // whatever the choice: an over-estimate, once per local type).
+  for (auto &[key, span] : remadeSpans)
+    if (std::get<0>(span) < std::get<1>(span))
+      fixedHeld.push_back(span);
   LLVM_DEBUG(llvm::dbgs() << "auto-shard: " << nodes.size() << " nodes, "
                           << edges.size() << " edges, " << values.size()
                           << " values\n");

@@ -11,9 +11,16 @@
 //  - free: made by a node (a free argument, an op with a factor rule);
 //    its layout is the one the node's chosen strategy gives it;
 //  - remade: made from scalars only (tensor.empty, fills, constants),
-//    which every layout gets for free;
+//    which every layout gets for free; each is held, in the layout its
+//    reader wants, where it is read;
 //  - unknown: made by an op without a rule (loops, calls); propagation
-//    gives it a layout later, and the model charges nothing for it.
+//    gives it a layout later: no time is charged for it, and its memory
+//    is held whole (an over-estimate).
+//
+// Memory is what the runtime allocates: values while live, each reshard's
+// copy (and its collectives' pieces) where its reader runs, tables linalg
+// bodies read, kernels' working buffers (ir/WorkingBytes.h), and what ops
+// without a rule may hold in any layout.
 //
 // Ops whose factors are all parallel (elementwise ops, transposes,
 // reshapes) join the node of an operand with as many elements: their

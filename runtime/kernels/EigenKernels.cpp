@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/WorkingBytes.h"
 #include "runtime/Executable.h"
 #include "runtime/Parallel.h"
 #include "runtime/TensorOps.h"
@@ -64,16 +65,16 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
         x.data += x.transposed ? begin * x.ld : begin;
         return x;
       };
-      fn(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k,
-         end - begin, accumulate);
+      fn(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k, end - begin,
+         accumulate);
     });
     return;
   }
   parallelFor(threads, m, [&](int64_t first, int64_t last) {
     GemmOperand<const T> rows = a;
     rows.data += a.transposed ? first : first * a.ld;
-    fn(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld}, last - first, k,
-       n, accumulate);
+    fn(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld}, last - first, k, n,
+       accumulate);
   });
 }
 
@@ -390,11 +391,20 @@ static std::optional<ConvShape> convShapeOf(Operation *op) {
   return ConvShape{*window, f};
 }
 
+/// The im2col matrix, of the working bytes the plan priced (workingBytes).
+template <typename T>
+static HostTensor im2colBuffer(int64_t colBytes, int64_t elements) {
+  assert(colBytes >= elements * int64_t(sizeof(T)) &&
+         "workingBytes prices the im2col matrix the kernel fills");
+  return HostTensor(dtypeOf<T>(), {colBytes / int64_t(sizeof(T))}, Init::None);
+}
+
 /// NHWC: out[pixels x F] += col[pixels x (KH KW C)] * filter[(KH KW C) x F],
 /// col rows built by the thread that multiplies them.
 template <typename T>
 static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
-                             T *out, bool accumulate, KernelThreads threads) {
+                             T *out, bool accumulate, KernelThreads threads,
+                             int64_t colBytes) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.h * s.w * s.c;
@@ -408,33 +418,33 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
              step * s.ow, k, s.f, accumulate, threads);
       continue;
     }
-    HostTensor col(dtypeOf<T>(), {s.pixels() * k}, Init::None);
+    HostTensor col = im2colBuffer<T>(colBytes, s.pixels() * k);
     T *cols = reinterpret_cast<T *>(col.data());
-    parallelFor(
-        threadsFor(threads, s.pixels() * k * s.f), s.pixels(),
-        [&](int64_t first, int64_t last) {
-          for (int64_t p = first; p < last; ++p) {
-            int64_t y = p / s.ow, x = p % s.ow;
-            T *row = cols + p * k;
-            for (int64_t i = 0; i < s.kh; ++i)
-              for (int64_t j = 0; j < s.kw; ++j)
-                std::memcpy(row + (i * s.kw + j) * s.c,
-                            image + ((y * s.sh + i * s.dh) * s.w + x * s.sw +
-                                     j * s.dw) *
-                                        s.c,
-                            s.c * sizeof(T));
-          }
-          gemmFn<T>()({cols + first * k, k}, {filter, s.f},
-                      {result + first * s.f, s.f}, last - first, k, s.f,
-                      accumulate);
-        });
+    parallelFor(threadsFor(threads, s.pixels() * k * s.f), s.pixels(),
+                [&](int64_t first, int64_t last) {
+                  for (int64_t p = first; p < last; ++p) {
+                    int64_t y = p / s.ow, x = p % s.ow;
+                    T *row = cols + p * k;
+                    for (int64_t i = 0; i < s.kh; ++i)
+                      for (int64_t j = 0; j < s.kw; ++j)
+                        std::memcpy(row + (i * s.kw + j) * s.c,
+                                    image + ((y * s.sh + i * s.dh) * s.w +
+                                             x * s.sw + j * s.dw) *
+                                                s.c,
+                                    s.c * sizeof(T));
+                  }
+                  gemmFn<T>()({cols + first * k, k}, {filter, s.f},
+                              {result + first * s.f, s.f}, last - first, k, s.f,
+                              accumulate);
+                });
   }
 }
 
 /// NCHW: out[F x pixels] += filter[F x (C KH KW)] * col[(C KH KW) x pixels].
 template <typename T>
 static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
-                              T *out, bool accumulate, KernelThreads threads) {
+                              T *out, bool accumulate, KernelThreads threads,
+                              int64_t colBytes) {
   int64_t k = s.patch();
   for (int64_t b = 0; b < s.n; ++b) {
     const T *image = in + b * s.c * s.h * s.w;
@@ -443,7 +453,7 @@ static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
       gemm(filter, image, result, s.f, k, s.pixels(), accumulate, threads);
       continue;
     }
-    HostTensor col(dtypeOf<T>(), {k * s.pixels()}, Init::None);
+    HostTensor col = im2colBuffer<T>(colBytes, k * s.pixels());
     T *cols = reinterpret_cast<T *>(col.data());
     parallelFor(threadsFor(threads, k * s.pixels()), k,
                 [&](int64_t first, int64_t last) {
@@ -472,17 +482,19 @@ std::optional<KernelBuilder> convolutionKernel(Operation *op) {
     return std::nullopt;
   bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
   bool accumulate = !isZero(op->getOperands().back());
+  int64_t colBytes = mlir::spmd::workingBytes(op);
   return destinationKernel(
       accumulate ? Output::CopyOfInit : Output::Uninitialized,
-      [s = *shape, isF32, accumulate](llvm::ArrayRef<const HostTensor *> in,
-                                      HostTensor &out,
-                                      const DeviceContext &ctx) {
+      [s = *shape, isF32, accumulate,
+       colBytes](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+                 const DeviceContext &ctx) {
         auto run = [&](auto zero) {
           using T = decltype(zero);
           (s.channelsLast ? convChannelsLast<T>
                           : convChannelsFirst<T>)(s, in[0]->as<T>(),
                                                   in[1]->as<T>(), out.as<T>(),
-                                                  accumulate, ctx.threads);
+                                                  accumulate, ctx.threads,
+                                                  colBytes);
         };
         if (isF32)
           run(0.0f);

@@ -1,0 +1,63 @@
+//===- WorkingBytes.cpp - Buffers a kernel allocates besides results ------===//
+
+#include "ir/WorkingBytes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+
+/// A 2-D convolution's im2col matrix: one image's output pixels by its
+/// patch (kernel height x width x input channels), unless a 1x1 kernel
+/// with unit strides reads the image as it is.
+template <typename ConvOp>
+static int64_t im2colBytes(ConvOp conv, ArrayRef<int64_t> input,
+                           ArrayRef<int64_t> filter, ArrayRef<int64_t> output,
+                           bool channelsLast) {
+  bool unitStrides =
+      llvm::all_of(conv.getStrides().template getValues<int64_t>(),
+                   [](int64_t s) { return s == 1; });
+  // HWCF or FCHW filters; NHWC or NCHW images.
+  int64_t kh = channelsLast ? filter[0] : filter[2];
+  int64_t kw = channelsLast ? filter[1] : filter[3];
+  int64_t c = channelsLast ? filter[2] : filter[1];
+  int64_t oh = channelsLast ? output[1] : output[2];
+  int64_t ow = channelsLast ? output[2] : output[3];
+  bool direct = kh == 1 && kw == 1 && unitStrides;
+  if (!channelsLast)
+    direct = direct && oh == input[2] && ow == input[3];
+  if (direct)
+    return 0;
+  int64_t element = getElementTypeOrSelf(conv->getResult(0).getType())
+                        .getIntOrFloatBitWidth() /
+                    8;
+  return oh * ow * kh * kw * c * element;
+}
+
+int64_t mlir::spmd::workingBytes(Operation *op,
+                                 ArrayRef<ArrayRef<int64_t>> operandShapes,
+                                 ArrayRef<ArrayRef<int64_t>> resultShapes) {
+  if (operandShapes.size() < 2 || resultShapes.empty())
+    return 0;
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
+    return im2colBytes(conv, operandShapes[0], operandShapes[1],
+                       resultShapes[0], true);
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+    return im2colBytes(conv, operandShapes[0], operandShapes[1],
+                       resultShapes[0], false);
+  return 0;
+}
+
+int64_t mlir::spmd::workingBytes(Operation *op) {
+  SmallVector<ArrayRef<int64_t>> operands, results;
+  for (Type type : op->getOperandTypes())
+    if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank())
+      operands.push_back(shaped.getShape());
+    else
+      return 0;
+  for (Type type : op->getResultTypes())
+    if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank())
+      results.push_back(shaped.getShape());
+    else
+      return 0;
+  return workingBytes(op, operands, results);
+}

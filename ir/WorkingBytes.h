@@ -1,0 +1,29 @@
+//===- WorkingBytes.h - Buffers a kernel allocates besides results -*- C++ -*-//
+//
+// The bytes of working buffers the runtime's kernel for an op allocates
+// while it runs (a convolution's im2col matrix), from the op's local
+// shapes. The kernel sizes its buffers by it and auto-sharding prices them
+// by it, so the plan's memory and the run's agree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_IR_WORKINGBYTES_H
+#define SPMD_IR_WORKINGBYTES_H
+
+#include "mlir/IR/Operation.h"
+
+#include <cstdint>
+
+namespace mlir::spmd {
+
+/// Working bytes of `op`'s kernel on one device whose operands have
+/// `operandShapes` and results `resultShapes` (0: none).
+int64_t workingBytes(Operation *op, ArrayRef<ArrayRef<int64_t>> operandShapes,
+                     ArrayRef<ArrayRef<int64_t>> resultShapes);
+
+/// The same for `op` as it is (a local op, whose types are its shapes).
+int64_t workingBytes(Operation *op);
+
+} // namespace mlir::spmd
+
+#endif // SPMD_IR_WORKINGBYTES_H
