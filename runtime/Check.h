@@ -31,6 +31,10 @@ struct CheckResult {
   double maxAbsErr = 0, maxRelErr = 0;
   /// Largest error over its bound (at most 1 when passing).
   double worst = 0;
+  /// Whether the bound had f64 results, and error scales propagated
+  /// through every op (ErrorScales.h) rather than the magnitudes of the
+  /// inputs' absolute values.
+  bool wideReference = false, errorScales = false;
 };
 
 /// `wide` holds the f64 results of the same program and `magnitude` those

@@ -1,6 +1,7 @@
 //===- Program.cpp - A module compiled for all local devices --------------===//
 
 #include "runtime/Program.h"
+#include "runtime/ErrorScales.h"
 #include "runtime/Parallel.h"
 #include "runtime/WidenFloats.h"
 
@@ -611,6 +612,14 @@ llvm::Error Program::compileReference() {
       wideGlobal = std::move(*wide);
     else
       llvm::consumeError(wide.takeError());
+    if (wideGlobal && succeeded(addErrorScales(*globalModule))) {
+      llvm::Expected<std::unique_ptr<Executable>> withScales =
+          compileForRun(*globalModule);
+      if (withScales)
+        scaled = std::move(*withScales);
+      else
+        llvm::consumeError(withScales.takeError());
+    }
   }
   globalModule = nullptr;
   return llvm::Error::success();
@@ -641,6 +650,55 @@ Program::runWideGlobal(llvm::ArrayRef<HostTensor> args) {
     return fail("the program has no f64 form");
   return runOnOneDevice(*wideGlobal, entryName, args, widened(inputSpecs),
                         widened(outputSpecs), kernelThreads(1));
+}
+
+/// `specs` followed by those of their floats (a program with error scales).
+static std::vector<TensorSpec> withScales(llvm::ArrayRef<TensorSpec> specs) {
+  std::vector<TensorSpec> all(specs.begin(), specs.end());
+  for (const TensorSpec &spec : specs)
+    if (isFloat(spec.type))
+      all.push_back(spec);
+  return all;
+}
+
+llvm::Expected<CheckResult> Program::check(llvm::ArrayRef<HostTensor> args,
+                                           llvm::ArrayRef<HostTensor> outputs) {
+  llvm::Expected<std::vector<HostTensor>> reference = runGlobal(args);
+  if (!reference)
+    return reference.takeError();
+  std::vector<HostTensor> wide, scales;
+  if (scaled) {
+    // The inputs' scales are their absolute values.
+    std::vector<HostTensor> all(args.begin(), args.end());
+    for (const HostTensor &arg : absoluteValues(args))
+      if (isFloat(arg.type()))
+        all.push_back(arg);
+    llvm::Expected<std::vector<HostTensor>> results =
+        runOnOneDevice(*scaled, entryName, all, widened(withScales(inputSpecs)),
+                       widened(withScales(outputSpecs)), kernelThreads(1));
+    if (!results)
+      return results.takeError();
+    size_t next = outputSpecs.size();
+    for (size_t o = 0; o < outputSpecs.size(); ++o) {
+      wide.push_back((*results)[o]);
+      scales.push_back((*results)[isFloat(outputSpecs[o].type) ? next++ : o]);
+    }
+  } else if (wideGlobal) {
+    llvm::Expected<std::vector<HostTensor>> computed = runWideGlobal(args);
+    if (!computed)
+      return computed.takeError();
+    llvm::Expected<std::vector<HostTensor>> magnitudes =
+        runWideGlobal(absoluteValues(args));
+    if (!magnitudes)
+      return magnitudes.takeError();
+    wide = std::move(*computed);
+    scales = std::move(*magnitudes);
+  }
+  CheckResult result =
+      checkOutputs(outputs, *reference, wide, scales, reductionLength);
+  result.wideReference = !wide.empty();
+  result.errorScales = bool(scaled);
+  return result;
 }
 
 } // namespace spmd::runtime
