@@ -56,12 +56,19 @@ struct Arithmetic {
   Value max(Value x, Value y) {
     return arith::MaximumFOp::create(b, loc, x, y);
   }
-  /// |r| + |d| m: a result r of one operand with scale m, d the derivative.
-  Value chain(Value r, Value d, Value m) { return add(abs(r), mul(abs(d), m)); }
-  /// The scale of a product a b of scales ma, mb.
-  Value product(Value a, Value ma, Value b2, Value mb) {
-    return add(mul(abs(a), mb), mul(abs(b2), ma));
+  /// sqrt(r^2 + sum (d_i m_i)^2): a result's own rounding and its
+  /// operands' errors (scales m_i times derivatives d_i, null for 1), taken
+  /// as independent.
+  Value scale(Value r, llvm::ArrayRef<std::pair<Value, Value>> terms) {
+    Value sum = mul(r, r);
+    for (auto [d, m] : terms) {
+      Value term = d ? mul(d, m) : m;
+      sum = add(sum, mul(term, term));
+    }
+    return math::SqrtOp::create(b, loc, sum);
   }
+  /// The scale of r = f(a) of scale m, d = f'(a).
+  Value chain(Value r, Value d, Value m) { return scale(r, {{d, m}}); }
 };
 
 class ErrorScales {
@@ -160,15 +167,19 @@ Value ErrorScales::elementwise(Operation *op) {
   }
   auto a = [&](unsigned i) { return op->getOperand(i); };
   return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case<arith::AddFOp, arith::SubFOp>(
-          [&](auto) { return x.add(m[0], m[1]); })
-      .Case<arith::MulFOp>(
-          [&](auto) { return x.product(a(0), m[0], a(1), m[1]); })
-      .Case<arith::DivFOp>([&](auto) {
-        return x.div(x.add(m[0], x.mul(x.abs(r), m[1])), x.abs(a(1)));
+      .Case<arith::AddFOp, arith::SubFOp>([&](auto) {
+        return x.scale(r, {{{}, m[0]}, {{}, m[1]}});
       })
-      .Case<math::FmaOp>(
-          [&](auto) { return x.add(x.product(a(0), m[0], a(1), m[1]), m[2]); })
+      .Case<arith::MulFOp>([&](auto) {
+        return x.scale(r, {{a(1), m[0]}, {a(0), m[1]}});
+      })
+      .Case<arith::DivFOp>([&](auto) {
+        return x.scale(
+            r, {{x.div(x.constant(1), a(1)), m[0]}, {x.div(r, a(1)), m[1]}});
+      })
+      .Case<math::FmaOp>([&](auto) {
+        return x.scale(r, {{a(1), m[0]}, {a(0), m[1]}, {{}, m[2]}});
+      })
       .Case<arith::NegFOp, math::AbsFOp, math::CopySignOp, arith::ExtFOp,
             arith::TruncFOp>([&](auto) { return m[0]; })
       .Case<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
@@ -230,7 +241,7 @@ Value ErrorScales::elementwise(Operation *op) {
         Value byBase = x.div(x.mul(a(1), r), a(0));
         Value byExponent =
             x.mul(r, math::LogOp::create(builder, op->getLoc(), x.abs(a(0))));
-        return x.add(x.chain(r, byBase, m[0]), x.mul(x.abs(byExponent), m[1]));
+        return x.scale(r, {{byBase, m[0]}, {byExponent, m[1]}});
       })
       .Default([](Operation *) { return Value(); });
 }

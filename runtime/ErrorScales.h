@@ -2,21 +2,27 @@
 //
 // The slack `--check` gives a float result for rounding in another order:
 // next to each float value v the program also computes a scale m_v, the
-// size of the rounding errors v carries being about eps * m_v (first-order,
-// forward-mode error propagation):
+// rounding errors v carries being about eps * m_v (first-order, forward
+// mode error propagation, errors taken as independent): each op adds its
+// own rounding |r| to its operands' errors times its derivatives, in
+// quadrature,
 //   float inputs and constants   m = |x|
-//   a + b, a - b                 m_a + m_b
-//   a * b                        |a| m_b + |b| m_a
-//   a / b                        (m_a + |a / b| m_b) / |b|
-//   f(a)                         |f(a)| + |f'(a)| m_a (tanh, exp, log, sqrt,
-//                                rsqrt, erf, sin, cos, ...; pow both ways)
+//   a + b, a - b                 sqrt(r^2 + m_a^2 + m_b^2)
+//   a * b                        sqrt(r^2 + (b m_a)^2 + (a m_b)^2)
+//   a / b                        sqrt(r^2 + (m_a / b)^2 + (r m_b / b)^2)
+//   f(a)                         sqrt(r^2 + (f'(a) m_a)^2) (tanh, exp, log,
+//                                sqrt, rsqrt, erf, sin, cos, ...; pow both
+//                                ways)
 //   max, min                     the larger of m_a, m_b
 //   select, layout and tensor    the same op on the scales
 //   ops, control flow, calls
-// For sums and products this is the program run on the absolute values of
-// its inputs (the magnitude of the terms a result sums, up to a factor of
-// two for products); unlike that, a nonlinear op carries the slack of its
-// operand through by its derivative instead of squashing the magnitude.
+// A sum of K terms in any order gets about sqrt(sum of its partial sums^2),
+// what its rounding in one order is (of the size of the sum of its terms'
+// magnitudes where they cancel); a nonlinear op carries its operand's
+// slack through by its derivative instead of squashing it; errors a linear
+// map passes on add up as independent ones do (a recurrence through a
+// matrix does not grow its slack by the sum of the matrix's magnitudes at
+// each step).
 //
 //===----------------------------------------------------------------------===//
 

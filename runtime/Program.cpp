@@ -605,21 +605,28 @@ llvm::Error Program::compileReference() {
               getElementTypeOrSelf(type)))
         narrow = true;
   });
-  if (narrow && succeeded(widenFloats(*globalModule))) {
+  if (narrow) {
+    if (failed(widenFloats(*globalModule))) {
+      globalModule = nullptr;
+      return llvm::Error::success();
+    }
     llvm::Expected<std::unique_ptr<Executable>> wide =
         compileForRun(*globalModule);
-    if (wide)
-      wideGlobal = std::move(*wide);
-    else
+    if (!wide) {
       llvm::consumeError(wide.takeError());
-    if (wideGlobal && succeeded(addErrorScales(*globalModule))) {
-      llvm::Expected<std::unique_ptr<Executable>> withScales =
-          compileForRun(*globalModule);
-      if (withScales)
-        scaled = std::move(*withScales);
-      else
-        llvm::consumeError(withScales.takeError());
+      globalModule = nullptr;
+      return llvm::Error::success();
     }
+    wideGlobal = std::move(*wide);
+  }
+  // Error scales beside the f64 values (of f64 programs too).
+  if (succeeded(addErrorScales(*globalModule))) {
+    llvm::Expected<std::unique_ptr<Executable>> withScales =
+        compileForRun(*globalModule);
+    if (withScales)
+      scaled = std::move(*withScales);
+    else
+      llvm::consumeError(withScales.takeError());
   }
   globalModule = nullptr;
   return llvm::Error::success();
@@ -680,7 +687,8 @@ llvm::Expected<CheckResult> Program::check(llvm::ArrayRef<HostTensor> args,
       return results.takeError();
     size_t next = outputSpecs.size();
     for (size_t o = 0; o < outputSpecs.size(); ++o) {
-      wide.push_back((*results)[o]);
+      if (wideGlobal) // else the program computes in f64 already
+        wide.push_back((*results)[o]);
       scales.push_back((*results)[isFloat(outputSpecs[o].type) ? next++ : o]);
     }
   } else if (wideGlobal) {

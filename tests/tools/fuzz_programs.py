@@ -21,7 +21,11 @@ annotation but one in two is dropped and `spmd-opt --spmd-auto-shard`
 memory budget in one of four) chooses the shardings before the run; an
 auto-sharding error other than a budget nothing fits is a failure. With --processes=P, programs whose device count P
 divides run under `mpirun -np P` (each process its block of devices, the
-collectives that cross processes through MPI); the others as usual. Failing programs are kept (in --keep, or a temporary
+collectives that cross processes through MPI); the others as usual. With --nonlinear,
+the programs are instead contractions and row reductions split over a mesh
+axis followed by chains of tanh, sigmoid, exp, log, erf, roots and
+divisions, normalizations and recurrences (what the check's slack for
+reassociated sums must be carried through). Failing programs are kept (in --keep, or a temporary
 folder that is printed). Ends with one line `fuzz: N passed, M failed` and
 exits 1 if M > 0.
 """
