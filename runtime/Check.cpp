@@ -89,8 +89,12 @@ CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
                 8 * eps * std::max(std::fabs(w), smallestNormal(type)) +
                 (std::isfinite(m) ? eps * std::fabs(m) : 0);
       } else {
+        // Both results carry their rounding errors (two ulps of the
+        // scale, where the program has one).
+        double m = o < magnitude.size() ? magnitude[o].getAsDouble(e) : 0;
         error = diff;
-        bound = 64 * eps * k * (1 + std::fabs(r));
+        bound = 64 * eps * k * (1 + std::fabs(r)) +
+                (std::isfinite(m) ? 2 * eps * std::fabs(m) : 0);
       }
       result.maxAbsErr = std::max(result.maxAbsErr, diff);
       // Relative to 1 + |r|: a plain |a - r| / |r| explodes near zero.

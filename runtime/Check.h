@@ -3,17 +3,18 @@
 // What `spmd-run --check` accepts. Integers must be equal. A float element
 // `a` of the partitioned program is compared with the unpartitioned
 // program's `r` and, where the program computes in f16, bf16 or f32, with
-// the same program computed in f64 (`w`) and in f64 on the absolute values
-// of its float inputs (`m`, the magnitude of the terms a result sums): it
-// passes when
+// the same program computed in f64 (`w`) with the error scale `m` of each
+// value (ErrorScales.h; where an op has no rule, the program in f64 on the
+// absolute values of its float inputs): it passes when
 //   |a - w| <= 4 max(|r - w|, rms(r - w)) + 8 eps max(|w|, tiny) + eps |m|
 // (four times the reference's own error there or, if larger, its root mean
 // square over the tensor; eight ulps of the output type at |w|, tiny being
-// the type's smallest normal; one ulp of the terms' magnitude, which a
+// the type's smallest normal; one ulp of the error scale, which a
 // reassociated sum of cancelling terms can lose). The reduction length
 // does not widen it: what a longer reduction loses shows in |r - w| and m.
 // Without an f64 reference (f64 outputs, or programs that cannot be
-// widened) it passes when |a - r| <= 64 eps sqrt(K) (1 + |r|).
+// widened) it passes when |a - r| <= 64 eps sqrt(K) (1 + |r|) + 2 eps |m|
+// (m where the program has it, else 0).
 // NaNs and infinities must be where the reference has them.
 //
 //===----------------------------------------------------------------------===//
@@ -31,10 +32,14 @@ struct CheckResult {
   double maxAbsErr = 0, maxRelErr = 0;
   /// Largest error over its bound (at most 1 when passing).
   double worst = 0;
+  /// Whether the bound had f64 results, and error scales propagated
+  /// through every op (ErrorScales.h) rather than the magnitudes of the
+  /// inputs' absolute values.
+  bool wideReference = false, errorScales = false;
 };
 
-/// `wide` holds the f64 results of the same program and `magnitude` those
-/// on the absolute values of its inputs, or both are empty.
+/// `wide` holds the f64 results of the same program (or is empty) and
+/// `magnitude` their error scales (or is empty).
 CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
                          llvm::ArrayRef<HostTensor> reference,
                          llvm::ArrayRef<HostTensor> wide,

@@ -1,6 +1,7 @@
 //===- Program.cpp - A module compiled for all local devices --------------===//
 
 #include "runtime/Program.h"
+#include "runtime/ErrorScales.h"
 #include "runtime/Parallel.h"
 #include "runtime/WidenFloats.h"
 
@@ -16,6 +17,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 #include <limits>
@@ -587,6 +589,23 @@ runOnOneDevice(Executable &executable, llvm::StringRef function,
   return out;
 }
 
+/// The most loop iterations of linalg ops a program computing error scales
+/// may have (a 512^3 matmul; the evaluator runs its bodies).
+static constexpr uint64_t kMaxScaledIterations = uint64_t(1) << 27;
+
+/// The loop iterations of the linalg ops of `module`, each op counted once.
+static uint64_t structuredIterations(ModuleOp module) {
+  uint64_t total = 0;
+  module.walk([&](linalg::LinalgOp op) {
+    uint64_t iterations = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      if (!ShapedType::isDynamic(range))
+        iterations = llvm::SaturatingMultiply(iterations, uint64_t(range));
+    total = llvm::SaturatingAdd(total, iterations);
+  });
+  return total;
+}
+
 llvm::Error Program::compileReference() {
   if (global || !globalModule)
     return llvm::Error::success();
@@ -604,13 +623,31 @@ llvm::Error Program::compileReference() {
               getElementTypeOrSelf(type)))
         narrow = true;
   });
-  if (narrow && succeeded(widenFloats(*globalModule))) {
+  if (narrow) {
+    if (failed(widenFloats(*globalModule))) {
+      globalModule = nullptr;
+      return llvm::Error::success();
+    }
     llvm::Expected<std::unique_ptr<Executable>> wide =
         compileForRun(*globalModule);
-    if (wide)
-      wideGlobal = std::move(*wide);
-    else
+    if (!wide) {
       llvm::consumeError(wide.takeError());
+      globalModule = nullptr;
+      return llvm::Error::success();
+    }
+    wideGlobal = std::move(*wide);
+  }
+  // Error scales beside the f64 values (of f64 programs too). Their
+  // contractions run as generic bodies, not as the GEMM kernels: large
+  // programs take the slack from the absolute values instead.
+  if (structuredIterations(*globalModule) <= kMaxScaledIterations &&
+      succeeded(addErrorScales(*globalModule))) {
+    llvm::Expected<std::unique_ptr<Executable>> withScales =
+        compileForRun(*globalModule);
+    if (withScales)
+      scaled = std::move(*withScales);
+    else
+      llvm::consumeError(withScales.takeError());
   }
   globalModule = nullptr;
   return llvm::Error::success();
@@ -641,6 +678,56 @@ Program::runWideGlobal(llvm::ArrayRef<HostTensor> args) {
     return fail("the program has no f64 form");
   return runOnOneDevice(*wideGlobal, entryName, args, widened(inputSpecs),
                         widened(outputSpecs), kernelThreads(1));
+}
+
+/// `specs` followed by those of their floats (a program with error scales).
+static std::vector<TensorSpec> withScales(llvm::ArrayRef<TensorSpec> specs) {
+  std::vector<TensorSpec> all(specs.begin(), specs.end());
+  for (const TensorSpec &spec : specs)
+    if (isFloat(spec.type))
+      all.push_back(spec);
+  return all;
+}
+
+llvm::Expected<CheckResult> Program::check(llvm::ArrayRef<HostTensor> args,
+                                           llvm::ArrayRef<HostTensor> outputs) {
+  llvm::Expected<std::vector<HostTensor>> reference = runGlobal(args);
+  if (!reference)
+    return reference.takeError();
+  std::vector<HostTensor> wide, scales;
+  if (scaled) {
+    // The inputs' scales are their absolute values.
+    std::vector<HostTensor> all(args.begin(), args.end());
+    for (const HostTensor &arg : absoluteValues(args))
+      if (isFloat(arg.type()))
+        all.push_back(arg);
+    llvm::Expected<std::vector<HostTensor>> results =
+        runOnOneDevice(*scaled, entryName, all, widened(withScales(inputSpecs)),
+                       widened(withScales(outputSpecs)), kernelThreads(1));
+    if (!results)
+      return results.takeError();
+    size_t next = outputSpecs.size();
+    for (size_t o = 0; o < outputSpecs.size(); ++o) {
+      if (wideGlobal) // else the program computes in f64 already
+        wide.push_back((*results)[o]);
+      scales.push_back((*results)[isFloat(outputSpecs[o].type) ? next++ : o]);
+    }
+  } else if (wideGlobal) {
+    llvm::Expected<std::vector<HostTensor>> computed = runWideGlobal(args);
+    if (!computed)
+      return computed.takeError();
+    llvm::Expected<std::vector<HostTensor>> magnitudes =
+        runWideGlobal(absoluteValues(args));
+    if (!magnitudes)
+      return magnitudes.takeError();
+    wide = std::move(*computed);
+    scales = std::move(*magnitudes);
+  }
+  CheckResult result =
+      checkOutputs(outputs, *reference, wide, scales, reductionLength);
+  result.wideReference = !wide.empty();
+  result.errorScales = bool(scaled);
+  return result;
 }
 
 } // namespace spmd::runtime

@@ -13,6 +13,7 @@
 #ifndef SPMD_RUNTIME_PROGRAM_H
 #define SPMD_RUNTIME_PROGRAM_H
 
+#include "runtime/Check.h"
 #include "runtime/Devices.h"
 #include "runtime/Executable.h"
 #include "runtime/MpiCommunicator.h"
@@ -110,6 +111,13 @@ public:
   /// widened, float results are f64.
   llvm::Expected<std::vector<HostTensor>>
   runWideGlobal(llvm::ArrayRef<HostTensor> args);
+  /// `outputs` of the partitioned program on `args` against the
+  /// unpartitioned program's (Check.h), with its f64 results and their
+  /// error scales (ErrorScales.h) where it has an f64 form; where the
+  /// scales have no rule for one of its ops, the f64 program on the
+  /// absolute values of the inputs gives them.
+  llvm::Expected<CheckResult> check(llvm::ArrayRef<HostTensor> args,
+                                    llvm::ArrayRef<HostTensor> outputs);
 
   /// The input split over this process's devices, as `run` splits it.
   std::vector<TensorRef> shard(unsigned input, const HostTensor &global) const;
@@ -133,7 +141,8 @@ private:
   std::unique_ptr<MpiCommunicator> mpi;
   int64_t threads = 1;
   int64_t reductionLength = 1;
-  std::unique_ptr<Executable> local, global, wideGlobal;
+  /// `scaled`: wideGlobal computing error scales too (ErrorScales.h).
+  std::unique_ptr<Executable> local, global, wideGlobal, scaled;
   /// The unpartitioned module until compileReference (so the context must
   /// outlive the Program).
   mlir::OwningOpRef<mlir::ModuleOp> globalModule;

@@ -21,7 +21,11 @@ annotation but one in two is dropped and `spmd-opt --spmd-auto-shard`
 memory budget in one of four) chooses the shardings before the run; an
 auto-sharding error other than a budget nothing fits is a failure. With --processes=P, programs whose device count P
 divides run under `mpirun -np P` (each process its block of devices, the
-collectives that cross processes through MPI); the others as usual. Failing programs are kept (in --keep, or a temporary
+collectives that cross processes through MPI); the others as usual. With --nonlinear,
+the programs are instead contractions and row reductions split over a mesh
+axis followed by chains of tanh, sigmoid, exp, log, erf, roots and
+divisions, normalizations and recurrences (what the check's slack for
+reassociated sums must be carried through). Failing programs are kept (in --keep, or a temporary
 folder that is printed). Ends with one line `fuzz: N passed, M failed` and
 exits 1 if M > 0.
 """
@@ -741,7 +745,9 @@ def gen_control(p):
     return p.add(name, shape, t)
 
 
-def make_program(rng):
+def draw_mesh(rng):
+    """1 to 3 axes of at most 8 devices in all, sometimes permuted ids:
+    the axes and the `, device_ids=[...]` text (or "")."""
     axes = [("x", rng.choice([1, 2, 2, 3, 4]))]
     if rng.random() < 0.6:
         axes.append(("y", rng.choice([1, 2, 2, 3, 4])))
@@ -759,6 +765,16 @@ def make_program(rng):
         perm = list(range(total))
         rng.shuffle(perm)
         ids = ", device_ids=[%s]" % ", ".join(map(str, perm))
+    return axes, ids
+
+
+def mesh_line(axes, ids):
+    return "spmd.mesh @mesh = <[%s]%s>\n" % (
+        ", ".join('"%s"=%d' % a for a in axes), ids)
+
+
+def make_program(rng):
+    axes, ids = draw_mesh(rng)
     p = Program(rng, axes)
     last = None
     for _ in range(rng.randint(1, 4)):
@@ -770,8 +786,7 @@ def make_program(rng):
     if rng.random() < 0.5:
         allow = t != "i1"
         result_attr = " {spmd.sharding = %s}" % p.sharding(len(shape), allow, t)
-    text = "spmd.mesh @mesh = <[%s]%s>\n" % (
-        ", ".join('"%s"=%d' % a for a in axes), ids)
+    text = mesh_line(axes, ids)
     text += "".join(p.helpers)
     text += "func.func @main(%s) -> (%s%s) {\n" % (
         ", ".join("%s: %s%s" % (n, ttype(s, t_) if s != [] or t_ != "index" else "index", a)
@@ -779,6 +794,275 @@ def make_program(rng):
         ttype(shape, t), result_attr)
     text += "\n".join(p.lines) + "\n"
     text += "  return %s : %s\n}\n" % (name, ttype(shape, t))
+    return text
+
+
+# --nonlinear: split reductions followed by deep chains of nonlinear ops.
+NONLINEAR_TYPES = ["f32"] * 6 + ["f64", "f16", "bf16"]
+
+
+class Nonlinear:
+    """A function whose contractions and row reductions are split over a
+    mesh axis (partial sums combined at run time), each followed by a chain
+    of tanh, sigmoid, exp, log, erf, square roots and divisions, in layers,
+    normalizations (softmax, layer norm) and recurrences (scf.for)."""
+
+    def __init__(self, rng, axes):
+        self.rng = rng
+        self.axes = [a for a, size in axes if size > 1] or [axes[0][0]]
+        self.t = rng.choice([t for t in NONLINEAR_TYPES if t in FLOATS] or FLOATS)
+        self.args, self.lines, self.n = [], [], 0
+
+    def fresh(self, prefix="v"):
+        self.n += 1
+        return "%%%s%d" % (prefix, self.n)
+
+    def emit(self, line):
+        self.lines.append("  " + line)
+
+    def sharding(self, rank, split):
+        """Dimension `split` over one axis, the others maybe over another."""
+        dims = [[] for _ in range(rank)]
+        axes = list(self.axes)
+        self.rng.shuffle(axes)
+        dims[split].append(axes[0])
+        for a in axes[1:]:
+            if self.rng.random() < 0.5:
+                dims[self.rng.randrange(rank)].append(a)
+        return "[%s]" % ", ".join(
+            "{%s}" % ", ".join('"%s"' % a for a in d) for d in dims)
+
+    def arg(self, shape, split=None):
+        name = "%%a%d" % len(self.args)
+        attr = ""
+        if split is not None and self.rng.random() < 0.9:
+            attr = " {spmd.sharding = #spmd.sharding<@mesh, %s>}" % self.sharding(len(shape), split)
+        self.args.append("%s: %s%s" % (name, ttype(shape, self.t), attr))
+        return name
+
+    def split(self, x, shape, dim):
+        """`x` constrained to have dimension `dim` split, now and then."""
+        if self.rng.random() < 0.5:
+            return x
+        c = self.fresh("c")
+        self.emit("%s = spmd.sharding_constraint %s <@mesh, %s> : %s" % (
+            c, x, self.sharding(len(shape), dim), ttype(shape, self.t)))
+        return c
+
+    def filled(self, shape, value):
+        e, f, k = self.fresh("e"), self.fresh("f"), self.fresh("k")
+        self.emit(constant(k, value, self.t))
+        self.emit("%s = tensor.empty() : %s" % (e, ttype(shape, self.t)))
+        self.emit("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s" % (
+            f, k, self.t, e, ttype(shape, self.t), ttype(shape, self.t)))
+        return f
+
+    def contraction(self, x, m, k, n, weight=None):
+        """x [m, k] times a weight [k, n] split along k."""
+        t = self.t
+        w = weight or self.arg([k, n], split=0)
+        x = self.split(x, [m, k], 1)
+        init = self.filled([m, n], "0.0")
+        name = self.fresh("mm")
+        if self.rng.random() < 0.5:
+            self.emit("%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s" % (
+                name, x, w, ttype([m, k], t), ttype([k, n], t), init,
+                ttype([m, n], t), ttype([m, n], t)))
+        else:
+            self.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], "
+                      "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]}" % (
+                          name, affine(["d0", "d2"], 3), affine(["d2", "d1"], 3),
+                          affine(["d0", "d1"], 3)))
+            self.emit("    ins(%s, %s : %s, %s) outs(%s : %s) {" % (
+                x, w, ttype([m, k], t), ttype([k, n], t), init, ttype([m, n], t)))
+            self.emit("^bb0(%%p: %s, %%q: %s, %%acc: %s):" % (t, t, t))
+            self.emit("  %%pq = arith.mulf %%p, %%q : %s" % t)
+            self.emit("  %%s = arith.addf %%acc, %%pq : %s" % t)
+            self.emit("  linalg.yield %%s : %s" % t)
+            self.emit("} -> %s" % ttype([m, n], t))
+        return name
+
+    def unary(self, body, v, other, first=False):
+        """One nonlinear step of `v` (`other`: another element to mix in;
+        `first`: the step right after a sum)."""
+        t = self.t
+
+        def op(text):
+            name = "%%u%d" % len(body)
+            body.append("  %s = %s : %s" % (name, text, t))
+            return name
+
+        def c(value):
+            return op("arith.constant %s" % value)
+
+        kind = self.rng.choice(["tanh", "sigmoid", "exp", "exp-tanh", "log",
+                                "ratio", "erf", "rsqrt", "sqrt", "softplus",
+                                "square", "mix", "gate", "divide"] +
+                               # steep near 0, where cancelling sums lie
+                               ["tanh", "log", "ratio"] * first)
+        if kind == "tanh":
+            return op("math.tanh %s" % v)
+        if kind == "sigmoid":
+            e = op("math.exp %s" % op("arith.negf %s" % v))
+            one = c("1.0")
+            return op("arith.divf %s, %s" % (one, op("arith.addf %s, %s" % (one, e))))
+        if kind == "exp":
+            return op("math.exp %s" % op("arith.negf %s" % op("math.absf %s" % v)))
+        if kind == "exp-tanh":
+            return op("math.exp %s" % op("math.tanh %s" % v))
+        if kind == "log":
+            shift = c(self.rng.choice(["1.0", "0.5", "0.01", "1.0e-3"]))
+            return op("math.log %s" % op("arith.addf %s, %s" % (op("math.absf %s" % v), shift)))
+        if kind == "ratio":  # x / (c + x^2)
+            shift = c(self.rng.choice(["1.0", "0.25", "0.01"]))
+            return op("arith.divf %s, %s" % (v, op("arith.addf %s, %s" % (
+                op("arith.mulf %s, %s" % (v, v)), shift))))
+        if kind == "erf":  # x (1 + erf(x / sqrt 2)) / 2
+            half, one = c("0.5"), c("1.0")
+            e = op("math.erf %s" % op("arith.mulf %s, %s" % (v, c("0.70710678"))))
+            return op("arith.mulf %s, %s" % (op("arith.mulf %s, %s" % (v, half)),
+                                             op("arith.addf %s, %s" % (one, e))))
+        if kind == "rsqrt":  # x / sqrt(1 + x^2)
+            r = op("math.rsqrt %s" % op("arith.addf %s, %s" % (
+                op("arith.mulf %s, %s" % (v, v)), c("1.0"))))
+            return op("arith.mulf %s, %s" % (v, r))
+        if kind == "sqrt":
+            return op("math.sqrt %s" % op("arith.addf %s, %s" % (op("math.absf %s" % v), c("0.5"))))
+        if kind == "softplus":  # max(x, 0) + log(1 + exp(-|x|))
+            e = op("math.exp %s" % op("arith.negf %s" % op("math.absf %s" % v)))
+            lg = op("math.log %s" % op("arith.addf %s, %s" % (e, c("1.0"))))
+            return op("arith.addf %s, %s" % (op("arith.maximumf %s, %s" % (v, c("0.0"))), lg))
+        if kind == "square":
+            return op("arith.mulf %s, %s" % (v, op("math.tanh %s" % v)))
+        if kind == "mix":
+            return op("arith.subf %s, %s" % (v, other))
+        if kind == "gate":  # v * sigmoid(other), sigmoid as tanh
+            s = op("math.tanh %s" % other)
+            return op("arith.mulf %s, %s" % (v, op("arith.addf %s, %s" % (s, c("1.0")))))
+        # v / (2 + tanh(other)): a denominator that is itself computed
+        d = op("arith.addf %s, %s" % (op("math.tanh %s" % other), c("2.0")))
+        return op("arith.divf %s, %s" % (v, d))
+
+    def chain(self, x, shape, other=None):
+        """2 to 8 nonlinear steps of `x`, in one to three generics."""
+        t = self.t
+        steps = self.rng.randint(2, 8)
+        cuts = sorted(self.rng.sample(range(1, steps), self.rng.randint(0, min(2, steps - 1))))
+        loops = len(shape)
+        ident = affine(["d%d" % i for i in range(loops)], loops)
+        other, start = other or x, x
+        for count in [b - a for a, b in zip([0] + cuts, cuts + [steps])]:
+            body, v = [], "%x"
+            for step in range(count):
+                v = self.unary(body, v, "%y", first=step == 0 and x == start)
+            e, name = self.fresh("e"), self.fresh("nl")
+            self.emit("%s = tensor.empty() : %s" % (e, ttype(shape, t)))
+            self.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]}" % (
+                name, ident, ident, ident, ", ".join(['"parallel"'] * loops)))
+            self.emit("    ins(%s, %s : %s, %s) outs(%s : %s) {" % (
+                x, other, ttype(shape, t), ttype(shape, t), e, ttype(shape, t)))
+            self.emit("^bb0(%%x: %s, %%y: %s, %%o: %s):" % (t, t, t))
+            self.lines.extend("  " + line for line in body)
+            self.emit("  linalg.yield %s : %s" % (v, t))
+            self.emit("} -> %s" % ttype(shape, t))
+            x = name
+        return x
+
+    def row_reduce(self, x, m, n, combiner, identity, pre=None):
+        """[m, n] -> [m] over the split n: `combiner` of pre(x)."""
+        t = self.t
+        x = self.split(x, [m, n], 1)
+        init = self.filled([m], identity)
+        name = self.fresh("red")
+        self.emit("%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [\"parallel\", \"reduction\"]}" % (
+            name, affine(["d0", "d1"], 2), affine(["d0"], 2)))
+        self.emit("    ins(%s : %s) outs(%s : %s) {" % (x, ttype([m, n], t), init, ttype([m], t)))
+        self.emit("^bb0(%%x: %s, %%acc: %s):" % (t, t))
+        v = "%x"
+        if pre:
+            self.emit("  %%px = %s : %s" % (pre, t))
+            v = "%px"
+        self.emit("  %%r = %s %%acc, %s : %s" % (combiner, v, t))
+        self.emit("  linalg.yield %%r : %s" % t)
+        self.emit("} -> %s" % ttype([m], t))
+        return name
+
+    def rowwise(self, x, row, m, n, text):
+        """out[i, j] = text(%x = x[i, j], %r = row[i])."""
+        t = self.t
+        e, name = self.fresh("e"), self.fresh("rw")
+        self.emit("%s = tensor.empty() : %s" % (e, ttype([m, n], t)))
+        self.emit("%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [\"parallel\", \"parallel\"]}" % (
+            name, affine(["d0", "d1"], 2), affine(["d0"], 2), affine(["d0", "d1"], 2)))
+        self.emit("    ins(%s, %s : %s, %s) outs(%s : %s) {" % (
+            x, row, ttype([m, n], t), ttype([m], t), e, ttype([m, n], t)))
+        self.emit("^bb0(%%x: %s, %%r: %s, %%o: %s):" % (t, t, t))
+        for line in text:
+            self.emit("  " + line.replace("T", t))
+        self.emit("} -> %s" % ttype([m, n], t))
+        return name
+
+    def normalize(self, x, m, n):
+        """Softmax or layer norm along the split n: divisions by split sums."""
+        if self.rng.random() < 0.5:
+            big = self.row_reduce(x, m, n, "arith.maximumf", "-3.0e38" if self.t != "f16" else "-65504.0")
+            e = self.rowwise(x, big, m, n, ["%d = arith.subf %x, %r : T",
+                                            "%ex = math.exp %d : T", "linalg.yield %ex : T"])
+            total = self.row_reduce(e, m, n, "arith.addf", "0.0")
+            return self.rowwise(e, total, m, n, ["%q = arith.divf %x, %r : T",
+                                                 "linalg.yield %q : T"])
+        total = self.row_reduce(x, m, n, "arith.addf", "0.0")
+        inv = "%%inv = arith.constant %s : T" % repr(1.0 / n)
+        centred = self.rowwise(x, total, m, n, [inv, "%mean = arith.mulf %r, %inv : T",
+                                                "%d = arith.subf %x, %mean : T",
+                                                "linalg.yield %d : T"])
+        squares = self.row_reduce(centred, m, n, "arith.addf", "0.0", pre="arith.mulf %x, %x")
+        return self.rowwise(centred, squares, m, n, [
+            inv, "%var = arith.mulf %r, %inv : T", "%eps = arith.constant 1.0e-3 : T",
+            "%ve = arith.addf %var, %eps : T", "%s = math.rsqrt %ve : T",
+            "%y = arith.mulf %x, %s : T", "linalg.yield %y : T"])
+
+    def recurrence(self, x, m, n):
+        """h <- chain(h W + x) for 2 to 6 steps, W split along its rows."""
+        t = self.t
+        w = self.arg([n, n], split=0)
+        steps, loop = self.rng.randint(2, 6), self.fresh("loop")
+        tag = loop[1:]
+        self.emit("%%lb%s = arith.constant 0 : index" % tag)
+        self.emit("%%ub%s = arith.constant %d : index" % (tag, steps))
+        self.emit("%%st%s = arith.constant 1 : index" % tag)
+        self.emit("%s = scf.for %%iv%s = %%lb%s to %%ub%s step %%st%s iter_args(%%h%s = %s) -> (%s) {" % (
+            loop, tag, tag, tag, tag, tag, x, ttype([m, n], t)))
+        mm = self.contraction("%h" + tag, m, n, n, weight=w)
+        h = self.chain(mm, [m, n], other=x)
+        self.emit("scf.yield %s : %s" % (h, ttype([m, n], t)))
+        self.emit("}")
+        return loop
+
+
+def make_nonlinear_program(rng):
+    axes, ids = draw_mesh(rng)
+    if all(size == 1 for _, size in axes):  # something to split over
+        axes[0] = ("x", 2)
+    p = Nonlinear(rng, axes)
+    # Long sums and many elements: some lie near 0, where steep ops pass
+    # on the rounding of the sum.
+    m = rng.choice([1, 3, 8])
+    k = rng.choice([37, 128, 256, 300, 512])
+    x = p.arg([m, k], split=1)
+    for _ in range(rng.randint(1, 3)):
+        n = rng.choice([17, 64, 128, 256])
+        kind = rng.choice(["layer", "layer", "normalize", "recurrence"])
+        x = p.chain(p.contraction(x, m, k, n), [m, n])
+        if kind == "normalize":
+            x = p.chain(p.normalize(x, m, n), [m, n])
+        elif kind == "recurrence":
+            x = p.recurrence(x, m, n)
+        k = n
+    text = mesh_line(axes, ids)
+    text += "func.func @main(%s) -> %s {\n" % (", ".join(p.args), ttype([m, k], p.t))
+    text += "\n".join(p.lines) + "\n"
+    text += "  return %s : %s\n}\n" % (x, ttype([m, k], p.t))
     return text
 
 
@@ -871,6 +1155,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--auto-shard", default="", metavar="SPMD_OPT")
+    ap.add_argument("--nonlinear", action="store_true")
     a = ap.parse_args()
     if a.processes > 1 and not shutil.which("mpirun"):
         print("skipped: mpirun not found (install openmpi-bin)")
@@ -885,7 +1170,7 @@ def main():
         rng = random.Random("%d/%d" % (a.seed, case))
         path = os.path.join(keep, "s%d_c%d.mlir" % (a.seed, case))
         with open(path, "w") as f:
-            text = make_program(rng)
+            text = (make_nonlinear_program if a.nonlinear else make_program)(rng)
             if a.auto_shard:
                 text = drop_annotations(text, rng)
             f.write(text)

@@ -420,25 +420,10 @@ int main(int argc, char **argv) {
   int exitCode = 0;
   llvm::json::Object checkReport;
   if (check) {
-    llvm::Expected<std::vector<HostTensor>> reference =
-        program.runGlobal(inputs);
-    if (!reference)
-      badInput(llvm::toString(reference.takeError()));
-    std::vector<HostTensor> wide, magnitude;
-    if (program.hasWideGlobalProgram()) {
-      llvm::Expected<std::vector<HostTensor>> computed =
-          program.runWideGlobal(inputs);
-      llvm::Expected<std::vector<HostTensor>> magnitudes =
-          program.runWideGlobal(absoluteValues(inputs));
-      if (!computed)
-        badInput(llvm::toString(computed.takeError()));
-      if (!magnitudes)
-        badInput(llvm::toString(magnitudes.takeError()));
-      wide = std::move(*computed);
-      magnitude = std::move(*magnitudes);
-    }
-    CheckResult checked = checkOutputs(outputs, *reference, wide, magnitude,
-                                       program.longestReduction());
+    llvm::Expected<CheckResult> result = program.check(inputs, outputs);
+    if (!result)
+      badInput(llvm::toString(result.takeError()));
+    const CheckResult &checked = *result;
     bool pass = checked.pass;
     double maxAbs = checked.maxAbsErr, maxRel = checked.maxRelErr;
     llvm::outs() << llvm::formatv("check: {0} max_abs_err={1:e} "
@@ -449,7 +434,8 @@ int main(int argc, char **argv) {
                                      {"max_abs_err", maxAbs},
                                      {"max_rel_err", maxRel},
                                      {"worst", checked.worst},
-                                     {"f64_reference", !wide.empty()}};
+                                     {"f64_reference", checked.wideReference},
+                                     {"error_scales", checked.errorScales}};
     exitCode = pass ? 0 : 1;
   }
   if (world && check) {

@@ -1,0 +1,457 @@
+//===- ErrorScales.cpp - Rounding-error scales beside a program's floats --===//
+//
+// Rewrites a program in place so that every float value gets a companion
+// value, its error scale (rules in ErrorScales.h). Ops are visited in
+// order; an op without regions gets its companions computed right after
+// it, an op with regions (linalg, scf, calls) is rebuilt with the
+// companions as extra operands, block arguments, yields and results, each
+// list followed by the companions of its float entries in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/ErrorScales.h"
+
+#include "ir/SpmdOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace {
+
+bool isFloatLike(Type type) {
+  return llvm::isa<FloatType>(getElementTypeOrSelf(type));
+}
+
+/// Elementwise arithmetic on scalars or tensors of one type.
+struct Arithmetic {
+  OpBuilder &b;
+  Location loc;
+  Type type;
+
+  Value constant(double v) {
+    Attribute scalar = b.getFloatAttr(getElementTypeOrSelf(type), v);
+    if (auto shaped = llvm::dyn_cast<ShapedType>(type))
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(shaped, llvm::ArrayRef(scalar)));
+    return arith::ConstantOp::create(b, loc, llvm::cast<TypedAttr>(scalar));
+  }
+  Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  /// sqrt(r^2 + sum (d_i m_i)^2): a result's own rounding and its
+  /// operands' errors (scales m_i times derivatives d_i, null for 1), taken
+  /// as independent.
+  Value scale(Value r, llvm::ArrayRef<std::pair<Value, Value>> terms) {
+    Value sum = mul(r, r);
+    for (auto [d, m] : terms) {
+      Value term = d ? mul(d, m) : m;
+      sum = add(sum, mul(term, term));
+    }
+    return math::SqrtOp::create(b, loc, sum);
+  }
+  /// The scale of r = f(a) of scale m, d = f'(a).
+  Value chain(Value r, Value d, Value m) { return scale(r, {{d, m}}); }
+};
+
+class ErrorScales {
+public:
+  LogicalResult function(func::FuncOp function);
+
+private:
+  LogicalResult block(Block &block);
+  LogicalResult op(Operation *op);
+  /// The scale of an arith or math op's result; null if it has no rule.
+  Value elementwise(Operation *op);
+  LogicalResult structured(linalg::LinalgOp op);
+  LogicalResult withRegions(Operation *op);
+  LogicalResult layout(Operation *op);
+
+  /// `values` followed by the scales of the float ones; failure if one has
+  /// none.
+  FailureOr<SmallVector<Value>> withScales(ValueRange values);
+  /// Adds a companion argument to `block` for each float argument.
+  void addScaleArguments(Block &block);
+  /// `op`'s results taken over by `replacement`'s first ones, whose float
+  /// ones have their scales in the results after them.
+  void replace(Operation *op, Operation *replacement);
+
+  DenseMap<Value, Value> scales;
+};
+
+} // namespace
+
+FailureOr<SmallVector<Value>> ErrorScales::withScales(ValueRange values) {
+  SmallVector<Value> result(values.begin(), values.end());
+  for (Value v : values) {
+    if (!isFloatLike(v.getType()))
+      continue;
+    Value scale = scales.lookup(v);
+    if (!scale)
+      return failure();
+    result.push_back(scale);
+  }
+  return result;
+}
+
+void ErrorScales::addScaleArguments(Block &block) {
+  unsigned count = block.getNumArguments();
+  for (unsigned i = 0; i < count; ++i) {
+    BlockArgument arg = block.getArgument(i);
+    if (isFloatLike(arg.getType()))
+      scales[arg] = block.addArgument(arg.getType(), arg.getLoc());
+  }
+}
+
+void ErrorScales::replace(Operation *op, Operation *replacement) {
+  unsigned next = op->getNumResults();
+  for (OpResult result : op->getResults()) {
+    Value now = replacement->getResult(result.getResultNumber());
+    result.replaceAllUsesWith(now);
+    if (isFloatLike(result.getType()))
+      scales[now] = replacement->getResult(next++);
+  }
+  op->erase();
+}
+
+LogicalResult ErrorScales::block(Block &block) {
+  for (Operation &o : llvm::make_early_inc_range(block.without_terminator()))
+    if (failed(op(&o)))
+      return failure();
+  if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
+    return failure();
+  Operation *terminator = &block.back();
+  FailureOr<SmallVector<Value>> operands =
+      withScales(terminator->getOperands());
+  if (failed(operands))
+    return failure();
+  terminator->setOperands(*operands);
+  return success();
+}
+
+Value ErrorScales::elementwise(Operation *op) {
+  if (op->getNumResults() != 1)
+    return {};
+  Value r = op->getResult(0);
+  OpBuilder builder(op->getContext());
+  builder.setInsertionPointAfter(op);
+  Arithmetic x{builder, op->getLoc(), r.getType()};
+  // Results not computed from floats: the magnitude of the value itself.
+  if (llvm::isa<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp,
+                ml_program::GlobalLoadConstOp>(op))
+    return x.abs(r);
+  SmallVector<Value> m;
+  for (Value operand : op->getOperands()) {
+    if (!isFloatLike(operand.getType()))
+      continue;
+    m.push_back(scales.lookup(operand));
+    if (!m.back())
+      return {};
+  }
+  auto a = [&](unsigned i) { return op->getOperand(i); };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<arith::AddFOp, arith::SubFOp>([&](auto) {
+        return x.scale(r, {{{}, m[0]}, {{}, m[1]}});
+      })
+      .Case<arith::MulFOp>([&](auto) {
+        return x.scale(r, {{a(1), m[0]}, {a(0), m[1]}});
+      })
+      .Case<arith::DivFOp>([&](auto) {
+        return x.scale(
+            r, {{x.div(x.constant(1), a(1)), m[0]}, {x.div(r, a(1)), m[1]}});
+      })
+      .Case<math::FmaOp>([&](auto) {
+        return x.scale(r, {{a(1), m[0]}, {a(0), m[1]}, {{}, m[2]}});
+      })
+      .Case<arith::NegFOp, math::AbsFOp, math::CopySignOp, arith::ExtFOp,
+            arith::TruncFOp>([&](auto) { return m[0]; })
+      .Case<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+            arith::MinNumFOp>([&](auto) { return x.max(m[0], m[1]); })
+      .Case<arith::SelectOp>([&](arith::SelectOp select) -> Value {
+        return arith::SelectOp::create(builder, op->getLoc(),
+                                       select.getCondition(), m[0], m[1]);
+      })
+      .Case<math::TanhOp>([&](auto) {
+        return x.chain(
+            r, x.add(x.constant(1), x.mul(x.constant(-1), x.mul(r, r))), m[0]);
+      })
+      .Case<math::ExpOp>([&](auto) { return x.chain(r, r, m[0]); })
+      .Case<math::Exp2Op>(
+          [&](auto) { return x.chain(r, x.mul(r, x.constant(M_LN2)), m[0]); })
+      .Case<math::ExpM1Op>(
+          [&](auto) { return x.chain(r, x.add(r, x.constant(1)), m[0]); })
+      .Case<math::LogOp>(
+          [&](auto) { return x.chain(r, x.div(x.constant(1), a(0)), m[0]); })
+      .Case<math::Log2Op>([&](auto) {
+        return x.chain(r, x.div(x.constant(1 / M_LN2), a(0)), m[0]);
+      })
+      .Case<math::Log10Op>([&](auto) {
+        return x.chain(r, x.div(x.constant(1 / M_LN10), a(0)), m[0]);
+      })
+      .Case<math::Log1pOp>([&](auto) {
+        return x.chain(r, x.div(x.constant(1), x.add(a(0), x.constant(1))),
+                       m[0]);
+      })
+      .Case<math::SqrtOp>(
+          [&](auto) { return x.chain(r, x.div(x.constant(0.5), r), m[0]); })
+      .Case<math::RsqrtOp>([&](auto) {
+        return x.chain(r, x.div(x.mul(x.constant(0.5), r), a(0)), m[0]);
+      })
+      .Case<math::ErfOp>([&](auto) {
+        Value square = x.mul(a(0), a(0));
+        Value gauss = math::ExpOp::create(builder, op->getLoc(),
+                                          x.mul(x.constant(-1), square));
+        return x.chain(r, x.mul(x.constant(M_2_SQRTPI), gauss), m[0]);
+      })
+      .Case<math::SinOp>([&](auto) {
+        return x.chain(r, math::CosOp::create(builder, op->getLoc(), a(0)),
+                       m[0]);
+      })
+      .Case<math::CosOp>([&](auto) {
+        return x.chain(r, math::SinOp::create(builder, op->getLoc(), a(0)),
+                       m[0]);
+      })
+      .Case<math::AtanOp>([&](auto) {
+        return x.chain(
+            r, x.div(x.constant(1), x.add(x.constant(1), x.mul(a(0), a(0)))),
+            m[0]);
+      })
+      .Case<math::TanOp>([&](auto) {
+        return x.chain(r, x.add(x.constant(1), x.mul(r, r)), m[0]);
+      })
+      .Case<math::PowFOp>([&](auto) {
+        // d/da = b r / a, d/db = r log|a|.
+        Value byBase = x.div(x.mul(a(1), r), a(0));
+        Value byExponent =
+            x.mul(r, math::LogOp::create(builder, op->getLoc(), x.abs(a(0))));
+        return x.scale(r, {{byBase, m[0]}, {byExponent, m[1]}});
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+LogicalResult ErrorScales::layout(Operation *op) {
+  IRMapping mapping;
+  for (Value operand : op->getOperands()) {
+    if (!isFloatLike(operand.getType()))
+      continue;
+    Value scale = scales.lookup(operand);
+    if (!scale)
+      return failure();
+    mapping.map(operand, scale);
+  }
+  OpBuilder builder(op->getContext());
+  builder.setInsertionPointAfter(op);
+  Operation *copy = builder.clone(*op, mapping);
+  // A pad's padding value is yielded by its region (mostly from outside).
+  if (auto pad = llvm::dyn_cast<tensor::PadOp>(copy)) {
+    Operation *yield = pad.getRegion().front().getTerminator();
+    Value scale = scales.lookup(yield->getOperand(0));
+    if (!scale)
+      return failure();
+    yield->setOperand(0, scale);
+  }
+  for (OpResult result : op->getResults())
+    if (isFloatLike(result.getType()))
+      scales[result] = copy->getResult(result.getResultNumber());
+  return success();
+}
+
+LogicalResult ErrorScales::structured(linalg::LinalgOp linalgOp) {
+  Operation *op = linalgOp;
+  Block *body = linalgOp.getBlock();
+  SmallVector<OpOperand *> inputs = linalgOp.getDpsInputOperands();
+  int64_t numInits = linalgOp.getNumDpsInits();
+  if (!body || body->getNumArguments() != inputs.size() + numInits)
+    return failure();
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  SmallVector<Value> ins, outs;
+  SmallVector<AffineMap> inMaps, outMaps;
+  SmallVector<Type> resultTypes(op->getResultTypes());
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool isInit = linalgOp.isDpsInit(&operand);
+    (isInit ? outs : ins).push_back(operand.get());
+    (isInit ? outMaps : inMaps).push_back(maps[operand.getOperandNumber()]);
+  }
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isFloatLike(operand.get().getType()))
+      continue;
+    Value scale = scales.lookup(operand.get());
+    if (!scale)
+      return failure();
+    bool isInit = linalgOp.isDpsInit(&operand);
+    (isInit ? outs : ins).push_back(scale);
+    (isInit ? outMaps : inMaps).push_back(maps[operand.getOperandNumber()]);
+    if (isInit && linalgOp.hasPureTensorSemantics())
+      resultTypes.push_back(scale.getType());
+  }
+  if (!linalgOp.hasPureTensorSemantics())
+    return failure();
+  OpBuilder builder(op);
+  llvm::append_range(inMaps, outMaps);
+  auto generic =
+      linalg::GenericOp::create(builder, op->getLoc(), resultTypes, ins, outs,
+                                inMaps, linalgOp.getIteratorTypesArray());
+  generic.getRegion().takeBody(op->getRegion(0));
+  // Companions of the inputs' elements go after the inputs, those of the
+  // outputs' after the outputs.
+  Block &block = generic.getRegion().front();
+  unsigned numInputs = inputs.size(), added = 0;
+  for (unsigned i = 0; i < numInputs; ++i) {
+    BlockArgument arg = block.getArgument(i);
+    if (isFloatLike(ins[i].getType()))
+      scales[arg] = block.insertArgument(numInputs + added++, arg.getType(),
+                                         arg.getLoc());
+  }
+  for (unsigned i = numInputs + added; i < numInputs + added + numInits; ++i) {
+    BlockArgument arg = block.getArgument(i);
+    if (isFloatLike(outs[i - numInputs - added].getType()))
+      scales[arg] = block.addArgument(arg.getType(), arg.getLoc());
+  }
+  if (failed(this->block(block)))
+    return failure();
+  replace(op, generic);
+  return success();
+}
+
+LogicalResult ErrorScales::withRegions(Operation *op) {
+  FailureOr<SmallVector<Value>> operands = withScales(op->getOperands());
+  if (failed(operands))
+    return failure();
+  SmallVector<Type> types(op->getResultTypes());
+  for (Type type : op->getResultTypes())
+    if (isFloatLike(type))
+      types.push_back(type);
+  OperationState state(op->getLoc(), op->getName(), *operands, types,
+                       op->getAttrs());
+  // A call's argument and result attributes would no longer line up.
+  state.attributes.erase("arg_attrs");
+  state.attributes.erase("res_attrs");
+  for (unsigned i = 0; i < op->getNumRegions(); ++i)
+    state.addRegion();
+  OpBuilder builder(op);
+  Operation *rebuilt = builder.create(state);
+  for (auto [from, to] : llvm::zip(op->getRegions(), rebuilt->getRegions())) {
+    to.takeBody(from);
+    for (Block &block : to) {
+      addScaleArguments(block);
+      if (failed(this->block(block)))
+        return failure();
+    }
+  }
+  replace(op, rebuilt);
+  return success();
+}
+
+LogicalResult ErrorScales::op(Operation *op) {
+  // Pass-through and shape-only ops.
+  if (auto constraint = llvm::dyn_cast<mlir::spmd::ShardingConstraintOp>(op)) {
+    scales[constraint.getResult()] = scales.lookup(constraint.getInput());
+    return success(bool(scales[constraint.getResult()]));
+  }
+  if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(op)) {
+    scales[empty] = empty; // its elements are never read
+    return success();
+  }
+  if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op))
+    return structured(linalgOp);
+  if (llvm::isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::IndexSwitchOp,
+                scf::ExecuteRegionOp, func::CallOp>(op))
+    return withRegions(op);
+  if (llvm::isa<tensor::ExtractSliceOp, tensor::InsertSliceOp,
+                tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                tensor::ReshapeOp, tensor::CastOp, tensor::ConcatOp,
+                tensor::ExtractOp, tensor::InsertOp, tensor::SplatOp,
+                tensor::FromElementsOp, tensor::GatherOp, tensor::PadOp>(op)) {
+    if (llvm::none_of(op->getResultTypes(), isFloatLike))
+      return success();
+    return layout(op);
+  }
+  if (op->getNumRegions() != 0)
+    return failure();
+  if (llvm::none_of(op->getResultTypes(), isFloatLike))
+    return success();
+  Value scale = elementwise(op);
+  if (!scale)
+    return failure();
+  scales[op->getResult(0)] = scale;
+  return success();
+}
+
+LogicalResult ErrorScales::function(func::FuncOp function) {
+  if (function.isExternal() || !function.getBody().hasOneBlock())
+    return failure();
+  Block &entry = function.getBody().front();
+  unsigned numArgs = function.getNumArguments();
+  SmallVector<unsigned> argIndices, resultIndices;
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<DictionaryAttr> argAttrs, resultAttrs;
+  SmallVector<Location> argLocs;
+  for (BlockArgument arg : entry.getArguments())
+    if (isFloatLike(arg.getType())) {
+      argIndices.push_back(numArgs);
+      argTypes.push_back(arg.getType());
+      argAttrs.push_back(DictionaryAttr());
+      argLocs.push_back(arg.getLoc());
+    }
+  for (Type type : function.getResultTypes())
+    if (isFloatLike(type)) {
+      resultIndices.push_back(function.getNumResults());
+      resultTypes.push_back(type);
+      resultAttrs.push_back(DictionaryAttr());
+    }
+  if (failed(
+          function.insertArguments(argIndices, argTypes, argAttrs, argLocs)) ||
+      failed(function.insertResults(resultIndices, resultTypes, resultAttrs)))
+    return failure();
+  unsigned next = numArgs;
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (isFloatLike(entry.getArgument(i).getType()))
+      scales[entry.getArgument(i)] = entry.getArgument(next++);
+  return block(entry);
+}
+
+/// Softmaxes as the generics they stand for, which have rules.
+static LogicalResult decomposeSoftmaxes(ModuleOp module) {
+  SmallVector<linalg::SoftmaxOp> softmaxes;
+  module.walk([&](linalg::SoftmaxOp op) { softmaxes.push_back(op); });
+  for (linalg::SoftmaxOp softmax : softmaxes) {
+    OpBuilder builder(softmax);
+    FailureOr<SmallVector<Value>> parts = softmax.decomposeOperation(builder);
+    if (failed(parts))
+      return failure();
+    softmax->replaceAllUsesWith(*parts);
+    softmax->erase();
+  }
+  return success();
+}
+
+namespace spmd::runtime {
+LogicalResult addErrorScales(ModuleOp module) {
+  if (failed(decomposeSoftmaxes(module)))
+    return failure();
+  for (auto function :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (failed(ErrorScales().function(function)))
+      return failure();
+  ScopedDiagnosticHandler quiet(module.getContext(),
+                                [](Diagnostic &) { return success(); });
+  return verify(module);
+}
+} // namespace spmd::runtime
