@@ -10,6 +10,8 @@ annotates each op result with (the `shard.shard` of the result) with ours
 (`spmd.sharding_per_value`, mesh axes "axisN" being upstream grid axis N).
 Values upstream leaves unannotated are not compared. Prints one line per
 file and every difference; exits 1 if any differs or a tool fails.
+The differences in DELIBERATE are choices of ours that move fewer bytes;
+each must give exactly the sharding listed there.
 """
 import re
 import shlex
@@ -21,6 +23,19 @@ SHARDING_RE = re.compile(r'^\s*(%[\w.$-]+) = shard\.sharding @[\w$.]+ split_axes
 SHARD_RE = re.compile(r'^\s*(%[\w.$-]+) = shard\.shard (%[\w.$#-]+) to (%[\w.$-]+)( annotate_for_users)?')
 FUNC_RE = re.compile(r'func\.func (?:private |public )?@([\w$.]+)')
 PER_VALUE_RE = re.compile(r'spmd\.sharding = #spmd\.sharding_per_value<\[(.*?)\]>[,}]')
+
+# (file, function, op index, result) -> (our sharding, why it differs).
+_MEGATRON = ('two factors of the first matmul want the axis: upstream splits the '
+             'contraction (a partial result, all-reduced, then the second matmul '
+             'gathers it); the larger operand keeps it here, so the first matmul '
+             'is column-split and meets the second row-split weight with no '
+             'reshard between them (the Megatron pairing, as Shardy resolves it)')
+DELIBERATE = {
+    ('Shard_sharding-propagation.mlir', 'mlp_1d_weight_stationary', 0, 0):
+        ([[], [], [0, 1, 2]], _MEGATRON),
+    ('Shard_sharding-propagation.mlir', 'mlp_1d_weight_stationary', 1, 0):
+        ([[], [], [0, 1, 2]], _MEGATRON),
+}
 
 
 def split_axes(text):
@@ -131,6 +146,12 @@ def main():
                         continue
                     compared += 1
                     got = ours_[r] if r < len(ours_) else None
+                    deliberate = DELIBERATE.get((name, function, i, r))
+                    if deliberate and got == deliberate[0] and got != expected:
+                        print('  @%s op %d (%s) result %d: upstream %s, ours %s '
+                              '(deliberate: %s)' % (function, i, op, r, expected,
+                                                    got, deliberate[1]))
+                        continue
                     if got != expected:
                         differing += 1
                         print('  @%s op %d (%s) result %d: upstream %s, ours %s'
