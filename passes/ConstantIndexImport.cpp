@@ -50,6 +50,14 @@ foldIndexList(SmallVector<OpFoldResult> mixed, IndexKind kind,
   return true;
 }
 
+/// Whether a static list names as many run-time entries as it has values.
+/// The verifiers let a written -9223372036854775808 (the marker of a
+/// run-time entry) through, and reading such a list runs past its values.
+static bool isWellFormed(ArrayRef<int64_t> statics, ValueRange dynamic) {
+  return llvm::count_if(statics, ShapedType::isDynamic) ==
+         static_cast<int64_t>(dynamic.size());
+}
+
 /// tensor.extract_slice and tensor.insert_slice.
 template <typename SliceOp> static bool foldSlice(SliceOp op) {
   bool offsets = foldIndexList(
@@ -81,12 +89,47 @@ static bool foldExpandShape(tensor::ExpandShapeOp op) {
                        });
 }
 
+/// An error at `op` where one of its index lists is malformed.
+static LogicalResult checkIndexLists(Operation *op) {
+  auto check = [&](ArrayRef<int64_t> statics, ValueRange dynamic,
+                   StringRef name) -> LogicalResult {
+    if (isWellFormed(statics, dynamic))
+      return success();
+    return op->emitError() << "its " << name << " list has " << dynamic.size()
+                           << " values for "
+                           << llvm::count_if(statics, ShapedType::isDynamic)
+                           << " run-time entries";
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<tensor::ExtractSliceOp, tensor::InsertSliceOp>([&](auto slice) {
+        return success(
+            succeeded(check(slice.getStaticOffsets(), slice.getOffsets(),
+                            "offset")) &&
+            succeeded(check(slice.getStaticSizes(), slice.getSizes(), "size")) &&
+            succeeded(check(slice.getStaticStrides(), slice.getStrides(),
+                            "stride")));
+      })
+      .Case([&](tensor::PadOp pad) {
+        return success(
+            succeeded(check(pad.getStaticLow(), pad.getLow(), "low padding")) &&
+            succeeded(
+                check(pad.getStaticHigh(), pad.getHigh(), "high padding")));
+      })
+      .Case([&](tensor::ExpandShapeOp expand) {
+        return check(expand.getStaticOutputShape(), expand.getOutputShape(),
+                     "output shape");
+      })
+      .Default(success());
+}
+
 LogicalResult mlir::spmd::importConstantIndices(ModuleOp module) {
   // Nothing to fold without the tensor dialect (its ops are the ones with
   // static index lists).
   if (!module.getContext()->getLoadedDialect<tensor::TensorDialect>())
     return success();
   WalkResult result = module.walk([](Operation *op) {
+    if (failed(checkIndexLists(op)))
+      return WalkResult::interrupt();
     bool folded = llvm::TypeSwitch<Operation *, bool>(op)
                       .Case<tensor::ExtractSliceOp, tensor::InsertSliceOp>(
                           [](auto slice) { return foldSlice(slice); })
