@@ -46,7 +46,8 @@ public:
   static constexpr NodeId kScalar = ~0u;
 
   /// The meshes shardings may name; nodes refer to them by index.
-  explicit PropagationGraph(std::vector<std::pair<std::string, DeviceMesh>> meshes);
+  explicit PropagationGraph(
+      std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
   /// A sharding written by the user; `origin` names it for debugging (see
@@ -114,7 +115,20 @@ private:
     llvm::SmallVector<NodeId> nodes;
     unsigned numOperands;
   };
-  struct Candidate;
+  /// What one tensor dimension says about one factor.
+  struct Candidate {
+    AxisList axes;
+    int64_t priority;
+    int64_t numElements;
+    unsigned position; // results first, then operands left to right
+    int origin;
+
+    bool strongerThan(const Candidate &other) const;
+    bool comesBefore(bool reduces, const Candidate &other,
+                     bool otherReduces) const;
+  };
+  /// evaluate()'s candidates per factor, kept between calls.
+  std::vector<llvm::SmallVector<Candidate, 2>> candidateScratch;
 
   bool evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
                 llvm::SmallVectorImpl<NodeId> &changed);
