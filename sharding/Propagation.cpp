@@ -50,6 +50,11 @@ PropagationGraph::PropagationGraph(
     std::vector<std::pair<std::string, DeviceMesh>> meshes)
     : meshes(std::move(meshes)) {}
 
+void PropagationGraph::reserve(unsigned numNodes, unsigned numEdges) {
+  nodes.reserve(numNodes);
+  edges.reserve(numEdges);
+}
+
 PropagationGraph::NodeId PropagationGraph::addNode(ArrayRef<int64_t> shape) {
   Node node;
   node.shape.assign(shape.begin(), shape.end());
@@ -111,7 +116,7 @@ void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids,
   for (NodeId id : ids)
     if (id != kScalar && !llvm::is_contained(nodes[id].edges, index))
       nodes[id].edges.push_back(index);
-  edges.emplace_back(Edge{std::move(rule), std::move(ids), numOperands});
+  edges.emplace_back(std::move(rule), std::move(ids), numOperands);
 }
 
 bool PropagationGraph::usesAxis(const Node &node, AxisIndex axis,

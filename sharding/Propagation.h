@@ -49,6 +49,9 @@ public:
   explicit PropagationGraph(
       std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
+  /// Room for about `numNodes` nodes and `numEdges` edges: growing moves
+  /// every edge's rule.
+  void reserve(unsigned numNodes, unsigned numEdges);
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
   /// A sharding written by the user; `origin` names it for debugging (see
   /// `origin()`). Fails when the mesh or an axis is unknown or the rank is
@@ -101,7 +104,7 @@ private:
     int origin = kNoOrigin;
   };
   struct Node {
-    std::vector<int64_t> shape;
+    llvm::SmallVector<int64_t, 4> shape;
     int64_t numElements = 1;
     int mesh = -1;
     bool user = false;
@@ -111,6 +114,10 @@ private:
     llvm::SmallVector<unsigned, 4> edges;
   };
   struct Edge {
+    Edge(ShardingRule rule, llvm::SmallVector<NodeId> nodes,
+         unsigned numOperands)
+        : rule(std::move(rule)), nodes(std::move(nodes)),
+          numOperands(numOperands) {}
     ShardingRule rule;
     llvm::SmallVector<NodeId> nodes;
     unsigned numOperands;
