@@ -408,8 +408,10 @@ ArrayAttr ModulePropagation::originsAttr(NodeId node) {
 void ModulePropagation::write(bool debugOrigins) {
   MLIRContext *context = module.getContext();
   Builder builder(context);
-  StringRef shardingName = SpmdDialect::kShardingAttrName;
-  StringRef originsName = SpmdDialect::kOriginsAttrName;
+  // Named once: a name given as a string is uniqued again at every op.
+  StringAttr shardingName =
+      builder.getStringAttr(SpmdDialect::kShardingAttrName);
+  StringAttr originsName = builder.getStringAttr(SpmdDialect::kOriginsAttrName);
   unsigned moduleMesh = defaultMesh;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
