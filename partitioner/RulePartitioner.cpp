@@ -96,8 +96,8 @@ public:
         plans(plans), windows(rule.windows) {}
 
   /// The reduction factors `split` leaves with padded shards.
-  SmallVector<unsigned> paddedReductions(
-      const std::vector<AxisList> &split) const {
+  SmallVector<unsigned>
+  paddedReductions(const std::vector<AxisList> &split) const {
     SmallVector<unsigned> padded;
     for (unsigned f = 0; f < rule.numFactors(); ++f)
       if (rule.factorKinds[f] == FactorKind::Reduction && !split[f].empty() &&
@@ -290,8 +290,10 @@ RuleChoice::directCost(unsigned t, const std::vector<AxisList> &split) const {
 bool RuleChoice::readsThrough(unsigned t,
                               const std::vector<AxisList> &split) const {
   std::optional<double> through = throughCost(t, split);
+  if (!through)
+    return false;
   std::optional<double> direct = directCost(t, split);
-  return through && (!direct || *through <= *direct);
+  return !direct || *through <= *direct;
 }
 
 std::optional<double>
@@ -521,8 +523,7 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
     key.insert(key.end(), std::begin(values), std::end(values));
   };
   key.push_back(reinterpret_cast<intptr_t>(&mesh));
-  key.push_back(
-      reinterpret_cast<intptr_t>(op->getName().getAsOpaquePointer()));
+  key.push_back(reinterpret_cast<intptr_t>(op->getName().getAsOpaquePointer()));
   key.push_back(combiner ? int64_t(*combiner) : -1);
   list(rule.factorSizes);
   for (FactorKind kind : rule.factorKinds)
@@ -693,8 +694,9 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     if (rule->factorSizes[f] % n == 0)
       continue;
     paddedFactors.push_back(f);
-    skipped.push_back({f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
-                                     llvm::divideCeil(rule->factorSizes[f], n))});
+    skipped.push_back(
+        {f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
+                       llvm::divideCeil(rule->factorSizes[f], n))});
   }
   std::optional<SmallVector<unsigned>> masked;
   if (!skipped.empty())
@@ -784,10 +786,10 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     if (f >= offsets.size() || (*split)[f].empty())
       return {};
     if (!offsets[f])
-      offsets[f] = shardOffset(
-          b, loc, *mesh, (*split)[f],
-          llvm::divideCeil(rule->factorSizes[f],
-                           mesh->mesh.groupSize((*split)[f])));
+      offsets[f] =
+          shardOffset(b, loc, *mesh, (*split)[f],
+                      llvm::divideCeil(rule->factorSizes[f],
+                                       mesh->mesh.groupSize((*split)[f])));
     return offsets[f];
   };
   LocalRebuild rebuild(op, b, operands, mapping, resultTypes, &*rule, *split,
@@ -796,8 +798,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   if (!local)
     return failure();
   if (reads)
-    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads,
-                         *mesh);
+    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads, *mesh);
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (tensors[op->getNumOperands() + i].type)
       set(result, {local->getResult(i), mesh, produced[i]});

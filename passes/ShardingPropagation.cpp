@@ -8,12 +8,12 @@
 #include "ir/ShardingModels.h"
 #include "ir/SpmdOps.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
-#include "absl/container/flat_hash_map.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -54,7 +54,7 @@ private:
   /// Identity edge: the tensors among `values` share their sharding.
   void tie(ArrayRef<Value> values);
   void tieNodes(ArrayRef<NodeId> ids, ArrayRef<int64_t> shape);
-  void addEdge(::spmd::ShardingRule rule, SmallVector<NodeId> ids,
+  void addEdge(::spmd::ShardingRule &&rule, SmallVector<NodeId> ids,
                unsigned numOperands);
   LogicalResult setUser(NodeId node, ShardingAttr sharding, Location loc,
                         std::string origin);
@@ -172,7 +172,7 @@ void ModulePropagation::tieNodes(ArrayRef<NodeId> ids,
             distinct.size());
 }
 
-void ModulePropagation::addEdge(::spmd::ShardingRule rule,
+void ModulePropagation::addEdge(::spmd::ShardingRule &&rule,
                                 SmallVector<NodeId> ids, unsigned numOperands) {
   graph.addEdge(std::move(rule), std::move(ids), numOperands);
   edgeOps.push_back(currentOp);
@@ -253,6 +253,17 @@ LogicalResult ModulePropagation::setUser(NodeId node, ShardingAttr sharding,
 }
 
 LogicalResult ModulePropagation::build() {
+  // About one node per value and one edge per op.
+  unsigned numOps = 0, numValues = 0;
+  module.walk([&](Operation *op) {
+    ++numOps;
+    numValues += op->getNumResults();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        numValues += block.getNumArguments();
+  });
+  graph.reserve(numValues, numOps);
+  nodes.reserve(numValues);
   // Function results are nodes of their own: a returned value may carry a
   // different sharding than the function promises.
   for (auto function : module.getOps<func::FuncOp>()) {
@@ -397,8 +408,10 @@ ArrayAttr ModulePropagation::originsAttr(NodeId node) {
 void ModulePropagation::write(bool debugOrigins) {
   MLIRContext *context = module.getContext();
   Builder builder(context);
-  StringRef shardingName = SpmdDialect::kShardingAttrName;
-  StringRef originsName = SpmdDialect::kOriginsAttrName;
+  // Named once: a name given as a string is uniqued again at every op.
+  StringAttr shardingName =
+      builder.getStringAttr(SpmdDialect::kShardingAttrName);
+  StringAttr originsName = builder.getStringAttr(SpmdDialect::kOriginsAttrName);
   unsigned moduleMesh = defaultMesh;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())

@@ -12,49 +12,48 @@
 
 using namespace spmd;
 using llvm::ArrayRef;
+using llvm::MutableArrayRef;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-/// What one tensor dimension says about one factor.
-struct PropagationGraph::Candidate {
-  AxisList axes;
-  int64_t priority;
-  int64_t numElements;
-  unsigned position; // results first, then operands left to right
-  int origin;
+/// Stronger sources win conflicts on a factor: lower priority, larger
+/// tensor, earlier position.
+bool PropagationGraph::Candidate::strongerThan(const Candidate &other) const {
+  if (priority != other.priority)
+    return priority < other.priority;
+  if (numElements != other.numElements)
+    return numElements > other.numElements;
+  return position < other.position;
+}
 
-  /// Stronger sources win conflicts on a factor: lower priority, larger
-  /// tensor, earlier position.
-  bool strongerThan(const Candidate &other) const {
-    if (priority != other.priority)
-      return priority < other.priority;
-    if (numElements != other.numElements)
-      return numElements > other.numElements;
-    return position < other.position;
-  }
-  /// Which factor keeps an axis two factors want (`reduces`: whether each
-  /// is a reduction factor): lower priority; then a factor that leaves no
-  /// partial results (a reduction gives up to it: an FSDP weight sharded
-  /// like the batch is gathered); then, between those, the larger source
-  /// tensor, as resharding the smaller one moves fewer bytes (Shardy's
-  /// aggressive rule: a sequence-split input meeting head-split weights is
-  /// gathered, so the heads stay split from the projections to the output
-  /// projection); then earlier position.
-  bool comesBefore(bool reduces, const Candidate &other,
-                   bool otherReduces) const {
-    if (priority != other.priority)
-      return priority < other.priority;
-    if (reduces != otherReduces)
-      return otherReduces;
-    if (!reduces && numElements != other.numElements)
-      return numElements > other.numElements;
-    return position < other.position;
-  }
-};
+/// Which factor keeps an axis two factors want (`reduces`: whether each is
+/// a reduction factor): lower priority; then a factor that leaves no
+/// partial results (a reduction gives up to it: an FSDP weight sharded like
+/// the batch is gathered); then, between those, the larger source tensor,
+/// as resharding the smaller one moves fewer bytes (Shardy's aggressive
+/// rule: a sequence-split input meeting head-split weights is gathered, so
+/// the heads stay split from the projections to the output projection);
+/// then earlier position.
+bool PropagationGraph::Candidate::comesBefore(bool reduces,
+                                              const Candidate &other,
+                                              bool otherReduces) const {
+  if (priority != other.priority)
+    return priority < other.priority;
+  if (reduces != otherReduces)
+    return otherReduces;
+  if (!reduces && numElements != other.numElements)
+    return numElements > other.numElements;
+  return position < other.position;
+}
 
 PropagationGraph::PropagationGraph(
     std::vector<std::pair<std::string, DeviceMesh>> meshes)
     : meshes(std::move(meshes)) {}
+
+void PropagationGraph::reserve(unsigned numNodes, unsigned numEdges) {
+  nodes.reserve(numNodes);
+  edges.reserve(numEdges);
+}
 
 PropagationGraph::NodeId PropagationGraph::addNode(ArrayRef<int64_t> shape) {
   Node node;
@@ -117,7 +116,7 @@ void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids,
   for (NodeId id : ids)
     if (id != kScalar && !llvm::is_contained(nodes[id].edges, index))
       nodes[id].edges.push_back(index);
-  edges.push_back({std::move(rule), std::move(ids), numOperands});
+  edges.emplace_back(std::move(rule), std::move(ids), numOperands);
 }
 
 bool PropagationGraph::usesAxis(const Node &node, AxisIndex axis,
@@ -156,7 +155,13 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
 
   // Project every visible dimension sharding onto the factors.
   unsigned numFactors = rule.numFactors();
-  std::vector<SmallVector<Candidate, 2>> candidates(numFactors);
+  // Reused across evaluations: allocating per evaluation dominated them.
+  if (candidateScratch.size() < numFactors)
+    candidateScratch.resize(numFactors);
+  MutableArrayRef<SmallVector<Candidate, 2>> candidates(candidateScratch.data(),
+                                                        numFactors);
+  for (SmallVector<Candidate, 2> &factor : candidates)
+    factor.clear();
   SmallVector<AxisList, 4> projected(numFactors);
   for (auto [t, id] : llvm::enumerate(edge.nodes)) {
     if (id == kScalar)
@@ -188,7 +193,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     return text + "]";
   };
   [[maybe_unused]] auto edgeName = [&] {
-    return edgeNamer ? edgeNamer(edgeIndex) : "edge " + std::to_string(edgeIndex);
+    return edgeNamer ? edgeNamer(edgeIndex)
+                     : "edge " + std::to_string(edgeIndex);
   };
 
   // Merge per factor.
@@ -234,8 +240,7 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
         llvm::dbgs() << "spmd-propagate: " << edgeName() << ": factor "
                      << ShardingRule::factorName(f) << " is wanted as";
         for (const Candidate &c : candidates[f])
-          llvm::dbgs() << " " << axesText(c.axes) << " (p" << c.priority
-                       << ")";
+          llvm::dbgs() << " " << axesText(c.axes) << " (p" << c.priority << ")";
         llvm::dbgs() << "; keeps " << axesText(factorAxes[f]) << " ("
                      << (strategy == PropagationStrategy::Aggressive
                              ? "the strongest source"
@@ -307,8 +312,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       LLVM_DEBUG(llvm::dbgs()
                  << "spmd-propagate: " << edgeName() << ": "
                  << (t < edge.numOperands ? "operand " : "result ")
-                 << (t < edge.numOperands ? t : t - edge.numOperands)
-                 << " dim " << d << " " << axesText(dim.axes) << " -> "
+                 << (t < edge.numOperands ? t : t - edge.numOperands) << " dim "
+                 << d << " " << axesText(dim.axes) << " -> "
                  << axesText(AxisList(proposed.begin(), proposed.begin() + k))
                  << " through factor "
                  << ShardingRule::factorName(factors.front()) << " (p"
@@ -417,9 +422,8 @@ void PropagationGraph::shardingKey(NodeId id, unsigned defaultMesh,
 
 bool PropagationGraph::isFullyReplicated(NodeId id) const {
   const Node &node = nodes[id];
-  return node.partial.empty() && llvm::all_of(node.dims, [](const Dim &d) {
-           return d.axes.empty();
-         });
+  return node.partial.empty() &&
+         llvm::all_of(node.dims, [](const Dim &d) { return d.axes.empty(); });
 }
 
 SmallVector<int> PropagationGraph::origins(NodeId id) const {

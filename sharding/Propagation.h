@@ -46,8 +46,12 @@ public:
   static constexpr NodeId kScalar = ~0u;
 
   /// The meshes shardings may name; nodes refer to them by index.
-  explicit PropagationGraph(std::vector<std::pair<std::string, DeviceMesh>> meshes);
+  explicit PropagationGraph(
+      std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
+  /// Room for about `numNodes` nodes and `numEdges` edges: growing moves
+  /// every edge's rule.
+  void reserve(unsigned numNodes, unsigned numEdges);
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
   /// A sharding written by the user; `origin` names it for debugging (see
   /// `origin()`). Fails when the mesh or an axis is unknown or the rank is
@@ -100,7 +104,7 @@ private:
     int origin = kNoOrigin;
   };
   struct Node {
-    std::vector<int64_t> shape;
+    llvm::SmallVector<int64_t, 4> shape;
     int64_t numElements = 1;
     int mesh = -1;
     bool user = false;
@@ -110,11 +114,28 @@ private:
     llvm::SmallVector<unsigned, 4> edges;
   };
   struct Edge {
+    Edge(ShardingRule rule, llvm::SmallVector<NodeId> nodes,
+         unsigned numOperands)
+        : rule(std::move(rule)), nodes(std::move(nodes)),
+          numOperands(numOperands) {}
     ShardingRule rule;
     llvm::SmallVector<NodeId> nodes;
     unsigned numOperands;
   };
-  struct Candidate;
+  /// What one tensor dimension says about one factor.
+  struct Candidate {
+    AxisList axes;
+    int64_t priority;
+    int64_t numElements;
+    unsigned position; // results first, then operands left to right
+    int origin;
+
+    bool strongerThan(const Candidate &other) const;
+    bool comesBefore(bool reduces, const Candidate &other,
+                     bool otherReduces) const;
+  };
+  /// evaluate()'s candidates per factor, kept between calls.
+  std::vector<llvm::SmallVector<Candidate, 2>> candidateScratch;
 
   bool evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
                 llvm::SmallVectorImpl<NodeId> &changed);

@@ -201,8 +201,8 @@ maskableInputs(linalg::LinalgOp op, ArrayRef<unsigned> loops) {
       inputs.push_back(arg.getArgNumber());
     return true;
   };
-  for (auto [value, yielded] : llvm::zip_equal(
-           added, op.getBlock()->getTerminator()->getOperands())) {
+  for (auto [value, yielded] :
+       llvm::zip_equal(added, op.getBlock()->getTerminator()->getOperands())) {
     if (addInput(value))
       continue;
     Operation *product = value.getDefiningOp();
@@ -313,6 +313,8 @@ namespace {
 /// and iterators follow from the properties (and, for named ops, the types
 /// of the operands). Models of repeated layers then compute each rule once;
 /// building indexing maps dominated propagation and partitioning time.
+/// Properties are hashed and compared in place (turning them into an
+/// attribute per query cost more than the rest of the lookup).
 class StructuredRuleCache {
 public:
   /// The cache of `op`'s context, if the spmd dialect is loaded there.
@@ -330,50 +332,59 @@ public:
   }
 
   std::optional<OpShardingRule> get(Operation *op) {
-    Key key{op->getName(), op->getPropertiesAsAttribute(), {}};
-    key.types.assign(op->getOperandTypes().begin(),
-                     op->getOperandTypes().end());
-    key.types.append(op->getResultTypes().begin(),
-                     op->getResultTypes().end());
+    unsigned hash = llvm::hash_combine(
+        op->getName().getAsOpaquePointer(), op->hashProperties(),
+        llvm::hash_combine_range(op->getOperandTypes().begin(),
+                                 op->getOperandTypes().end()),
+        llvm::hash_combine_range(op->getResultTypes().begin(),
+                                 op->getResultTypes().end()));
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = rules.find(key);
-    if (it != rules.end())
-      return it->second;
-    std::optional<OpShardingRule> rule =
-        structuredRule(llvm::cast<linalg::LinalgOp>(op));
-    rules.try_emplace(std::move(key), rule);
-    return rule;
+    SmallVector<std::unique_ptr<Entry>, 1> &bucket = rules[hash];
+    for (const std::unique_ptr<Entry> &entry : bucket)
+      if (entry->matches(op))
+        return entry->rule;
+    bucket.push_back(std::make_unique<Entry>(op));
+    return bucket.back()->rule;
   }
 
 private:
-  struct Key {
+  /// One op kind, properties and types, with its rule.
+  struct Entry {
+    explicit Entry(Operation *op)
+        : name(op->getName()), types(op->getOperandTypes()),
+          rule(structuredRule(llvm::cast<linalg::LinalgOp>(op))) {
+      llvm::append_range(types, op->getResultTypes());
+      if (int size = name.getOpPropertyByteSize()) {
+        properties.reset(new std::max_align_t[llvm::divideCeil(
+            size, sizeof(std::max_align_t))]);
+        name.initOpProperties(storage(), op->getPropertiesStorage());
+      }
+    }
+    ~Entry() {
+      if (properties)
+        name.destroyOpProperties(storage());
+    }
+    OpaqueProperties storage() const { return properties.get(); }
+    bool matches(Operation *op) const {
+      if (op->getName() != name ||
+          op->getNumOperands() + op->getNumResults() != types.size() ||
+          (properties &&
+           !name.compareOpProperties(storage(), op->getPropertiesStorage())))
+        return false;
+      ArrayRef<Type> all(types);
+      return llvm::equal(op->getOperandTypes(),
+                         all.take_front(op->getNumOperands())) &&
+             llvm::equal(op->getResultTypes(),
+                         all.drop_front(op->getNumOperands()));
+    }
+
     OperationName name;
-    Attribute properties;
+    std::unique_ptr<std::max_align_t[]> properties;
     SmallVector<Type, 4> types;
-    bool operator==(const Key &o) const {
-      return name == o.name && properties == o.properties && types == o.types;
-    }
-  };
-  struct KeyInfo {
-    static Key getEmptyKey() {
-      return {DenseMapInfo<OperationName>::getEmptyKey(),
-              DenseMapInfo<Attribute>::getEmptyKey(),
-              {}};
-    }
-    static Key getTombstoneKey() {
-      return {DenseMapInfo<OperationName>::getTombstoneKey(),
-              DenseMapInfo<Attribute>::getTombstoneKey(),
-              {}};
-    }
-    static unsigned getHashValue(const Key &k) {
-      return llvm::hash_combine(
-          k.name.getAsOpaquePointer(), k.properties,
-          llvm::hash_combine_range(k.types.begin(), k.types.end()));
-    }
-    static bool isEqual(const Key &a, const Key &b) { return a == b; }
+    std::optional<OpShardingRule> rule;
   };
   std::mutex mutex;
-  DenseMap<Key, std::optional<OpShardingRule>, KeyInfo> rules;
+  DenseMap<unsigned, SmallVector<std::unique_ptr<Entry>, 1>> rules;
 };
 
 template <typename OpTy>
@@ -390,8 +401,10 @@ struct StructuredModel
     auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
     if (contributions(linalgOp).empty())
       return std::nullopt;
-    return reductionOf(
-        linalgOp.getBlock()->getTerminator()->getOperand(result).getDefiningOp());
+    return reductionOf(linalgOp.getBlock()
+                           ->getTerminator()
+                           ->getOperand(result)
+                           .getDefiningOp());
   }
 
   std::optional<SmallVector<unsigned>>
@@ -423,9 +436,9 @@ struct SoftmaxModel
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
     auto softmax = llvm::cast<linalg::SoftmaxOp>(op);
     OpShardingRule rule;
-    ::spmd::TensorFactors dims = rules::dimsExcept(
-        rule, softmax.getInputOperandType().getShape(), softmax.getDimension(),
-        FactorKind::NeedReplication);
+    ::spmd::TensorFactors dims =
+        rules::dimsExcept(rule, softmax.getInputOperandType().getShape(),
+                          softmax.getDimension(), FactorKind::NeedReplication);
     for (unsigned t = 0; t < 3; ++t) // input, init, result
       rule.addTensor(dims);
     return rule;
