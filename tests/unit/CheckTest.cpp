@@ -109,6 +109,13 @@ TEST(Check, IntegersMustBeEqual) {
   EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1000).pass);
 }
 
+TEST(Check, LargeIntegersMustBeEqualToTheLastBit) {
+  HostTensor a(DType::I64, {1}), b(DType::I64, {1});
+  a.setInt(0, (int64_t(1) << 60) + 1);
+  b.setInt(0, int64_t(1) << 60);
+  EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1).pass);
+}
+
 TEST(Check, NonFiniteValuesMustMatch) {
   HostTensor a(DType::F32, {2}), b(DType::F32, {2});
   a.setFloat(0, NAN);
