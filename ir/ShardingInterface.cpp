@@ -34,10 +34,12 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
     to.takeBody(from);
   mapping.map(global->getResults(), local->getResults());
   // Propagation's shardings describe global values (also those of ops in
-  // regions, which are computed as they are).
+  // regions, which are computed as they are), a plan's factor split the
+  // global op.
   MLIRContext *context = local->getContext();
   auto sharding = StringAttr::get(context, SpmdDialect::kShardingAttrName);
   auto origins = StringAttr::get(context, SpmdDialect::kOriginsAttrName);
+  auto split = StringAttr::get(context, SpmdDialect::kFactorSplitAttrName);
   local->walk([&](Operation *nested) {
     if (nested != local)
       for (OpOperand &operand : nested->getOpOperands())
@@ -47,6 +49,7 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
       return;
     nested->removeDiscardableAttr(sharding);
     nested->removeDiscardableAttr(origins);
+    nested->removeDiscardableAttr(split);
   });
   return local;
 }

@@ -33,6 +33,12 @@ def Spmd_Dialect : Dialect {
     /// (one per result) on ops.
     static constexpr ::llvm::StringLiteral kOriginsAttrName =
         "spmd.sharding_origins";
+    /// Written by spmd-auto-shard on the ops it chose a strategy for: the
+    /// mesh axes of each factor of the op's rule (an array, per factor, of
+    /// axis names), so that spmd-partition computes the op the way the
+    /// plan was costed rather than choosing again.
+    static constexpr ::llvm::StringLiteral kFactorSplitAttrName =
+        "spmd.factor_split";
     /// Set by spmd-partition on the module: its functions are local.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName =
         "spmd.partitioned";

@@ -112,6 +112,17 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                              << "' is a non-negative integer on collectives";
     return success();
   }
+  if (attr.getName() == kFactorSplitAttrName) {
+    // Its axes are checked against the op's mesh where it is read.
+    auto factors = llvm::dyn_cast<ArrayAttr>(attr.getValue());
+    if (!factors || !llvm::all_of(factors, [](Attribute factor) {
+          auto axes = llvm::dyn_cast<ArrayAttr>(factor);
+          return axes && llvm::all_of(axes, llvm::IsaPred<StringAttr>);
+        }))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' is an array, per factor, of axis names";
+    return success();
+  }
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown attribute '" << attr.getName().getValue()
                            << "'";

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/FactorSplit.h"
 #include "ir/Locations.h"
 #include "partitioner/CapturedReads.h"
 #include "partitioner/Halo.h"
@@ -118,8 +119,10 @@ public:
                      mesh.mesh.groupSize(split[window.factor]));
   }
 
-  /// The cheapest valid split of every factor, and its cost.
-  std::optional<std::vector<AxisList>> choose();
+  /// The cheapest valid split of every factor, and its cost; `only`, if
+  /// given and valid.
+  std::optional<std::vector<AxisList>>
+  choose(const std::vector<AxisList> *only = nullptr);
   double chosenCost() const { return bestCost; }
   /// Whether the choice asked the op itself (how it treats padding), not
   /// only its rule and tensors.
@@ -336,8 +339,14 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
   return total + kBytesPerIteration * iterations;
 }
 
-std::optional<std::vector<AxisList>> RuleChoice::choose() {
-  std::vector<std::vector<AxisList>> options = candidates();
+std::optional<std::vector<AxisList>>
+RuleChoice::choose(const std::vector<AxisList> *only) {
+  std::vector<std::vector<AxisList>> options;
+  if (only)
+    for (const AxisList &axes : *only)
+      options.push_back({axes});
+  else
+    options = candidates();
   // Too many combinations: keep the first suggestion of each factor.
   double combinations = 1;
   for (const auto &o : options)
@@ -604,12 +613,32 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   std::optional<Reduction> combiner;
   if (llvm::is_contained(rule->factorKinds, FactorKind::Reduction))
     combiner = combinerOf(op);
+  // A plan's split (spmd-auto-shard's) is the one it was costed with.
+  FailureOr<std::optional<std::vector<AxisList>>> written =
+      readFactorSplit(op, mesh->mesh, rule->numFactors());
+  if (failed(written))
+    return failure();
   RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
   // A choice that did not ask the op holds for every op with the same key.
   choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
+  const std::vector<AxisList> *only = *written ? &**written : nullptr;
+  if (only) {
+    choiceScratch.push_back(-2);
+    for (const AxisList &axes : *only) {
+      llvm::append_range(choiceScratch, axes);
+      choiceScratch.push_back(-1);
+    }
+  }
   auto remembered = ruleChoices.find(choiceScratch);
-  std::optional<std::vector<AxisList>> split =
-      remembered != ruleChoices.end() ? remembered->second : choice.choose();
+  std::optional<std::vector<AxisList>> split = remembered != ruleChoices.end()
+                                                   ? remembered->second
+                                                   : choice.choose(only);
+  if (only && !split) {
+    op->emitWarning("the factor split written on this op ('")
+        << SpmdDialect::kFactorSplitAttrName
+        << "') is not a valid split of it; another is chosen";
+    split = choice.choose();
+  }
   if (remembered == ruleChoices.end() && !choice.askedTheOp())
     ruleChoices.try_emplace(choiceScratch, split);
   LLVM_DEBUG({

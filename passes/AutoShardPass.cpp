@@ -1,5 +1,6 @@
 //===- AutoShardPass.cpp - spmd-auto-shard --------------------------------===//
 
+#include "ir/FactorSplit.h"
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
 #include "ir/ShardingModels.h"
@@ -127,6 +128,10 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
           {"chosen", problem->isChosen(arg)}});
   });
   for (Operation &op : body) {
+    if (std::optional<ArrayRef<::spmd::AxisList>> split =
+            problem->factorSplit(&op, choice))
+      op.setAttr(SpmdDialect::kFactorSplitAttrName,
+                 factorSplitAttr(context, mesh.mesh, *split));
     if (op.getNumResults() == 0 || !llvm::all_of(op.getResults(), [&](Value v) {
           return problem->isChosen(v);
         }))

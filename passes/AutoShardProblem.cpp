@@ -746,6 +746,10 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     strategies.resize(kMaxStrategies);
   }
   unsigned node = addNode(strategies.size(), op);
+  AutoShardProblem::Splits &split = result.splits[op];
+  split.node = node;
+  for (const ::spmd::OpStrategy &strategy : strategies)
+    split.factorAxes.push_back(strategy.factorAxes);
   for (auto [s, strategy] : llvm::enumerate(strategies)) {
     nodes[node].cost[s] += strategy.computeSeconds;
     nodes[node].compute[s] += strategy.computeSeconds;
@@ -920,6 +924,8 @@ void AutoShardProblemBuilder::share() {
   for (auto &entry : result.free)
     entry.second.node = classOf[entry.second.node];
   for (auto &entry : result.results)
+    entry.second.node = classOf[entry.second.node];
+  for (auto &entry : result.splits)
     entry.second.node = classOf[entry.second.node];
   for (ModelValue &v : values)
     v.node = classOf[v.node];
@@ -1102,6 +1108,15 @@ AutoShardProblem::resultLayout(unsigned index,
     if (i == index)
       return chosen.layouts[choice[chosen.node]];
   return std::nullopt;
+}
+
+std::optional<ArrayRef<::spmd::AxisList>>
+AutoShardProblem::factorSplit(Operation *op, ArrayRef<unsigned> choice) const {
+  auto it = splits.find(op);
+  if (it == splits.end())
+    return std::nullopt;
+  return ArrayRef<::spmd::AxisList>(
+      it->second.factorAxes[choice[it->second.node]]);
 }
 
 double AutoShardProblem::seconds(ArrayRef<unsigned> choice) const {

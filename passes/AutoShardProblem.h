@@ -78,6 +78,12 @@ public:
   std::optional<::spmd::ShardState>
   resultLayout(unsigned index, ArrayRef<unsigned> choice) const;
 
+  /// The mesh axes of each factor of `op`'s rule under `choice`, for ops
+  /// the model chose a strategy for (not those following an operand's
+  /// layout); nullopt for the others.
+  std::optional<llvm::ArrayRef<::spmd::AxisList>>
+  factorSplit(Operation *op, ArrayRef<unsigned> choice) const;
+
   /// The modelled seconds of `choice`, the part of them spent computing,
   /// and its peak bytes per device.
   double seconds(ArrayRef<unsigned> choice) const;
@@ -95,6 +101,12 @@ private:
     std::vector<::spmd::ShardState> layouts;
   };
   llvm::MapVector<Value, FreeValue> free;
+  struct Splits {
+    unsigned node;
+    /// Per strategy, the axes of each factor.
+    std::vector<std::vector<::spmd::AxisList>> factorAxes;
+  };
+  llvm::DenseMap<Operation *, Splits> splits;
   /// Function results left open: their index and their own node.
   std::vector<std::pair<unsigned, FreeValue>> results;
   llvm::DenseMap<Value, ::spmd::ShardState> pinned;

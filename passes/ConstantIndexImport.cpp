@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/SpmdDialect.h"
 #include "passes/Import.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -143,6 +144,10 @@ LogicalResult mlir::spmd::importConstantIndices(ModuleOp module) {
     // reported here, at the op.
     if (folded && failed(verify(op)))
       return WalkResult::interrupt();
+    // A plan's factor split read the op's former rule (its dynamic
+    // entries were factors of their own): the partitioner chooses anew.
+    if (folded)
+      op->removeAttr(SpmdDialect::kFactorSplitAttrName);
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

@@ -16,13 +16,15 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK-SAME: %arg1: tensor<1024x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
 // CHECK-SAME: %arg2: tensor<4096x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
 // CHECK-SAME: -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data", "model"}, {}]>})
-// CHECK: linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>}
+// CHECK: linalg.matmul {spmd.factor_split = {{\[\["data", "model"\], \[\], \[\]\]}}, spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>}
 // CHECK: linalg.generic
 // CHECK-SAME: spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>
-// CHECK: linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>}
+// CHECK: linalg.matmul {spmd.factor_split = {{\[\["data", "model"\], \[\], \[\]\]}}, spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>}
 // BUDGET-LABEL: func.func @mlp
 // BUDGET-NOT: [{}, {}]>}
-// BUDGET: partial=
+// BUDGET: linalg.matmul {spmd.factor_split = {{\[\["data"\], \["model"\], \[\]\]}}
+// BUDGET: linalg.matmul {spmd.factor_split = {{\[\["data"\], \[\], \["model"\]\]}}
+// BUDGET-SAME: partial=
 // BUDGET: return
 // ENUM-LABEL: func.func @mlp
 // ENUM-SAME: %arg1: tensor<1024x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
