@@ -111,3 +111,17 @@ mlir::spmd::getReductionKind(Operation *op, unsigned result) {
     return sharding.getReductionKind(result);
   return std::nullopt;
 }
+
+std::optional<::spmd::ReductionKind>
+mlir::spmd::getSplitReductionKind(Operation *op) {
+  std::optional<::spmd::ReductionKind> kind;
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    if (!llvm::isa<RankedTensorType>(result.getType()))
+      continue;
+    std::optional<::spmd::ReductionKind> k = getReductionKind(op, i);
+    if (!k || (kind && *kind != *k))
+      return std::nullopt;
+    kind = k;
+  }
+  return kind;
+}

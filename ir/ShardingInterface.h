@@ -189,6 +189,12 @@ LogicalResult verifyShardingRule(Operation *op, const OpShardingRule &rule);
 std::optional<::spmd::ReductionKind> getReductionKind(Operation *op,
                                                       unsigned result);
 
+/// The reduction every result of `op` is pending when a reduction factor
+/// is split: nullopt when some result has none or they differ (the
+/// padding of shared inputs can hold one identity only). What the
+/// partitioner does and what auto-sharding may choose.
+std::optional<::spmd::ReductionKind> getSplitReductionKind(Operation *op);
+
 } // namespace mlir::spmd
 
 #endif // SPMD_IR_SHARDINGINTERFACE_H

@@ -39,22 +39,6 @@ using ::spmd::ShardState;
 /// between plans that move the same bytes but replicate different work.
 static constexpr double kBytesPerIteration = 1.0 / 16;
 
-/// The reduction every result of `op` is pending when a reduction factor
-/// is split: nullopt when some result has none or they differ (the
-/// padding of shared inputs can hold one identity only).
-static std::optional<Reduction> combinerOf(Operation *op) {
-  std::optional<Reduction> kind;
-  for (auto [i, result] : llvm::enumerate(op->getResults())) {
-    if (!llvm::isa<RankedTensorType>(result.getType()))
-      continue;
-    std::optional<Reduction> k = getReductionKind(op, i);
-    if (!k || (kind && *kind != *k))
-      return std::nullopt;
-    kind = k;
-  }
-  return kind;
-}
-
 namespace {
 /// An operand made by an op that only moves its own operand through
 /// windows (a pad, a slice: ShardingOpInterface::onlyMovesThroughWindows),
@@ -612,7 +596,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   // Only split reduction factors leave results pending a reduction.
   std::optional<Reduction> combiner;
   if (llvm::is_contained(rule->factorKinds, FactorKind::Reduction))
-    combiner = combinerOf(op);
+    combiner = getSplitReductionKind(op);
   // A plan's split (spmd-auto-shard's) is the one it was costed with.
   FailureOr<std::optional<std::vector<AxisList>>> written =
       readFactorSplit(op, mesh->mesh, rule->numFactors());

@@ -716,17 +716,18 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   double flops = flopsPerPoint(op);
   std::vector<::spmd::OpStrategy> strategies = ::spmd::enumerateStrategies(
       mesh, *rule, shapes, numOperands, 1, flops, costs);
-  // Results pending over split reductions get the op's reduction kind;
-  // strategies splitting a reduction the op cannot leave pending go.
+  // Results pending over split reductions get the op's one combiner, as
+  // the partitioner leaves them; strategies splitting a reduction of an op
+  // without one go.
+  std::optional<::spmd::ReductionKind> combiner = getSplitReductionKind(op);
   llvm::erase_if(strategies, [&](::spmd::OpStrategy &s) {
     for (unsigned r = 0; r < op->getNumResults(); ++r) {
       ShardState &layout = s.tensors[numOperands + r];
       if (layout.partial.empty())
         continue;
-      std::optional<::spmd::ReductionKind> kind = getReductionKind(op, r);
-      if (!kind)
+      if (!combiner)
         return true;
-      layout.reduction = *kind;
+      layout.reduction = *combiner;
     }
     return false;
   });
