@@ -472,8 +472,11 @@ bool AutoShardProblemBuilder::isRemade(Value value) const {
   Operation *def = value.getDefiningOp();
   if (!def)
     return false;
+  // The partitioner remakes splats; other constants are sliced from the
+  // whole where they are read.
   if (def->hasTrait<OpTrait::ConstantLike>())
-    return true;
+    return !isa<RankedTensorType>(value.getType()) ||
+           matchPattern(value, m_Constant<SplatElementsAttr>(nullptr));
   if (!isa<tensor::EmptyOp, tensor::SplatOp, linalg::FillOp>(def))
     return false;
   return llvm::all_of(def->getOperands(), [&](Value operand) {
@@ -681,6 +684,14 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   }
   if (op->getNumResults() == 0 || isRemade(op->getResult(0)))
     return success();
+  // Other constants are the program's data, whole on every device and not
+  // a buffer of the run: readers pay for their slices.
+  if (op->hasTrait<OpTrait::ConstantLike>()) {
+    for (Value value : op->getResults())
+      if (isStaticTensor(value))
+        result.pinned[value].dims.resize(shapeOf(value).size());
+    return success();
+  }
   // Results written on another mesh (or not one per result) are the
   // user's to keep and propagation's to check: the op is left out.
   if (auto written = op->getAttrOfType<ShardingPerValueAttr>(

@@ -10,10 +10,12 @@ Usage:
   budget_programs.py generate SPMD_OPT SPMD_RUN [--seed S] [--cases N]
       draws N programs (tables read in bodies, calls, loops, convolutions,
       matmuls whose weights are gathered, contractions with pending
-      results) with budgets from a quarter to three times the peak of their
+      results, dense constant weights) with budgets from a quarter to three times the peak of their
       unbudgeted plan, and checks each as above. A budget no
       plan fits (the pass says so) is not an excess. Prints one line per
       excess and a summary `N programs, E excesses, F failures`.
+  budget_programs.py emit KIND [--seed S]
+      prints the program of KIND that `generate` would draw with seed S.
 """
 import argparse
 import json
@@ -112,6 +114,26 @@ def convolution(rng):
 """ % dict(n=n, hw=hw, c=c, f=f, k=k, o=o)
 
 
+def constant_weight(rng):
+    """x @ transpose(W), W a dense constant the partitioner slices."""
+    rows, cols = rng.choice([30, 60, 120]), rng.choice([100, 200])
+    values = ', '.join('[%s]' % ', '.join('%.2f' % rng.uniform(-1, 1)
+                                          for _ in range(cols))
+                       for _ in range(rows))
+    return MESH + """func.func @main(%%x: tensor<4x%(c)dxf32> %(xs)s) -> tensor<4x%(r)dxf32> {
+  %%w = arith.constant dense<[%(values)s]> : tensor<%(r)dx%(c)dxf32>
+  %%z = arith.constant 0.0 : f32
+  %%et = tensor.empty() : tensor<%(c)dx%(r)dxf32>
+  %%t = linalg.transpose ins(%%w : tensor<%(r)dx%(c)dxf32>) outs(%%et : tensor<%(c)dx%(r)dxf32>) permutation = [1, 0]
+  %%e = tensor.empty() : tensor<4x%(r)dxf32>
+  %%f = linalg.fill ins(%%z : f32) outs(%%e : tensor<4x%(r)dxf32>) -> tensor<4x%(r)dxf32>
+  %%y = linalg.matmul ins(%%x, %%t : tensor<4x%(c)dxf32>, tensor<%(c)dx%(r)dxf32>) outs(%%f : tensor<4x%(r)dxf32>) -> tensor<4x%(r)dxf32>
+  return %%y : tensor<4x%(r)dxf32>
+}
+""" % dict(r=rows, c=cols, values=values,
+           xs='{spmd.sharding = #spmd.sharding<@mesh, [{}, {"data"}]>}')
+
+
 def loop(rng):
     """Stacked weights read by a dynamic slice inside scf.for."""
     layers, d, m = rng.choice([2, 4]), rng.choice([32, 64, 128]), rng.choice([8, 16])
@@ -189,7 +211,7 @@ def contraction_t(rng):
 
 
 KINDS = {'contraction': contraction_t, 'matmul': matmul_chain, 'table': table_lookup, 'conv': convolution,
-         'loop': loop, 'call': call}
+         'loop': loop, 'call': call, 'constant': constant_weight}
 
 
 def unbudgeted_peak(spmd_opt, spmd_run, path, workdir, name):
@@ -265,9 +287,15 @@ def main():
     gen.add_argument('--cases', type=int, default=20)
     gen.add_argument('--workdir')
     gen.add_argument('--kinds', help='comma-separated: ' + ','.join(KINDS))
+    emit = sub.add_parser('emit')
+    emit.add_argument('kind', choices=sorted(KINDS))
+    emit.add_argument('--seed', type=int, default=1)
     args = parser.parse_args()
     if args.mode == 'check':
         return main_check(args)
+    if args.mode == 'emit':
+        sys.stdout.write(KINDS[args.kind](random.Random(args.seed)))
+        return 0
     return main_generate(args)
 
 
