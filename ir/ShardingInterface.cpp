@@ -15,9 +15,28 @@ bool mlir::spmd::touchesTensors(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTensor);
 }
 
+/// `attrs` without propagation's shardings, which describe global values,
+/// and a plan's factor split, which the global op was computed by.
+static DictionaryAttr withoutShardings(MLIRContext *context,
+                                       DictionaryAttr attrs) {
+  auto isSharding = [](NamedAttribute attr) {
+    return attr.getName() == SpmdDialect::kShardingAttrName ||
+           attr.getName() == SpmdDialect::kOriginsAttrName ||
+           attr.getName() == SpmdDialect::kFactorSplitAttrName;
+  };
+  if (llvm::none_of(attrs, isSharding))
+    return attrs;
+  NamedAttrList kept;
+  for (NamedAttribute attr : attrs)
+    if (!isSharding(attr))
+      kept.push_back(attr);
+  return kept.getDictionary(context);
+}
+
 Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
   Operation *global = rebuild.getOp();
   IRMapping &mapping = rebuild.mapping();
+  MLIRContext *context = global->getContext();
   // The global program is erased once partitioned, so the local op takes
   // the global op's regions instead of copies of them (copying bodies was
   // a tenth of partitioning time); what they read from outside is remapped.
@@ -26,31 +45,24 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
     successors.push_back(mapping.lookupOrDefault(successor));
   Operation *local = Operation::create(
       global->getLoc(), global->getName(), rebuild.resultTypes(),
-      rebuild.operands(), global->getRawDictionaryAttrs(),
+      rebuild.operands(),
+      withoutShardings(context, global->getRawDictionaryAttrs()),
       global->getPropertiesStorage(), successors, global->getNumRegions());
   rebuild.builder().insert(local);
-  for (auto [from, to] : llvm::zip_equal(global->getRegions(),
-                                         local->getRegions()))
+  for (auto [from, to] :
+       llvm::zip_equal(global->getRegions(), local->getRegions()))
     to.takeBody(from);
   mapping.map(global->getResults(), local->getResults());
-  // Propagation's shardings describe global values (also those of ops in
-  // regions, which are computed as they are), a plan's factor split the
-  // global op.
-  MLIRContext *context = local->getContext();
-  auto sharding = StringAttr::get(context, SpmdDialect::kShardingAttrName);
-  auto origins = StringAttr::get(context, SpmdDialect::kOriginsAttrName);
-  auto split = StringAttr::get(context, SpmdDialect::kFactorSplitAttrName);
-  local->walk([&](Operation *nested) {
-    if (nested != local)
+  // Ops in the regions are computed as they are: their shardings go too.
+  for (Region &region : local->getRegions())
+    region.walk([&](Operation *nested) {
       for (OpOperand &operand : nested->getOpOperands())
         if (Value mapped = mapping.lookupOrNull(operand.get()))
           operand.set(mapped);
-    if (nested->getRawDictionaryAttrs().empty())
-      return;
-    nested->removeDiscardableAttr(sharding);
-    nested->removeDiscardableAttr(origins);
-    nested->removeDiscardableAttr(split);
-  });
+      DictionaryAttr attrs = nested->getRawDictionaryAttrs();
+      if (!attrs.empty())
+        nested->setDiscardableAttrs(withoutShardings(context, attrs));
+    });
   return local;
 }
 
@@ -73,8 +85,8 @@ std::optional<OpShardingRule> mlir::spmd::getShardingRule(Operation *op) {
 LogicalResult mlir::spmd::verifyShardingRule(Operation *op,
                                              const OpShardingRule &rule) {
   auto fail = [&](const Twine &why) {
-    return op->emitError() << "the sharding rule of '" << op->getName()
-                           << "' " << why;
+    return op->emitError() << "the sharding rule of '" << op->getName() << "' "
+                           << why;
   };
   unsigned numTensors = op->getNumOperands() + op->getNumResults();
   if (rule.numTensors() != numTensors)

@@ -26,13 +26,26 @@
 #include "ir/SpmdOps.h"
 #include "partitioner/ReshardPlanner.h"
 
+#include "absl/container/node_hash_map.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::spmd {
 
 /// A value's mesh and layout.
 using Layout = std::pair<const MeshInfo *, ::spmd::ShardState>;
+
+/// What partitionByRule decides for an op (RulePartitioner.cpp): the split
+/// of every factor of its rule (none: the op is computed whole), and per
+/// tensor of the rule the layout and local type that split gives it and
+/// whether the operand is read through its producer.
+struct RuleDecision {
+  std::optional<std::vector<::spmd::AxisList>> split;
+  std::vector<::spmd::ShardState> layouts;
+  std::vector<RankedTensorType> localTypes;
+  llvm::SmallBitVector readsThrough;
+};
 
 class Partitioner final : public PartitionContext {
 public:
@@ -148,11 +161,10 @@ private:
   /// See movingRule.
   llvm::DenseMap<Value, OpShardingRule> movingRules;
   ::spmd::ReshardPlanCache planCache;
-  /// The splits partitionByRule chose, by all the choice depends on
-  /// (RulePartitioner.cpp): repeated layers decide once.
-  absl::flat_hash_map<std::vector<int64_t>,
-                      std::optional<std::vector<::spmd::AxisList>>>
-      ruleChoices;
+  /// partitionByRule's decisions, by all they depend on
+  /// (RulePartitioner.cpp): repeated layers decide once. Nodes stay where
+  /// they are while the map grows.
+  absl::node_hash_map<std::vector<int64_t>, RuleDecision> ruleDecisions;
   std::vector<int64_t> choiceScratch;
 };
 
@@ -162,8 +174,7 @@ private:
 /// An op running its regions (RegionBranchOpInterface): rebuilt with the
 /// same scalar operands, each region partitioned, every carried value in
 /// the layout of its flow class (ir/RegionFlow.h).
-LogicalResult partitionRegionBranch(RegionBranchOpInterface op,
-                                    Partitioner &p);
+LogicalResult partitionRegionBranch(RegionBranchOpInterface op, Partitioner &p);
 /// A call of a function of the module: operands in the callee's argument
 /// layouts, results in its result layouts.
 LogicalResult partitionCall(CallOpInterface call, Partitioner &p);
@@ -177,8 +188,7 @@ LogicalResult partitionConstant(Operation *op, Partitioner &p);
 /// in `from`), the first one marked with `minBytes`, the reshard's lower
 /// bound.
 Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
-                  ArrayRef<int64_t> globalShape,
-                  const ::spmd::ShardState &from,
+                  ArrayRef<int64_t> globalShape, const ::spmd::ShardState &from,
                   const ::spmd::ReshardPlan &plan, double minBytes);
 
 } // namespace mlir::spmd

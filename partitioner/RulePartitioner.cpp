@@ -502,10 +502,10 @@ static void appendWindowsKey(ArrayRef<WindowedDim> windows,
   key.push_back(-1);
 }
 
-/// Everything RuleChoice::choose depends on, but for what it may ask the
-/// op itself, flattened to integers into `key`: the op's kind, rule,
-/// windows and combiner, and each tensor's type and layout. Repeated layers
-/// then choose once.
+/// Everything RuleChoice::choose and the layouts and local types of its
+/// split depend on, but for what it may ask the op itself, flattened to
+/// integers into `key`: the op's kind, rule, windows and combiner, and each
+/// tensor's type and layout. Repeated layers then decide once.
 static void choiceKey(Operation *op, const OpShardingRule &rule,
                       const MeshInfo &mesh, ArrayRef<RuleTensor> tensors,
                       std::optional<Reduction> combiner,
@@ -532,7 +532,8 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
       key.push_back(-1);
       continue;
     }
-    key.push_back(elementBytes(tensor.type.getElementType()));
+    key.push_back(reinterpret_cast<intptr_t>(
+        tensor.type.getElementType().getAsOpaquePointer()));
     list(tensor.type.getShape());
     key.push_back(tensor.remade);
     (tensor.isResult ? tensor.annotated : tensor.current).appendKey(key);
@@ -546,6 +547,36 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
     appendWindowsKey(tensor.through->shifts, key);
     appendWindowsKey(tensor.through->windows, key);
   }
+}
+
+/// The split of `op` (`only`, if given and valid, else the cheapest) and
+/// what follows from it for each of its `tensors` (operands, then results).
+static RuleDecision decide(Operation *op, RuleChoice &choice,
+                           const std::vector<AxisList> *only,
+                           ArrayRef<RuleTensor> tensors, const MeshInfo &mesh) {
+  RuleDecision decision;
+  decision.split = choice.choose(only);
+  if (only && !decision.split) {
+    op->emitWarning("the factor split written on this op ('")
+        << SpmdDialect::kFactorSplitAttrName
+        << "') is not a valid split of it; another is chosen";
+    decision.split = choice.choose();
+  }
+  if (!decision.split)
+    return decision;
+  unsigned numOperands = op->getNumOperands();
+  decision.layouts.resize(tensors.size());
+  decision.localTypes.resize(tensors.size());
+  decision.readsThrough.resize(numOperands);
+  for (auto [t, tensor] : llvm::enumerate(tensors)) {
+    if (!tensor.type)
+      continue;
+    decision.layouts[t] = *choice.layout(t, *decision.split);
+    decision.localTypes[t] = localType(tensor.type, mesh, decision.layouts[t]);
+    if (t < numOperands && choice.readsThrough(t, *decision.split))
+      decision.readsThrough.set(t);
+  }
+  return decision;
 }
 
 LogicalResult Partitioner::partitionByRule(Operation *op) {
@@ -603,7 +634,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   if (failed(written))
     return failure();
   RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
-  // A choice that did not ask the op holds for every op with the same key.
+  // A decision that did not ask the op holds for every op with the same key.
   choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
   const std::vector<AxisList> *only = *written ? &**written : nullptr;
   if (only) {
@@ -613,18 +644,18 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       choiceScratch.push_back(-1);
     }
   }
-  auto remembered = ruleChoices.find(choiceScratch);
-  std::optional<std::vector<AxisList>> split = remembered != ruleChoices.end()
-                                                   ? remembered->second
-                                                   : choice.choose(only);
-  if (only && !split) {
-    op->emitWarning("the factor split written on this op ('")
-        << SpmdDialect::kFactorSplitAttrName
-        << "') is not a valid split of it; another is chosen";
-    split = choice.choose();
-  }
-  if (remembered == ruleChoices.end() && !choice.askedTheOp())
-    ruleChoices.try_emplace(choiceScratch, split);
+  auto remembered = ruleDecisions.find(choiceScratch);
+  bool reused = remembered != ruleDecisions.end();
+  RuleDecision fresh;
+  if (!reused)
+    fresh = decide(op, choice, only, tensors, *mesh);
+  const RuleDecision &decision =
+      reused ? remembered->second
+      : choice.askedTheOp()
+          ? fresh
+          : ruleDecisions.try_emplace(choiceScratch, std::move(fresh))
+                .first->second;
+  const std::optional<std::vector<AxisList>> &split = decision.split;
   LLVM_DEBUG({
     llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
     printFileLineCol(llvm::dbgs(), op->getLoc());
@@ -641,7 +672,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
         });
         llvm::dbgs() << "]";
       }
-      if (remembered != ruleChoices.end())
+      if (reused)
         llvm::dbgs() << ", as for the same op and layouts before\n";
       else
         llvm::dbgs() << ", the cheapest of " << choice.numCandidates()
@@ -661,8 +692,8 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       operands.push_back(current(operand));
       continue;
     }
-    ShardState state = *choice.layout(t, *split);
-    if (choice.readsThrough(t, *split)) {
+    const ShardState &state = decision.layouts[t];
+    if (decision.readsThrough.test(t)) {
       const ReadThrough &through = *tensors[t].through;
       FailureOr<Value> source = get(op, through.source, state);
       if (failed(source))
@@ -772,11 +803,13 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
       produced.emplace_back();
       continue;
     }
-    produced.push_back(*choice.layout(t, *split));
-    if (reads && !reads->pendingAxes.empty()) {
-      produced.back().partial.append(reads->pendingAxes);
-      produced.back().reduction = Reduction::Sum;
+    produced.push_back(decision.layouts[t]);
+    if (!reads || reads->pendingAxes.empty()) {
+      resultTypes.push_back(decision.localTypes[t]);
+      continue;
     }
+    produced.back().partial.append(reads->pendingAxes);
+    produced.back().reduction = Reduction::Sum;
     resultTypes.push_back(localType(tensors[t].type, *mesh, produced.back()));
   }
 

@@ -1,7 +1,7 @@
 //===- OptimizeCollectivesPass.cpp - spmd-optimize-collectives ------------===//
 
-#include "passes/Passes.h"
 #include "ir/LocalIR.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
@@ -237,9 +237,16 @@ struct OptimizeCollectivesPass
     : mlir::spmd::impl::SpmdOptimizeCollectivesBase<OptimizeCollectivesPass> {
   void runOnOperation() override {
     GroupSizes groupSizes;
+    // One walk finds both: walking a long program is most of this pass.
     SmallVector<Operation *> collectives;
-    getOperation().walk(
-        [&](CollectiveOpInterface op) { collectives.push_back(op); });
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Operation *op) {
+      if (llvm::isa<CollectiveOpInterface>(op))
+        collectives.push_back(op);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          blocks.push_back(&block);
+    });
     for (Operation *op : collectives)
       if (Value input = passThrough(op, groupSizes))
         op->getResult(0).replaceAllUsesWith(input);
@@ -248,8 +255,6 @@ struct OptimizeCollectivesPass
     for (Operation *op : llvm::reverse(collectives))
       if (op->use_empty())
         op->erase();
-    SmallVector<Block *> blocks;
-    getOperation().walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)
       if (!block->empty() && block->mightHaveTerminator())
         combineAllReduces(*block);

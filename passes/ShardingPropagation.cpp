@@ -61,6 +61,9 @@ private:
   LogicalResult visit(Operation *op);
   int meshIndex(FlatSymbolRefAttr mesh);
   ArrayAttr originsAttr(NodeId node);
+  /// Sets `op`'s attribute `name` to `shardings`, one per result.
+  void writeShardings(Operation *op, StringAttr name,
+                      ArrayRef<ShardingAttr> shardings);
   /// The sharding to write for a value of `type` with `node`; values
   /// outside the graph (scalars, dynamic shapes) are replicated.
   ShardingAttr shardingAttr(NodeId node, Type type);
@@ -79,6 +82,12 @@ private:
   /// Written shardings by PropagationGraph::shardingKey.
   absl::flat_hash_map<std::vector<int64_t>, ShardingAttr> shardingAttrs;
   std::vector<int64_t> keyScratch;
+  /// User shardings converted, once per attribute.
+  llvm::DenseMap<ShardingAttr, ::spmd::TensorSharding> userShardings;
+  /// Written attributes: a long program writes a few distinct ones.
+  llvm::DenseMap<ShardingAttr, ShardingPerValueAttr> perValueAttrs;
+  llvm::DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr>
+      withShardings;
   unsigned defaultMesh = 0;
   bool defaultMeshChosen = false;
 };
@@ -246,8 +255,11 @@ LogicalResult ModulePropagation::setUser(NodeId node, ShardingAttr sharding,
     defaultMeshChosen = true;
   }
   originNames.push_back(std::move(origin));
-  if (llvm::Error err = graph.setUserSharding(node, sharding.toTensorSharding(),
-                                              originNames.size() - 1))
+  auto [known, inserted] = userShardings.try_emplace(sharding);
+  if (inserted)
+    known->second = sharding.toTensorSharding();
+  if (llvm::Error err =
+          graph.setUserSharding(node, known->second, originNames.size() - 1))
     return emitError(loc) << llvm::toString(std::move(err));
   return success();
 }
@@ -395,6 +407,29 @@ ShardingAttr ModulePropagation::shardingAttr(NodeId node, Type type) {
                                         tensor ? tensor.getRank() : 0));
 }
 
+void ModulePropagation::writeShardings(Operation *op, StringAttr name,
+                                       ArrayRef<ShardingAttr> shardings) {
+  ShardingPerValueAttr perValue;
+  if (shardings.size() == 1) {
+    ShardingPerValueAttr &known = perValueAttrs[shardings.front()];
+    if (!known)
+      known = ShardingPerValueAttr::get(module.getContext(), shardings);
+    perValue = known;
+  } else {
+    perValue = ShardingPerValueAttr::get(module.getContext(), shardings);
+  }
+  // The name is never an inherent attribute: setting it only replaces the
+  // op's dictionary, which is the same for the same dictionary and value.
+  DictionaryAttr &attrs =
+      withShardings[{op->getRawDictionaryAttrs(), perValue}];
+  if (!attrs) {
+    NamedAttrList list(op->getRawDictionaryAttrs());
+    list.set(name, perValue);
+    attrs = list.getDictionary(module.getContext());
+  }
+  op->setDiscardableAttrs(attrs);
+}
+
 ArrayAttr ModulePropagation::originsAttr(NodeId node) {
   Builder builder(module.getContext());
   SmallVector<Attribute> names;
@@ -451,7 +486,7 @@ void ModulePropagation::write(bool debugOrigins) {
         if (debugOrigins)
           origins.push_back(originsAttr(node));
       }
-      op->setAttr(shardingName, ShardingPerValueAttr::get(context, shardings));
+      writeShardings(op, shardingName, shardings);
       if (debugOrigins)
         op->setAttr(originsName, builder.getArrayAttr(origins));
     });

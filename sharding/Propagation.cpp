@@ -110,13 +110,23 @@ void PropagationGraph::setReplicated(NodeId id, unsigned meshIndex) {
     dim.closed = true;
 }
 
+unsigned PropagationGraph::internRule(ShardingRule rule) {
+  SmallVector<unsigned, 1> &same = rulesByHash[rule.hash()];
+  for (unsigned index : same)
+    if (rules[index] == rule)
+      return index;
+  same.push_back(rules.size());
+  rules.push_back(std::move(rule));
+  return rules.size() - 1;
+}
+
 void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids,
                                unsigned numOperands) {
   unsigned index = edges.size();
   for (NodeId id : ids)
     if (id != kScalar && !llvm::is_contained(nodes[id].edges, index))
       nodes[id].edges.push_back(index);
-  edges.emplace_back(std::move(rule), std::move(ids), numOperands);
+  edges.emplace_back(internRule(std::move(rule)), std::move(ids), numOperands);
 }
 
 bool PropagationGraph::usesAxis(const Node &node, AxisIndex axis,
@@ -132,7 +142,7 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
                                 PropagationStrategy strategy,
                                 SmallVectorImpl<NodeId> &changed) {
   const Edge &edge = edges[edgeIndex];
-  const ShardingRule &rule = edge.rule;
+  const ShardingRule &rule = rules[edge.rule];
 
   // All tensors of an op must live on one mesh.
   int meshIndex = -1;

@@ -32,6 +32,8 @@
 #include "sharding/ShardingRule.h"
 #include "sharding/TensorSharding.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <functional>
 
 namespace spmd {
@@ -63,6 +65,8 @@ public:
   void setReplicated(NodeId node, unsigned meshIndex);
   /// An op: `nodes[t]` is the rule's tensor t (kScalar for non-tensors);
   /// the first `numOperands` are its operands, the rest its results.
+  /// Identical rules are kept once: a long program repeats a few, and
+  /// edges stay small enough to be walked from the cache.
   void addEdge(ShardingRule rule, llvm::SmallVector<NodeId> nodes,
                unsigned numOperands);
 
@@ -114,11 +118,9 @@ private:
     llvm::SmallVector<unsigned, 4> edges;
   };
   struct Edge {
-    Edge(ShardingRule rule, llvm::SmallVector<NodeId> nodes,
-         unsigned numOperands)
-        : rule(std::move(rule)), nodes(std::move(nodes)),
-          numOperands(numOperands) {}
-    ShardingRule rule;
+    Edge(unsigned rule, llvm::SmallVector<NodeId> nodes, unsigned numOperands)
+        : rule(rule), nodes(std::move(nodes)), numOperands(numOperands) {}
+    unsigned rule; // index into `rules`
     llvm::SmallVector<NodeId> nodes;
     unsigned numOperands;
   };
@@ -137,6 +139,8 @@ private:
   /// evaluate()'s candidates per factor, kept between calls.
   std::vector<llvm::SmallVector<Candidate, 2>> candidateScratch;
 
+  /// The index of `rule` in `rules`, added when it is new.
+  unsigned internRule(ShardingRule rule);
   bool evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
                 llvm::SmallVectorImpl<NodeId> &changed);
   bool usesAxis(const Node &node, AxisIndex axis, unsigned exceptDim) const;
@@ -146,6 +150,9 @@ private:
   // their SmallVector members not being nothrow-movable).
   llvm::SmallVector<Node, 0> nodes;
   llvm::SmallVector<Edge, 0> edges;
+  /// The distinct rules of the edges, and their indices by hash.
+  std::vector<ShardingRule> rules;
+  llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> rulesByHash;
   std::vector<unsigned> meshConflictEdges;
   std::function<std::string(unsigned)> edgeNamer;
 };

@@ -2,6 +2,7 @@
 
 #include "sharding/ShardingRule.h"
 
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,6 +26,20 @@ unsigned ShardingRule::addFactor(int64_t size, FactorKind kind) {
   factorSizes.push_back(size);
   factorKinds.push_back(kind);
   return factorSizes.size() - 1;
+}
+
+unsigned ShardingRule::hash() const {
+  llvm::hash_code code =
+      llvm::hash_combine_range(factorSizes.begin(), factorSizes.end());
+  for (FactorKind kind : factorKinds)
+    code = llvm::hash_combine(code, kind);
+  for (const TensorFactors &dims : tensors) {
+    code = llvm::hash_combine(code, dims.size());
+    for (const DimFactors &factors : dims)
+      code = llvm::hash_combine(
+          code, llvm::hash_combine_range(factors.begin(), factors.end()));
+  }
+  return code;
 }
 
 ShardingRule ShardingRule::identity(llvm::ArrayRef<int64_t> shape,
@@ -137,7 +152,8 @@ std::string ShardingRule::str(unsigned numOperands) const {
 
 void spmd::projectDim(llvm::ArrayRef<AxisIndex> axes,
                       llvm::ArrayRef<unsigned> factors,
-                      llvm::ArrayRef<int64_t> factorSizes, const DeviceMesh &mesh,
+                      llvm::ArrayRef<int64_t> factorSizes,
+                      const DeviceMesh &mesh,
                       llvm::SmallVectorImpl<AxisList> &factorAxes) {
   if (factors.size() == 1) {
     factorAxes[factors[0]].append(axes.begin(), axes.end());

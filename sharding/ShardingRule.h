@@ -62,6 +62,13 @@ public:
                               llvm::ArrayRef<int64_t> result);
 
   unsigned numFactors() const { return factorSizes.size(); }
+
+  bool operator==(const ShardingRule &o) const {
+    return factorSizes == o.factorSizes && factorKinds == o.factorKinds &&
+           tensors == o.tensors;
+  }
+  /// Equal for equal rules.
+  unsigned hash() const;
   unsigned numTensors() const { return tensors.size(); }
 
   /// `([i, j], [j, k]) -> ([i, k]) {i=8, j=16, k=4} reduction={j}` with
@@ -89,7 +96,8 @@ void projectDim(llvm::ArrayRef<AxisIndex> axes,
 /// The inverse of projectDim: the axes of a dimension made of `factors`.
 AxisList composeDim(llvm::ArrayRef<unsigned> factors,
                     llvm::ArrayRef<AxisList> factorAxes,
-                    llvm::ArrayRef<int64_t> factorSizes, const DeviceMesh &mesh);
+                    llvm::ArrayRef<int64_t> factorSizes,
+                    const DeviceMesh &mesh);
 
 } // namespace spmd
 

@@ -13,9 +13,9 @@ namespace {
 class Propagation : public ::testing::Test {
 protected:
   Propagation()
-      : graph(
-            {{"mesh", llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))},
-             {"other", llvm::cantFail(DeviceMesh::create({"x"}, {2}))}}) {}
+      : graph({{"mesh",
+                llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))},
+               {"other", llvm::cantFail(DeviceMesh::create({"x"}, {2}))}}) {}
 
   void user(NodeId node, std::vector<DimSharding> dims,
             std::string mesh = "mesh", std::vector<std::string> partial = {}) {
@@ -116,8 +116,8 @@ TEST_F(Propagation, LowerPriorityNumberWins) {
   EXPECT_EQ(result(c), "<@mesh, [{\"x\"}]>");
   // And the reverse priorities give the reverse answer.
   PropagationGraph second = std::move(graph);
-  graph = PropagationGraph(
-      {{"mesh", llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))}});
+  graph = PropagationGraph({{"mesh", llvm::cantFail(DeviceMesh::create(
+                                         {"x", "y", "z"}, {2, 4, 2}))}});
   a = graph.addNode({8}), b = graph.addNode({8}), c = graph.addNode({8});
   user(a, {open({"y"}, 0)});
   user(b, {open({"x"}, 1)});
@@ -129,8 +129,8 @@ TEST_F(Propagation, LowerPriorityNumberWins) {
 
 TEST_F(Propagation, BasicKeepsAgreementAggressiveResolves) {
   auto build = [&](PropagationStrategy strategy) {
-    graph = PropagationGraph(
-        {{"mesh", llvm::cantFail(DeviceMesh::create({"x", "y", "z"}, {2, 4, 2}))}});
+    graph = PropagationGraph({{"mesh", llvm::cantFail(DeviceMesh::create(
+                                           {"x", "y", "z"}, {2, 4, 2}))}});
     // a (small) says x, b (large) says y, for the shared dim of c.
     NodeId a = graph.addNode({8, 1}), b = graph.addNode({8, 4}),
            c = graph.addNode({8});
@@ -282,6 +282,33 @@ TEST_F(Propagation, NeedReplicationAndPermutationFactors) {
   graph.addEdge(rule, {c, d}, 1);
   graph.propagate(PropagationStrategy::Aggressive);
   EXPECT_EQ(result(d), "<@mesh, [{}, {\"y\"}]>");
+}
+
+// Identical rules are stored once; rules that differ only in their factors'
+// kinds or in which factor makes which dimension stay apart.
+TEST_F(Propagation, EdgesKeepTheirOwnRules) {
+  auto rule = [](FactorKind kind, bool transposed) {
+    ShardingRule r;
+    unsigned f = r.addFactor(8, kind), g = r.addFactor(8, FactorKind::Parallel);
+    r.addTensor({{f}, {g}});
+    r.addTensor(transposed ? TensorFactors{{g}, {f}} : TensorFactors{{f}, {g}});
+    return r;
+  };
+  llvm::SmallVector<NodeId> in, out;
+  for (int e = 0; e < 4; ++e) {
+    in.push_back(graph.addNode({8, 8}));
+    out.push_back(graph.addNode({8, 8}));
+    user(in.back(), {closed({"x"}), closed({"y"})});
+  }
+  graph.addEdge(rule(FactorKind::Parallel, false), {in[0], out[0]}, 1);
+  graph.addEdge(rule(FactorKind::NeedReplication, false), {in[1], out[1]}, 1);
+  graph.addEdge(rule(FactorKind::Parallel, true), {in[2], out[2]}, 1);
+  graph.addEdge(rule(FactorKind::Parallel, false), {in[3], out[3]}, 1);
+  graph.propagate(PropagationStrategy::Basic);
+  EXPECT_EQ(result(out[0]), "<@mesh, [{\"x\"}, {\"y\"}]>");
+  EXPECT_EQ(result(out[1]), "<@mesh, [{}, {\"y\"}]>");
+  EXPECT_EQ(result(out[2]), "<@mesh, [{\"y\"}, {\"x\"}]>");
+  EXPECT_EQ(result(out[3]), "<@mesh, [{\"x\"}, {\"y\"}]>");
 }
 
 TEST_F(Propagation, MeshesDoNotMix) {
