@@ -36,6 +36,10 @@ struct CheckResult {
   /// through every op (ErrorScales.h) rather than the magnitudes of the
   /// inputs' absolute values.
   bool wideReference = false, errorScales = false;
+  /// Elements whose error scale is unbounded (a denominator, or the operand
+  /// of a log or a root, whose rounding uncertainty reaches 0 or beyond):
+  /// any finite result passes there.
+  int64_t unbounded = 0;
 };
 
 /// `wide` holds the f64 results of the same program (or is empty) and
