@@ -14,7 +14,9 @@
 // does not widen it: what a longer reduction loses shows in |r - w| and m.
 // Without an f64 reference (f64 outputs, or programs that cannot be
 // widened) it passes when |a - r| <= 64 eps sqrt(K) (1 + |r|) + 2 eps |m|
-// (m where the program has it, else 0).
+// (m where the program has it, else 0). An infinite m (a rounding error
+// can move the value arbitrarily far) accepts any finite result there,
+// and counts it as unbounded.
 // NaNs and infinities must be where the reference has them.
 //
 //===----------------------------------------------------------------------===//
