@@ -167,8 +167,8 @@ private:
     Value lo, hi, nearestZero;
   };
   Interval reach(Arithmetic &x, Value a, Value m);
-  /// `scale` of `r`, at most the width of r's range (a tanh is never more
-  /// than 2 off, however uncertain its operand).
+  /// `scale` of `r`, at most the width of r's range over halfWidth, plus
+  /// |r| (a tanh is never more than 2 off, however uncertain its operand).
   Value bounded(Value r, Value scale);
   /// The largest |a| over that interval where a's op bounds it on both
   /// sides (a tanh), else |a|: products of two errors, each growing with
@@ -559,12 +559,18 @@ Value ErrorScales::bounded(Value r, Value scale) {
   Range bounds = rangeOf(r);
   if (halfWidth == 0 || !std::isfinite(bounds.lo) || !std::isfinite(bounds.hi))
     return scale;
+  // After both r and scale (which an op passing its operand's on precedes).
   OpBuilder builder(scale.getContext());
-  builder.setInsertionPointAfterValue(scale);
+  Operation *last = r.getDefiningOp(), *scaleOp = scale.getDefiningOp();
+  if (scaleOp && scaleOp->getBlock() == last->getBlock() &&
+      last->isBeforeInBlock(scaleOp))
+    last = scaleOp;
+  builder.setInsertionPointAfter(last);
   Arithmetic x{builder, r.getLoc(), r.getType()};
-  return arith::MinimumFOp::create(
-      builder, r.getLoc(), scale,
-      x.constant((bounds.hi - bounds.lo) / halfWidth));
+  // The range is the exact value's: r's own rounding can leave it.
+  Value widest =
+      x.add(x.constant((bounds.hi - bounds.lo) / halfWidth), x.abs(r));
+  return arith::MinimumFOp::create(builder, r.getLoc(), scale, widest);
 }
 
 LogicalResult ErrorScales::function(func::FuncOp function) {
