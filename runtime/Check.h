@@ -14,7 +14,9 @@
 // does not widen it: what a longer reduction loses shows in |r - w| and m.
 // Without an f64 reference (f64 outputs, or programs that cannot be
 // widened) it passes when |a - r| <= 64 eps sqrt(K) (1 + |r|) + 2 eps |m|
-// (m where the program has it, else 0).
+// (m where the program has it, else 0). An infinite m (a rounding error
+// can move the value arbitrarily far) accepts any finite result there,
+// and counts it as unbounded.
 // NaNs and infinities must be where the reference has them.
 //
 //===----------------------------------------------------------------------===//
@@ -36,6 +38,10 @@ struct CheckResult {
   /// through every op (ErrorScales.h) rather than the magnitudes of the
   /// inputs' absolute values.
   bool wideReference = false, errorScales = false;
+  /// Elements whose error scale is unbounded (a denominator, or the operand
+  /// of a log or a root, whose rounding uncertainty reaches 0 or beyond):
+  /// any finite result passes there.
+  int64_t unbounded = 0;
 };
 
 /// `wide` holds the f64 results of the same program (or is empty) and

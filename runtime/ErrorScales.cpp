@@ -53,8 +53,15 @@ struct Arithmetic {
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value max(Value x, Value y) {
     return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  Value select(Value condition, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, condition, x, y);
+  }
+  Value compare(arith::CmpFPredicate predicate, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, predicate, x, y);
   }
   /// sqrt(r^2 + sum (d_i m_i)^2): a result's own rounding and its
   /// operands' errors (scales m_i times derivatives d_i, null for 1), taken
@@ -62,20 +69,119 @@ struct Arithmetic {
   Value scale(Value r, llvm::ArrayRef<std::pair<Value, Value>> terms) {
     Value sum = mul(r, r);
     for (auto [d, m] : terms) {
-      Value term = d ? mul(d, m) : m;
+      Value term = m;
+      if (d) {
+        // An exact operand (m = 0) passes no error on, even through an
+        // unbounded factor; an unbounded one (m = inf) keeps it unbounded.
+        term = mul(d, m);
+        term = select(compare(arith::CmpFPredicate::OEQ, m, constant(0)),
+                      constant(0),
+                      select(compare(arith::CmpFPredicate::UNO, term, term),
+                             constant(INFINITY), term));
+      }
       sum = add(sum, mul(term, term));
     }
     return math::SqrtOp::create(b, loc, sum);
   }
-  /// The scale of r = f(a) of scale m, d = f'(a).
-  Value chain(Value r, Value d, Value m) { return scale(r, {{d, m}}); }
 };
+
+/// Bounds a value lies in whatever rounding did to its operands, from the
+/// op computing it (tanh in [-1, 1], exp and x * x at least 0, sums and
+/// differences of bounded values, constants); unbounded where unknown.
+struct Range {
+  double lo = -INFINITY, hi = INFINITY;
+};
+
+static Range rangeOf(Value v, unsigned depth = 0) {
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 8)
+    return {};
+  auto of = [&](unsigned i) { return rangeOf(op->getOperand(i), depth + 1); };
+  return llvm::TypeSwitch<Operation *, Range>(op)
+      .Case<arith::ConstantOp>([](arith::ConstantOp constant) -> Range {
+        Attribute value = constant.getValue();
+        if (auto splat = llvm::dyn_cast<SplatElementsAttr>(value))
+          value = splat.getSplatValue<Attribute>();
+        auto scalar = llvm::dyn_cast<FloatAttr>(value);
+        if (!scalar)
+          return {};
+        double c = scalar.getValueAsDouble();
+        return {c, c};
+      })
+      .Case<math::TanhOp, math::ErfOp, math::SinOp, math::CosOp>([](auto) {
+        return Range{-1, 1};
+      })
+      .Case<math::AtanOp>([](auto) {
+        return Range{-M_PI_2, M_PI_2};
+      })
+      .Case<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp,
+            math::AbsFOp>([](auto) {
+        return Range{0, INFINITY};
+      })
+      .Case<math::ExpM1Op>([](auto) {
+        return Range{-1, INFINITY};
+      })
+      .Case<arith::MulFOp>([&](arith::MulFOp mul) {
+        return mul.getLhs() == mul.getRhs() ? Range{0, INFINITY} : Range{};
+      })
+      .Case<arith::AddFOp>([&](auto) {
+        return Range{of(0).lo + of(1).lo, of(0).hi + of(1).hi};
+      })
+      .Case<arith::SubFOp>([&](auto) {
+        return Range{of(0).lo - of(1).hi, of(0).hi - of(1).lo};
+      })
+      .Case<arith::NegFOp>([&](auto) {
+        return Range{-of(0).hi, -of(0).lo};
+      })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](auto) {
+        return Range{std::max(of(0).lo, of(1).lo),
+                     std::max(of(0).hi, of(1).hi)};
+      })
+      .Case<arith::MinimumFOp, arith::MinNumFOp>([&](auto) {
+        return Range{std::min(of(0).lo, of(1).lo),
+                     std::min(of(0).hi, of(1).hi)};
+      })
+      .Default([](Operation *) { return Range{}; });
+}
 
 class ErrorScales {
 public:
+  explicit ErrorScales(double halfWidth) : halfWidth(halfWidth) {}
   LogicalResult function(func::FuncOp function);
 
 private:
+  /// The distance d = halfWidth * m a rounding error of scale `m` can move
+  /// its value (the check's slack at that scale).
+  Value uncertainty(Arithmetic &x, Value m) {
+    return x.mul(x.constant(halfWidth), m);
+  }
+  /// How far f = `op` (one operand, one result) moves per unit of d as its
+  /// operand a, of scale `m`, moves over the interval it can reach (see
+  /// reach): max |f(end) - f(a)| / d, f monotone; its derivative
+  /// `derivative` where f is undefined at an end (a log past 0) or d = 0.
+  Value slope(Arithmetic &x, Operation *op, Value derivative, Value m);
+  /// The interval [lo, hi] a value `a` of scale `m` can reach: a +- d
+  /// within the range its op computes (a tanh stays in [-1, 1]), and its
+  /// nearest value to 0 (0 where it holds 0).
+  struct Interval {
+    Value lo, hi, nearestZero;
+  };
+  Interval reach(Arithmetic &x, Value a, Value m);
+  /// `scale` of `r`, at most the width of r's range over halfWidth, plus
+  /// |r| (a tanh is never more than 2 off, however uncertain its operand).
+  Value bounded(Value r, Value scale);
+  /// The largest |a| over that interval where a's op bounds it on both
+  /// sides (a tanh), else |a|: products of two errors, each growing with
+  /// the other, would compound through each layer.
+  Value farthest(Arithmetic &x, Value a, Value m) {
+    Range bounds = rangeOf(a);
+    if (halfWidth == 0 || !std::isfinite(bounds.lo) ||
+        !std::isfinite(bounds.hi))
+      return x.abs(a);
+    Interval interval = reach(x, a, m);
+    return x.max(x.abs(interval.lo), x.abs(interval.hi));
+  }
+
   LogicalResult block(Block &block);
   LogicalResult op(Operation *op);
   /// The scale of an arith or math op's result; null if it has no rule.
@@ -94,6 +200,7 @@ private:
   void replace(Operation *op, Operation *replacement);
 
   DenseMap<Value, Value> scales;
+  double halfWidth;
 };
 
 } // namespace
@@ -146,6 +253,41 @@ LogicalResult ErrorScales::block(Block &block) {
   return success();
 }
 
+ErrorScales::Interval ErrorScales::reach(Arithmetic &x, Value a, Value m) {
+  Value d = uncertainty(x, m);
+  Interval interval{x.sub(a, d), x.add(a, d), {}};
+  Range bounds = rangeOf(a);
+  if (std::isfinite(bounds.lo))
+    interval.lo = x.max(interval.lo, x.constant(bounds.lo));
+  if (std::isfinite(bounds.hi))
+    interval.hi = arith::MinimumFOp::create(x.b, x.loc, interval.hi,
+                                            x.constant(bounds.hi));
+  // lo if positive, -hi if negative, else 0.
+  interval.nearestZero = x.max(
+      x.max(interval.lo, x.sub(x.constant(0), interval.hi)), x.constant(0));
+  return interval;
+}
+
+Value ErrorScales::slope(Arithmetic &x, Operation *op, Value derivative,
+                         Value m) {
+  Value steepest = x.abs(derivative);
+  if (halfWidth == 0)
+    return steepest;
+  Value a = op->getOperand(0), r = op->getResult(0);
+  Interval interval = reach(x, a, m);
+  auto moved = [&](Value to) {
+    IRMapping mapping;
+    mapping.map(a, to);
+    return x.abs(x.sub(x.b.clone(*op, mapping)->getResult(0), r));
+  };
+  Value secant =
+      x.div(x.max(moved(interval.lo), moved(interval.hi)), uncertainty(x, m));
+  // NaN or infinite where f is undefined at an end or d = 0: f'(a).
+  Value undefined =
+      x.compare(arith::CmpFPredicate::UEQ, x.abs(secant), x.constant(INFINITY));
+  return x.select(undefined, steepest, secant);
+}
+
 Value ErrorScales::elementwise(Operation *op) {
   if (op->getNumResults() != 1)
     return {};
@@ -166,19 +308,38 @@ Value ErrorScales::elementwise(Operation *op) {
       return {};
   }
   auto a = [&](unsigned i) { return op->getOperand(i); };
+  // The scale of r = f(a), f'(a) = `derivative`.
+  auto chain = [&](Value derivative, Value m) {
+    return x.scale(r, {{slope(x, op, derivative, m), m}});
+  };
+  // An exponential's secant over an interval unbounded above grows
+  // exponentially with the interval, compounding through each layer: its
+  // derivative there.
+  auto exponential = [&](Value derivative, Value m) {
+    if (std::isfinite(rangeOf(a(0)).hi))
+      return chain(derivative, m);
+    return x.scale(r, {{derivative, m}});
+  };
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<arith::AddFOp, arith::SubFOp>([&](auto) {
         return x.scale(r, {{{}, m[0]}, {{}, m[1]}});
       })
-      .Case<arith::MulFOp>([&](auto) {
-        return x.scale(r, {{a(1), m[0]}, {a(0), m[1]}});
+      // Each operand's error times the farthest the other can reach.
+      .Case<arith::MulFOp, math::FmaOp>([&](auto) {
+        SmallVector<std::pair<Value, Value>> terms = {
+            {farthest(x, a(1), m[1]), m[0]}, {farthest(x, a(0), m[0]), m[1]}};
+        if (m.size() == 3)
+          terms.push_back({{}, m[2]});
+        return x.scale(r, terms);
       })
       .Case<arith::DivFOp>([&](auto) {
+        // 1 / b and a / b^2 at the end of b's interval nearest to 0:
+        // unbounded where the interval holds 0.
+        Value nearest = reach(x, a(1), m[1]).nearestZero;
         return x.scale(
-            r, {{x.div(x.constant(1), a(1)), m[0]}, {x.div(r, a(1)), m[1]}});
-      })
-      .Case<math::FmaOp>([&](auto) {
-        return x.scale(r, {{a(1), m[0]}, {a(0), m[1]}, {{}, m[2]}});
+            r, {{x.div(x.constant(1), nearest), m[0]},
+                {x.div(farthest(x, a(0), m[0]), x.mul(x.abs(a(1)), nearest)),
+                 m[1]}});
       })
       .Case<arith::NegFOp, math::AbsFOp, math::CopySignOp, arith::ExtFOp,
             arith::TruncFOp>([&](auto) { return m[0]; })
@@ -189,52 +350,52 @@ Value ErrorScales::elementwise(Operation *op) {
                                        select.getCondition(), m[0], m[1]);
       })
       .Case<math::TanhOp>([&](auto) {
-        return x.chain(
-            r, x.add(x.constant(1), x.mul(x.constant(-1), x.mul(r, r))), m[0]);
+        return chain(x.add(x.constant(1), x.mul(x.constant(-1), x.mul(r, r))),
+                     m[0]);
       })
-      .Case<math::ExpOp>([&](auto) { return x.chain(r, r, m[0]); })
+      .Case<math::ExpOp>([&](auto) { return exponential(r, m[0]); })
       .Case<math::Exp2Op>(
-          [&](auto) { return x.chain(r, x.mul(r, x.constant(M_LN2)), m[0]); })
+          [&](auto) { return exponential(x.mul(r, x.constant(M_LN2)), m[0]); })
       .Case<math::ExpM1Op>(
-          [&](auto) { return x.chain(r, x.add(r, x.constant(1)), m[0]); })
+          [&](auto) { return exponential(x.add(r, x.constant(1)), m[0]); })
       .Case<math::LogOp>(
-          [&](auto) { return x.chain(r, x.div(x.constant(1), a(0)), m[0]); })
-      .Case<math::Log2Op>([&](auto) {
-        return x.chain(r, x.div(x.constant(1 / M_LN2), a(0)), m[0]);
-      })
+          [&](auto) { return chain(x.div(x.constant(1), a(0)), m[0]); })
+      .Case<math::Log2Op>(
+          [&](auto) { return chain(x.div(x.constant(1 / M_LN2), a(0)), m[0]); })
       .Case<math::Log10Op>([&](auto) {
-        return x.chain(r, x.div(x.constant(1 / M_LN10), a(0)), m[0]);
+        return chain(x.div(x.constant(1 / M_LN10), a(0)), m[0]);
       })
       .Case<math::Log1pOp>([&](auto) {
-        return x.chain(r, x.div(x.constant(1), x.add(a(0), x.constant(1))),
-                       m[0]);
+        return chain(x.div(x.constant(1), x.add(a(0), x.constant(1))), m[0]);
       })
       .Case<math::SqrtOp>(
-          [&](auto) { return x.chain(r, x.div(x.constant(0.5), r), m[0]); })
+          [&](auto) { return chain(x.div(x.constant(0.5), r), m[0]); })
       .Case<math::RsqrtOp>([&](auto) {
-        return x.chain(r, x.div(x.mul(x.constant(0.5), r), a(0)), m[0]);
+        return chain(x.div(x.mul(x.constant(0.5), r), a(0)), m[0]);
       })
       .Case<math::ErfOp>([&](auto) {
         Value square = x.mul(a(0), a(0));
         Value gauss = math::ExpOp::create(builder, op->getLoc(),
                                           x.mul(x.constant(-1), square));
-        return x.chain(r, x.mul(x.constant(M_2_SQRTPI), gauss), m[0]);
+        return chain(x.mul(x.constant(M_2_SQRTPI), gauss), m[0]);
       })
+      // Not monotone, or with poles: the secants to the interval's ends
+      // can miss the steepest point between them.
       .Case<math::SinOp>([&](auto) {
-        return x.chain(r, math::CosOp::create(builder, op->getLoc(), a(0)),
-                       m[0]);
+        return x.scale(
+            r, {{math::CosOp::create(builder, op->getLoc(), a(0)), m[0]}});
       })
       .Case<math::CosOp>([&](auto) {
-        return x.chain(r, math::SinOp::create(builder, op->getLoc(), a(0)),
-                       m[0]);
+        return x.scale(
+            r, {{math::SinOp::create(builder, op->getLoc(), a(0)), m[0]}});
       })
       .Case<math::AtanOp>([&](auto) {
-        return x.chain(
-            r, x.div(x.constant(1), x.add(x.constant(1), x.mul(a(0), a(0)))),
+        return chain(
+            x.div(x.constant(1), x.add(x.constant(1), x.mul(a(0), a(0)))),
             m[0]);
       })
       .Case<math::TanOp>([&](auto) {
-        return x.chain(r, x.add(x.constant(1), x.mul(r, r)), m[0]);
+        return x.scale(r, {{x.add(x.constant(1), x.mul(r, r)), m[0]}});
       })
       .Case<math::PowFOp>([&](auto) {
         // d/da = b r / a, d/db = r log|a|.
@@ -390,8 +551,26 @@ LogicalResult ErrorScales::op(Operation *op) {
   Value scale = elementwise(op);
   if (!scale)
     return failure();
-  scales[op->getResult(0)] = scale;
+  scales[op->getResult(0)] = bounded(op->getResult(0), scale);
   return success();
+}
+
+Value ErrorScales::bounded(Value r, Value scale) {
+  Range bounds = rangeOf(r);
+  if (halfWidth == 0 || !std::isfinite(bounds.lo) || !std::isfinite(bounds.hi))
+    return scale;
+  // After both r and scale (which an op passing its operand's on precedes).
+  OpBuilder builder(scale.getContext());
+  Operation *last = r.getDefiningOp(), *scaleOp = scale.getDefiningOp();
+  if (scaleOp && scaleOp->getBlock() == last->getBlock() &&
+      last->isBeforeInBlock(scaleOp))
+    last = scaleOp;
+  builder.setInsertionPointAfter(last);
+  Arithmetic x{builder, r.getLoc(), r.getType()};
+  // The range is the exact value's: r's own rounding can leave it.
+  Value widest =
+      x.add(x.constant((bounds.hi - bounds.lo) / halfWidth), x.abs(r));
+  return arith::MinimumFOp::create(builder, r.getLoc(), scale, widest);
 }
 
 LogicalResult ErrorScales::function(func::FuncOp function) {
@@ -443,12 +622,12 @@ static LogicalResult decomposeSoftmaxes(ModuleOp module) {
 }
 
 namespace spmd::runtime {
-LogicalResult addErrorScales(ModuleOp module) {
+LogicalResult addErrorScales(ModuleOp module, double halfWidth) {
   if (failed(decomposeSoftmaxes(module)))
     return failure();
   for (auto function :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (failed(ErrorScales().function(function)))
+    if (failed(ErrorScales(halfWidth).function(function)))
       return failure();
   ScopedDiagnosticHandler quiet(module.getContext(),
                                 [](Diagnostic &) { return success(); });

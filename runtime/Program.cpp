@@ -616,14 +616,22 @@ llvm::Error Program::compileReference() {
   global = std::move(*compiled);
   // The same in f64, where the program computes in narrower floats; the
   // module is no longer needed as it was.
-  bool narrow = false;
+  // `epsilon`: the largest ulp at 1 of its narrow floats, the reach of
+  // a rounding error of scale m being epsilon * m (the check's slack).
+  double epsilon = 0;
   globalModule->walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      if (isa<Float16Type, BFloat16Type, Float32Type>(
-              getElementTypeOrSelf(type)))
-        narrow = true;
+    for (Type type : op->getResultTypes()) {
+      Type element = getElementTypeOrSelf(type);
+      if (!isa<Float16Type, BFloat16Type, Float32Type>(element))
+        continue;
+      llvm::Expected<DType> dtype = dtypeOf(element);
+      if (!dtype)
+        llvm::consumeError(dtype.takeError());
+      else
+        epsilon = std::max(epsilon, epsilonOf(*dtype));
+    }
   });
-  if (narrow) {
+  if (epsilon > 0) {
     if (failed(widenFloats(*globalModule))) {
       globalModule = nullptr;
       return llvm::Error::success();
@@ -641,7 +649,7 @@ llvm::Error Program::compileReference() {
   // contractions run as generic bodies, not as the GEMM kernels: large
   // programs take the slack from the absolute values instead.
   if (structuredIterations(*globalModule) <= kMaxScaledIterations &&
-      succeeded(addErrorScales(*globalModule))) {
+      succeeded(addErrorScales(*globalModule, epsilon))) {
     llvm::Expected<std::unique_ptr<Executable>> withScales =
         compileForRun(*globalModule);
     if (withScales)

@@ -17,13 +17,16 @@ npy: .npy inputs of a 16x32 f32 argument (headers edited, bytes flipped,
 
 Errors are fine (exit codes 0, 1, 2); a signal, another exit code or a run
 past the timeout is a failure, kept in --keep (or a temporary folder).
-Ends with `mutants: N passed, M failed`; exits 1 if M > 0.
+Ends with `checks: P passed, F failed` (the verdicts of the mutants
+that `spmd-run --check` ran to the end) and `mutants: N passed, M failed`;
+exits 1 if M > 0.
 """
 import argparse
 import concurrent.futures
 import glob
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -158,27 +161,34 @@ def main():
                             mutate_npy(rng.choice(NPY_SEEDS), rng)))
 
     def check(case):
+        """What went wrong (None if nothing) and the check's verdict."""
         path, data = mutants[case]
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(data)
+        verdict = None
         for cmd in commands(a.kind, a, path, case):
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True,
                                    errors="replace", timeout=a.timeout, env=env)
                 if r.returncode not in (0, 1, 2):
                     return "%s exit %d: %s" % (os.path.basename(cmd[0]), r.returncode,
-                                               r.stderr.strip().splitlines()[-1:])
+                                               r.stderr.strip().splitlines()[-1:]), verdict
+                found = re.search(r"^check: (PASS|FAIL)", r.stdout, re.M)
+                verdict = found.group(1) if found else verdict
             except subprocess.TimeoutExpired:
-                return "%s hang" % os.path.basename(cmd[0])
+                return "%s hang" % os.path.basename(cmd[0]), verdict
         os.remove(path)
         if a.kind == "npy":
             os.rmdir(os.path.dirname(path))
-        return None
+        return None, verdict
 
     passed = failed = 0
+    verdicts = {"PASS": 0, "FAIL": 0}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for case, bad in enumerate(pool.map(check, range(a.cases))):
+        for case, (bad, verdict) in enumerate(pool.map(check, range(a.cases))):
+            if verdict:
+                verdicts[verdict] += 1
             if bad:
                 failed += 1
                 print("FAIL %s: %s" % (mutants[case][0], bad))
@@ -188,6 +198,9 @@ def main():
         print("failing mutants are in %s" % keep)
     elif not a.keep:
         os.rmdir(keep)
+    # Mutants that ran and were checked (a FAIL: the partitioned program
+    # differs from the unpartitioned one, or the check's slack is short).
+    print("checks: %d passed, %d failed" % (verdicts["PASS"], verdicts["FAIL"]))
     print("mutants: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -430,12 +430,18 @@ int main(int argc, char **argv) {
                                   "max_rel_err={2:e} worst={3:e}\n",
                                   pass ? "PASS" : "FAIL", maxAbs, maxRel,
                                   checked.worst);
+    if (checked.unbounded)
+      llvm::outs() << llvm::formatv(
+          "check: {0} elements not checked: their error scale is unbounded "
+          "(a rounding error there can move them arbitrarily far)\n",
+          checked.unbounded);
     checkReport = llvm::json::Object{{"pass", pass},
                                      {"max_abs_err", maxAbs},
                                      {"max_rel_err", maxRel},
                                      {"worst", checked.worst},
                                      {"f64_reference", checked.wideReference},
-                                     {"error_scales", checked.errorScales}};
+                                     {"error_scales", checked.errorScales},
+                                     {"unbounded", checked.unbounded}};
     exitCode = pass ? 0 : 1;
   }
   if (world && check) {
