@@ -295,13 +295,10 @@ Value ErrorScales::elementwise(Operation *op) {
   OpBuilder builder(op->getContext());
   builder.setInsertionPointAfter(op);
   Arithmetic x{builder, op->getLoc(), r.getType()};
-  // Results not computed from floats: the magnitude of the value itself;
-  // an infinity or a NaN (a max's start) is exact.
+  // Results not computed from floats: the magnitude of the value itself.
   if (llvm::isa<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp,
                 ml_program::GlobalLoadConstOp>(op))
-    return x.select(x.compare(arith::CmpFPredicate::UEQ, x.abs(r),
-                              x.constant(INFINITY)),
-                    x.constant(0), x.abs(r));
+    return x.abs(r);
   SmallVector<Value> m;
   for (Value operand : op->getOperands()) {
     if (!isFloatLike(operand.getType()))
@@ -346,18 +343,8 @@ Value ErrorScales::elementwise(Operation *op) {
       })
       .Case<arith::NegFOp, math::AbsFOp, math::CopySignOp, arith::ExtFOp,
             arith::TruncFOp>([&](auto) { return m[0]; })
-      // The chosen operand's error where the other lies out of reach (no
-      // error can change the choice: a max from the lowest float, whose
-      // scale is 3e38, passes the value's own on), else the larger.
       .Case<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-            arith::MinNumFOp>([&](auto) {
-        Value apart = x.compare(
-            arith::CmpFPredicate::OGT, x.abs(x.sub(a(0), a(1))),
-            x.add(uncertainty(x, m[0]), uncertainty(x, m[1])));
-        Value chosen =
-            x.select(x.compare(arith::CmpFPredicate::OEQ, r, a(0)), m[0], m[1]);
-        return x.select(apart, chosen, x.max(m[0], m[1]));
-      })
+            arith::MinNumFOp>([&](auto) { return x.max(m[0], m[1]); })
       .Case<arith::SelectOp>([&](arith::SelectOp select) -> Value {
         return arith::SelectOp::create(builder, op->getLoc(),
                                        select.getCondition(), m[0], m[1]);

@@ -13,9 +13,7 @@
 //   f(a)                         sqrt(r^2 + (s m_a)^2) (tanh, exp, log,
 //                                sqrt, rsqrt, erf, atan; f'(a) for sin,
 //                                cos, tan and pow)
-//   max, min                     the chosen operand's m where the other is
-//                                out of reach of both errors, else the
-//                                larger of m_a, m_b
+//   max, min                     the larger of m_a, m_b
 //   select, layout and tensor    the same op on the scales
 //   ops, control flow, calls
 // where the factors hold over the whole interval a rounding error can

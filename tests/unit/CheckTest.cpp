@@ -271,31 +271,4 @@ TEST(CheckProgram, LargeRoundingErrorsPass) {
       });
 }
 
-/// softmax-after-sum.mlir: attention scores split over two devices, then
-/// a softmax (as generics from the lowest float, and as linalg.softmax,
-/// whose max starts from NaN).
-void checkSoftmaxes(double factor, Expectation expect) {
-  checkPrograms("softmax-after-sum.mlir", {"softmax_generics", "softmax_op"},
-                8, factor, expect);
-}
-
-// A softmax is checked: its max passes on the chosen element's error, not
-// the start's (the lowest float or NaN, whose scales were 3e38 and NaN:
-// every element was left unchecked).
-TEST(CheckProgram, SoftmaxesAreChecked) {
-  checkSoftmaxes(
-      1, [](const char *entry, unsigned seed, const CheckResult &result) {
-        EXPECT_TRUE(result.pass)
-            << entry << " seed " << seed << " worst " << result.worst;
-        EXPECT_EQ(result.unbounded, 0) << entry << " seed " << seed;
-      });
-}
-
-TEST(CheckProgram, ThousandthOffAfterSoftmaxFails) {
-  checkSoftmaxes(
-      1.001, [](const char *entry, unsigned seed, const CheckResult &result) {
-        EXPECT_FALSE(result.pass) << entry << " seed " << seed;
-      });
-}
-
 } // namespace
