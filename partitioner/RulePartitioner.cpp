@@ -103,6 +103,8 @@ public:
                      mesh.mesh.groupSize(split[window.factor]));
   }
 
+  /// Whether factor `f` may be split at all.
+  bool splittable(unsigned f) const;
   /// The cheapest valid split of every factor, and its cost; `only`, if
   /// given and valid.
   std::optional<std::vector<AxisList>>
@@ -190,19 +192,21 @@ std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
     if (tensor.through)
       suggest(t, tensor.through->current);
   }
-  // Factors that must stay whole; a permutation factor may be split when it
-  // is the spatial loop of input windows (halos then bring the neighbours'
-  // elements).
-  for (unsigned f = 0; f < rule.numFactors(); ++f) {
-    FactorKind kind = rule.factorKinds[f];
-    bool spatial = llvm::any_of(
-        windows, [&](const WindowedDim &w) { return w.factor == f; });
-    if (kind == FactorKind::NeedReplication ||
-        (kind == FactorKind::Permutation && !spatial) ||
-        (kind == FactorKind::Reduction && !combiner))
+  for (unsigned f = 0; f < rule.numFactors(); ++f)
+    if (!splittable(f))
       options[f] = {AxisList()};
-  }
   return options;
+}
+
+bool RuleChoice::splittable(unsigned f) const {
+  // A permutation factor may be split when it is the spatial loop of input
+  // windows (halos then bring the neighbours' elements).
+  FactorKind kind = rule.factorKinds[f];
+  bool spatial = llvm::any_of(
+      windows, [&](const WindowedDim &w) { return w.factor == f; });
+  return kind != FactorKind::NeedReplication &&
+         (kind != FactorKind::Permutation || spatial) &&
+         (kind != FactorKind::Reduction || combiner);
 }
 
 std::optional<double>
@@ -326,11 +330,15 @@ RuleChoice::cost(const std::vector<AxisList> &split) const {
 std::optional<std::vector<AxisList>>
 RuleChoice::choose(const std::vector<AxisList> *only) {
   std::vector<std::vector<AxisList>> options;
-  if (only)
-    for (const AxisList &axes : *only)
+  if (only) {
+    for (auto [f, axes] : llvm::enumerate(*only)) {
+      if (!axes.empty() && !splittable(f))
+        return std::nullopt;
       options.push_back({axes});
-  else
+    }
+  } else {
     options = candidates();
+  }
   // Too many combinations: keep the first suggestion of each factor.
   double combinations = 1;
   for (const auto &o : options)

@@ -1,0 +1,17 @@
+// A split of a reduction whose body has no combiner (acc * 0.5 + x), written
+// as a plan would write it: not followed (see partition/factor-split-invalid.mlir).
+spmd.mesh @mesh = <["x"=2]>
+func.func @main(%a: tensor<4x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> tensor<4xf32> {
+  %z = arith.constant 0.0 : f32
+  %h = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<4x8xf32>) outs(%f : tensor<4xf32>) attrs = {spmd.factor_split = [[], ["x"]]} {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.mulf %acc, %h : f32
+    %s = arith.addf %m, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
