@@ -49,8 +49,8 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
       withoutShardings(context, global->getRawDictionaryAttrs()),
       global->getPropertiesStorage(), successors, global->getNumRegions());
   rebuild.builder().insert(local);
-  for (auto [from, to] :
-       llvm::zip_equal(global->getRegions(), local->getRegions()))
+  for (auto [from, to] : llvm::zip_equal(global->getRegions(),
+                                         local->getRegions()))
     to.takeBody(from);
   mapping.map(global->getResults(), local->getResults());
   // Ops in the regions are computed as they are: their shardings go too.
@@ -85,8 +85,8 @@ std::optional<OpShardingRule> mlir::spmd::getShardingRule(Operation *op) {
 LogicalResult mlir::spmd::verifyShardingRule(Operation *op,
                                              const OpShardingRule &rule) {
   auto fail = [&](const Twine &why) {
-    return op->emitError() << "the sharding rule of '" << op->getName() << "' "
-                           << why;
+    return op->emitError() << "the sharding rule of '" << op->getName()
+                           << "' " << why;
   };
   unsigned numTensors = op->getNumOperands() + op->getNumResults();
   if (rule.numTensors() != numTensors)

@@ -174,7 +174,8 @@ private:
 /// An op running its regions (RegionBranchOpInterface): rebuilt with the
 /// same scalar operands, each region partitioned, every carried value in
 /// the layout of its flow class (ir/RegionFlow.h).
-LogicalResult partitionRegionBranch(RegionBranchOpInterface op, Partitioner &p);
+LogicalResult partitionRegionBranch(RegionBranchOpInterface op,
+                                    Partitioner &p);
 /// A call of a function of the module: operands in the callee's argument
 /// layouts, results in its result layouts.
 LogicalResult partitionCall(CallOpInterface call, Partitioner &p);
@@ -188,7 +189,8 @@ LogicalResult partitionConstant(Operation *op, Partitioner &p);
 /// in `from`), the first one marked with `minBytes`, the reshard's lower
 /// bound.
 Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
-                  ArrayRef<int64_t> globalShape, const ::spmd::ShardState &from,
+                  ArrayRef<int64_t> globalShape,
+                  const ::spmd::ShardState &from,
                   const ::spmd::ReshardPlan &plan, double minBytes);
 
 } // namespace mlir::spmd

@@ -81,8 +81,8 @@ public:
         plans(plans), windows(rule.windows) {}
 
   /// The reduction factors `split` leaves with padded shards.
-  SmallVector<unsigned>
-  paddedReductions(const std::vector<AxisList> &split) const {
+  SmallVector<unsigned> paddedReductions(
+      const std::vector<AxisList> &split) const {
     SmallVector<unsigned> padded;
     for (unsigned f = 0; f < rule.numFactors(); ++f)
       if (rule.factorKinds[f] == FactorKind::Reduction && !split[f].empty() &&
@@ -524,7 +524,8 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
     key.insert(key.end(), std::begin(values), std::end(values));
   };
   key.push_back(reinterpret_cast<intptr_t>(&mesh));
-  key.push_back(reinterpret_cast<intptr_t>(op->getName().getAsOpaquePointer()));
+  key.push_back(
+      reinterpret_cast<intptr_t>(op->getName().getAsOpaquePointer()));
   key.push_back(combiner ? int64_t(*combiner) : -1);
   list(rule.factorSizes);
   for (FactorKind kind : rule.factorKinds)
@@ -746,9 +747,8 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     if (rule->factorSizes[f] % n == 0)
       continue;
     paddedFactors.push_back(f);
-    skipped.push_back(
-        {f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
-                       llvm::divideCeil(rule->factorSizes[f], n))});
+    skipped.push_back({f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
+                                     llvm::divideCeil(rule->factorSizes[f], n))});
   }
   std::optional<SmallVector<unsigned>> masked;
   if (!skipped.empty())
@@ -840,10 +840,10 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     if (f >= offsets.size() || (*split)[f].empty())
       return {};
     if (!offsets[f])
-      offsets[f] =
-          shardOffset(b, loc, *mesh, (*split)[f],
-                      llvm::divideCeil(rule->factorSizes[f],
-                                       mesh->mesh.groupSize((*split)[f])));
+      offsets[f] = shardOffset(
+          b, loc, *mesh, (*split)[f],
+          llvm::divideCeil(rule->factorSizes[f],
+                           mesh->mesh.groupSize((*split)[f])));
     return offsets[f];
   };
   LocalRebuild rebuild(op, b, operands, mapping, resultTypes, &*rule, *split,
@@ -852,7 +852,8 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
   if (!local)
     return failure();
   if (reads)
-    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads, *mesh);
+    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads,
+                         *mesh);
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (tensors[op->getNumOperands() + i].type)
       set(result, {local->getResult(i), mesh, produced[i]});

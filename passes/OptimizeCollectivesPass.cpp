@@ -1,7 +1,7 @@
 //===- OptimizeCollectivesPass.cpp - spmd-optimize-collectives ------------===//
 
-#include "ir/LocalIR.h"
 #include "passes/Passes.h"
+#include "ir/LocalIR.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"

@@ -8,12 +8,12 @@
 #include "ir/ShardingModels.h"
 #include "ir/SpmdOps.h"
 
-#include "absl/container/flat_hash_map.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "absl/container/flat_hash_map.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;

@@ -203,8 +203,7 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     return text + "]";
   };
   [[maybe_unused]] auto edgeName = [&] {
-    return edgeNamer ? edgeNamer(edgeIndex)
-                     : "edge " + std::to_string(edgeIndex);
+    return edgeNamer ? edgeNamer(edgeIndex) : "edge " + std::to_string(edgeIndex);
   };
 
   // Merge per factor.
@@ -250,7 +249,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
         llvm::dbgs() << "spmd-propagate: " << edgeName() << ": factor "
                      << ShardingRule::factorName(f) << " is wanted as";
         for (const Candidate &c : candidates[f])
-          llvm::dbgs() << " " << axesText(c.axes) << " (p" << c.priority << ")";
+          llvm::dbgs() << " " << axesText(c.axes) << " (p" << c.priority
+                       << ")";
         llvm::dbgs() << "; keeps " << axesText(factorAxes[f]) << " ("
                      << (strategy == PropagationStrategy::Aggressive
                              ? "the strongest source"
@@ -322,8 +322,8 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       LLVM_DEBUG(llvm::dbgs()
                  << "spmd-propagate: " << edgeName() << ": "
                  << (t < edge.numOperands ? "operand " : "result ")
-                 << (t < edge.numOperands ? t : t - edge.numOperands) << " dim "
-                 << d << " " << axesText(dim.axes) << " -> "
+                 << (t < edge.numOperands ? t : t - edge.numOperands)
+                 << " dim " << d << " " << axesText(dim.axes) << " -> "
                  << axesText(AxisList(proposed.begin(), proposed.begin() + k))
                  << " through factor "
                  << ShardingRule::factorName(factors.front()) << " (p"
@@ -432,8 +432,9 @@ void PropagationGraph::shardingKey(NodeId id, unsigned defaultMesh,
 
 bool PropagationGraph::isFullyReplicated(NodeId id) const {
   const Node &node = nodes[id];
-  return node.partial.empty() &&
-         llvm::all_of(node.dims, [](const Dim &d) { return d.axes.empty(); });
+  return node.partial.empty() && llvm::all_of(node.dims, [](const Dim &d) {
+           return d.axes.empty();
+         });
 }
 
 SmallVector<int> PropagationGraph::origins(NodeId id) const {

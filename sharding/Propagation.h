@@ -48,11 +48,10 @@ public:
   static constexpr NodeId kScalar = ~0u;
 
   /// The meshes shardings may name; nodes refer to them by index.
-  explicit PropagationGraph(
-      std::vector<std::pair<std::string, DeviceMesh>> meshes);
+  explicit PropagationGraph(std::vector<std::pair<std::string, DeviceMesh>> meshes);
 
   /// Room for about `numNodes` nodes and `numEdges` edges: growing moves
-  /// every edge's rule.
+  /// every node and edge.
   void reserve(unsigned numNodes, unsigned numEdges);
   NodeId addNode(llvm::ArrayRef<int64_t> shape);
   /// A sharding written by the user; `origin` names it for debugging (see

@@ -96,8 +96,7 @@ void projectDim(llvm::ArrayRef<AxisIndex> axes,
 /// The inverse of projectDim: the axes of a dimension made of `factors`.
 AxisList composeDim(llvm::ArrayRef<unsigned> factors,
                     llvm::ArrayRef<AxisList> factorAxes,
-                    llvm::ArrayRef<int64_t> factorSizes,
-                    const DeviceMesh &mesh);
+                    llvm::ArrayRef<int64_t> factorSizes, const DeviceMesh &mesh);
 
 } // namespace spmd
 

@@ -201,8 +201,8 @@ maskableInputs(linalg::LinalgOp op, ArrayRef<unsigned> loops) {
       inputs.push_back(arg.getArgNumber());
     return true;
   };
-  for (auto [value, yielded] :
-       llvm::zip_equal(added, op.getBlock()->getTerminator()->getOperands())) {
+  for (auto [value, yielded] : llvm::zip_equal(
+           added, op.getBlock()->getTerminator()->getOperands())) {
     if (addInput(value))
       continue;
     Operation *product = value.getDefiningOp();
@@ -401,10 +401,8 @@ struct StructuredModel
     auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
     if (contributions(linalgOp).empty())
       return std::nullopt;
-    return reductionOf(linalgOp.getBlock()
-                           ->getTerminator()
-                           ->getOperand(result)
-                           .getDefiningOp());
+    return reductionOf(
+        linalgOp.getBlock()->getTerminator()->getOperand(result).getDefiningOp());
   }
 
   std::optional<SmallVector<unsigned>>
@@ -436,9 +434,9 @@ struct SoftmaxModel
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
     auto softmax = llvm::cast<linalg::SoftmaxOp>(op);
     OpShardingRule rule;
-    ::spmd::TensorFactors dims =
-        rules::dimsExcept(rule, softmax.getInputOperandType().getShape(),
-                          softmax.getDimension(), FactorKind::NeedReplication);
+    ::spmd::TensorFactors dims = rules::dimsExcept(
+        rule, softmax.getInputOperandType().getShape(), softmax.getDimension(),
+        FactorKind::NeedReplication);
     for (unsigned t = 0; t < 3; ++t) // input, init, result
       rule.addTensor(dims);
     return rule;
