@@ -3,6 +3,7 @@
 #include "runtime/Check.h"
 
 #include <cmath>
+#include <limits>
 
 namespace spmd::runtime {
 
@@ -29,6 +30,34 @@ static double smallestNormal(DType type) {
   default: // f32 and bf16
     return std::ldexp(1.0, -126);
   }
+}
+
+/// The largest finite value of a float type.
+static double largestFinite(DType type) {
+  switch (type) {
+  case DType::F64:
+    return std::numeric_limits<double>::max();
+  case DType::F16:
+    return 65504;
+  case DType::BF16:
+    return std::ldexp(255.0, 120);
+  default:
+    return std::numeric_limits<float>::max();
+  }
+}
+
+/// Whether the program overflows `type` where the f64 program `wide` does
+/// not: the reference `ref` is not finite, or `wide` is beyond the type's
+/// range, at a finite element of `wide`.
+static bool overflows(const HostTensor &ref, const HostTensor &wide,
+                      DType type) {
+  for (int64_t e = 0; e < ref.numElements(); ++e) {
+    double w = wide.getAsDouble(e);
+    if (std::isfinite(w) && (!std::isfinite(ref.getAsDouble(e)) ||
+                             std::fabs(w) > largestFinite(type)))
+      return true;
+  }
+  return false;
 }
 
 std::vector<HostTensor> absoluteValues(llvm::ArrayRef<HostTensor> inputs) {
@@ -79,6 +108,10 @@ CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
       }
       typical = count ? std::sqrt(sum / count) : 0;
     }
+    // Which values overflow then depends on the order of the sums (and
+    // what an infinity meets next, on the overflow): such elements, where
+    // either result is not finite, cannot be checked.
+    bool overflowing = useWide && overflows(ref, wide[o], type);
     for (int64_t e = 0; e < ref.numElements(); ++e) {
       double a = out.getAsDouble(e), r = ref.getAsDouble(e);
       double diff = std::fabs(a - r);
@@ -92,6 +125,9 @@ CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
       } else if (!std::isfinite(a) || !std::isfinite(r)) {
         // Where the reference overflows or is undefined, so must the result.
         bool same = std::isnan(a) ? std::isnan(r) : a == r;
+        if (!same && overflowing)
+          ++result.overflowed;
+        same |= overflowing;
         error = same ? 0 : INFINITY;
         bound = 0;
         diff = same ? 0 : INFINITY;

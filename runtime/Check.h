@@ -17,7 +17,11 @@
 // (m where the program has it, else 0). An infinite m (a rounding error
 // can move the value arbitrarily far) accepts any finite result there,
 // and counts it as unbounded.
-// NaNs and infinities must be where the reference has them.
+// NaNs and infinities must be where the reference has them, unless the
+// program overflows its float type where the f64 program does not (its
+// reference is not finite, or the f64 result is beyond the type's range,
+// somewhere in the output): then an element where either result is not
+// finite passes, and is counted as not checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +46,11 @@ struct CheckResult {
   /// of a log or a root, whose rounding uncertainty reaches 0 or beyond):
   /// any finite result passes there.
   int64_t unbounded = 0;
+  /// Elements of an output where the program overflows its float type and
+  /// the f64 program does not, and one of the results is not finite: which
+  /// values overflow depends on the order of the sums, so any result passes
+  /// there.
+  int64_t overflowed = 0;
 };
 
 /// `wide` holds the f64 results of the same program (or is empty) and

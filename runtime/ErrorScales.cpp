@@ -12,6 +12,7 @@
 #include "runtime/ErrorScales.h"
 
 #include "ir/SpmdOps.h"
+#include "runtime/RepeatedMatrix.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -200,6 +201,7 @@ private:
   void replace(Operation *op, Operation *replacement);
 
   DenseMap<Value, Value> scales;
+  ::spmd::runtime::RepeatedMatrices repeatedMatrices;
   double halfWidth;
 };
 
@@ -457,6 +459,8 @@ LogicalResult ErrorScales::structured(linalg::LinalgOp linalgOp) {
     if (!scale)
       return failure();
     bool isInit = linalgOp.isDpsInit(&operand);
+    if (!isInit)
+      scale = repeatedMatrices.scaleFor(linalgOp, operand, scale);
     (isInit ? outs : ins).push_back(scale);
     (isInit ? outMaps : inMaps).push_back(maps[operand.getOperandNumber()]);
     if (isInit && linalgOp.hasPureTensorSemantics())
@@ -623,6 +627,11 @@ static LogicalResult decomposeSoftmaxes(ModuleOp module) {
 
 namespace spmd::runtime {
 LogicalResult addErrorScales(ModuleOp module, double halfWidth) {
+  // The scales are computed by ops a program need not hold.
+  module.getContext()
+      ->loadDialect<arith::ArithDialect, linalg::LinalgDialect,
+                    math::MathDialect, scf::SCFDialect,
+                    tensor::TensorDialect>();
   if (failed(decomposeSoftmaxes(module)))
     return failure();
   for (auto function :

@@ -33,7 +33,8 @@
 // what its rounding in one order is (of the size of the sum of its terms'
 // magnitudes where they cancel); errors a linear map passes on add up as
 // independent ones do (a recurrence through a matrix does not grow its
-// slack by the sum of the matrix's magnitudes at each step).
+// slack by the sum of the matrix's magnitudes at each step), times the
+// factor of RepeatedMatrix.h where the map meets the same errors again.
 //
 //===----------------------------------------------------------------------===//
 
