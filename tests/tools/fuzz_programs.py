@@ -24,7 +24,7 @@ divides run under `mpirun -np P` (each process its block of devices, the
 collectives that cross processes through MPI); the others as usual. With --nonlinear,
 the programs are instead contractions and row reductions split over a mesh
 axis followed by chains of tanh, sigmoid, exp, log, erf, roots and
-divisions, normalizations and recurrences (what the check's slack for
+divisions, normalizations and recurrences (loops, and unrolled: what the check's slack for
 reassociated sums must be carried through). Failing programs are kept (in --keep, or a temporary
 folder that is printed). Ends with one line `fuzz: N passed, M failed` and
 exits 1 if M > 0.
@@ -1023,10 +1023,17 @@ class Nonlinear:
             "%y = arith.mulf %x, %s : T", "linalg.yield %y : T"])
 
     def recurrence(self, x, m, n):
-        """h <- chain(h W + x) for 2 to 6 steps, W split along its rows."""
+        """h <- chain(h W + x) for 2 to 6 steps, W split along its rows: an
+        scf.for, or one time in three unrolled (a chain of contractions
+        with one W, as importers that unroll loops write it)."""
         t = self.t
         w = self.arg([n, n], split=0)
         steps, loop = self.rng.randint(2, 6), self.fresh("loop")
+        if self.rng.random() < 1 / 3:
+            h = x
+            for _ in range(steps):
+                h = self.chain(self.contraction(h, m, n, n, weight=w), [m, n], other=x)
+            return h
         tag = loop[1:]
         self.emit("%%lb%s = arith.constant 0 : index" % tag)
         self.emit("%%ub%s = arith.constant %d : index" % (tag, steps))
