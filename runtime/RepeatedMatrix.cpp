@@ -66,10 +66,9 @@ struct MatrixOps {
                [](OpBuilder &b, Location loc, ValueRange args) {
                  Value product =
                      arith::MulFOp::create(b, loc, args[0], args[1]);
-                 linalg::YieldOp::create(
-                     b, loc,
-                     ValueRange{arith::AddFOp::create(b, loc, args[2],
-                                                      product)});
+                 linalg::YieldOp::create(b, loc,
+                                         ValueRange{arith::AddFOp::create(
+                                             b, loc, args[2], product)});
                })
         .getResult(0);
   }
@@ -79,14 +78,15 @@ struct MatrixOps {
     Value init = filled({}, 0);
     return linalg::GenericOp::create(
                b, loc, init.getType(), t, init,
-               {b.getMultiDimIdentityMap(n), AffineMap::get(n, 0, {}, b.getContext())},
-               SmallVector<utils::IteratorType>(
-                   n, utils::IteratorType::reduction),
+               {b.getMultiDimIdentityMap(n),
+                AffineMap::get(n, 0, {}, b.getContext())},
+               SmallVector<utils::IteratorType>(n,
+                                                utils::IteratorType::reduction),
                [](OpBuilder &b, Location loc, ValueRange args) {
                  Value square = arith::MulFOp::create(b, loc, args[0], args[0]);
-                 linalg::YieldOp::create(
-                     b, loc,
-                     ValueRange{arith::AddFOp::create(b, loc, args[1], square)});
+                 linalg::YieldOp::create(b, loc,
+                                         ValueRange{arith::AddFOp::create(
+                                             b, loc, args[1], square)});
                })
         .getResult(0);
   }
@@ -105,11 +105,10 @@ struct MatrixOps {
         element());
     return linalg::GenericOp::create(
                b, loc, init.getType(), inputs, init, maps,
-               SmallVector<utils::IteratorType>(
-                   n, utils::IteratorType::parallel),
+               SmallVector<utils::IteratorType>(n,
+                                                utils::IteratorType::parallel),
                [&](OpBuilder &b, Location loc, ValueRange args) {
-                 linalg::YieldOp::create(b, loc,
-                                         f(b, loc, args.drop_back()));
+                 linalg::YieldOp::create(b, loc, f(b, loc, args.drop_back()));
                })
         .getResult(0);
   }
@@ -121,20 +120,20 @@ struct MatrixOps {
     return linalg::GenericOp::create(
                b, loc, init.getType(), ValueRange{}, init,
                {b.getMultiDimIdentityMap(n)},
-               SmallVector<utils::IteratorType>(
-                   n, utils::IteratorType::parallel),
+               SmallVector<utils::IteratorType>(n,
+                                                utils::IteratorType::parallel),
                [&](OpBuilder &b, Location loc, ValueRange) {
                  Value mix = arith::ConstantIndexOp::create(b, loc, 1);
                  for (unsigned d = 0; d < n; ++d) {
                    Value index = linalg::IndexOp::create(b, loc, d);
-                   Value weight = arith::ConstantIndexOp::create(
-                       b, loc, 7919 * (d + 1));
+                   Value weight =
+                       arith::ConstantIndexOp::create(b, loc, 7919 * (d + 1));
                    mix = arith::AddIOp::create(
-                       b, loc, mix, arith::MulIOp::create(b, loc, index,
-                                                          weight));
+                       b, loc, mix,
+                       arith::MulIOp::create(b, loc, index, weight));
                  }
-                 Value integer = arith::IndexCastOp::create(
-                     b, loc, b.getI64Type(), mix);
+                 Value integer =
+                     arith::IndexCastOp::create(b, loc, b.getI64Type(), mix);
                  Value x = arith::SIToFPOp::create(b, loc, element(), integer);
                  Value sine = math::SinOp::create(b, loc, x);
                  linalg::YieldOp::create(
@@ -212,12 +211,11 @@ Value factorOf(OpBuilder &b, Location loc, Value matrix,
   auto sqrtOf = [](OpBuilder &b, Location loc, ValueRange args) {
     return math::SqrtOp::create(b, loc, args[0]).getResult();
   };
+  auto quotient = [](OpBuilder &b, Location loc, ValueRange args) {
+    return arith::DivFOp::create(b, loc, args[0], args[1]).getResult();
+  };
   Value v = x.start(kept);
-  v = x.map(v, x.map(x.sumOfSquares(v), {}, sqrtOf),
-            [](OpBuilder &b, Location loc, ValueRange args) {
-              return arith::DivFOp::create(b, loc, args[0], args[1])
-                  .getResult();
-            });
+  v = x.map(v, x.map(x.sumOfSquares(v), {}, sqrtOf), quotient);
   // Each step: v' = W^T W v, ||v'|| (sigma_max^2 once v has converged),
   // v = v' / ||v'||.
   Value lower = arith::ConstantIndexOp::create(b, loc, 0);
@@ -228,14 +226,9 @@ Value factorOf(OpBuilder &b, Location loc, Value matrix,
       [&](OpBuilder &inner, Location loc, Value, ValueRange carried) {
         MatrixOps y{inner, loc, x.type};
         Value next = y.contract(
-            matrix, y.contract(matrix, carried[0], kept, summed), summed,
-            kept);
+            matrix, y.contract(matrix, carried[0], kept, summed), summed, kept);
         Value norm = y.map(y.sumOfSquares(next), {}, sqrtOf);
-        next = y.map(next, norm,
-                     [](OpBuilder &b, Location loc, ValueRange args) {
-                       return arith::DivFOp::create(b, loc, args[0], args[1])
-                           .getResult();
-                     });
+        next = y.map(next, norm, quotient);
         scf::YieldOp::create(inner, loc, ValueRange{next, norm});
       });
   Value squaredNorm = loop.getResult(1);
@@ -300,11 +293,9 @@ Value RepeatedMatrices::scaleFor(linalg::LinalgOp op, OpOperand &operand,
   }
   OpBuilder builder(op);
   MatrixOps x{builder, op.getLoc(), scaleType};
-  return x.map(scale, factor,
-               [](OpBuilder &b, Location loc, ValueRange args) {
-                 return arith::MulFOp::create(b, loc, args[0], args[1])
-                     .getResult();
-               });
+  return x.map(scale, factor, [](OpBuilder &b, Location loc, ValueRange args) {
+    return arith::MulFOp::create(b, loc, args[0], args[1]).getResult();
+  });
 }
 
 } // namespace spmd::runtime
