@@ -14,11 +14,19 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
 
-constexpr int64_t kPowerIterations = 24;
+/// Power iteration steps: 24 (sigma_max of a random 256x256 matrix within
+/// a few percent), fewer where that would apply W more than 2^25 times in
+/// all (at least 4).
+int64_t powerIterations(RankedTensorType matrix) {
+  int64_t elements = std::max<int64_t>(matrix.getNumElements(), 1);
+  return std::clamp<int64_t>((int64_t(1) << 24) / elements, 4, 24);
+}
 
 /// Ops on W (statically shaped, rank `rank`) and on tensors over some of
 /// its dims, built at one point.
@@ -219,7 +227,7 @@ Value factorOf(OpBuilder &b, Location loc, Value matrix,
   // Each step: v' = W^T W v, ||v'|| (sigma_max^2 once v has converged),
   // v = v' / ||v'||.
   Value lower = arith::ConstantIndexOp::create(b, loc, 0);
-  Value upper = arith::ConstantIndexOp::create(b, loc, kPowerIterations);
+  Value upper = arith::ConstantIndexOp::create(b, loc, powerIterations(x.type));
   Value step = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(
       b, loc, lower, upper, step, ValueRange{v, x.filled({}, 0)},
