@@ -1,6 +1,7 @@
 //===- MeshConfig.cpp - HybridMesh configuration files --------------------===//
 
 #include "mesh/MeshConfig.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -287,19 +288,10 @@ spmd::parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
 llvm::Expected<HybridDeviceMesh>
 spmd::loadMeshConfigFile(llvm::StringRef path,
                          std::optional<int64_t> expectedProcesses) {
-  uint64_t size = 0;
-  if (!llvm::sys::fs::file_size(path, size) && size > kMaxMeshConfigBytes)
-    return llvm::make_error<ConfigError>(
-        path.str(), 0, 0,
-        llvm::formatv("the mesh config has {0} bytes; configs are read up to "
-                      "{1} bytes",
-                      size, kMaxMeshConfigBytes)
-            .str());
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, kMaxMeshConfigBytes, "mesh config");
   if (!buffer)
     return llvm::make_error<ConfigError>(path.str(), 0, 0,
-                                         "cannot read mesh config: " +
-                                             buffer.getError().message());
+                                         llvm::toString(buffer.takeError()));
   return parseMeshConfig((*buffer)->getBuffer(), path, expectedProcesses);
 }

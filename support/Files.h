@@ -1,0 +1,41 @@
+//===- Files.h - Reading and writing the files users name -------*- C++ -*-===//
+//
+// Every file the tools, passes and API read or write goes through these, so
+// that a FIFO, a device or a directory named (or linked) where a file is
+// expected is refused before it is read or blocks, a size limit holds
+// whatever the file's kind, and a write that fails (a full disk, /dev/full,
+// a read-only file) is one error naming the file, never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_SUPPORT_FILES_H
+#define SPMD_SUPPORT_FILES_H
+
+#include "llvm/ADT/FunctionExtras.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace spmd {
+
+/// The contents of the regular file at `path` of at most `maxBytes` bytes.
+/// A symbolic link is followed unless `followSymlinks` is false (then it is
+/// refused). A FIFO, a device, a socket or a directory is refused without
+/// reading it or waiting for a writer. Errors read "cannot read the `what`:
+/// reason" (callers name the file as their messages do).
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readRegularFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what,
+                bool followSymlinks = true);
+
+/// Writes `path` (created or truncated) with what `write` puts in the
+/// stream, and checks that all of it reached the file, closing included.
+/// Errors read "cannot write the `what` to 'path': reason".
+llvm::Error writeFile(llvm::StringRef path, llvm::StringRef what,
+                      llvm::function_ref<void(llvm::raw_ostream &)> write);
+
+} // namespace spmd
+
+#endif // SPMD_SUPPORT_FILES_H
