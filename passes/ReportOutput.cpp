@@ -1,8 +1,8 @@
 //===- ReportOutput.cpp - Where the passes' JSON reports go ---------------===//
 
 #include "passes/Passes.h"
+#include "support/Files.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -15,11 +15,11 @@ LogicalResult mlir::spmd::writeReport(ModuleOp module,
     llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
     return success();
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return emitError(module.getLoc()) << "cannot write the " << what << " to '"
-                                      << output << "': " << ec.message();
-  os << llvm::formatv("{0:2}", report) << "\n";
+  llvm::Error written =
+      ::spmd::writeFile(output, what, [&](llvm::raw_ostream &os) {
+        os << llvm::formatv("{0:2}", report) << "\n";
+      });
+  if (written)
+    return emitError(module.getLoc()) << llvm::toString(std::move(written));
   return success();
 }

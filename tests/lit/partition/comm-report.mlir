@@ -1,6 +1,11 @@
 // RUN: spmd-opt %s --spmd-comm-report -o /dev/null | FileCheck %s
 // RUN: spmd-opt %s --spmd-comm-report=output=%t.json -o /dev/null && FileCheck %s < %t.json
 // RUN: not spmd-opt %s --spmd-comm-report=output=/nonexistent/dir/r.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR
+// A file the report cannot be written to whole ended in "LLVM ERROR: IO
+// failure on output stream" and a stack dump.
+// RUN: not spmd-opt %s --spmd-comm-report=output=/dev/full -o /dev/null 2>&1 | FileCheck %s --check-prefix=FULL
+// FULL: error: cannot write the communication report to '/dev/full': No space left on device
+// FULL-NOT: LLVM ERROR
 
 // The report of a partitioned program, per device: local operand bytes and
 // the ring volume of each collective.
