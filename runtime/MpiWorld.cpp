@@ -8,11 +8,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <thread>
+#include <unistd.h>
 
 namespace spmd::runtime {
 
@@ -49,30 +52,94 @@ static std::string mpiErrorText(int code) {
   return std::string(text, length);
 }
 
-MpiWorld *MpiWorld::get() {
-  static MpiWorld *world = []() -> MpiWorld * {
+/// "rank 1" or "ranks 0, 2, 3".
+static std::string rankList(llvm::ArrayRef<int64_t> ranks) {
+  std::string list = ranks.size() > 1 ? "ranks " : "rank ";
+  for (auto [i, r] : llvm::enumerate(ranks))
+    list += (i ? ", " : "") + std::to_string(r);
+  return list;
+}
+
+/// A wait for every process at once that ended before all came; the
+/// ranks it waited for, when known.
+static std::string notEveryProcess(const std::string &what,
+                                   std::chrono::milliseconds timeout,
+                                   llvm::ArrayRef<int64_t> waitedFor = {}) {
+  std::string waited;
+  if (!waitedFor.empty())
+    waited = "waited for " + rankList(waitedFor) + "; ";
+  return llvm::formatv("{0}: not every process arrived within {1} s ({2}one "
+                       "died, exited, or is still computing; "
+                       "SPMD_MPI_TIMEOUT sets the wait)",
+                       what, timeout.count() / 1000.0, waited);
+}
+
+/// Every rank of `size` but `rank`.
+static std::vector<int64_t> othersThan(int64_t rank, int64_t size) {
+  std::vector<int64_t> others;
+  for (int64_t r = 0; r < size; ++r)
+    if (r != rank)
+      others.push_back(r);
+  return others;
+}
+
+/// Ends the process on a fault where no error can be returned (in a
+/// blocking MPI call, at start-up, at exit): one line, in one write, so
+/// that the lines of several processes do not interleave.
+[[noreturn]] static void endOnFault(const std::string &message) {
+  std::string line =
+      std::string(program_invocation_short_name) + ": error: " + message + "\n";
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+  ::_exit(MpiWorld::kFaultExitCode);
+}
+
+namespace {
+/// Ends the process with `message` unless disarmed (destroyed) within
+/// `timeout`: it bounds an MPI call that waits for every process and
+/// cannot poll, which a stopped process would otherwise hold forever.
+class Watchdog {
+public:
+  Watchdog(std::chrono::milliseconds timeout, std::string message)
+      : thread([this, timeout, message = std::move(message)] {
+          std::unique_lock<std::mutex> lock(mutex);
+          if (!disarmed.wait_for(lock, timeout, [&] { return done; }))
+            endOnFault(message);
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      done = true;
+    }
+    disarmed.notify_all();
+    thread.join();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable disarmed;
+  bool done = false;
+  std::thread thread; // last: starts once the members above exist
+};
+} // namespace
+
+/// This process's rank and the number of processes, as the launcher set
+/// them before MPI starts; {-1, 0} when it did not say.
+static std::pair<int64_t, int64_t> launcherRank() {
+  for (auto [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK",
+                                      "OMPI_COMM_WORLD_SIZE"},
+                            std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+    const char *r = std::getenv(rank), *s = std::getenv(size);
+    if (r && s)
+      return {std::atoll(r), std::atoll(s)};
+  }
+  return {-1, 0};
+}
+
+MpiWorld *MpiWorld::get(std::optional<double> timeoutSeconds) {
+  static MpiWorld *world = [&]() -> MpiWorld * {
     if (!launched())
       return nullptr;
     auto *w = new MpiWorld();
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-    // Errors come back as codes, reported with the rank involved, rather
-    // than ending the process inside MPI.
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    w->rank_ = rank;
-    w->size_ = size;
-    MPI_Comm data, control, stopping;
-    MPI_Comm_dup(MPI_COMM_WORLD, &data);
-    MPI_Comm_dup(MPI_COMM_WORLD, &control);
-    MPI_Comm_dup(MPI_COMM_WORLD, &stopping);
-    for (MPI_Comm comm : {data, control, stopping})
-      MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    w->state->comms.push_back(data);
-    w->state->control = control;
-    w->state->stopping = stopping;
     if (const char *env = std::getenv("SPMD_MPI_TIMEOUT")) {
       char *end = nullptr;
       double seconds = std::strtod(env, &end);
@@ -82,6 +149,9 @@ MpiWorld *MpiWorld::get() {
                      "seconds in (0, %g]; waiting 60 s\n",
                      env, kMaxTimeoutSeconds);
     }
+    if (timeoutSeconds)
+      w->setTimeoutSeconds(*timeoutSeconds);
+    w->start();
     std::atexit(finalizeAtExit);
     return w;
   }();
@@ -103,6 +173,16 @@ void MpiWorld::finalizeAtExit() {
   // wait for them. The launcher sees this process end and ends the job.
   if (world->broken_)
     return;
+  // MPI_Finalize waits for every process, with no timeout: every process
+  // meets first, so that one that does not come is named, and the
+  // watchdog bounds what is left.
+  if (llvm::Error err = world->barrier("ending")) {
+    std::fflush(nullptr);
+    endOnFault(llvm::toString(std::move(err)));
+  }
+  Watchdog watchdog(world->timeout_,
+                    notEveryProcess("ending MPI", world->timeout_,
+                                    othersThan(world->rank_, world->size_)));
   MPI_Finalize();
 }
 
@@ -120,8 +200,16 @@ llvm::Expected<int> MpiWorld::split(const std::string &key, int64_t color,
   if (llvm::Error err = barrier(what))
     return std::move(err);
   MPI_Comm comm;
-  // Colors must be non-negative ints; they are process ranks here.
-  int rc = MPI_Comm_split(state->comms[0], int(color), int(rank_), &comm);
+  int rc;
+  {
+    // Every process came, but one may stop before it takes part.
+    Watchdog watchdog(timeout_, notEveryProcess("making the MPI communicator "
+                                                "of " + what,
+                                                timeout_,
+                                                othersThan(rank_, size_)));
+    // Colors must be non-negative ints; they are process ranks here.
+    rc = MPI_Comm_split(state->comms[0], int(color), int(rank_), &comm);
+  }
   if (rc != MPI_SUCCESS)
     return fail("rank " + std::to_string(rank_) +
                 ": cannot make the MPI "
@@ -217,29 +305,23 @@ waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
           missing.push_back(pending.peers[i]);
       llvm::sort(missing);
       if (llvm::is_contained(missing, -1)) // a collective of every process
-        return fail(llvm::formatv(
-            "{0}: not every process arrived within {1} s (one died, exited, "
-            "or is still computing; SPMD_MPI_TIMEOUT sets the wait)",
-            what, timeout.count() / 1000.0));
-      std::string ranks;
-      for (int64_t r : missing)
-        ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+        return fail(notEveryProcess(what, timeout));
       return fail(llvm::formatv(
-          "{0}: rank{1} {2} did not answer within {3} s (the process died, "
+          "{0}: {1} did not answer within {2} s (the process died, "
           "exited, or is still computing; SPMD_MPI_TIMEOUT sets the wait)",
-          what, missing.size() > 1 ? "s" : "", ranks,
-          timeout.count() / 1000.0));
+          what, rankList(missing), timeout.count() / 1000.0));
     }
     std::this_thread::yield();
   }
   return llvm::Error::success();
 }
 
-llvm::Error
-MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
-                   const std::string &what,
-                   std::optional<std::chrono::milliseconds> timeout) {
-  MPI_Comm c = state->comms[comm];
+/// Posts every message (receives first) on `c` and waits for all; see
+/// MpiWorld::exchange. `report` makes the error of a failure.
+static llvm::Error
+postAndWait(MPI_Comm c, MPI_Comm control, llvm::ArrayRef<Message> messages,
+            const std::string &what, std::chrono::milliseconds timeout,
+            llvm::function_ref<llvm::Error(std::string)> report) {
   Pending pending;
   // Receives first, so that no send waits for its match to be posted.
   for (bool send : {false, true})
@@ -258,16 +340,47 @@ MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
                 ? MPI_Isend(data, count, MPI_BYTE, peer, kDataTag, c, &request)
                 : MPI_Irecv(data, count, MPI_BYTE, peer, kDataTag, c, &request);
         if (rc != MPI_SUCCESS)
-          return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}",
-                                    what, m.peer, mpiErrorText(rc)));
+          return report(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}",
+                                      what, m.peer, mpiErrorText(rc)));
         pending.requests.push_back(request);
         pending.peers.push_back(m.peer);
         if (m.bytes == 0)
           break;
       }
     }
-  return waitFor(pending, state->control, timeout.value_or(timeout_), what,
-                 [&](std::string text) { return fail(std::move(text)); });
+  return waitFor(pending, control, timeout, what, report);
+}
+
+llvm::Error
+MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
+                   const std::string &what,
+                   std::optional<std::chrono::milliseconds> timeout) {
+  return postAndWait(state->comms[comm], state->control, messages, what,
+                     timeout.value_or(timeout_),
+                     [&](std::string text) { return fail(std::move(text)); });
+}
+
+/// The largest `value` of the processes `rank` of `size` of `c`, whose
+/// ranks are the world's: each sends its value to every other, point to
+/// point rather than through a collective of MPI's, so that a wait that
+/// fails names the ranks that did not come. (P^2 small messages: meant
+/// for the few processes of one job, between runs.)
+static llvm::Expected<double>
+maxOver(MPI_Comm c, MPI_Comm control, int64_t rank, int64_t size,
+        double value, const std::string &what,
+        std::chrono::milliseconds timeout,
+        llvm::function_ref<llvm::Error(std::string)> report) {
+  std::vector<double> values(size, value);
+  std::vector<Message> messages;
+  for (int64_t r = 0; r < size; ++r)
+    if (r != rank) {
+      messages.push_back({r, &values[r], sizeof(double), false});
+      messages.push_back({r, &value, sizeof(double), true});
+    }
+  if (llvm::Error err =
+          postAndWait(c, control, messages, what, timeout, report))
+    return std::move(err);
+  return *std::max_element(values.begin(), values.end());
 }
 
 llvm::Error MpiWorld::barrier(const std::string &what) {
@@ -277,20 +390,53 @@ llvm::Error MpiWorld::barrier(const std::string &what) {
 llvm::Expected<double>
 MpiWorld::maxOverProcesses(double value, const std::string &what,
                            std::optional<std::chrono::milliseconds> timeout) {
-  // Every process sends its value to every other, point to point rather
-  // than through a collective of MPI's: a wait that fails then names the
-  // ranks that did not come. (P^2 small messages: meant for the few
-  // processes of one job, as the tools use it between runs.)
-  std::vector<double> values(size_, value);
-  std::vector<Message> messages;
-  for (int64_t r = 0; r < size_; ++r)
-    if (r != rank_) {
-      messages.push_back({r, &values[r], sizeof(double), false});
-      messages.push_back({r, &value, sizeof(double), true});
-    }
-  if (llvm::Error err = exchange(0, messages, what, timeout))
-    return std::move(err);
-  return *std::max_element(values.begin(), values.end());
+  return maxOver(state->comms[0], state->control, rank_, size_, value, what,
+                 timeout.value_or(timeout_),
+                 [&](std::string text) { return fail(std::move(text)); });
+}
+
+void MpiWorld::start() {
+  // MPI_Init_thread waits for every process (Open MPI exchanges their
+  // addresses there) and has no timeout of its own. Who is missing MPI
+  // cannot tell there: the error lists the ranks the launcher started.
+  auto [launched, count] = launcherRank();
+  {
+    Watchdog watchdog(timeout_,
+                      notEveryProcess("starting MPI", timeout_,
+                                      othersThan(launched, count)));
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  }
+  // Errors come back as codes, reported with the rank involved, rather
+  // than ending the process inside MPI.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  rank_ = rank;
+  size_ = size;
+  // Every process answers before the communicators are made (a blocking
+  // collective): one that stopped meanwhile is named.
+  llvm::Expected<double> met = maxOver(
+      MPI_COMM_WORLD, MPI_COMM_WORLD, rank_, size_, 0, "starting MPI",
+      timeout_, [](std::string text) {
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+      });
+  if (!met)
+    endOnFault(llvm::toString(met.takeError()));
+  MPI_Comm data, control, stopping;
+  {
+    Watchdog watchdog(timeout_, notEveryProcess("starting MPI", timeout_,
+                                                othersThan(rank_, size_)));
+    MPI_Comm_dup(MPI_COMM_WORLD, &data);
+    MPI_Comm_dup(MPI_COMM_WORLD, &control);
+    MPI_Comm_dup(MPI_COMM_WORLD, &stopping);
+  }
+  for (MPI_Comm comm : {data, control, stopping})
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  state->comms.push_back(data);
+  state->control = control;
+  state->stopping = stopping;
 }
 
 llvm::Expected<std::vector<std::string>>

@@ -6,7 +6,10 @@
 // of the tools. Every wait polls, so that nothing hangs: a message that does
 // not come within the timeout, an MPI error (MPI_ERRORS_RETURN on every
 // communicator) or a notice that another process stopped ends the wait
-// with an error naming the rank.
+// with an error naming the rank. The few MPI calls that cannot poll
+// (MPI_Init_thread, making a communicator, MPI_Finalize: each waits for
+// every process) run under a watchdog that ends the process with an error
+// once the timeout passed.
 //
 // MPI calls come from one thread at a time (MPI_THREAD_SERIALIZED): the
 // device that leads a collective, or the caller between runs.
@@ -43,8 +46,17 @@ public:
   /// Whether an MPI launcher (mpirun) started this process.
   static bool launched();
   /// The world, MPI initialised on the first call; null when this process
-  /// was not started by an MPI launcher (one process, no MPI).
-  static MpiWorld *get();
+  /// was not started by an MPI launcher (one process, no MPI). The first
+  /// call's `timeoutSeconds`, when valid, sets the timeout (start-up
+  /// included) in place of SPMD_MPI_TIMEOUT. A start-up that does not
+  /// complete within the timeout ends the process: one error naming the
+  /// ranks waited for, exit code kFaultExitCode.
+  static MpiWorld *get(std::optional<double> timeoutSeconds = std::nullopt);
+
+  /// The exit code of a process that ends because another did not answer
+  /// where nothing can return an error (start-up, the end): that of a
+  /// failed run.
+  static constexpr int kFaultExitCode = 1;
 
   int64_t rank() const { return rank_; }
   int64_t size() const { return size_; }
@@ -99,6 +111,8 @@ public:
 private:
   MpiWorld();
   struct State; // MPI handles, kept out of this header
+  /// MPI_Init_thread and the world's communicators, each wait bounded.
+  void start();
   static void finalizeAtExit();
   llvm::Error fail(std::string message);
 

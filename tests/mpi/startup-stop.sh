@@ -4,69 +4,80 @@
 # the stop, with exit code 1 and one error line that names the stopped
 # rank or lists the ranks it waited for.
 #   startup-stop.sh SPMD_RUN WORK_DIR [TRIALS_PER_SIZE] [SEED] [MAX_DELAY_MS]
-# Each trial starts mpirun -np 2 or -np 4, stops one rank chosen at random
-# at a random delay in 0 .. 0.8 s (MAX_DELAY_MS) after the launch (MPI
-# start-up, communicator creation, the first runs), then, once the others
-# ended (or the bound passed), kills it; mpirun and every process it
-# started must then be gone. --enable-recovery keeps mpirun from ending the
-# others when the first one fails, so that each is seen ending by itself.
-# The timeout comes from SPMD_MPI_TIMEOUT at -np 2 and from --mpi-timeout
-# at -np 4.
+# 1. Healthy runs on 2 and 4 processes with the short timeout: no error.
+# 2. The end: rank 0 stalls writing its report (a FIFO nobody reads) and
+#    is stopped there; rank 1, already ending, must not wait for it in
+#    MPI_Finalize forever.
+# 3. TRIALS_PER_SIZE (20) trials each on -np 2 and -np 4: one rank chosen
+#    at random is stopped at a random delay in 0 .. MAX_DELAY_MS (800) ms
+#    after the launch (MPI start-up, communicator creation, the first
+#    runs).
+# After each, the stopped rank is killed once the others ended (or the
+# bound passed); mpirun and every process it started must then be gone.
+# --enable-recovery keeps mpirun from ending the others when the first one
+# fails, so that each is seen ending by itself. The timeout comes from
+# SPMD_MPI_TIMEOUT at -np 2 and from --mpi-timeout at -np 4.
 set -uo pipefail
 source "$(dirname "$0")/mpirun.sh"
 bin=$1 work=$2 trials=${3:-20} seed=${4:-$$} max_delay=${5:-800}
 here=$(cd "$(dirname "$0")" && pwd)
 program=$here/collectives.mlir
 timeout_s=3
-bound_ms=$(( (timeout_s + 5) * 1000 ))
+bound_ms=$(((timeout_s + 5) * 1000))
 rm -rf "$work" && mkdir -p "$work"
 RANDOM=$seed
 echo "seed $seed, $trials trials per process count"
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
 alive() { kill -0 "$1" 2>/dev/null; }
 failures=0 late=0 worst=0 total_start=$(now_ms)
-failed() { echo "  FAIL: $*"; failures=$((failures + 1)); }
+failed() {
+  echo "  FAIL: $*"
+  failures=$((failures + 1))
+}
 
-# Runs one trial: -np $1, rank $2 stopped $3 ms after the launch.
+# Each rank's pid (and its shell's) is written before it starts; its exit
+# code and end time after.
+wrapper='r=$OMPI_COMM_WORLD_RANK d=$0
+  "$@" >"$d/out.$r" 2>"$d/err.$r" & p=$!
+  echo "$p $$" >"$d/pid.$r.tmp" && mv "$d/pid.$r.tmp" "$d/pid.$r"
+  wait $p; c=$?
+  echo "$c $(($(date +%s%N) / 1000000))" >"$d/end.$r.tmp"
+  mv "$d/end.$r.tmp" "$d/end.$r"'
+
+# trial NP VICTIM DELAY_MS DIR ITERS [ARGS...]: runs the program on NP
+# processes (ITERS runs: enough that no stop comes after the end) and
+# stops rank VICTIM DELAY_MS ms after the launch; VICTIM -1 stops none.
 trial() {
-  local np=$1 victim=$2 delay_ms=$3 dir=$4
+  local np=$1 victim=$2 delay_ms=$3 dir=$4 iters=$5
+  shift 5
   mkdir -p "$dir"
-  local config=$here/a2_b4.yaml env=(env SPMD_MPI_TIMEOUT=$timeout_s) extra=()
+  local config=$here/a2_b4.yaml env=(env SPMD_MPI_TIMEOUT=$timeout_s) args=()
   if [ "$np" = 4 ]; then
-    config=$here/a2_b4_four.yaml env=(env) extra=(--mpi-timeout=$timeout_s)
+    config=$here/a2_b4_four.yaml env=(env) args=(--mpi-timeout=$timeout_s)
   fi
-  # Each rank's pid (and its shell's) is written before it starts; its
-  # exit code and end time after. Enough runs that no stop comes after
-  # the end.
-  local wrapper='r=$OMPI_COMM_WORLD_RANK d=$0
-    "$@" >"$d/out.$r" 2>"$d/err.$r" & p=$!
-    echo "$p $$" >"$d/pid.$r.tmp" && mv "$d/pid.$r.tmp" "$d/pid.$r"
-    wait $p; c=$?
-    echo "$c $(( $(date +%s%N) / 1000000 ))" >"$d/end.$r.tmp"
-    mv "$d/end.$r.tmp" "$d/end.$r"'
-  local launched
+  local launched mpirun_pid
   launched=$(now_ms)
   "${env[@]}" mpirun --oversubscribe --enable-recovery -np "$np" \
     bash -c "$wrapper" "$dir" "$bin" "$program" --mesh-config="$config" \
-    --iters=400 "${extra[@]}" >"$dir/mpirun.out" 2>&1 &
-  local mpirun_pid=$!
-  sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
-  # A rank not started yet is stopped as soon as it is.
-  local wait_until=$(( $(now_ms) + 10000 ))
-  while [ ! -f "$dir/pid.$victim" ] && [ "$(now_ms)" -lt $wait_until ]; do
-    sleep 0.01
-  done
-  local victim_pid=""
-  [ -f "$dir/pid.$victim" ] && read -r victim_pid _ <"$dir/pid.$victim"
-  local stopped_ms stopped=0
-  if [ -n "$victim_pid" ] && kill -STOP "$victim_pid" 2>/dev/null; then
-    stopped=1
+    --iters="$iters" "${args[@]}" "$@" >"$dir/mpirun.out" 2>&1 &
+  mpirun_pid=$!
+  local victim_pid="" stopped=0 stopped_ms deadline r all
+  if [ "$victim" -ge 0 ]; then
+    sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    # A rank not started yet is stopped as soon as it is.
+    deadline=$(($(now_ms) + 10000))
+    while [ ! -f "$dir/pid.$victim" ] && [ "$(now_ms)" -lt $deadline ]; do
+      sleep 0.01
+    done
+    [ -f "$dir/pid.$victim" ] && read -r victim_pid _ <"$dir/pid.$victim"
+    [ -n "$victim_pid" ] && kill -STOP "$victim_pid" 2>/dev/null && stopped=1
   fi
   stopped_ms=$(now_ms)
   local at=$((stopped_ms - launched))
-  # Wait for the others, up to the bound.
-  local deadline=$((stopped_ms + bound_ms)) r all
+  # Wait for the others, up to the bound (a healthy run: 30 s).
+  local bound=$((victim >= 0 ? bound_ms : 30000))
+  deadline=$((stopped_ms + bound))
   while :; do
     all=1
     for ((r = 0; r < np; ++r)); do
@@ -79,6 +90,7 @@ trial() {
   for ((r = 0; r < np; ++r)); do
     [ -f "$dir/end.$r" ] && ended[$r]=1
   done
+
   # Clean up: the stopped rank, then any rank still running.
   local pids=() p s
   for ((r = 0; r < np; ++r)); do
@@ -89,9 +101,9 @@ trial() {
     [ -f "$dir/end.$r" ] || { read -r p _ <"$dir/pid.$r" &&
       kill -KILL "$p"; } 2>/dev/null
   done
-  kill -CONT "${pids[@]}" 2>/dev/null
-  local gone_by=$(( $(now_ms) + 15000 ))
-  while alive $mpirun_pid && [ "$(now_ms)" -lt $gone_by ]; do sleep 0.05; done
+  [ ${#pids[@]} = 0 ] || kill -CONT "${pids[@]}" 2>/dev/null
+  deadline=$(($(now_ms) + 15000))
+  while alive $mpirun_pid && [ "$(now_ms)" -lt $deadline ]; do sleep 0.05; done
   if alive $mpirun_pid; then
     failed "mpirun did not end after the stopped rank was killed"
     pkill -KILL -P $mpirun_pid 2>/dev/null
@@ -102,25 +114,34 @@ trial() {
     alive "$p" && { failed "process $p is left over"; kill -KILL "$p"; }
   done
 
-  if [ $stopped = 0 ]; then
+  if [ "$victim" -ge 0 ] && [ $stopped = 0 ]; then
     echo "np $np: rank $victim ended before the stop at $at ms (not counted)"
     late=$((late + 1))
     return
   fi
-  echo "np $np: rank $victim stopped at $at ms after the launch"
+  if [ "$victim" -ge 0 ]; then
+    echo "np $np: rank $victim stopped at $at ms after the launch"
+  else
+    echo "np $np: nothing stopped"
+  fi
   for ((r = 0; r < np; ++r)); do
     [ $r = "$victim" ] && continue
     if [ -z "${ended[$r]:-}" ]; then
-      failed "rank $r did not end within $((bound_ms / 1000)) s of the stop"
+      failed "rank $r did not end within $((bound / 1000)) s of the stop"
       sed 's/^/    /' "$dir/err.$r" 2>/dev/null
       continue
     fi
-    local code end_ms
+    local code end_ms took
     read -r code end_ms <"$dir/end.$r"
-    local took=$((end_ms - stopped_ms))
-    [ $took -gt $worst ] && worst=$took
+    took=$((end_ms - stopped_ms))
     echo "  rank $r: exit $code after $took ms"
     sed 's/^/    /' "$dir/err.$r"
+    if [ "$victim" -lt 0 ]; then
+      [ "$code" = 0 ] && ! grep -q "error:" "$dir/err.$r" ||
+        failed "rank $r: a healthy run failed"
+      continue
+    fi
+    [ $took -gt $worst ] && worst=$took
     if [ "$code" != 1 ] || [ "$(grep -c "error:" "$dir/err.$r")" != 1 ] ||
       ! grep -Eq "^spmd-run: error: .*ranks? ([0-9]+, )*$victim([^0-9]|$)" \
         "$dir/err.$r"; then
@@ -129,16 +150,29 @@ trial() {
   done
 }
 
+# 1. Healthy runs: the watchdog of start-up and end never fires.
+trial 2 -1 0 "$work/healthy-np2" 20
+trial 4 -1 0 "$work/healthy-np4" 20
+
+# 2. Rank 0 stopped while it writes its report, rank 1 at its end.
+mkfifo "$work/report.fifo"
+trial 2 0 2500 "$work/end-np2" 1 --report="$work/report.fifo"
+
+# 3. Stops at random points of start-up.
 for np in 2 4; do
   for ((t = 0; t < trials; ++t)); do
-    trial "$np" $((RANDOM % np)) $((RANDOM % (max_delay + 1))) "$work/np$np-$t"
+    trial "$np" $((RANDOM % np)) $((RANDOM % (max_delay + 1))) \
+      "$work/np$np-$t" 400
   done
 done
 echo "$((2 * trials)) trials ($late ended before the stop) in" \
-  "$(( ($(now_ms) - total_start) / 1000 )) s; slowest end after a stop:" \
+  "$((($(now_ms) - total_start) / 1000)) s; slowest end after a stop:" \
   "$worst ms; $failures failures"
 # A stop after the end tests nothing: the runs must outlast the delays.
 [ $((4 * late)) -le $((2 * trials)) ] ||
   failed "$late of $((2 * trials)) ranks ended before they were stopped"
-[ $failures = 0 ] || { echo "startup-stop: FAIL"; exit 1; }
+[ $failures = 0 ] || {
+  echo "startup-stop: FAIL"
+  exit 1
+}
 echo "startup-stop: PASS"

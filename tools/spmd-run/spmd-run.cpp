@@ -237,7 +237,9 @@ int main(int argc, char **argv) {
       badInput("--cpu-path=" + cpuPathFlag + ": this CPU cannot run it");
   }
   auto compileStart = std::chrono::steady_clock::now();
-  world = MpiWorld::get();
+  world = MpiWorld::get(mpiTimeout.getNumOccurrences()
+                            ? std::optional<double>(mpiTimeout)
+                            : std::nullopt);
   if (world && world->size() == 1)
     world = nullptr;
   if (mpiTimeout.getNumOccurrences() &&
