@@ -125,9 +125,9 @@ private:
 /// This process's rank and the number of processes, as the launcher set
 /// them before MPI starts; {-1, 0} when it did not say.
 static std::pair<int64_t, int64_t> launcherRank() {
-  for (auto [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK",
-                                      "OMPI_COMM_WORLD_SIZE"},
-                            std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+  for (auto [rank, size] :
+       {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+        std::pair{"PMI_RANK", "PMI_SIZE"}}) {
     const char *r = std::getenv(rank), *s = std::getenv(size);
     if (r && s)
       return {std::atoll(r), std::atoll(s)};
@@ -203,10 +203,9 @@ llvm::Expected<int> MpiWorld::split(const std::string &key, int64_t color,
   int rc;
   {
     // Every process came, but one may stop before it takes part.
-    Watchdog watchdog(timeout_, notEveryProcess("making the MPI communicator "
-                                                "of " + what,
-                                                timeout_,
-                                                othersThan(rank_, size_)));
+    std::string making = "making the MPI communicator of " + what;
+    Watchdog watchdog(
+        timeout_, notEveryProcess(making, timeout_, othersThan(rank_, size_)));
     // Colors must be non-negative ints; they are process ranks here.
     rc = MPI_Comm_split(state->comms[0], int(color), int(rank_), &comm);
   }
@@ -340,8 +339,9 @@ postAndWait(MPI_Comm c, MPI_Comm control, llvm::ArrayRef<Message> messages,
                 ? MPI_Isend(data, count, MPI_BYTE, peer, kDataTag, c, &request)
                 : MPI_Irecv(data, count, MPI_BYTE, peer, kDataTag, c, &request);
         if (rc != MPI_SUCCESS)
-          return report(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}",
-                                      what, m.peer, mpiErrorText(rc)));
+          return report(
+              llvm::formatv("{0}: MPI failed talking to rank {1}: {2}", what,
+                            m.peer, mpiErrorText(rc)));
         pending.requests.push_back(request);
         pending.peers.push_back(m.peer);
         if (m.bytes == 0)
@@ -366,9 +366,8 @@ MpiWorld::exchange(int comm, llvm::ArrayRef<Message> messages,
 /// fails names the ranks that did not come. (P^2 small messages: meant
 /// for the few processes of one job, between runs.)
 static llvm::Expected<double>
-maxOver(MPI_Comm c, MPI_Comm control, int64_t rank, int64_t size,
-        double value, const std::string &what,
-        std::chrono::milliseconds timeout,
+maxOver(MPI_Comm c, MPI_Comm control, int64_t rank, int64_t size, double value,
+        const std::string &what, std::chrono::milliseconds timeout,
         llvm::function_ref<llvm::Error(std::string)> report) {
   std::vector<double> values(size, value);
   std::vector<Message> messages;
@@ -401,9 +400,8 @@ void MpiWorld::start() {
   // cannot tell there: the error lists the ranks the launcher started.
   auto [launched, count] = launcherRank();
   {
-    Watchdog watchdog(timeout_,
-                      notEveryProcess("starting MPI", timeout_,
-                                      othersThan(launched, count)));
+    Watchdog watchdog(timeout_, notEveryProcess("starting MPI", timeout_,
+                                                othersThan(launched, count)));
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   }
@@ -418,8 +416,8 @@ void MpiWorld::start() {
   // Every process answers before the communicators are made (a blocking
   // collective): one that stopped meanwhile is named.
   llvm::Expected<double> met = maxOver(
-      MPI_COMM_WORLD, MPI_COMM_WORLD, rank_, size_, 0, "starting MPI",
-      timeout_, [](std::string text) {
+      MPI_COMM_WORLD, MPI_COMM_WORLD, rank_, size_, 0, "starting MPI", timeout_,
+      [](std::string text) {
         return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
       });
   if (!met)
