@@ -73,7 +73,7 @@ MpiWorld *MpiWorld::get() {
     w->state->comms.push_back(data);
     w->state->control = control;
     w->state->stopping = stopping;
-    if (const char *env = std::getenv("SPMD_MPI_TIMEOUT")) {
+    if (const char *env = std::getenv("SPMD_MPI_TIMEOUT"); env && *env) {
       char *end = nullptr;
       double seconds = std::strtod(env, &end);
       if (end == env || *end || !w->setTimeoutSeconds(seconds))

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace spmd::tools {
@@ -117,6 +118,49 @@ inline void parseCommandLine(int argc, const char *const *argv,
     message = "invalid command line";
   llvm::errs() << (tool + ": error: " + message + "\n").str();
   std::exit(2);
+}
+
+/// Whether the plugin library `path` may be loaded: dlopen waits for a
+/// writer on a FIFO, so anything but a regular file (or a missing one, which
+/// the loader reports) is refused.
+inline llvm::Error checkPluginFile(llvm::StringRef path) {
+  struct stat status;
+  if (::stat(path.str().c_str(), &status) != 0 || S_ISREG(status.st_mode))
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "cannot load the plugin '" + path +
+                                     "': it is not a regular file");
+}
+
+/// Checks the values of the plugin options (`--load-dialect-plugin`,
+/// `--load-pass-plugin`) in `argv` before the command line is parsed, for
+/// tools whose parser loads them as it reads them.
+inline void checkPluginArguments(int argc, const char *const *argv,
+                                 llvm::StringRef tool) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (!arg.consume_front("-"))
+      continue;
+    arg.consume_front("-");
+    for (llvm::StringRef name : {"load-dialect-plugin", "load-pass-plugin"}) {
+      llvm::StringRef rest = arg;
+      if (!rest.consume_front(name))
+        continue;
+      llvm::StringRef path;
+      if (rest.consume_front("="))
+        path = rest;
+      else if (rest.empty() && i + 1 < argc)
+        path = argv[i + 1];
+      else
+        continue;
+      if (llvm::Error error = checkPluginFile(path)) {
+        llvm::errs() << (tool + ": error: " + llvm::toString(std::move(error)) +
+                         "\n")
+                            .str();
+        std::exit(2);
+      }
+    }
+  }
 }
 
 /// The program file `path` (`-`: standard input), a regular file of at

@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
         return arg.contains("mlir-print-op-on-diagnostic");
       }))
     args.insert(args.begin() + 1, quiet);
+  spmd::tools::checkPluginArguments(argc, argv, "spmd-opt");
   spmd::tools::parseCommandLine(int(args.size()), args.data(), helpHeader,
                                 "spmd-opt");
   mlir::MlirOptMainConfig config =

@@ -139,6 +139,9 @@ static MpiWorld *world = nullptr;
 /// Whether this process prints and writes: the only one, or rank 0.
 static bool leads() { return !world || world->rank() == 0; }
 
+/// The most timed runs: a mistyped count should not run for ever.
+static constexpr int64_t kMaxIters = 1000000;
+
 /// How long the other processes wait for rank 0's check (it runs the
 /// unpartitioned program alone).
 static constexpr std::chrono::minutes kVerdictWait{30};
@@ -309,6 +312,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
   for (const std::string &path : dialectPlugins) {
+    if (llvm::Error error = spmd::tools::checkPluginFile(path))
+      badInput(llvm::toString(std::move(error)));
     llvm::Expected<mlir::DialectPlugin> plugin = mlir::DialectPlugin::load(path);
     if (!plugin)
       badInput(llvm::toString(plugin.takeError()));
@@ -321,6 +326,8 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   std::string parseErrors;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
+  if (!llvm::sys::fs::exists(inputFile))
+    badInput("cannot read '" + inputFile + "'");
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
       spmd::tools::readProgramFile(inputFile);
   if (!text)
@@ -366,6 +373,9 @@ int main(int argc, char **argv) {
                            int64_t(devicesFlag)));
   // More threads than that start nothing but contention (and Eigen's pool
   // counts them in an int).
+  if (iters.getNumOccurrences() && !(iters >= 1 && iters <= kMaxIters))
+    badInput(llvm::formatv("--iters must be positive and at most {0}, not {1}",
+                           kMaxIters, int64_t(iters)));
   if (threadsPerDevice.getNumOccurrences() &&
       !(threadsPerDevice >= 1 && threadsPerDevice <= kMaxThreadsPerDevice))
     badInput(llvm::formatv("--threads-per-device must be positive and at "
@@ -433,7 +443,7 @@ int main(int argc, char **argv) {
   // lasts as long as its slowest process.
   std::vector<double> runTimes;
   std::vector<HostTensor> outputs;
-  for (int64_t k = 0; k < std::max<int64_t>(1, iters); ++k) {
+  for (int64_t k = 0; k < iters; ++k) {
     if (world)
       if (llvm::Error err = world->barrier("starting a run"))
         runFailed(llvm::toString(std::move(err)));
