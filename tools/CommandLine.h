@@ -13,6 +13,7 @@
 
 #include "support/Files.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -58,54 +59,49 @@ public:
 };
 } // namespace detail
 
-/// Parses the command line of `tool`. An error (an unknown option, a value
-/// an option does not take, a response file that cannot be read) is one
-/// line `tool: error: ...` on stderr and exit code 2.
-inline void parseCommandLine(int argc, const char *const *argv,
-                             llvm::StringRef overview, llvm::StringRef tool) {
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  llvm::IntrusiveRefCntPtr<detail::ResponseFiles> files(
-      new detail::ResponseFiles());
-  // Options report a bad value on llvm::errs() itself, not on the stream
-  // given: standard error is caught while parsing (--help and --version
-  // print to standard output).
-  bool parsed;
-  {
-    std::FILE *caught = std::tmpfile();
-    int saved = caught ? ::dup(STDERR_FILENO) : -1;
-    llvm::errs().flush();
-    if (saved >= 0)
-      ::dup2(::fileno(caught), STDERR_FILENO);
-    parsed = llvm::cl::ParseCommandLineOptions(argc, argv, overview, &os,
-                                               files.get());
-    llvm::errs().flush();
-    if (saved >= 0) {
-      ::dup2(saved, STDERR_FILENO);
-      ::close(saved);
-      std::rewind(caught);
-      char chunk[4096];
-      std::string printed;
-      for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, caught)) > 0;)
-        printed.append(chunk, n);
-      errors = printed + errors;
-    }
-    if (caught)
-      std::fclose(caught);
+/// What `body` prints on standard error (llvm::errs() and stdio alike),
+/// caught instead of printed.
+inline std::string catchStandardError(llvm::function_ref<void()> body) {
+  std::FILE *caught = std::tmpfile();
+  int saved = caught ? ::dup(STDERR_FILENO) : -1;
+  llvm::errs().flush();
+  std::fflush(stderr);
+  if (saved >= 0)
+    ::dup2(::fileno(caught), STDERR_FILENO);
+  body();
+  llvm::errs().flush();
+  std::fflush(stderr);
+  std::string printed;
+  if (saved >= 0) {
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+    std::rewind(caught);
+    char chunk[4096];
+    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, caught)) > 0;)
+      printed.append(chunk, n);
   }
-  if (parsed) {
-    // Warnings of options that were accepted are passed on.
-    llvm::errs() << errors;
-    return;
-  }
-  // LLVM's lines each start with the program's name; joined into one.
-  std::string program = llvm::sys::path::filename(argv[0]).str() + ": ";
+  if (caught)
+    std::fclose(caught);
+  return printed;
+}
+
+/// Ends the process as a command-line error of `tool`: what was printed
+/// about it (LLVM's and MLIR's lines, each perhaps starting with
+/// `program: `) as one line `tool: error: ...`, exit code 2.
+[[noreturn]] inline void commandLineError(llvm::StringRef tool,
+                                          llvm::StringRef program,
+                                          llvm::StringRef printed) {
   llvm::SmallVector<llvm::StringRef> lines;
-  llvm::StringRef(errors).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  printed.split(lines, '\n', -1, /*KeepEmpty=*/false);
   std::string message;
   for (llvm::StringRef line : lines) {
     line = line.trim();
-    line.consume_front(program);
+    line.consume_front((program + ": ").str());
+    // MLIR's diagnostics without a place: the message alone.
+    line.consume_front("<unknown>:0: ");
+    if (line == "error:")
+      continue;
+    line.consume_front("error: ");
     for (llvm::StringRef word : llvm::split(line.trim(), ' ')) {
       if (word.empty())
         continue;
@@ -118,6 +114,31 @@ inline void parseCommandLine(int argc, const char *const *argv,
     message = "invalid command line";
   llvm::errs() << (tool + ": error: " + message + "\n").str();
   std::exit(2);
+}
+
+/// Parses the command line of `tool`. An error (an unknown option, a value
+/// an option does not take, a response file that cannot be read) is one
+/// line `tool: error: ...` on stderr and exit code 2.
+inline void parseCommandLine(int argc, const char *const *argv,
+                             llvm::StringRef overview, llvm::StringRef tool) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  llvm::IntrusiveRefCntPtr<detail::ResponseFiles> files(
+      new detail::ResponseFiles());
+  // Options report a bad value on llvm::errs() itself, not on the stream
+  // given: it is caught too (--help and --version print to standard
+  // output).
+  bool parsed = false;
+  std::string printed = catchStandardError([&] {
+    parsed = llvm::cl::ParseCommandLineOptions(argc, argv, overview, &os,
+                                               files.get());
+  });
+  if (parsed) {
+    // Warnings of options that were accepted are passed on.
+    llvm::errs() << printed << errors;
+    return;
+  }
+  commandLineError(tool, llvm::sys::path::filename(argv[0]), printed + errors);
 }
 
 /// Whether the plugin library `path` may be loaded: dlopen waits for a

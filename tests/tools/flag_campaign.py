@@ -16,8 +16,8 @@ read-only file, a folder whose result0.npy links to /dev/full, a path in a
 missing folder or under a regular file. (A FIFO is not an output target:
 writing to one waits for its reader, as for every program.)
 
-Exit codes 0, 1 and 2 are fine, but an exit code of 2 must come with an
-`error:` line. A signal, another exit code, `LLVM ERROR`, a stack dump, a
+Exit codes 0, 1 and 2 are fine, but exit codes 1 and 2 must come with an
+`error:` line (or a failed check). A signal, another exit code, `LLVM ERROR`, a stack dump, a
 sanitizer report or a run past the timeout is a failure, kept in --keep
 (or a temporary folder) as a shell script that reproduces it. Ends with
 `cases: N passed, M failed` and the count of each exit code; exits 1 if
@@ -63,10 +63,10 @@ class Fixture:
         self.root = root
         p = lambda *names: os.path.join(root, *names)
         os.makedirs(p("in"))
-        self.program = p("in", "program.mlir")
-        shutil.copy(UNARY, self.program)
-        self.opt_program = p("in", "valid.mlir")
-        shutil.copy(VALID, self.opt_program)
+        # Each case reads its own copy of the programs: a lone `-o` may
+        # take one as its output.
+        self.program = PROGRAM
+        self.opt_program = OPT_PROGRAM
         self.config = p("in", "mesh.yaml")
         if os.path.exists(MESH_CONFIG):
             shutil.copy(MESH_CONFIG, self.config)
@@ -147,6 +147,10 @@ class Fixture:
     def any_output(self, rng):
         return self.new_output(rng) if rng.random() < 0.3 else rng.choice(
             self.outputs)
+
+
+PROGRAM = "{program}"
+OPT_PROGRAM = "{opt_program}"
 
 
 def value(rng, pool):
@@ -248,22 +252,23 @@ def make_case(fx, rng):
     for name, pool in ENVIRONMENT.items():
         if rng.random() < 0.12:
             env[name] = rng.choice(pool)
+    # Arguments in groups (`-o FILE` stays together), the groups shuffled.
     if rng.random() < 0.65:
         tool = "spmd-run"
-        args = [fx.any_input(rng, fx.program) if rng.random() < 0.25
-                else fx.program]
+        groups = [[fx.any_input(rng, fx.program) if rng.random() < 0.25
+                   else fx.program]]
         for _ in range(rng.randint(1, 3)):
-            args += run_flags(fx, rng)
+            groups.append(run_flags(fx, rng))
     else:
         tool = "spmd-opt"
-        args = [fx.any_input(rng, fx.opt_program) if rng.random() < 0.3
-                else fx.opt_program]
+        groups = [[fx.any_input(rng, fx.opt_program) if rng.random() < 0.3
+                   else fx.opt_program]]
         if rng.random() < 0.1:
-            args = ["-"]
+            groups = [["-"]]
         for _ in range(rng.randint(1, 3)):
-            args += opt_flags(fx, rng)
-    rng.shuffle(args)
-    return tool, args, env
+            groups.append(opt_flags(fx, rng))
+    rng.shuffle(groups)
+    return tool, [arg for group in groups for arg in group], env
 
 
 # Failures known and not the tools' own, counted apart: (why, a test of
@@ -280,7 +285,7 @@ BAD_OUTPUT = ["LLVM ERROR", "Stack dump", "PLEASE submit a bug report",
               "terminate called", "Segmentation fault", "Aborted"]
 
 
-def judge(code, stderr):
+def judge(code, stderr, stdout):
     """Why a run failed, or None."""
     if code is None:
         return "timeout"
@@ -291,28 +296,52 @@ def judge(code, stderr):
     for bad in BAD_OUTPUT:
         if bad in stderr:
             return "stderr has '%s'" % bad
-    if code == 2 and "error:" not in stderr:
-        return "exit code 2 without an error: line"
+    # An error says so (exit 1 of spmd-run may be a failed check instead).
+    if code in (1, 2) and "error:" not in stderr and \
+            "check: FAIL" not in stdout:
+        return "exit code %d without an error: line" % code
     return None
+
+
+def case_programs(fx, index):
+    """The copies of the programs case `index` reads."""
+    folder = os.path.join(fx.root, "cases", str(index))
+    return {"program": os.path.join(folder, "program.mlir"),
+            "opt_program": os.path.join(folder, "valid.mlir")}
+
+
+def resolve(fx, index, args):
+    programs = case_programs(fx, index)
+    def one(arg):
+        for name, path in programs.items():
+            arg = arg.replace("{%s}" % name, path)
+        return arg
+    return [one(arg) for arg in args]
 
 
 def run_case(tools, fx, index, tool, args, env, timeout):
     full_env = dict(os.environ)
     full_env.update(env)
+    programs = case_programs(fx, index)
+    os.makedirs(os.path.dirname(programs["program"]))
+    shutil.copy(UNARY, programs["program"])
+    shutil.copy(VALID, programs["opt_program"])
     # Standard input is the program for `spmd-opt -`, else empty.
-    stdin_path = fx.opt_program if "-" in args else os.devnull
+    stdin_path = VALID if "-" in args else os.devnull
     start = time.monotonic()
     with open(stdin_path, "rb") as stdin:
         try:
-            proc = subprocess.run([tools[tool]] + args, stdin=stdin,
-                                  capture_output=True, timeout=timeout,
-                                  env=full_env, cwd=fx.root)
+            proc = subprocess.run([tools[tool]] + resolve(fx, index, args),
+                                  stdin=stdin, capture_output=True,
+                                  timeout=timeout, env=full_env, cwd=fx.root)
             code = proc.returncode
             stderr = proc.stderr.decode("utf-8", "replace")
+            stdout = proc.stdout.decode("utf-8", "replace")
         except subprocess.TimeoutExpired as e:
             code = None
             stderr = (e.stderr or b"").decode("utf-8", "replace")
-    return index, code, stderr, time.monotonic() - start
+            stdout = ""
+    return index, code, stderr, stdout, time.monotonic() - start
 
 
 def main():
@@ -344,11 +373,11 @@ def main():
                                    a.timeout)
                        for i, (tool, args, env) in enumerate(cases)]
             for future in concurrent.futures.as_completed(futures):
-                index, code, stderr, seconds = future.result()
+                index, code, stderr, stdout, seconds = future.result()
                 slowest = max(slowest, seconds)
                 tool, args, env = cases[index]
                 codes["timeout" if code is None else code] += 1
-                why = judge(code, stderr)
+                why = judge(code, stderr, stdout)
                 if not why:
                     continue
                 known_as = next((name for name, matches, part in KNOWN
@@ -361,12 +390,16 @@ def main():
                 line = " ".join(["%s=%s" % (k, shlex.quote(v))
                                  for k, v in sorted(env.items())] +
                                 [shlex.quote(tools[tool])] +
-                                [shlex.quote(x) for x in args])
+                                [shlex.quote(x)
+                                 for x in resolve(fx, index, args)])
+                # The fixture is removed at the end: the script says how
+                # to make the case again.
                 script = os.path.join(keep, "case-%d.sh" % index)
                 with open(script, "w") as f:
-                    f.write("#!/bin/sh\n# %s\n# fixture: %s (seed %d)\n"
-                            "cd %s && %s\n" % (why, root, a.seed,
-                                               shlex.quote(root), line))
+                    f.write("#!/bin/sh\n# %s\n# case %d of: %s %s %s "
+                            "--seed=%d --cases=%d\n# as run: %s\n" %
+                            (why, index, sys.argv[0], tools["spmd-opt"],
+                             tools["spmd-run"], a.seed, a.cases, line))
                 print("FAIL case %d (%s): %s" % (index, why, line))
                 print("  " + stderr.strip()[-400:].replace("\n", "\n  "))
         passed = a.cases - failed

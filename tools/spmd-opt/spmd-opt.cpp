@@ -16,6 +16,8 @@
 #include "tools/CommandLine.h"
 #include "tools/DebugOptions.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -65,6 +67,22 @@ int main(int argc, char **argv) {
   if (config.shouldListPasses()) {
     mlir::printRegisteredPasses();
     return 0;
+  }
+  // The passes and their options are read when the pipeline is built: an
+  // option a pass does not have is a command-line error too, found before
+  // the input is read (MLIR printed it without `error:`, exit 1). Built as
+  // for a module, unless the input need not be one.
+  if (!config.shouldUseExplicitModule()) {
+    bool built = false;
+    std::string printed = spmd::tools::catchStandardError([&] {
+      mlir::MLIRContext context(registry,
+                                mlir::MLIRContext::Threading::DISABLED);
+      mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName(),
+                           mlir::OpPassManager::Nesting::Implicit);
+      built = mlir::succeeded(config.setupPassPipeline(pm));
+    });
+    if (!built)
+      spmd::tools::commandLineError("spmd-opt", "spmd-opt", printed);
   }
 
   if (inputFilename == "-" &&
