@@ -549,8 +549,11 @@ void Program::clearMpiTraffic() {
 KernelThreads Program::kernelThreads(int64_t runningDevices) {
   if (threads == 1)
     return {};
-  // Every running device may split a kernel at once.
-  int64_t helpers = runningDevices * (threads - 1);
+  // Every running device may split a kernel at once, up to the pool's
+  // limit (asking for more would make a new pool every run).
+  int64_t helpers = std::min<int64_t>(
+      kMaxKernelHelpers,
+      runningDevices * std::min<int64_t>(threads - 1, kMaxKernelHelpers));
   if (!kernelPool || kernelPool->numThreads() < helpers)
     kernelPool = std::make_unique<KernelThreadPool>(helpers);
   return {threads, kernelPool.get()};
