@@ -289,6 +289,8 @@ def judge(code, stderr, stdout):
     """Why a run failed, or None."""
     if code is None:
         return "timeout"
+    if isinstance(code, str):
+        return code
     if code < 0:
         return "signal %d" % -code
     if code not in (0, 1, 2):
@@ -341,6 +343,10 @@ def run_case(tools, fx, index, tool, args, env, timeout):
             code = None
             stderr = (e.stderr or b"").decode("utf-8", "replace")
             stdout = ""
+        except OSError as e:
+            # Not the tool's failure, but one of the campaign: said as such.
+            code = "not run"
+            stderr, stdout = "cannot run the tool: %s" % e, ""
     return index, code, stderr, stdout, time.monotonic() - start
 
 

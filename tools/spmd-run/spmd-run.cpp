@@ -285,6 +285,16 @@ int main(int argc, char **argv) {
   if (inputFile == "-")
     badInput("spmd-run reads a program file, not standard input");
   checkEnvironment();
+  if (iters.getNumOccurrences() && !(iters >= 1 && iters <= kMaxIters))
+    badInput(llvm::formatv("--iters must be positive and at most {0}, not {1}",
+                           kMaxIters, int64_t(iters)));
+  // More threads than that start nothing but contention (and Eigen's pool
+  // counts them in an int).
+  if (threadsPerDevice.getNumOccurrences() &&
+      !(threadsPerDevice >= 1 && threadsPerDevice <= kMaxThreadsPerDevice))
+    badInput(llvm::formatv("--threads-per-device must be positive and at "
+                           "most {0}, not {1}",
+                           kMaxThreadsPerDevice, int64_t(threadsPerDevice)));
   if (!cpuPathFlag.empty()) {
     std::optional<CpuPath> path = parseCpuPath(cpuPathFlag);
     if (!path)
@@ -362,25 +372,15 @@ int main(int argc, char **argv) {
     badInput(llvm::toString(compiled.takeError()));
   Program &program = **compiled;
   if (devicesFlag && devicesFlag != program.numLocalDevices())
-    badInput(llvm::formatv("the mesh has {0} devices{1} but --devices={2}; a "
-                           "mesh larger than the local devices needs more "
-                           "processes",
-                           program.numDevices(),
-                           world ? llvm::formatv(", {0} per process",
-                                                 program.numLocalDevices())
-                                       .str()
-                                 : "",
-                           int64_t(devicesFlag)));
-  // More threads than that start nothing but contention (and Eigen's pool
-  // counts them in an int).
-  if (iters.getNumOccurrences() && !(iters >= 1 && iters <= kMaxIters))
-    badInput(llvm::formatv("--iters must be positive and at most {0}, not {1}",
-                           kMaxIters, int64_t(iters)));
-  if (threadsPerDevice.getNumOccurrences() &&
-      !(threadsPerDevice >= 1 && threadsPerDevice <= kMaxThreadsPerDevice))
-    badInput(llvm::formatv("--threads-per-device must be positive and at "
-                           "most {0}, not {1}",
-                           kMaxThreadsPerDevice, int64_t(threadsPerDevice)));
+    badInput(llvm::formatv(
+        "the mesh has {0} devices{1} but --devices={2}; a "
+        "mesh larger than the local devices needs more "
+        "processes",
+        program.numDevices(),
+        world ? llvm::formatv(", {0} per process", program.numLocalDevices())
+                    .str()
+              : "",
+        int64_t(devicesFlag)));
   if (threadsPerDevice > 0)
     program.setThreadsPerDevice(threadsPerDevice);
   double compileMs = std::chrono::duration<double, std::milli>(
