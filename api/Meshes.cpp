@@ -81,8 +81,11 @@ absl::StatusOr<DeviceMesh> detail::deviceMesh(const Mesh &mesh) {
   if (!made)
     return toStatus(made.takeError());
   // The devices of this process: more than it may run is an error here,
-  // not a failure to start threads later.
-  int64_t local = addressable_device_count();
+  // not a failure to start threads later; the same limit as every tool's.
+  llvm::Expected<int64_t> limit = runtime::maxLocalDevices();
+  if (!limit)
+    return toStatus(limit.takeError());
+  int64_t local = *limit;
   if (made->numDevices() > local * world_size())
     return absl::InvalidArgumentError(fmt::format(
         "the mesh has {} devices but {} exist ({} per process, {} "
@@ -141,7 +144,16 @@ std::optional<Mesh> get_global_mesh() {
 int64_t global_runtime_device_count() {
   return addressable_device_count() * world_size();
 }
-int64_t addressable_device_count() { return runtime::maxLocalDevices(); }
+int64_t addressable_device_count() {
+  // An invalid SPMD_MAX_LOCAL_DEVICES is reported by every use of a mesh;
+  // the count alone has no way to say it.
+  llvm::Expected<int64_t> limit = runtime::maxLocalDevices();
+  if (!limit) {
+    llvm::consumeError(limit.takeError());
+    return runtime::kDefaultMaxLocalDevices;
+  }
+  return *limit;
+}
 int64_t world_size() {
   runtime::MpiWorld *world = runtime::MpiWorld::get();
   return world ? world->size() : 1;

@@ -200,13 +200,34 @@ llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
   return global;
 }
 
-int64_t maxLocalDevices() {
-  if (const char *env = std::getenv("SPMD_MAX_LOCAL_DEVICES")) {
-    int64_t limit;
-    if (!llvm::StringRef(env).getAsInteger(10, limit) && limit > 0)
-      return limit;
-  }
-  return 8192;
+llvm::Expected<int64_t> maxLocalDevices() {
+  const char *env = std::getenv("SPMD_MAX_LOCAL_DEVICES");
+  if (!env || !*env)
+    return kDefaultMaxLocalDevices;
+  int64_t limit;
+  if (llvm::StringRef(env).getAsInteger(10, limit) || limit < 1 ||
+      limit > DeviceMesh::kMaxDevices)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("SPMD_MAX_LOCAL_DEVICES={0} is not an integer in [1, "
+                      "{1}]",
+                      env, DeviceMesh::kMaxDevices));
+  return limit;
+}
+
+llvm::Error checkLocalDevices(int64_t numDevices) {
+  llvm::Expected<int64_t> limit = maxLocalDevices();
+  if (!limit)
+    return limit.takeError();
+  // Devices cost a reserved stack and their buffers; the limit keeps a
+  // mistyped mesh from reserving the address space.
+  if (numDevices > *limit)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the mesh has {0} devices; one process runs at most {1} "
+                      "(SPMD_MAX_LOCAL_DEVICES)",
+                      numDevices, *limit));
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::vector<std::vector<RValue>>>
@@ -215,14 +236,8 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
              Communicator &communicator, KernelThreads threadsPerDevice,
              std::shared_ptr<MemoryStats> memory, DevicePool *pool,
              int64_t firstDevice) {
-  // Devices cost a reserved stack and their buffers; the limit keeps a
-  // mistyped mesh from reserving the address space.
-  if (numDevices > maxLocalDevices())
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv("the mesh has {0} devices; one process runs at most {1} "
-                      "(SPMD_MAX_LOCAL_DEVICES)",
-                      numDevices, maxLocalDevices()));
+  if (llvm::Error error = checkLocalDevices(numDevices))
+    return error;
   std::vector<std::vector<RValue>> results(numDevices);
   std::vector<std::string> errors(numDevices);
   // The device that failed first: the others stop at their next collective

@@ -77,9 +77,17 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind);
 
-/// The most devices one process runs:
-/// SPMD_MAX_LOCAL_DEVICES if set, else 8192.
-int64_t maxLocalDevices();
+/// The most devices one process runs when SPMD_MAX_LOCAL_DEVICES is not set
+/// (each reserves a stack and its buffers).
+inline constexpr int64_t kDefaultMaxLocalDevices = 8192;
+/// The most devices one process runs: SPMD_MAX_LOCAL_DEVICES if set (a
+/// positive integer of at most DeviceMesh::kMaxDevices), else
+/// kDefaultMaxLocalDevices. An invalid value is an error naming it.
+llvm::Expected<int64_t> maxLocalDevices();
+/// Whether one process may run `numDevices` devices: an error with the
+/// limit (or the invalid SPMD_MAX_LOCAL_DEVICES) if not. The tools, the
+/// runtime and the API all check the device count here.
+llvm::Error checkLocalDevices(int64_t numDevices);
 
 /// Runs `function` of `executable` on devices `firstDevice` ..
 /// `firstDevice + numDevices - 1`, each kernel using up to

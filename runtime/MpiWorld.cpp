@@ -140,7 +140,7 @@ MpiWorld *MpiWorld::get(std::optional<double> timeoutSeconds) {
     if (!launched())
       return nullptr;
     auto *w = new MpiWorld();
-    if (const char *env = std::getenv("SPMD_MPI_TIMEOUT")) {
+    if (const char *env = std::getenv("SPMD_MPI_TIMEOUT"); env && *env) {
       char *end = nullptr;
       double seconds = std::strtod(env, &end);
       if (end == env || *end || !w->setTimeoutSeconds(seconds))

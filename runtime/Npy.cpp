@@ -1,6 +1,7 @@
 //===- Npy.cpp - NumPy .npy files -----------------------------------------===//
 
 #include "runtime/Npy.h"
+#include "support/Files.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -75,10 +76,16 @@ static llvm::StringRef field(llvm::StringRef header, llvm::StringRef key) {
   return rest.ltrim();
 }
 
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
+                                   uint64_t maxDataBytes) {
+  uint64_t maxBytes =
+      maxDataBytes > std::numeric_limits<uint64_t>::max() - kMaxNpyHeaderBytes
+          ? std::numeric_limits<uint64_t>::max()
+          : kMaxNpyHeaderBytes + maxDataBytes;
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, maxBytes, ".npy file");
   if (!buffer)
-    return fail(path, "cannot read: " + buffer.getError().message());
+    return fail(path, llvm::toString(buffer.takeError()));
   return parseNpy((*buffer)->getBuffer(), path);
 }
 
@@ -101,6 +108,10 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
   } else {
     return fail(path, "unsupported .npy version " + llvm::Twine(major));
   }
+  if (headerLength > kMaxNpyHeaderBytes)
+    return fail(path, llvm::formatv("its header has {0} bytes, more than the "
+                                    "limit of {1}",
+                                    headerLength, kMaxNpyHeaderBytes));
   if (offset + headerLength > bytes.size())
     return fail(path, "truncated header");
   llvm::StringRef header = bytes.substr(offset, headerLength);
@@ -183,8 +194,9 @@ static std::optional<std::string> outOfRange(const HostTensor &tensor,
   return std::nullopt;
 }
 
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want) {
-  llvm::Expected<HostTensor> read = readNpy(path);
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want,
+                                   uint64_t maxDataBytes) {
+  llvm::Expected<HostTensor> read = readNpy(path, maxDataBytes);
   if (!read || read->type() == want)
     return read;
   bool compatible = (want == DType::BF16 && read->type() == DType::F32) ||
@@ -220,22 +232,19 @@ llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return fail(path, "cannot write: " + ec.message());
-  os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
-     << char((header.size() >> 8) & 0xff) << header;
-  if (tensor.type() == DType::BF16) {
-    for (int64_t i = 0; i < tensor.numElements(); ++i) {
-      float v = float(tensor.getFloat(i));
-      os.write(reinterpret_cast<const char *>(&v), 4);
+  return writeFile(path, "tensor", [&](llvm::raw_ostream &os) {
+    os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
+       << char((header.size() >> 8) & 0xff) << header;
+    if (tensor.type() == DType::BF16) {
+      for (int64_t i = 0; i < tensor.numElements(); ++i) {
+        float v = float(tensor.getFloat(i));
+        os.write(reinterpret_cast<const char *>(&v), 4);
+      }
+    } else {
+      os.write(reinterpret_cast<const char *>(tensor.data()),
+               tensor.sizeInBytes());
     }
-  } else {
-    os.write(reinterpret_cast<const char *>(tensor.data()),
-             tensor.sizeInBytes());
-  }
-  return llvm::Error::success();
+  });
 }
 
 } // namespace spmd::runtime

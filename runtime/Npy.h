@@ -16,9 +16,19 @@
 
 #include "llvm/Support/Error.h"
 
+#include <limits>
+
 namespace spmd::runtime {
 
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+/// The largest .npy header read (NumPy's own are a few hundred bytes).
+inline constexpr uint64_t kMaxNpyHeaderBytes = uint64_t(1) << 16;
+
+/// The tensor in the .npy file at `path`: a regular file (a FIFO, a device
+/// or a directory is refused unread) of at most kMaxNpyHeaderBytes plus
+/// `maxDataBytes` (callers pass their tensor limit). Errors name the file.
+llvm::Expected<HostTensor>
+readNpy(llvm::StringRef path,
+        uint64_t maxDataBytes = std::numeric_limits<int64_t>::max());
 /// The header of the .npy file `bytes` and where its data starts (in
 /// `bytes`, which must outlive the view); the data is checked to be there.
 struct NpyView {
@@ -33,7 +43,11 @@ llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef name);
 /// Converts to `want` when the file holds a compatible type (bf16 from
 /// <f4, index from <i8, iN from its container).
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want);
+llvm::Expected<HostTensor>
+readNpy(llvm::StringRef path, DType want,
+        uint64_t maxDataBytes = std::numeric_limits<int64_t>::max());
+/// Writes `tensor` to `path`; every write is checked, the close included
+/// (a full disk is an error naming the file).
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 
 } // namespace spmd::runtime

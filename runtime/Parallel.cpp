@@ -17,14 +17,17 @@ struct KernelThreadPool::Impl {
 };
 
 KernelThreadPool::KernelThreadPool(int64_t threads)
-    : impl(std::make_unique<Impl>(std::max<int64_t>(threads, 1))) {}
+    : impl(std::make_unique<Impl>(
+          std::clamp<int64_t>(threads, 1, kMaxKernelHelpers))) {}
 KernelThreadPool::~KernelThreadPool() = default;
 int64_t KernelThreadPool::numThreads() const {
   return impl->pool.NumThreads();
 }
 
 KernelThreads KernelThreads::atMost(int64_t n) const {
-  return {std::clamp<int64_t>(count, 1, std::max<int64_t>(n, 1)), pool};
+  return {std::clamp<int64_t>(count, 1,
+                              std::clamp<int64_t>(n, 1, kMaxThreadsPerDevice)),
+          pool};
 }
 
 void parallelForOn(KernelThreadPool &threads, int64_t parts, int64_t n,

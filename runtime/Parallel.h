@@ -17,9 +17,18 @@
 
 namespace spmd::runtime {
 
+/// The most threads one device's kernels use (--threads-per-device).
+inline constexpr int64_t kMaxThreadsPerDevice = 256;
+/// The most helper threads a pool starts, whatever its devices ask for:
+/// only a few devices run kernels at once (one per core), and a thread
+/// each for thousands of devices failed to start.
+inline constexpr int64_t kMaxKernelHelpers = 1024;
+
 /// Persistent helper threads shared by the devices of a Program.
 class KernelThreadPool {
 public:
+  /// A pool of `threads` helpers, at least 1 and at most kMaxKernelHelpers
+  /// (more parts than helpers wait in its queue).
   explicit KernelThreadPool(int64_t threads);
   ~KernelThreadPool();
   int64_t numThreads() const;
@@ -37,7 +46,7 @@ struct KernelThreads {
   int64_t count = 1;
   KernelThreadPool *pool = nullptr;
 
-  /// At most `n` threads, at least one.
+  /// At most `n` threads (and kMaxThreadsPerDevice), at least one.
   KernelThreads atMost(int64_t n) const;
 };
 

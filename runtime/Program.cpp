@@ -99,21 +99,39 @@ static llvm::Error runPasses(ModuleOp module,
   return llvm::Error::success();
 }
 
-int64_t maxTensorBytes() {
-  if (const char *env = std::getenv("SPMD_MAX_TENSOR_BYTES")) {
+/// SPMD_MAX_TENSOR_BYTES if set, else the machine's memory; an invalid
+/// value is an error naming it.
+static llvm::Expected<int64_t> tensorByteLimit() {
+  if (const char *env = std::getenv("SPMD_MAX_TENSOR_BYTES"); env && *env) {
     int64_t limit;
-    if (!llvm::StringRef(env).getAsInteger(10, limit) && limit > 0)
-      return limit;
+    if (llvm::StringRef(env).getAsInteger(10, limit) || limit < 1)
+      return fail(llvm::formatv("SPMD_MAX_TENSOR_BYTES={0} is not an integer "
+                                "in [1, {1}]",
+                                env, std::numeric_limits<int64_t>::max()));
+    return limit;
   }
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
   return pages > 0 && pageSize > 0 ? int64_t(pages) * pageSize
                                    : std::numeric_limits<int64_t>::max();
 }
 
+int64_t maxTensorBytes() {
+  // Programs are compiled with a valid limit: an invalid one was refused.
+  llvm::Expected<int64_t> limit = tensorByteLimit();
+  if (!limit) {
+    llvm::consumeError(limit.takeError());
+    return std::numeric_limits<int64_t>::max();
+  }
+  return *limit;
+}
+
 /// Every tensor of `module` fits the limit; checked before anything runs,
 /// since kernels cannot fail halfway (sizes counted without overflow).
 static llvm::Error checkTensorSizes(ModuleOp module) {
-  int64_t limit = maxTensorBytes();
+  llvm::Expected<int64_t> limitOrError = tensorByteLimit();
+  if (!limitOrError)
+    return limitOrError.takeError();
+  int64_t limit = *limitOrError;
   std::string message;
   mlir::spmd::forEachDefinedType(module, [&](Operation *op, Type type) {
     auto tensor = llvm::dyn_cast<RankedTensorType>(type);
@@ -327,6 +345,8 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
     program->localDevices = program->devices / world->size();
     program->firstLocal = world->rank() * program->localDevices;
   }
+  if (llvm::Error err = checkLocalDevices(program->localDevices))
+    return std::move(err);
   program->threads = defaultThreadsPerDevice(program->localDevices);
 
   FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
@@ -529,8 +549,11 @@ void Program::clearMpiTraffic() {
 KernelThreads Program::kernelThreads(int64_t runningDevices) {
   if (threads == 1)
     return {};
-  // Every running device may split a kernel at once.
-  int64_t helpers = runningDevices * (threads - 1);
+  // Every running device may split a kernel at once, up to the pool's
+  // limit (asking for more would make a new pool every run).
+  int64_t helpers = std::min<int64_t>(
+      kMaxKernelHelpers,
+      runningDevices * std::min<int64_t>(threads - 1, kMaxKernelHelpers));
   if (!kernelPool || kernelPool->numThreads() < helpers)
     kernelPool = std::make_unique<KernelThreadPool>(helpers);
   return {threads, kernelPool.get()};

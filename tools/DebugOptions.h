@@ -45,11 +45,16 @@ struct DebugTypes {
 };
 } // namespace detail
 
-/// Registers --debug and --debug-only unless LLVM already did. Call before
-/// parsing the command line.
-inline void registerDebugOptions() {
-  if (llvm::cl::getRegisteredOptions().count("debug-only"))
+/// Registers --debug and --debug-only unless LLVM already did, in
+/// `category` if given (a tool that lists only its own categories in
+/// --help). Call before parsing the command line.
+inline void registerDebugOptions(llvm::cl::OptionCategory *category = nullptr) {
+  if (llvm::cl::Option *known =
+          llvm::cl::getRegisteredOptions().lookup("debug-only")) {
+    if (category)
+      known->addCategory(*category);
     return;
+  }
   static detail::DebugTypes location;
   static llvm::cl::opt<detail::DebugTypes, true, llvm::cl::parser<std::string>>
       debugOnly("debug-only",
@@ -61,6 +66,10 @@ inline void registerDebugOptions() {
   static llvm::cl::opt<bool, true> debug(
       "debug", llvm::cl::desc("Trace everything that can be traced"),
       llvm::cl::Hidden, llvm::cl::location(llvm::DebugFlag));
+  if (category) {
+    debugOnly.addCategory(*category);
+    debug.addCategory(*category);
+  }
 }
 
 } // namespace spmd::tools

@@ -729,3 +729,31 @@ TEST(ApiRobustness, MemoryCacheIsBounded) {
   compile(1000); // dropped by then: compiled again
   EXPECT_EQ(spmd::counter_value("cache_misses"), misses + 1);
 }
+
+TEST(ApiLimits, ProgramMeshesLargerThanAProcessRunsAreRefused) {
+  // The largest mesh there may be, written in the program: spmd-run refuses
+  // to run it (one process runs at most 8192 devices), and so does the API,
+  // when compiling, with the same limit.
+  const char *text = R"mlir(
+spmd.mesh @mesh = <["x"=16777216]>
+func.func @f(%a: tensor<16777216xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<16777216xf32> {
+  %e = math.exp %a : tensor<16777216xf32>
+  return %e : tensor<16777216xf32>
+})mlir";
+  auto program = spmd::Program::fromString(text);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_ERROR(program->compile(),
+               "the mesh has 16777216 devices; one process runs at most 8192 "
+               "(SPMD_MAX_LOCAL_DEVICES)");
+}
+
+TEST(ApiLimits, InvalidLocalDeviceLimitIsAnError) {
+  // As spmd-run refuses it, the API says what is wrong with the value
+  // instead of using another limit.
+  setenv("SPMD_MAX_LOCAL_DEVICES", "many", 1);
+  absl::Status placed =
+      spmd::mark_sharding(iota({4}), mesh2x2(), {"x"}).status();
+  unsetenv("SPMD_MAX_LOCAL_DEVICES");
+  EXPECT_ERROR(placed, "SPMD_MAX_LOCAL_DEVICES=many is not an integer in "
+                       "[1, 16777216]");
+}

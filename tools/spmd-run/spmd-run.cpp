@@ -21,6 +21,8 @@
 #include "runtime/Npy.h"
 #include "runtime/Program.h"
 #include "runtime/gemm/GemmKernels.h"
+#include "support/Files.h"
+#include "tools/CommandLine.h"
 #include "tools/DebugOptions.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -37,61 +39,68 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <regex>
 
 using namespace spmd::runtime;
 namespace cl = llvm::cl;
 
+/// spmd-run's own options: --help lists these, not LLVM's.
+static cl::OptionCategory runCategory("spmd-run options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
-                                      cl::init(""));
+                                      cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> entry("entry", cl::desc("Function to run"),
-                                  cl::init(""));
+                                  cl::init(""), cl::cat(runCategory));
 static cl::opt<int64_t>
     devicesFlag("devices",
                 cl::desc("Local devices (default: the mesh's device count)"),
-                cl::init(0));
+                cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string>
     meshConfig("mesh-config", cl::desc("HybridDeviceMesh file replacing @mesh"),
-               cl::init(""));
+               cl::init(""), cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
-                              cl::init(0));
-static cl::opt<std::string>
-    inputsDir("inputs", cl::desc("Directory of argN.npy"), cl::init(""));
-static cl::opt<std::string>
-    outputsDir("outputs", cl::desc("Where to write resultN.npy"), cl::init(""));
+                              cl::init(0), cl::cat(runCategory));
+static cl::opt<std::string> inputsDir("inputs",
+                                      cl::desc("Directory of argN.npy"),
+                                      cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string> outputsDir("outputs",
+                                       cl::desc("Where to write resultN.npy"),
+                                       cl::init(""), cl::cat(runCategory));
 static cl::opt<bool> check("check",
                            cl::desc("Compare with the unpartitioned program "
                                     "on one device"),
-                           cl::init(false));
+                           cl::init(false), cl::cat(runCategory));
 static cl::opt<int64_t> threadsPerDevice(
     "threads-per-device",
     cl::desc("Threads each device's kernels may use (default: cores / "
              "devices, at least 1)"),
-    cl::init(0));
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
-                              cl::init(1));
+                              cl::init(1), cl::cat(runCategory));
 static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
-                                       cl::init(""));
+                                       cl::init(""), cl::cat(runCategory));
 static cl::opt<double> mpiTimeout(
     "mpi-timeout",
     cl::desc("Under mpirun: seconds a process waits for another before it "
              "stops naming it (default: SPMD_MPI_TIMEOUT, else 60)"),
-    cl::init(0));
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string> cpuPathFlag(
     "cpu-path",
     cl::desc("Instruction set of the kernels: baseline, avx2 or avx512 "
              "(default: SPMD_CPU_PATH, else the best this CPU supports)"),
-    cl::init(""));
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<bool> printCpuPaths(
     "print-cpu-paths",
     cl::desc("Print the CPU paths this machine supports, best first, and "
              "exit"),
-    cl::init(false));
+    cl::init(false), cl::cat(runCategory));
 static cl::list<std::string> dialectPlugins(
     "load-dialect-plugin",
     cl::desc("Load dialects, with their sharding and kernel models, from a "
-             "plugin library (as spmd-opt and mlir-opt do)"));
+             "plugin library (as spmd-opt and mlir-opt do)"),
+    cl::cat(runCategory));
 
 /// Prints an error once: diagnostics of the program already read
 /// `file:line:col: error: ...`; other errors are the tool's.
@@ -129,6 +138,9 @@ static MpiWorld *world = nullptr;
 
 /// Whether this process prints and writes: the only one, or rank 0.
 static bool leads() { return !world || world->rank() == 0; }
+
+/// The most timed runs: a mistyped count should not run for ever.
+static constexpr int64_t kMaxIters = 1000000;
 
 /// How long the other processes wait for rank 0's check (it runs the
 /// unpartitioned program alone).
@@ -215,11 +227,53 @@ static std::string shapeText(const TensorSpec &spec) {
   return text + dtypeName(spec.type).str() + ">";
 }
 
+/// The value of the environment variable `name`, if set and not empty.
+static std::optional<llvm::StringRef> environment(const char *name) {
+  const char *value = std::getenv(name);
+  if (!value || !*value)
+    return std::nullopt;
+  return llvm::StringRef(value);
+}
+
+/// Whether `seconds` is a wait under mpirun may last.
+static bool validMpiTimeout(double seconds) {
+  // Also refuses NaN and infinities.
+  return seconds > 0 && seconds <= MpiWorld::kMaxTimeoutSeconds;
+}
+
+/// The environment variables spmd-run reads, checked before any work: an
+/// invalid value is bad input, as an invalid flag is. (SPMD_MAX_TENSOR_BYTES
+/// is checked where the program is compiled.)
+static void checkEnvironment() {
+  if (std::optional<llvm::StringRef> forced = environment("SPMD_CPU_PATH")) {
+    std::optional<CpuPath> path = parseCpuPath(*forced);
+    if (!path)
+      badInput("SPMD_CPU_PATH=" + *forced +
+               " is not one of baseline, avx2, avx512");
+    if (!cpuPathSupported(*path))
+      badInput("SPMD_CPU_PATH=" + *forced + ": this CPU cannot run it");
+  }
+  if (llvm::Expected<int64_t> limit = maxLocalDevices(); !limit)
+    badInput(llvm::toString(limit.takeError()));
+  if (std::optional<llvm::StringRef> timeout =
+          environment("SPMD_MPI_TIMEOUT")) {
+    // Read as MpiWorld reads it.
+    std::string text = timeout->str();
+    char *end = nullptr;
+    double seconds = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end || !validMpiTimeout(seconds))
+      badInput(llvm::formatv("SPMD_MPI_TIMEOUT={0} is not a number of "
+                             "seconds in (0, {1}]",
+                             text, int64_t(MpiWorld::kMaxTimeoutSeconds)));
+  }
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  spmd::tools::registerDebugOptions();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "spmd-run: run a module on all local devices\n");
+  spmd::tools::registerDebugOptions(&runCategory);
+  cl::HideUnrelatedOptions(runCategory);
+  spmd::tools::parseCommandLine(
+      argc, argv, "spmd-run: run a module on all local devices\n", "spmd-run");
   if (printCpuPaths) {
     for (CpuPath path : {CpuPath::Avx512, CpuPath::Avx2, CpuPath::Baseline})
       if (cpuPathSupported(path))
@@ -228,6 +282,19 @@ int main(int argc, char **argv) {
   }
   if (inputFile.empty())
     badInput("no input file (spmd-run FILE.mlir)");
+  if (inputFile == "-")
+    badInput("spmd-run reads a program file, not standard input");
+  checkEnvironment();
+  if (iters.getNumOccurrences() && !(iters >= 1 && iters <= kMaxIters))
+    badInput(llvm::formatv("--iters must be positive and at most {0}, not {1}",
+                           kMaxIters, int64_t(iters)));
+  // More threads than that start nothing but contention (and Eigen's pool
+  // counts them in an int).
+  if (threadsPerDevice.getNumOccurrences() &&
+      !(threadsPerDevice >= 1 && threadsPerDevice <= kMaxThreadsPerDevice))
+    badInput(llvm::formatv("--threads-per-device must be positive and at "
+                           "most {0}, not {1}",
+                           kMaxThreadsPerDevice, int64_t(threadsPerDevice)));
   if (!cpuPathFlag.empty()) {
     std::optional<CpuPath> path = parseCpuPath(cpuPathFlag);
     if (!path)
@@ -242,17 +309,23 @@ int main(int argc, char **argv) {
                             : std::nullopt);
   if (world && world->size() == 1)
     world = nullptr;
-  if (mpiTimeout.getNumOccurrences() &&
-      !(mpiTimeout > 0 && mpiTimeout <= MpiWorld::kMaxTimeoutSeconds))
+  if (mpiTimeout.getNumOccurrences() && !validMpiTimeout(mpiTimeout))
     badInput(llvm::formatv("--mpi-timeout must be a number of seconds in "
                            "(0, {0}]",
                            int64_t(MpiWorld::kMaxTimeoutSeconds)));
   if (world && mpiTimeout.getNumOccurrences())
     world->setTimeoutSeconds(mpiTimeout);
+  // Before any work: a folder that cannot be made is known now.
+  if (!outputsDir.empty() && leads())
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputsDir))
+      badInput("cannot create the folder '" + outputsDir +
+               "': " + ec.message());
 
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
   for (const std::string &path : dialectPlugins) {
+    if (llvm::Error error = spmd::tools::checkPluginFile(path))
+      badInput(llvm::toString(std::move(error)));
     llvm::Expected<mlir::DialectPlugin> plugin = mlir::DialectPlugin::load(path);
     if (!plugin)
       badInput(llvm::toString(plugin.takeError()));
@@ -267,13 +340,17 @@ int main(int argc, char **argv) {
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
   if (!llvm::sys::fs::exists(inputFile))
     badInput("cannot read '" + inputFile + "'");
-  if (auto text = llvm::MemoryBuffer::getFile(inputFile))
-    if (std::optional<std::string> hazard =
-            mlir::spmd::findUpstreamParserHazard((*text)->getBuffer(),
-                                                 inputFile))
-      badInput(*hazard);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
+      spmd::tools::readProgramFile(inputFile);
+  if (!text)
+    badInput(llvm::toString(text.takeError()));
+  if (std::optional<std::string> hazard =
+          mlir::spmd::findUpstreamParserHazard((*text)->getBuffer(), inputFile))
+    badInput(*hazard);
+  sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sourceMgr, &context);
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
+                                            mlir::ParserConfig(&context));
   if (!module)
     std::exit(2); // the parser's diagnostics said why
 
@@ -297,17 +374,15 @@ int main(int argc, char **argv) {
     badInput(llvm::toString(compiled.takeError()));
   Program &program = **compiled;
   if (devicesFlag && devicesFlag != program.numLocalDevices())
-    badInput(llvm::formatv("the mesh has {0} devices{1} but --devices={2}; a "
-                           "mesh larger than the local devices needs more "
-                           "processes",
-                           program.numDevices(),
-                           world ? llvm::formatv(", {0} per process",
-                                                 program.numLocalDevices())
-                                       .str()
-                                 : "",
-                           int64_t(devicesFlag)));
-  if (threadsPerDevice < 0)
-    badInput("--threads-per-device must be positive");
+    badInput(llvm::formatv(
+        "the mesh has {0} devices{1} but --devices={2}; a "
+        "mesh larger than the local devices needs more "
+        "processes",
+        program.numDevices(),
+        world ? llvm::formatv(", {0} per process", program.numLocalDevices())
+                    .str()
+              : "",
+        int64_t(devicesFlag)));
   if (threadsPerDevice > 0)
     program.setThreadsPerDevice(threadsPerDevice);
   double compileMs = std::chrono::duration<double, std::milli>(
@@ -336,25 +411,27 @@ int main(int argc, char **argv) {
     llvm::SmallString<128> path(inputsDir);
     llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
     if (world && !needWhole) {
-      // Mapped, not read: only the pages of this process's shards are.
-      auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-      if (file) {
-        llvm::Expected<NpyView> view =
-            parseNpyHeader((*file)->getBuffer(), path);
-        if (!view)
-          badInput(llvm::toString(view.takeError()));
-        if (view->type == spec.type) {
-          if (view->shape != spec.shape)
-            badInput(llvm::Twine(path) + ": shape does not match " +
-                     shapeText(spec));
-          addShards(program.shard(i, view->data));
-          continue;
-        }
+      // Mapped where large, not read: only the pages of this process's
+      // shards are.
+      llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+          spmd::readRegularFile(path, kMaxNpyHeaderBytes + maxTensorBytes(),
+                                ".npy file");
+      if (!file)
+        badInput(llvm::Twine(path) + ": " + llvm::toString(file.takeError()));
+      llvm::Expected<NpyView> view = parseNpyHeader((*file)->getBuffer(), path);
+      if (!view)
+        badInput(llvm::toString(view.takeError()));
+      if (view->type == spec.type) {
+        if (view->shape != spec.shape)
+          badInput(llvm::Twine(path) + ": shape does not match " +
+                   shapeText(spec));
+        addShards(program.shard(i, view->data));
+        continue;
       }
-      // Unreadable, or of a type to convert: read whole, as below.
+      // Of a type to convert: read whole, as below.
     }
-    llvm::Expected<HostTensor> read = readNpy(path, spec.type);
+    llvm::Expected<HostTensor> read =
+        readNpy(path, spec.type, maxTensorBytes());
     if (!read)
       badInput(llvm::toString(read.takeError()));
     if (read->shape() != llvm::ArrayRef<int64_t>(spec.shape))
@@ -368,7 +445,7 @@ int main(int argc, char **argv) {
   // lasts as long as its slowest process.
   std::vector<double> runTimes;
   std::vector<HostTensor> outputs;
-  for (int64_t k = 0; k < std::max<int64_t>(1, iters); ++k) {
+  for (int64_t k = 0; k < iters; ++k) {
     if (world)
       if (llvm::Error err = world->barrier("starting a run"))
         runFailed(llvm::toString(std::move(err)));
@@ -410,7 +487,6 @@ int main(int argc, char **argv) {
   llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
 
   if (!outputsDir.empty()) {
-    llvm::sys::fs::create_directories(outputsDir);
     for (auto [i, out] : llvm::enumerate(outputs)) {
       llvm::SmallString<128> path(outputsDir);
       llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
@@ -480,11 +556,12 @@ int main(int argc, char **argv) {
     }
     if (check)
       report["check"] = std::move(checkReport);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(reportFile, ec);
-    if (ec)
-      badInput("cannot write '" + reportFile + "': " + ec.message());
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+    llvm::json::Value value(std::move(report));
+    if (llvm::Error err =
+            spmd::writeFile(reportFile, "report", [&](llvm::raw_ostream &os) {
+              os << llvm::formatv("{0:2}", value) << "\n";
+            }))
+      badInput(llvm::toString(std::move(err)));
   }
   return exitCode;
 }
