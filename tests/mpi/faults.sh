@@ -43,7 +43,7 @@ grep -q "rank 1 stopped: .*missing" <<<"$out" ||
 # 3. Rank 1 killed mid-run.
 kill_rank1() {
   # The MPI process is the child of this shell: killed after 3 s of runs.
-  echo "\"$bin\" \"$program\" --mesh-config=\"$config\" --iters=100000000 \
+  echo "\"$bin\" \"$program\" --mesh-config=\"$config\" --iters=1000000 \
     --mpi-timeout=5 & pid=\$!; sleep 3; kill -9 \$pid; wait \$pid"
 }
 for mode in default recovery; do
@@ -54,7 +54,7 @@ for mode in default recovery; do
   # whatever its processes did).
   out=$(timeout 120 mpirun --oversubscribe "${flags[@]}" \
     -np 1 bash -c "\"$bin\" \"$program\" --mesh-config=\"$config\" \
-      --iters=100000000 --mpi-timeout=5; echo \"rank 0 exit \$?\"" : \
+      --iters=1000000 --mpi-timeout=5; echo \"rank 0 exit \$?\"" : \
     -np 1 bash -c "$(kill_rank1)" 2>&1)
   code=$?
   elapsed=$(( $(date +%s) - start ))
