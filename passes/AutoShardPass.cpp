@@ -108,6 +108,9 @@ static SmallVector<CheckedOption> autoShardOptionChecks() {
     checks.push_back(
         {option.name, numberIn(option.low, option.high, option.lowOpen)});
   checks.push_back({"share-above", integerTo(UINT32_MAX)});
+  // Checked where the pass runs (their errors point at the module).
+  for (StringRef text : {"memory-budget", "solver", "report"})
+    checks.push_back({text, anyValue()});
   return checks;
 }
 

@@ -1,6 +1,7 @@
 //===- MeshConfigPass.cpp - Mesh @mesh from a HybridMesh file -------------===//
 
 #include "mesh/MeshConfig.h"
+#include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,10 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
       file = trimmed.str();
       return success();
     }
+    CheckedOption checks[] = {{"file", anyValue()}};
+    if (failed(checkPassOptions("spmd-mesh-config", options, checks,
+                                errorHandler)))
+      return failure();
     return Pass::initializeOptions(options, errorHandler);
   }
 

@@ -33,6 +33,8 @@ using OptionCheck = std::function<std::optional<std::string>(StringRef)>;
 struct CheckedOption {
   StringRef name;
   OptionCheck check;
+  /// Whether the key alone is a value (a boolean's `true`).
+  bool isFlag = false;
 };
 
 /// `number` as a user writes it: 1000, 0.5, 1e30.
@@ -67,9 +69,9 @@ inline bool isNumberIn(double number, double low, double high, bool lowOpen) {
 
 inline OptionCheck numberIn(double low, double high, bool lowOpen = false) {
   return [=](StringRef value) -> std::optional<std::string> {
+    // As llvm::cl reads it (strtod, all of the text).
     double number;
-    if (!value.trim().getAsDouble(number) &&
-        isNumberIn(number, low, high, lowOpen))
+    if (llvm::to_float(value, number) && isNumberIn(number, low, high, lowOpen))
       return std::nullopt;
     return numberRange(low, high, lowOpen);
   };
@@ -79,7 +81,7 @@ inline OptionCheck numberIn(double low, double high, bool lowOpen = false) {
 inline OptionCheck integerTo(uint64_t high) {
   return [=](StringRef value) -> std::optional<std::string> {
     uint64_t number;
-    if (!value.trim().getAsInteger(10, number) && number <= high)
+    if (!value.getAsInteger(10, number) && number <= high)
       return std::nullopt;
     return llvm::formatv("an integer from 0 to {0}", high).str();
   };
@@ -96,6 +98,11 @@ inline OptionCheck oneOf(std::vector<std::string> names) {
 
 inline OptionCheck boolean() {
   return oneOf({"true", "false", "1", "0", "TRUE", "FALSE", "True", "False"});
+}
+
+/// Any value (the option is listed so that a bare key is refused).
+inline OptionCheck anyValue() {
+  return [](StringRef) -> std::optional<std::string> { return std::nullopt; };
 }
 
 /// Not empty: a file name, or `-` where the option says so.
@@ -148,7 +155,8 @@ forEachPassOption(StringRef options,
 }
 
 /// Checks the options of `pass` listed in `checked` in `options`; on the
-/// first bad one, reports "PASS: OPTION must be WHAT, not 'VALUE'" through
+/// first bad one, reports "PASS: OPTION must be WHAT, not 'VALUE'" (or
+/// "PASS: OPTION needs a value" for a bare key that is not a flag) through
 /// `errorHandler` and fails.
 inline LogicalResult
 checkPassOptions(StringRef pass, StringRef options,
@@ -157,14 +165,22 @@ checkPassOptions(StringRef pass, StringRef options,
   std::optional<std::string> error;
   forEachPassOption(options, [&](StringRef key,
                                  std::optional<StringRef> value) {
-    if (error || !value)
+    if (error)
       return;
-    for (const CheckedOption &option : checked)
-      if (option.name == key)
-        if (std::optional<std::string> want = option.check(*value))
-          error = llvm::formatv("{0}: {1} must be {2}, not '{3}'", pass, key,
-                                *want, *value)
+    for (const CheckedOption &option : checked) {
+      if (option.name != key)
+        continue;
+      if (!value) {
+        if (!option.isFlag)
+          error = llvm::formatv("{0}: {1} needs a value ({1}=...)", pass, key)
                       .str();
+        continue;
+      }
+      if (std::optional<std::string> want = option.check(*value))
+        error = llvm::formatv("{0}: {1} must be {2}, not '{3}'", pass, key,
+                              *want, *value)
+                    .str();
+    }
   });
   if (error)
     return errorHandler(*error);

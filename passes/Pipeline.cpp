@@ -42,15 +42,18 @@ void mlir::spmd::registerSpmdPipeline() {
       "that order",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
-        CheckedOption checks[] = {{"auto-shard", boolean()},
+        CheckedOption checks[] = {{"auto-shard", boolean(), true},
                                   {"memory-budget", memoryBudgetCheck()},
-                                  {"dcn-cost", dcnCostCheck()}};
+                                  {"dcn-cost", dcnCostCheck()},
+                                  {"auto-shard-report", anyValue()}};
         if (failed(checkPassOptions("spmd-pipeline", text, checks,
                                     errorHandler)))
           return failure();
         SpmdPipelineOptions options;
-        if (failed(options.parseFromString(text)))
-          return failure();
+        std::string message;
+        llvm::raw_string_ostream os(message);
+        if (failed(options.parseFromString(text, os)))
+          return errorHandler("spmd-pipeline: " + StringRef(message).trim());
         buildSpmdPipeline(pm, options);
         return success();
       },

@@ -27,7 +27,7 @@ struct PropagatePass : mlir::spmd::impl::SpmdPropagateBase<PropagatePass> {
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     CheckedOption checks[] = {{"strategy", oneOf({"basic", "aggressive"})},
-                              {"debug-origins", boolean()}};
+                              {"debug-origins", boolean(), true}};
     if (failed(checkPassOptions("spmd-propagate", options, checks,
                                 errorHandler)))
       return failure();
