@@ -321,10 +321,12 @@ struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(checkPassOptions("spmd-auto-shard", options,
-                                autoShardOptionChecks(), errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
+    return parseCheckedOptions("spmd-auto-shard", options,
+                               autoShardOptionChecks(), errorHandler,
+                               [&](auto handler) {
+                                 return Pass::initializeOptions(options,
+                                                                handler);
+                               });
   }
 
   void runOnOperation() override;

@@ -132,10 +132,10 @@ struct CommReportPass : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     CheckedOption checks[] = {
         {"output", nonEmpty("a file name, or '-' for standard output")}};
-    if (failed(checkPassOptions("spmd-comm-report", options, checks,
-                                errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
+    return parseCheckedOptions(
+        "spmd-comm-report", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
   }
 
   void runOnOperation() override {

@@ -28,10 +28,10 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
       return success();
     }
     CheckedOption checks[] = {{"file", anyValue()}};
-    if (failed(checkPassOptions("spmd-mesh-config", options, checks,
-                                errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
+    return parseCheckedOptions(
+        "spmd-mesh-config", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
   }
 
   void runOnOperation() override {

@@ -1,11 +1,12 @@
 //===- PassOptionChecks.h - What each pass option accepts -------*- C++ -*-===//
 //
-// The values of the passes' options are checked before llvm::cl parses
-// them, so that a bad one is one diagnostic naming the pass, the option,
-// the value and what it accepts, rather than llvm::cl's own message and an
-// empty error. Passes call checkPassOptions from initializeOptions (and
-// the pipeline from its parser) with the options that take a restricted
-// value; options not listed, and the syntax, are left to llvm::cl.
+// The values of the passes' options are checked as they are parsed, so
+// that a bad one is one error naming the pass, the option, the value and
+// what it accepts (llvm::cl alone prints its own message, when it refuses
+// a value at all, and an empty error). Passes call parseCheckedOptions
+// from initializeOptions (and the pipeline from its parser) with the
+// options that take a restricted value or need one; the syntax and
+// unknown options are left to llvm::cl.
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,6 +192,31 @@ checkPassOptions(StringRef pass, StringRef options,
 /// spmd-pipeline's options of those names).
 OptionCheck dcnCostCheck();
 OptionCheck memoryBudgetCheck();
+
+/// Parses `options` with `parse` (llvm::cl, through the pass's
+/// Pass::initializeOptions or the pipeline's parser), then checks them:
+/// a bad value gets our error, naming what the option takes, after any
+/// message llvm::cl printed itself; other parse errors (an unknown option)
+/// are reported as `parse` gave them, named after `pass`.
+inline LogicalResult parseCheckedOptions(
+    StringRef pass, StringRef options, ArrayRef<CheckedOption> checked,
+    function_ref<LogicalResult(const Twine &)> errorHandler,
+    function_ref<LogicalResult(function_ref<LogicalResult(const Twine &)>)>
+        parse) {
+  std::string parseError;
+  bool parsed = succeeded(parse([&](const Twine &message) {
+    parseError = message.str();
+    return failure();
+  }));
+  if (failed(checkPassOptions(pass, options, checked, errorHandler)))
+    return failure();
+  if (parsed)
+    return success();
+  StringRef message = StringRef(parseError).trim();
+  if (message.empty())
+    return errorHandler(pass + ": cannot read the options '" + options + "'");
+  return errorHandler(pass + ": " + message);
+}
 
 } // namespace mlir::spmd
 

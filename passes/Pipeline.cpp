@@ -46,14 +46,17 @@ void mlir::spmd::registerSpmdPipeline() {
                                   {"memory-budget", memoryBudgetCheck()},
                                   {"dcn-cost", dcnCostCheck()},
                                   {"auto-shard-report", anyValue()}};
-        if (failed(checkPassOptions("spmd-pipeline", text, checks,
-                                    errorHandler)))
-          return failure();
         SpmdPipelineOptions options;
-        std::string message;
-        llvm::raw_string_ostream os(message);
-        if (failed(options.parseFromString(text, os)))
-          return errorHandler("spmd-pipeline: " + StringRef(message).trim());
+        if (failed(parseCheckedOptions(
+                "spmd-pipeline", text, checks, errorHandler,
+                [&](function_ref<LogicalResult(const Twine &)> handler) {
+                  std::string message;
+                  llvm::raw_string_ostream os(message);
+                  if (succeeded(options.parseFromString(text, os)))
+                    return success();
+                  return handler(message);
+                })))
+          return failure();
         buildSpmdPipeline(pm, options);
         return success();
       },

@@ -28,10 +28,10 @@ struct PropagatePass : mlir::spmd::impl::SpmdPropagateBase<PropagatePass> {
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     CheckedOption checks[] = {{"strategy", oneOf({"basic", "aggressive"})},
                               {"debug-origins", boolean(), true}};
-    if (failed(checkPassOptions("spmd-propagate", options, checks,
-                                errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
+    return parseCheckedOptions(
+        "spmd-propagate", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
   }
 
   void runOnOperation() override {

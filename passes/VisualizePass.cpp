@@ -61,10 +61,10 @@ struct VisualizePass : mlir::spmd::impl::SpmdVisualizeBase<VisualizePass> {
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     CheckedOption checks[] = {
         {"output", nonEmpty("a file name, or '-' for standard error")}};
-    if (failed(checkPassOptions("spmd-visualize", options, checks,
-                                errorHandler)))
-      return failure();
-    return Pass::initializeOptions(options, errorHandler);
+    return parseCheckedOptions(
+        "spmd-visualize", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
   }
 
   void runOnOperation() override {
