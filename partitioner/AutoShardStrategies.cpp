@@ -152,11 +152,12 @@ searchStrategies(const DeviceMesh &mesh, const ShardingRule &rule,
       next.resize(width);
     beam = std::move(next);
   }
-  std::vector<OpStrategy> strategies;
   std::vector<unsigned> none(mesh.rank(), numFactors);
-  strategies.push_back(*makeStrategy(mesh, rule, shapes, numOperands,
-                                     elementBytes, flopsPerPoint, costs,
-                                     search, none));
+  std::optional<OpStrategy> replicated =
+      makeStrategy(mesh, rule, shapes, numOperands, elementBytes,
+                   flopsPerPoint, costs, search, none);
+  assert(replicated && "using no axis always shards an op");
+  std::vector<OpStrategy> strategies{std::move(*replicated)};
   for (const Partial &p : beam) {
     if (strategies.size() >= search.limit)
       break;
