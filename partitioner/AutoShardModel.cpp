@@ -62,15 +62,36 @@ double evaluate(const ShardingProblem &problem,
 }
 
 static llvm::Error noFit(const ShardingProblem &problem) {
+  // Budgets of 2^63 bytes or more do not convert to int64 (nor do they
+  // bound anything).
+  std::string budget =
+      problem.memoryBudget < 0x1p63
+          ? std::to_string(int64_t(problem.memoryBudget))
+          : (problem.memoryBudget == 0x1p63 ? std::to_string(INT64_MAX)
+                                            : std::to_string(
+                                                  problem.memoryBudget));
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
-      "no choice of shardings fits the memory budget of " +
-          std::to_string(int64_t(problem.memoryBudget)) + " bytes per device");
+      "no choice of shardings fits the memory budget of " + budget +
+          " bytes per device");
+}
+
+/// The time `seconds` from `start`, or never for limits beyond what a
+/// clock counts.
+static std::chrono::steady_clock::time_point
+deadlineAfter(std::chrono::steady_clock::time_point start, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  // A year of seconds is beyond any run, and far within the clock's range.
+  if (!(seconds < 3.2e7))
+    return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(std::max(seconds, 0.0)));
 }
 
 llvm::Expected<ShardingSolution>
-solveExhaustively(const ShardingProblem &problem) {
+solveExhaustively(const ShardingProblem &problem, double timeLimitSeconds) {
   auto start = std::chrono::steady_clock::now();
+  auto deadline = deadlineAfter(start, timeLimitSeconds);
   size_t n = problem.nodes.size();
   double choices = 1;
   for (size_t v = 0; v < n; ++v)
@@ -83,7 +104,22 @@ solveExhaustively(const ShardingProblem &problem) {
   std::vector<unsigned> choice(n, 0);
   ShardingSolution best;
   best.cost = std::numeric_limits<double>::infinity();
-  while (true) {
+  for (uint64_t tried = 1;; ++tried) {
+    // The clock is read now and then: a choice is tried in microseconds.
+    if (tried % 1024 == 0 && std::chrono::steady_clock::now() > deadline) {
+      if (!std::isfinite(best.cost))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "the enumeration found no choice within the budget before its "
+            "time limit of " +
+                std::to_string(timeLimitSeconds) + " s");
+      best.status = ShardingSolution::Status::TimeLimit;
+      best.bound = 0;
+      best.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+      return best;
+    }
     double cost = evaluate(problem, choice);
     if (cost < best.cost) {
       best.cost = cost;
@@ -111,7 +147,8 @@ solveExhaustively(const ShardingProblem &problem) {
 /// none does. CBC starts from it, and it is the answer when CBC finds none
 /// within its time limit.
 static std::optional<std::vector<unsigned>>
-greedyChoice(const ShardingProblem &problem) {
+greedyChoice(const ShardingProblem &problem,
+             std::chrono::steady_clock::time_point deadline) {
   size_t n = problem.nodes.size();
   std::vector<std::vector<unsigned>> incident(n);
   for (size_t e = 0; e < problem.edges.size(); ++e) {
@@ -177,7 +214,10 @@ greedyChoice(const ShardingProblem &problem) {
     return cost;
   };
   std::vector<double> tried(problem.liveSets.size());
-  for (bool moved = true; moved;) {
+  // Past the deadline, the moves made so far stand: each kept the choice
+  // within the budget.
+  for (bool moved = true;
+       moved && std::chrono::steady_clock::now() <= deadline;) {
     moved = false;
     for (size_t v = 0; v < n; ++v) {
       unsigned was = choice[v], best = was;
@@ -217,15 +257,46 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
       return noFit(problem);
     return solution;
   }
-  // CBC's tolerances are absolute: costs are scaled so the largest is 1e6.
+  // CBC's tolerances are absolute, and it refuses (aborts on) objective
+  // coefficients of 1e25 or more: costs are scaled so the largest is 1e6.
   double largest = 0;
+  bool finite = true;
+  auto see = [&](double c) {
+    finite &= std::isfinite(c);
+    largest = std::max(largest, std::abs(c));
+  };
   for (const ShardingProblem::Node &node : problem.nodes)
-    for (double c : node.cost)
-      largest = std::max(largest, std::abs(c));
+    llvm::for_each(node.cost, see);
   for (const ShardingProblem::Edge &e : problem.edges)
-    for (double c : e.cost)
-      largest = std::max(largest, std::abs(c));
+    llvm::for_each(e.cost, see);
+  if (!finite)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a modelled cost is not a finite number of seconds");
+  // For the tiniest costs 1e6 / largest overflows: there each is divided
+  // by the largest first.
   double scale = largest > 0 ? 1e6 / largest : 1;
+  auto scaled = [&](double cost) {
+    return std::isfinite(scale) ? cost * scale : cost / largest * 1e6;
+  };
+  auto deadline = deadlineAfter(began, timeLimitSeconds);
+  std::optional<std::vector<unsigned>> start = greedyChoice(problem, deadline);
+  if (std::chrono::steady_clock::now() >= deadline) {
+    // No time left for CBC (whose root LP its limit does not bound): the
+    // greedy choice stands.
+    if (!start)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the time limit passed before the solver ran, and the greedy "
+          "choice does not fit the memory budget");
+    solution.status = ShardingSolution::Status::TimeLimit;
+    solution.choice = *start;
+    solution.cost = evaluate(problem, solution.choice);
+    solution.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
+            .count();
+    return solution;
+  }
 
   // The program is assembled here and loaded at once (adding columns one
   // by one is quadratic in CBC).
@@ -238,7 +309,7 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   };
   std::vector<Entry> entries;
   auto addColumn = [&](double cost, bool isInteger) {
-    objective.push_back(cost * scale);
+    objective.push_back(scaled(cost));
     upper.push_back(1);
     integer.push_back(isInteger);
     return int(objective.size()) - 1;
@@ -319,7 +390,12 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                                                           Cbc_deleteModel);
   Cbc_Model *m = model.get();
   Cbc_setLogLevel(m, 0);
-  Cbc_setMaximumSeconds(m, timeLimitSeconds);
+  // The limit is wall-clock time, as the caller's (CBC counts CPU time by
+  // default, which on a loaded machine runs far past it).
+  Cbc_setParameter(m, "timeMode", "elapsed");
+  Cbc_setMaximumSeconds(
+      m, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now())
+             .count());
   Cbc_setAllowableFractionGap(m, 0);
   Cbc_setAllowableGap(m, 1e-7);
   Cbc_loadProblem(m, columns, int(rowLower.size()), starts.data(), rows.data(),
@@ -328,7 +404,6 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   for (int c = 0; c < columns; ++c)
     if (integer[c])
       Cbc_setInteger(m, c);
-  std::optional<std::vector<unsigned>> start = greedyChoice(problem);
   if (start) {
     std::vector<int> cols;
     std::vector<double> ones;
@@ -375,7 +450,9 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   solution.cost = evaluate(problem, solution.choice);
   solution.bound = solution.status == ShardingSolution::Status::Optimal
                        ? solution.cost
-                       : Cbc_getBestPossibleObjValue(m) / scale;
+                       : (std::isfinite(scale)
+                              ? Cbc_getBestPossibleObjValue(m) / scale
+                              : Cbc_getBestPossibleObjValue(m) / 1e6 * largest);
   solution.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
           .count();

@@ -5,6 +5,7 @@
 #include "ir/FunctionMesh.h"
 #include "ir/ShardingModels.h"
 #include "passes/AutoShardProblem.h"
+#include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -20,6 +21,11 @@ namespace mlir::spmd {
 
 using namespace mlir;
 using namespace mlir::spmd;
+
+/// What memory-budget takes, in words.
+static constexpr const char *kByteSizeWords =
+    "a size in bytes (e.g. 1073741824, 16MB, 2GiB) from 0 to "
+    "9223372036854775807";
 
 /// A size in bytes: a number with an optional suffix (B, KB, MB, GB in
 /// powers of 1000, KiB, MiB, GiB in powers of 1024).
@@ -39,10 +45,98 @@ static std::optional<double> parseByteSize(StringRef text) {
       scale = factor;
       break;
     }
+  text = text.trim();
+  // Whole byte counts up to INT64_MAX are taken exactly as written (as a
+  // double, the largest rounds up to 2^63).
+  uint64_t count;
+  if (scale == 1 && !text.getAsInteger(10, count))
+    return count <= uint64_t(INT64_MAX) ? std::optional<double>(double(count))
+                                        : std::nullopt;
   double number;
-  if (text.trim().getAsDouble(number) || number < 0 || !std::isfinite(number))
+  if (text.getAsDouble(number) || number < 0 || !std::isfinite(number))
+    return std::nullopt;
+  // Budgets are int64 counts (so 2^63 and beyond, and sizes whose product
+  // overflows, are refused rather than wrapped).
+  if (!(number * scale < AutoShardSettings::kBudgetLimit))
     return std::nullopt;
   return number * scale;
+}
+
+namespace {
+/// The numeric options and the ranges they take (AutoShardSettings).
+struct NumberOption {
+  StringRef name;
+  double low, high;
+  bool lowOpen;
+  double AutoShardSettings::*setting;
+};
+} // namespace
+
+static const NumberOption kNumberOptions[] = {
+    {"dcn-cost", 1, AutoShardSettings::kMaxDcnCost, false,
+     &AutoShardSettings::dcnCost},
+    {"flops-per-second", AutoShardSettings::kMinSpeed,
+     AutoShardSettings::kMaxSpeed, false, &AutoShardSettings::flopsPerSecond},
+    {"bytes-per-second", AutoShardSettings::kMinSpeed,
+     AutoShardSettings::kMaxSpeed, false, &AutoShardSettings::bytesPerSecond},
+    {"time-limit", 0, AutoShardSettings::kMaxTimeLimit, true,
+     &AutoShardSettings::timeLimit}};
+
+LogicalResult AutoShardSettings::verify(
+    function_ref<InFlightDiagnostic()> error) const {
+  for (const NumberOption &option : kNumberOptions) {
+    double value = this->*option.setting;
+    if (!isNumberIn(value, option.low, option.high, option.lowOpen))
+      return error() << "spmd-auto-shard: " << option.name << " must be "
+                     << numberRange(option.low, option.high, option.lowOpen)
+                     << ", not " << formatNumber(value);
+  }
+  if (!(memoryBudget >= 0 && (memoryBudget <= kBudgetLimit ||
+                              memoryBudget ==
+                                  std::numeric_limits<double>::infinity())))
+    return error() << "spmd-auto-shard: memory-budget must be from 0 to "
+                      "9223372036854775807 bytes, not "
+                   << formatNumber(memoryBudget);
+  return success();
+}
+
+/// The checks of spmd-auto-shard's options that llvm::cl would otherwise
+/// refuse with its own message, or accept out of range.
+static SmallVector<CheckedOption> autoShardOptionChecks() {
+  SmallVector<CheckedOption> checks;
+  for (const NumberOption &option : kNumberOptions)
+    checks.push_back(
+        {option.name, numberIn(option.low, option.high, option.lowOpen)});
+  checks.push_back({"share-above", integerTo(UINT32_MAX)});
+  // Checked where the pass runs (their errors point at the module).
+  for (StringRef text : {"memory-budget", "solver", "report"})
+    checks.push_back({text, anyValue()});
+  return checks;
+}
+
+/// The dcn-cost check, shared with spmd-pipeline.
+OptionCheck mlir::spmd::dcnCostCheck() {
+  return numberIn(1, AutoShardSettings::kMaxDcnCost);
+}
+
+/// What memory-budget accepts, shared with spmd-pipeline.
+OptionCheck mlir::spmd::memoryBudgetCheck() {
+  return [](StringRef value) -> std::optional<std::string> {
+    if (value.empty() || parseByteSize(value))
+      return std::nullopt;
+    return std::string(kByteSizeWords);
+  };
+}
+
+/// `bytes` for the report: an int64 where it fits (a peak of values of
+/// 2^63 bytes or more does not).
+static llvm::json::Value byteCount(double bytes) {
+  if (bytes >= 0 && bytes < AutoShardSettings::kBudgetLimit)
+    return int64_t(std::llround(bytes));
+  // INT64_MAX itself, as a double.
+  if (bytes == AutoShardSettings::kBudgetLimit)
+    return INT64_MAX;
+  return bytes;
 }
 
 namespace {
@@ -69,6 +163,7 @@ FailureOr<MeshOp> meshOf(func::FuncOp function, ModuleOp module) {
 
 /// Auto-shards `function`, appending its entry to `report`.
 LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
+                    std::chrono::steady_clock::time_point deadline,
                     llvm::json::Array &report) {
   auto start = std::chrono::steady_clock::now();
   auto module = function->getParentOfType<ModuleOp>();
@@ -88,21 +183,33 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       dcnAxes[a] = hosts > 1;
 
   FailureOr<AutoShardProblem> problem =
-      AutoShardProblem::build(function, mesh, dcnAxes, settings);
+      AutoShardProblem::build(function, mesh, dcnAxes, settings, deadline);
   if (failed(problem))
     return failure();
+  double left = std::max(
+      0.0, std::chrono::duration<double>(
+               deadline - std::chrono::steady_clock::now())
+               .count());
   llvm::Expected<::spmd::ShardingSolution> solution =
-      settings.enumerate
-          ? ::spmd::solveExhaustively(problem->problem)
-          : ::spmd::solveWithCbc(problem->problem, settings.timeLimit);
+      settings.enumerate ? ::spmd::solveExhaustively(problem->problem, left)
+                         : ::spmd::solveWithCbc(problem->problem, left);
   if (!solution)
     return function.emitError("auto-sharding found no plan: ")
            << llvm::toString(solution.takeError());
   ArrayRef<unsigned> choice = solution->choice;
   double total = problem->seconds(choice);
+  bool cut = problem->nodesCutByTimeLimit > 0 || problem->reshardsEstimated;
+  if (cut)
+    function.emitWarning("auto-sharding reached its time limit of ")
+        << formatNumber(settings.timeLimit)
+        << " s while building its problem: "
+        << problem->nodesCutByTimeLimit
+        << " nodes keep only the replicated strategy and "
+        << problem->reshardsEstimated
+        << " reshards are costed by their whole target blocks";
   if (solution->status == ::spmd::ShardingSolution::Status::TimeLimit)
     function.emitWarning("auto-sharding stopped at its time limit of ")
-        << settings.timeLimit << " s; the best plan found is used (modelled "
+        << formatNumber(settings.timeLimit) << " s; the best plan found is used (modelled "
         << total << " s, no plan below "
         << solution->bound + problem->fixedSeconds << " s)";
 
@@ -167,10 +274,12 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       {"total_seconds", total},
       {"compute_seconds", compute},
       {"communication_seconds", total - compute},
-      {"peak_memory_bytes",
-       int64_t(std::llround(::spmd::peakMemory(p, choice)))}};
+      {"peak_memory_bytes", byteCount(::spmd::peakMemory(p, choice))}};
   if (std::isfinite(settings.memoryBudget))
-    cost["memory_budget_bytes"] = int64_t(std::llround(settings.memoryBudget));
+    cost["memory_budget_bytes"] = byteCount(settings.memoryBudget);
+  // A cut search is no proof of optimality.
+  ::spmd::ShardingSolution::Status status =
+      cut ? ::spmd::ShardingSolution::Status::TimeLimit : solution->status;
   report.push_back(llvm::json::Object{
       {"function", function.getSymName()},
       {"mesh", mesh.symbol.getValue()},
@@ -179,7 +288,7 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       {"cost", std::move(cost)},
       {"solver", llvm::json::Object{
                      {"name", settings.enumerate ? "enumerate" : "cbc"},
-                     {"status", ::spmd::stringifyStatus(solution->status)},
+                     {"status", ::spmd::stringifyStatus(status)},
                      {"bound_seconds", solution->bound + problem->fixedSeconds},
                      {"solve_seconds", solution->seconds},
                      {"seconds", seconds},
@@ -187,7 +296,12 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
                      {"nodes_before_sharing", problem->nodesBeforeSharing},
                      {"nodes", int64_t(p.nodes.size())},
                      {"edges", int64_t(p.edges.size())},
-                     {"live_sets", int64_t(p.liveSets.size())}}}});
+                     {"live_sets", int64_t(p.liveSets.size())},
+                     {"nodes_searched", problem->nodesSearched},
+                     {"cut_by_time_limit",
+                      llvm::json::Object{
+                          {"nodes", problem->nodesCutByTimeLimit},
+                          {"reshards", int64_t(problem->reshardsEstimated)}}}}}});
   // Long runs say what took the time.
   if (seconds > 10)
     function.emitRemark("auto-sharded in ")
@@ -204,6 +318,17 @@ struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
     registerShardingModels(registry);
   }
 
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return parseCheckedOptions("spmd-auto-shard", options,
+                               autoShardOptionChecks(), errorHandler,
+                               [&](auto handler) {
+                                 return Pass::initializeOptions(options,
+                                                                handler);
+                               });
+  }
+
   void runOnOperation() override;
 };
 
@@ -214,27 +339,17 @@ void AutoShardPass::runOnOperation() {
     std::optional<double> bytes = parseByteSize(memoryBudget);
     if (!bytes) {
       mlir::emitError(module.getLoc(), "spmd-auto-shard: memory-budget '")
-          << memoryBudget
-          << "' is not a size in bytes (e.g. 1073741824, 16MB, 2GiB)";
+          << memoryBudget << "' is not " << kByteSizeWords;
       return signalPassFailure();
     }
     settings.memoryBudget = *bytes;
   }
-  auto bad = [&](StringRef option, StringRef want) {
-    mlir::emitError(module.getLoc(), "spmd-auto-shard: ")
-        << option << " must be " << want;
-    signalPassFailure();
-  };
-  if (!(dcnCost >= 1))
-    return bad("dcn-cost", "at least 1");
-  if (!(flopsPerSecond > 0))
-    return bad("flops-per-second", "positive");
-  if (!(bytesPerSecond > 0))
-    return bad("bytes-per-second", "positive");
-  if (!(timeLimit > 0))
-    return bad("time-limit", "positive");
-  if (solver != "cbc" && solver != "enumerate")
-    return bad("solver", "cbc or enumerate, not '" + solver + "'");
+  if (solver != "cbc" && solver != "enumerate") {
+    mlir::emitError(module.getLoc(),
+                    "spmd-auto-shard: solver must be cbc or enumerate, not '")
+        << solver << "'";
+    return signalPassFailure();
+  }
   settings.dcnCost = dcnCost;
   settings.flopsPerSecond = flopsPerSecond;
   settings.bytesPerSecond = bytesPerSecond;
@@ -256,9 +371,18 @@ void AutoShardPass::runOnOperation() {
 FailureOr<llvm::json::Value>
 mlir::spmd::autoShardModule(ModuleOp module,
                             const AutoShardSettings &settings) {
+  if (failed(settings.verify([&] { return mlir::emitError(module.getLoc()); })))
+    return failure();
+  // The time limit bounds the whole module: each function builds and
+  // solves in what the ones before it left.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(settings.timeLimit));
   llvm::json::Array functions;
   for (auto function : module.getOps<func::FuncOp>())
-    if (!function.isExternal() && failed(shard(function, settings, functions)))
+    if (!function.isExternal() &&
+        failed(shard(function, settings, deadline, functions)))
       return failure();
   return llvm::json::Value(
       llvm::json::Object{{"auto_shard", std::move(functions)}});

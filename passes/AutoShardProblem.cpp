@@ -14,6 +14,7 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/Debug.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -35,9 +36,10 @@ class AutoShardProblemBuilder {
 public:
   AutoShardProblemBuilder(AutoShardProblem &result, func::FuncOp function,
                           const MeshInfo &mesh, ArrayRef<bool> dcnAxes,
-                          const AutoShardSettings &settings)
+                          const AutoShardSettings &settings,
+                          std::chrono::steady_clock::time_point deadline)
       : result(result), function(function), mesh(mesh.mesh),
-        meshSymbol(mesh.symbol), settings(settings),
+        meshSymbol(mesh.symbol), settings(settings), deadline(deadline),
         costs(::spmd::AxisCosts::uniform(mesh.mesh, 1 / settings.bytesPerSecond,
                                          dcnAxes, settings.dcnCost)) {
     costs.secondsPerFlop = 1 / settings.flopsPerSecond;
@@ -118,6 +120,10 @@ private:
   void addReturn(Operation *op);
   void share();
   void addLiveSets();
+  /// How the strategies of a node with `rule` are searched: within
+  /// kMaxStrategies, or the replicated one alone past the deadline
+  /// (counted in the result).
+  ::spmd::StrategySearch searchFor(const ::spmd::ShardingRule &rule);
   llvm::hash_code opKey(Operation *op, int depth);
   llvm::hash_code nodeKey(const Node &node);
 
@@ -126,6 +132,7 @@ private:
   const ::spmd::DeviceMesh &mesh;
   FlatSymbolRefAttr meshSymbol;
   const AutoShardSettings &settings;
+  std::chrono::steady_clock::time_point deadline;
   ::spmd::AxisCosts costs;
   ::spmd::ReshardPlanCache plans;
 
@@ -226,9 +233,15 @@ LogicalResult AutoShardProblemBuilder::pin(Value value, ShardingAttr sharding,
 
 double AutoShardProblemBuilder::reshard(Value value, const ShardState &from,
                                         const ShardState &to) {
+  // Past the deadline, reshards on meshes of many axes are estimated
+  // without the search over devices that dominates building there.
+  bool quick = mesh.rank() > ::spmd::kPlannedAxes && !(from == to) &&
+               std::chrono::steady_clock::now() > deadline;
+  result.reshardsEstimated += quick;
   return ::spmd::reshardSeconds(
       plans, mesh, shapeOf(value),
-      elementBytes(getElementTypeOrSelf(value.getType())), from, to, costs);
+      elementBytes(getElementTypeOrSelf(value.getType())), from, to, costs,
+      quick);
 }
 
 void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
@@ -502,6 +515,20 @@ llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
   return key;
 }
 
+::spmd::StrategySearch
+AutoShardProblemBuilder::searchFor(const ::spmd::ShardingRule &rule) {
+  ::spmd::StrategySearch search;
+  search.limit = kMaxStrategies;
+  if (std::chrono::steady_clock::now() > deadline) {
+    search.limit = 1;
+    ++result.nodesCutByTimeLimit;
+  } else if (std::pow(double(rule.numFactors() + 1), double(mesh.rank())) >
+             ::spmd::kEnumeratedChoices) {
+    ++result.nodesSearched;
+  }
+  return search;
+}
+
 /// Every way to split a tensor of `shape` (each axis to one dimension it
 /// divides, in mesh order) that `keep` accepts, the replicated layout
 /// first: the strategies of an op that only holds the value.
@@ -512,8 +539,8 @@ std::vector<ShardState> AutoShardProblemBuilder::everyLayout(
   std::vector<std::vector<int64_t>> shapes{
       std::vector<int64_t>(shape.begin(), shape.end())};
   std::vector<ShardState> layouts;
-  for (::spmd::OpStrategy &s :
-       ::spmd::enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs))
+  for (::spmd::OpStrategy &s : ::spmd::enumerateStrategies(
+           mesh, rule, shapes, 1, 1, 0, costs, searchFor(rule)))
     if (!keep || keep(s.tensors[0]))
       layouts.push_back(std::move(s.tensors[0]));
   // As for ops: the first layout and the smallest others.
@@ -725,12 +752,14 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   for (Value v : op->getResults())
     shapes.push_back(shapeOf(v));
   double flops = flopsPerPoint(op);
-  std::vector<::spmd::OpStrategy> strategies = ::spmd::enumerateStrategies(
-      mesh, *rule, shapes, numOperands, 1, flops, costs);
   // Results pending over split reductions get the op's one combiner, as
-  // the partitioner leaves them; strategies splitting a reduction of an op
-  // without one go.
+  // the partitioner leaves them; an op without one keeps its reductions
+  // whole.
   std::optional<::spmd::ReductionKind> combiner = getSplitReductionKind(op);
+  ::spmd::StrategySearch search = searchFor(*rule);
+  search.splitReductions = combiner.has_value();
+  std::vector<::spmd::OpStrategy> strategies = ::spmd::enumerateStrategies(
+      mesh, *rule, shapes, numOperands, 1, flops, costs, search);
   llvm::erase_if(strategies, [&](::spmd::OpStrategy &s) {
     for (unsigned r = 0; r < op->getNumResults(); ++r) {
       ShardState &layout = s.tensors[numOperands + r];
@@ -1095,9 +1124,11 @@ LogicalResult AutoShardProblemBuilder::build() {
 FailureOr<AutoShardProblem>
 AutoShardProblem::build(func::FuncOp function, const MeshInfo &mesh,
                         ArrayRef<bool> dcnAxes,
-                        const AutoShardSettings &settings) {
+                        const AutoShardSettings &settings,
+                        std::chrono::steady_clock::time_point deadline) {
   AutoShardProblem result;
-  AutoShardProblemBuilder builder(result, function, mesh, dcnAxes, settings);
+  AutoShardProblemBuilder builder(result, function, mesh, dcnAxes, settings,
+                                  deadline);
   if (failed(builder.build()))
     return failure();
   return result;

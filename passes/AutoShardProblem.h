@@ -40,11 +40,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <chrono>
 #include <limits>
 
 namespace mlir::spmd {
 
 struct AutoShardSettings {
+  /// Bytes per device; +inf for no limit, else at most 2^63 (INT64_MAX
+  /// as a double).
   double memoryBudget = std::numeric_limits<double>::infinity();
   /// How many times slower a DCN axis moves a byte than an ICI axis.
   double dcnCost = 10;
@@ -53,19 +56,36 @@ struct AutoShardSettings {
   double bytesPerSecond = 1e11;
   /// Above this many nodes, nodes of the same structure share a choice.
   unsigned shareAbove = 256;
-  /// Seconds CBC may search; enumerate every choice instead (tiny graphs).
+  /// Seconds the whole of autoShardModule may take: building each
+  /// function's problem and solving it; enumerate every choice instead of
+  /// CBC (tiny graphs).
   double timeLimit = 30;
   bool enumerate = false;
+
+  /// The ranges the settings (and spmd-auto-shard's options) take: wide
+  /// enough for any machine, narrow enough that every modelled cost is a
+  /// finite double whatever the program's sizes.
+  static constexpr double kMinSpeed = 1e-3, kMaxSpeed = 1e30;
+  static constexpr double kMaxDcnCost = 1e6;
+  static constexpr double kMaxTimeLimit = 1e9;
+  /// Budgets are int64 counts of bytes: INT64_MAX, as a double.
+  static constexpr double kBudgetLimit = 0x1p63;
+
+  /// Fails, reporting through `error` which setting is out of its range.
+  LogicalResult verify(function_ref<InFlightDiagnostic()> error) const;
 };
 
 class AutoShardProblem {
 public:
   /// The problem of `function` on `mesh`, whose axes `dcnAxes[a]` cross
   /// hosts. Fails (with a diagnostic) on shardings that do not fit.
-  static FailureOr<AutoShardProblem> build(func::FuncOp function,
-                                           const MeshInfo &mesh,
-                                           ArrayRef<bool> dcnAxes,
-                                           const AutoShardSettings &settings);
+  /// Past `deadline`, the ops and values still to add keep only their
+  /// replicated strategy.
+  static FailureOr<AutoShardProblem>
+  build(func::FuncOp function, const MeshInfo &mesh, ArrayRef<bool> dcnAxes,
+        const AutoShardSettings &settings,
+        std::chrono::steady_clock::time_point deadline =
+            std::chrono::steady_clock::time_point::max());
 
   /// The layout `value` has under `choice`: its pinned layout, the one its
   /// node's strategy gives it, or nullopt (remade or unknown values).
@@ -94,6 +114,12 @@ public:
   double fixedSeconds = 0;
   /// Counts before nodes shared their choices.
   unsigned opsModelled = 0, nodesBeforeSharing = 0;
+  /// Nodes whose strategies a beam searched (meshes of too many axes to
+  /// try every choice), and those left with the replicated strategy alone
+  /// because the time limit passed while the problem was built.
+  unsigned nodesSearched = 0, nodesCutByTimeLimit = 0;
+  /// Reshards costed without a search because the time limit had passed.
+  uint64_t reshardsEstimated = 0;
 
 private:
   struct FreeValue {

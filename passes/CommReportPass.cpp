@@ -2,6 +2,7 @@
 
 #include "partitioner/Partitioner.h"
 #include "partitioner/ReshardPlanner.h"
+#include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
@@ -125,6 +126,17 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
 namespace {
 struct CommReportPass : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
   using SpmdCommReportBase::SpmdCommReportBase;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    CheckedOption checks[] = {
+        {"output", nonEmpty("a file name, or '-' for standard output")}};
+    return parseCheckedOptions(
+        "spmd-comm-report", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
+  }
 
   void runOnOperation() override {
     FailureOr<llvm::json::Value> report = buildCommReport(getOperation());

@@ -1,6 +1,7 @@
 //===- MeshConfigPass.cpp - Mesh @mesh from a HybridMesh file -------------===//
 
 #include "mesh/MeshConfig.h"
+#include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,7 +27,11 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
       file = trimmed.str();
       return success();
     }
-    return Pass::initializeOptions(options, errorHandler);
+    CheckedOption checks[] = {{"file", anyValue()}};
+    return parseCheckedOptions(
+        "spmd-mesh-config", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
   }
 
   void runOnOperation() override {

@@ -45,8 +45,10 @@ def SpmdAutoShard : Pass<"spmd-auto-shard", "mlir::ModuleOp"> {
     its slowest axis; DCN axes of a HybridMesh `dcn-cost` times slower)
     under a memory budget per device (arguments, results and the values
     live at each point). The choice of one strategy per op is an integer
-    program (Alpa, XLA auto_sharding) solved by COIN-OR CBC within
-    `time-limit`. Shardings already written (arguments, results,
+    program (Alpa, XLA auto_sharding) solved by COIN-OR CBC; `time-limit`
+    bounds the whole pass (on meshes of many axes the strategies come from
+    a beam over the axes, and past the limit the rest of the problem is
+    built coarsely). Shardings already written (arguments, results,
     `spmd.sharding_constraint`, op results) are never changed; the chosen
     ones are written as closed shardings on arguments, results and op
     results, and `--spmd-propagate` completes the rest. See
@@ -55,17 +57,19 @@ def SpmdAutoShard : Pass<"spmd-auto-shard", "mlir::ModuleOp"> {
   let options = [
     Option<"memoryBudget", "memory-budget", "std::string", "\"\"",
            "Bytes per device, with an optional suffix (KB, MB, GB, KiB, MiB, "
-           "GiB); empty for no limit">,
+           "GiB), at most 2^63 - 1; empty for no limit">,
     Option<"dcnCost", "dcn-cost", "double", "10",
            "How many times slower a byte moves over a DCN axis than an ICI "
-           "axis">,
+           "axis (1 to 1e6)">,
     Option<"flopsPerSecond", "flops-per-second", "double", "1e12",
-           "Modelled compute speed of one device">,
+           "Modelled compute speed of one device (0.001 to 1e30)">,
     Option<"bytesPerSecond", "bytes-per-second", "double", "1e11",
-           "Modelled bytes per second one device sends over an ICI axis">,
+           "Modelled bytes per second one device sends over an ICI axis "
+           "(0.001 to 1e30)">,
     Option<"timeLimit", "time-limit", "double", "30",
-           "Seconds the solver may search; the best plan found by then is "
-           "used and the report says so">,
+           "Wall-clock seconds for the whole pass, building and solving "
+           "(above 0, at most 1e9); the best plan found by then is used and "
+           "the report says so">,
     Option<"solver", "solver", "std::string", "\"cbc\"",
            "cbc (the integer program) or enumerate (every choice; for tiny "
            "graphs and tests)">,

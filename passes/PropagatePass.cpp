@@ -1,6 +1,7 @@
 //===- PropagatePass.cpp - spmd-propagate ---------------------------------===//
 
 #include "ir/ShardingModels.h"
+#include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
 #include "passes/ShardingPropagation.h"
 
@@ -20,6 +21,17 @@ struct PropagatePass : mlir::spmd::impl::SpmdPropagateBase<PropagatePass> {
   void getDependentDialects(DialectRegistry &registry) const override {
     SpmdPropagateBase::getDependentDialects(registry);
     registerShardingModels(registry);
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    CheckedOption checks[] = {{"strategy", oneOf({"basic", "aggressive"})},
+                              {"debug-origins", boolean(), true}};
+    return parseCheckedOptions(
+        "spmd-propagate", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
   }
 
   void runOnOperation() override {

@@ -2,11 +2,12 @@
 
 #include "ir/FunctionAttrs.h"
 #include "ir/SpmdOps.h"
+#include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
 #include "sharding/ShardingGrid.h"
+#include "support/Files.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::spmd {
@@ -55,20 +56,22 @@ struct VisualizePass : mlir::spmd::impl::SpmdVisualizeBase<VisualizePass> {
     os << *grid;
   }
 
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    CheckedOption checks[] = {
+        {"output", nonEmpty("a file name, or '-' for standard error")}};
+    return parseCheckedOptions(
+        "spmd-visualize", options, checks, errorHandler, [&](auto handler) {
+          return Pass::initializeOptions(options, handler);
+        });
+  }
+
   void runOnOperation() override {
-    std::error_code ec;
-    std::unique_ptr<llvm::raw_fd_ostream> file;
-    if (output != "-") {
-      file = std::make_unique<llvm::raw_fd_ostream>(output, ec,
-                                                    llvm::sys::fs::OF_Text);
-      if (ec) {
-        emitError(getOperation().getLoc())
-            << "cannot write the grids to '" << output
-            << "': " << ec.message();
-        return signalPassFailure();
-      }
-    }
-    llvm::raw_ostream &os = file ? *file : llvm::errs();
+    // Drawn whole first, then written through the checked writer: a file
+    // that cannot take it (/dev/full) is an error, never a crash.
+    std::string grids;
+    llvm::raw_string_ostream os(grids);
     SymbolTableCollection tables;
     for (auto function : getOperation().getOps<func::FuncOp>()) {
       for (unsigned i = 0; i < function.getNumArguments(); ++i)
@@ -79,6 +82,15 @@ struct VisualizePass : mlir::spmd::impl::SpmdVisualizeBase<VisualizePass> {
              function.getResultAttrDict(i), function.getResultTypes()[i]);
     }
     markAllAnalysesPreserved();
+    if (output == "-") {
+      llvm::errs() << grids;
+      return;
+    }
+    if (llvm::Error error = ::spmd::writeFile(
+            output, "grids", [&](llvm::raw_ostream &file) { file << grids; })) {
+      emitError(getOperation().getLoc()) << llvm::toString(std::move(error));
+      signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
 #include <random>
 
 using namespace spmd;
@@ -171,6 +173,63 @@ TEST(AutoShardModel, BudgetChangesTheChoice) {
             "device");
 }
 
+TEST(AutoShardModel, CostsTooSmallToScaleByTheirInverse) {
+  // 1e6 / 2e-320 overflows: CBC was handed infinite coefficients and
+  // aborted (its objective must stay below 1e25).
+  ShardingProblem p;
+  p.nodes = {{{4e-320, 1e-320}}, {{1e-320, 3e-320}}};
+  p.edges = {{0, 1, {0, 1e-320, 1e-320, 0}}};
+  auto solved = solveWithCbc(p, 10);
+  ASSERT_TRUE(bool(solved)) << llvm::toString(solved.takeError());
+  EXPECT_EQ(solved->choice, (std::vector<unsigned>{1, 0}));
+}
+
+TEST(AutoShardModel, CostsThatAreNotFiniteAreAnError) {
+  ShardingProblem p;
+  p.nodes = {{{std::numeric_limits<double>::infinity(), 1.0}}};
+  auto solved = solveWithCbc(p, 10);
+  ASSERT_FALSE(bool(solved));
+  EXPECT_EQ(llvm::toString(solved.takeError()),
+            "a modelled cost is not a finite number of seconds");
+  p.nodes = {{{std::nan(""), 1.0}}};
+  EXPECT_FALSE(bool(solveWithCbc(p, 10)));
+}
+
+TEST(AutoShardModel, EnumerationStopsAtItsTimeLimit) {
+  // 10^7 choices: seconds to try them all, the best so far at the limit.
+  ShardingProblem p;
+  for (unsigned v = 0; v < 7; ++v) {
+    ShardingProblem::Node node;
+    for (unsigned s = 0; s < 10; ++s)
+      node.cost.push_back(double(10 - s));
+    p.nodes.push_back(node);
+    if (v > 0)
+      p.edges.push_back({v - 1, v, std::vector<double>(100, 1.0)});
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto rushed = solveExhaustively(p, 0.05);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  ASSERT_TRUE(bool(rushed)) << llvm::toString(rushed.takeError());
+  EXPECT_EQ(rushed->status, ShardingSolution::Status::TimeLimit);
+  EXPECT_EQ(rushed->cost, evaluate(p, rushed->choice));
+  EXPECT_LT(seconds, 2.0);
+}
+
+TEST(AutoShardModel, NoTimeLeftTakesTheGreedyChoice) {
+  ShardingProblem p;
+  p.nodes = {{{1.0, 2.0}}, {{1.0, 2.0}}};
+  p.values = {{0, {4000, 1000}}, {1, {4000, 1000}}};
+  p.edges = {{0, 1, {0, 0.5, 0.5, 0}}};
+  p.liveSets = {{{0, 1}, 0}};
+  p.memoryBudget = 5000;
+  auto rushed = solveWithCbc(p, 0);
+  ASSERT_TRUE(bool(rushed)) << llvm::toString(rushed.takeError());
+  EXPECT_EQ(rushed->status, ShardingSolution::Status::TimeLimit);
+  EXPECT_LE(peakMemory(p, rushed->choice), 5000);
+}
+
 } // namespace
 
 #include "partitioner/AutoShardStrategies.h"
@@ -252,6 +311,46 @@ TEST(AutoShardStrategies, FactorsThatDoNotDivideAndNeedReplication) {
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[1].factorAxes[c], AxisList{0});
   EXPECT_EQ(all[1].tensors[1].dims[2], (llvm::SmallVector<AxisIndex, 2>{0}));
+}
+
+TEST(AutoShardStrategies, ManyAxesAreSearchedNotEnumerated) {
+  // 4^9 choices for a matmul on 9 axes: a beam over the axes returns the
+  // replicated strategy and 63 of the least compute (each axis used), not
+  // every valid one.
+  std::vector<std::string> names;
+  for (int a = 0; a < 9; ++a)
+    names.push_back("a" + std::to_string(a));
+  DeviceMesh mesh = llvm::cantFail(
+      DeviceMesh::create(names, std::vector<int64_t>(9, 2)));
+  ShardingRule rule;
+  unsigned i = rule.addFactor(64, FactorKind::Parallel);
+  unsigned j = rule.addFactor(64, FactorKind::Reduction);
+  unsigned k = rule.addFactor(64, FactorKind::Parallel);
+  rule.addTensor({{i}, {j}});
+  rule.addTensor({{j}, {k}});
+  rule.addTensor({{i}, {k}});
+  std::vector<std::vector<int64_t>> shapes = {{64, 64}, {64, 64}, {64, 64}};
+  AxisCosts costs = AxisCosts::uniform(mesh, 1e-9);
+  std::vector<OpStrategy> found =
+      enumerateStrategies(mesh, rule, shapes, 2, 4, 2, costs);
+  ASSERT_EQ(found.size(), 64u);
+  EXPECT_TRUE(llvm::all_of(found.front().factorAxes,
+                           [](const AxisList &axes) { return axes.empty(); }));
+  double whole = found.front().computeSeconds;
+  for (const OpStrategy &s : llvm::drop_begin(found)) {
+    EXPECT_DOUBLE_EQ(s.computeSeconds, whole / 512);
+    for (const AxisList &axes : s.factorAxes)
+      EXPECT_LE(axes.size(), 6u); // 2^6 divides 64
+  }
+  // Without reductions split (an op without a combiner), none pends.
+  StrategySearch whole_reductions;
+  whole_reductions.splitReductions = false;
+  for (const OpStrategy &s :
+       enumerateStrategies(mesh, rule, shapes, 2, 4, 2, costs,
+                           whole_reductions)) {
+    EXPECT_TRUE(s.factorAxes[j].empty());
+    EXPECT_TRUE(s.tensors[2].partial.empty());
+  }
 }
 
 } // namespace
