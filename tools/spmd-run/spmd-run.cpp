@@ -106,7 +106,7 @@ static cl::list<std::string> dialectPlugins(
 /// `file:line:col: error: ...`; other errors are the tool's.
 static void printError(const llvm::Twine &message) {
   std::string text = message.str();
-  static const std::regex located("^[^ ]+:[0-9]+:[0-9]+: error: ");
+  static const std::regex located("^[^ ]+(:[0-9]+:[0-9]+)?: error: ");
   if (!std::regex_search(text, located))
     text = "spmd-run: error: " + text;
   // One write: under mpirun the lines of several processes interleave
