@@ -2,9 +2,14 @@
 //
 // A program is compiled once per distinct text (its shardings included):
 // the key is a hash of that text. On disk an entry is the partitioned
-// module, behind a header holding the key and a hash of the module; an
-// entry whose header does not match, or which does not parse, is compiled
-// again (and rewritten unless the cache is read-only), never trusted.
+// module, behind a header holding the key and a hash of the module. An
+// entry is read only as a regular file (never through a link, never a FIFO
+// or a device) of a bounded size, and parsed, verified and checked as a
+// program the user gives is; one that fails any of this is compiled again
+// (and rewritten unless the cache is read-only), never trusted. The hash
+// catches accidents (a truncated or corrupted file), not tampering: who
+// can write the directory decides what programs compute, so a directory
+// written to must be writable by its owner only, and be this user's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,20 +17,26 @@
 
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
+#include "support/Files.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/xxhash.h"
 
 #include "fmt/format.h"
 
+#include <cerrno>
 #include <chrono>
-#include <fstream>
+#include <fcntl.h>
 #include <list>
 #include <map>
+#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace spmd {
 using detail::Compiled;
@@ -47,6 +58,9 @@ Metrics &metrics() {
 /// Program stay alive through it.
 constexpr size_t kMemoryEntries = 64;
 
+/// Entries larger than this are neither read nor written.
+constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
+
 struct CacheState {
   std::mutex mutex;
   std::map<uint64_t, std::shared_ptr<Compiled>> memory;
@@ -61,6 +75,19 @@ CacheState &cache() {
 }
 
 constexpr llvm::StringLiteral kHeader = "// spmd compiled program v1 ";
+
+/// The first line of the entry of `key` whose body is `body`.
+std::string headerOf(uint64_t key, llvm::StringRef body) {
+  return fmt::format("{}{:016x} {:016x}", kHeader.str(), key,
+                     llvm::xxh3_64bits(body));
+}
+
+/// A module with the context it lives in: the module is destroyed first
+/// (members die in reverse order), whichever way the owner goes.
+struct OwnedModule {
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
 } // namespace
 
 void detail::addCounter(const std::string &name, int64_t delta) {
@@ -74,16 +101,44 @@ void detail::addTime(const std::string &name, double seconds) {
 }
 
 absl::Status initialize_cache(const std::string &path, bool readonly) {
+  // Made writable by its owner only (less the umask), as the check below
+  // asks.
+  using llvm::sys::fs::perms;
   if (!readonly)
-    if (std::error_code ec = llvm::sys::fs::create_directories(path))
+    if (std::error_code ec = llvm::sys::fs::create_directories(
+            path, /*IgnoreExisting=*/true,
+            perms(perms::owner_all | perms::group_read | perms::group_exe |
+                  perms::others_read | perms::others_exe)))
       return absl::InvalidArgumentError(
           fmt::format("cannot create the cache '{}': {}", path, ec.message()));
-  if (!llvm::sys::fs::is_directory(path))
+  struct stat status;
+  if (::stat(path.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
     return absl::NotFoundError(fmt::format(
         "the cache '{}' does not exist or is not a directory", path));
-  if (!readonly && llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Write))
-    return absl::PermissionDeniedError(
-        fmt::format("the cache '{}' is not writable", path));
+  // Entries are programs this process runs: whoever may write them decides
+  // what it computes. As ssh with its configuration, a cache written to
+  // must be the user's and writable by no one else; a read-only one is
+  // trusted as it is (docs/api.md).
+  if (!readonly) {
+    if (status.st_uid != ::geteuid())
+      return absl::PermissionDeniedError(fmt::format(
+          "the cache '{}' belongs to another user (uid {}, this process runs "
+          "as {}): whoever writes a cache decides what its programs compute; "
+          "use a directory of your own, or readonly = true on a directory "
+          "you trust",
+          path, status.st_uid, ::geteuid()));
+    if (status.st_mode & (S_IWGRP | S_IWOTH))
+      return absl::PermissionDeniedError(fmt::format(
+          "the cache '{}' is writable by {} (mode {:04o}): whoever writes a "
+          "cache decides what its programs compute; `chmod go-w` it, or use "
+          "readonly = true on a directory you trust",
+          path,
+          (status.st_mode & S_IWOTH) ? "every user" : "its group",
+          status.st_mode & 07777));
+    if (::access(path.c_str(), W_OK | X_OK) != 0)
+      return absl::PermissionDeniedError(
+          fmt::format("the cache '{}' is not writable", path));
+  }
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().directory = path;
   cache().readonly = readonly;
@@ -119,9 +174,8 @@ shardingsOf(mlir::func::FuncOp entry, bool results, llvm::StringRef mesh) {
 
 /// Builds the executable of a partitioned module.
 static absl::StatusOr<std::shared_ptr<Compiled>>
-fromPartitioned(std::unique_ptr<mlir::MLIRContext> context,
-                mlir::OwningOpRef<mlir::ModuleOp> module, std::string text,
-                const std::string &entry) {
+fromPartitioned(OwnedModule owned, std::string text, const std::string &entry) {
+  mlir::OwningOpRef<mlir::ModuleOp> &module = owned.module;
   // Without a mesh the program runs on one device.
   auto meshes = module->getOps<mlir::spmd::MeshOp>();
   std::string meshName =
@@ -139,7 +193,8 @@ fromPartitioned(std::unique_ptr<mlir::MLIRContext> context,
   if (!program)
     return detail::toStatus(program.takeError());
   // The executable may refer to the context: they live and die together.
-  auto compiled = std::make_shared<Compiled>(std::move(context), std::move(mesh));
+  auto compiled =
+      std::make_shared<Compiled>(std::move(owned.context), std::move(mesh));
   compiled->inputShardings = std::move(inputs);
   compiled->outputShardings = std::move(outputs);
   compiled->partitioned = std::move(text);
@@ -147,39 +202,77 @@ fromPartitioned(std::unique_ptr<mlir::MLIRContext> context,
   return compiled;
 }
 
-static std::string entryPath(uint64_t key) {
-  llvm::SmallString<256> path(cache().directory);
+static std::string entryPath(const std::string &directory, uint64_t key) {
+  llvm::SmallString<256> path(directory);
   llvm::sys::path::append(path, fmt::format("{:016x}.mlir", key));
   return std::string(path);
 }
 
-/// The on-disk entry for `key`: none, or its body if it verifies, or an
-/// empty body if it does not.
-static std::optional<std::string> readEntry(uint64_t key) {
-  auto buffer = llvm::MemoryBuffer::getFile(entryPath(key));
-  if (!buffer)
+/// The program of the entry at `path` for `key`: none if there is no
+/// entry, else the program or why the entry is refused. The entry goes
+/// through what a program the user gives does (Program::fromString's
+/// parser guard and verification) and the API's device limit.
+static std::optional<absl::StatusOr<std::shared_ptr<Compiled>>>
+readEntry(const std::string &path, uint64_t key, const std::string &entry) {
+  struct stat status;
+  if (::lstat(path.c_str(), &status) != 0 && errno == ENOENT)
     return std::nullopt;
-  llvm::StringRef text = (*buffer)->getBuffer();
-  auto [header, body] = text.split('\n');
-  std::string expected = fmt::format("{}{:016x} {:016x}", kHeader.str(), key,
-                                     llvm::xxh3_64bits(body));
-  if (header != expected || body.empty())
-    return std::string();
-  return body.str();
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, kMaxEntryBytes, "compile cache entry",
+                      /*followSymlinks=*/false);
+  if (!buffer)
+    return detail::toStatus(buffer.takeError(), absl::StatusCode::kDataLoss);
+  auto [header, body] = (*buffer)->getBuffer().split('\n');
+  if (header != headerOf(key, body) || body.empty())
+    return absl::DataLossError("the entry's header does not match it");
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(body, path),
+                               llvm::SMLoc());
+  OwnedModule owned{detail::newContext(), nullptr};
+  absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      detail::parseModule(sourceMgr, *owned.context);
+  if (!module.ok())
+    return module.status();
+  owned.module = std::move(*module);
+  for (auto meshOp : owned.module->getOps<mlir::spmd::MeshOp>()) {
+    int64_t devices = meshOp.getMesh().toMesh().numDevices();
+    if (devices > global_runtime_device_count())
+      return absl::InvalidArgumentError(
+          fmt::format("the entry's mesh has {} devices but {} exist", devices,
+                      global_runtime_device_count()));
+  }
+  return fromPartitioned(std::move(owned), body.str(), entry);
 }
 
-static void writeEntry(uint64_t key, const std::string &body) {
-  std::string path = entryPath(key);
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << fmt::format("{}{:016x} {:016x}\n", kHeader.str(), key,
-                       llvm::xxh3_64bits(body))
-        << body;
-    if (!out)
-      return; // a cache that cannot be written is only slower
+/// Writes the entry at `path` through a file of a name no one can guess,
+/// created by this call (O_EXCL, O_NOFOLLOW: never a file or a link that
+/// was there before; mode 0644 less the umask), then renamed over the
+/// entry, so that readers see the old entry or the new one whole. A cache
+/// that cannot be written is only slower.
+static void writeEntry(const std::string &path, uint64_t key,
+                       const std::string &body) {
+  std::string header = headerOf(key, body) + "\n";
+  if (header.size() + body.size() > kMaxEntryBytes)
+    return;
+  std::random_device random;
+  std::string temporary;
+  int fd = -1;
+  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+    temporary = fmt::format("{}.tmp.{:08x}{:08x}", path, random(), random());
+    fd = ::open(temporary.c_str(),
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST)
+      return;
   }
-  llvm::sys::fs::rename(temporary, path);
+  if (fd < 0)
+    return;
+  llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+  out << header << body;
+  out.close();
+  bool written = !out.has_error();
+  out.clear_error(); // not a fatal error when `out` is destroyed
+  if (!written || ::rename(temporary.c_str(), path.c_str()) != 0)
+    ::unlink(temporary.c_str());
 }
 
 absl::StatusOr<std::shared_ptr<Compiled>>
@@ -220,54 +313,45 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
     return it->second;
   };
 
-  // Each compiled program has a context of its own (see Compiled).
-  std::unique_ptr<mlir::MLIRContext> context = newContext();
-  std::string messages;
-  auto collect = [&](mlir::Diagnostic &d) {
-    if (!messages.empty())
-      messages += "\n";
-    messages += d.str();
-    return mlir::success();
-  };
-  std::optional<mlir::ScopedDiagnosticHandler> handler;
-  handler.emplace(context.get(), collect);
-  if (!directory.empty())
-    if (std::optional<std::string> body = readEntry(key)) {
-      mlir::OwningOpRef<mlir::ModuleOp> module;
-      if (!body->empty())
-        module = mlir::parseSourceString<mlir::ModuleOp>(*body, context.get());
-      if (module) {
-        handler.reset();
-        absl::StatusOr<std::shared_ptr<Compiled>> compiled =
-            fromPartitioned(std::move(context), std::move(module), *body, entry);
-        if (compiled.ok()) {
-          finish("disk_cache_hits");
-          return remember(std::move(*compiled));
-        }
-        context = newContext();
+  std::string path = directory.empty() ? "" : entryPath(directory, key);
+  if (!path.empty())
+    if (std::optional<absl::StatusOr<std::shared_ptr<Compiled>>> fromDisk =
+            readEntry(path, key, entry)) {
+      if (fromDisk->ok()) {
+        finish("disk_cache_hits");
+        return remember(std::move(**fromDisk));
       }
       addCounter("disk_cache_rejected");
-      messages.clear();
-      handler.emplace(context.get(), collect);
     }
 
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(moduleText, context.get());
-  if (!module)
+  // Each compiled program has a context of its own (see Compiled).
+  OwnedModule owned{newContext(), nullptr};
+  std::string messages;
+  {
+    mlir::ScopedDiagnosticHandler handler(
+        owned.context.get(), [&](mlir::Diagnostic &d) {
+          if (!messages.empty())
+            messages += "\n";
+          messages += d.str();
+          return mlir::success();
+        });
+    owned.module =
+        mlir::parseSourceString<mlir::ModuleOp>(moduleText, owned.context.get());
+  }
+  if (!owned.module)
     return absl::InternalError("the program does not print and parse back: " +
                                messages);
-  handler.reset();
-  if (llvm::Error err = runtime::partitionModule(*module))
+  if (llvm::Error err = runtime::partitionModule(*owned.module))
     return toStatus(std::move(err));
   std::string partitioned;
   llvm::raw_string_ostream os(partitioned);
-  module->print(os);
+  owned.module->print(os);
   absl::StatusOr<std::shared_ptr<Compiled>> compiled =
-      fromPartitioned(std::move(context), std::move(module), partitioned, entry);
+      fromPartitioned(std::move(owned), partitioned, entry);
   if (!compiled.ok())
     return compiled.status();
-  if (!directory.empty() && !readonly)
-    writeEntry(key, partitioned);
+  if (!path.empty() && !readonly)
+    writeEntry(path, key, partitioned);
   finish("cache_misses");
   return remember(std::move(*compiled));
 }

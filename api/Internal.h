@@ -23,6 +23,13 @@
 
 #include <mutex>
 
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+namespace mlir {
+class AsmParserState;
+} // namespace mlir
+
 namespace spmd {
 namespace detail {
 
@@ -76,6 +83,15 @@ struct ShardedStorage {
 /// A context with every dialect programs may use, diagnostics naming ops
 /// by location.
 std::unique_ptr<mlir::MLIRContext> newContext();
+
+/// The main buffer of `sourceMgr` parsed in `context` and verified, as
+/// every program the API reads: statements MLIR's parser would crash on
+/// are refused first (passes/UpstreamParserGuard.h), and top-level ops are
+/// put in a module. Errors carry the diagnostics. The module must be
+/// destroyed before `context`; `asmState`'s ranges point into `sourceMgr`.
+absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>>
+parseModule(const llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
+            mlir::AsmParserState *asmState = nullptr);
 
 /// A compiled program: the executable and the shardings of its inputs. It
 /// owns the context it was compiled in, so it outlives the Program that

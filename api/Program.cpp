@@ -208,38 +208,53 @@ static void recordNames(const mlir::AsmParserState &asmState,
         record(text(arg.loc), def.block->getArgument(i));
 }
 
+absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>>
+detail::parseModule(const llvm::SourceMgr &sourceMgr,
+                    mlir::MLIRContext &context,
+                    mlir::AsmParserState *asmState) {
+  const llvm::MemoryBuffer &source =
+      *sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (std::optional<std::string> hazard = mlir::spmd::findUpstreamParserHazard(
+          source.getBuffer(), source.getBufferIdentifier()))
+    return absl::InvalidArgumentError(*hazard);
+  DiagnosticCapture diagnostics(context);
+  mlir::Block block;
+  mlir::ParserConfig config(&context);
+  if (mlir::failed(
+          mlir::parseAsmSourceFile(sourceMgr, &block, config, asmState)))
+    return diagnostics.error("the program does not parse");
+  // A module written out, or top-level ops to put in one.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (block.getOperations().size() == 1)
+    if (auto written = llvm::dyn_cast<mlir::ModuleOp>(block.front())) {
+      written->remove();
+      module = written;
+    }
+  if (!module) {
+    module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+    module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                              block.getOperations());
+  }
+  if (mlir::failed(mlir::verify(*module)))
+    return diagnostics.error("the program does not verify");
+  return module;
+}
+
 /// Parses `mlir`, whose locations name `bufferName`.
 static absl::StatusOr<Program> parse(const std::string &mlir,
                                      const std::string &bufferName,
                                      const std::string &entry,
                                      std::unique_ptr<ProgramState> state) {
-  if (std::optional<std::string> hazard =
-          mlir::spmd::findUpstreamParserHazard(mlir, bufferName))
-    return absl::InvalidArgumentError(*hazard);
-  DiagnosticCapture diagnostics(*state->context);
+  // The source outlives the parser state, whose ranges point into it.
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(mlir, bufferName), llvm::SMLoc());
-  mlir::Block block;
   mlir::AsmParserState asmState;
-  mlir::ParserConfig config(state->context.get());
-  if (mlir::failed(
-          mlir::parseAsmSourceFile(sourceMgr, &block, config, &asmState)))
-    return diagnostics.error("the program does not parse");
-  // A module written out, or top-level ops to put in one.
-  if (block.getOperations().size() == 1)
-    if (auto module = llvm::dyn_cast<mlir::ModuleOp>(block.front())) {
-      module->remove();
-      state->module = module;
-    }
-  if (!state->module) {
-    state->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(
-        state->context.get()));
-    state->module->getBody()->getOperations().splice(
-        state->module->getBody()->begin(), block.getOperations());
-  }
-  if (mlir::failed(mlir::verify(*state->module)))
-    return diagnostics.error("the program does not verify");
+  absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      detail::parseModule(sourceMgr, *state->context, &asmState);
+  if (!module.ok())
+    return module.status();
+  state->module = std::move(*module);
   mlir::func::FuncOp function = runtime::findEntry(*state->module, entry);
   if (!function)
     return absl::InvalidArgumentError(

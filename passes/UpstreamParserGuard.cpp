@@ -8,7 +8,8 @@
 using namespace mlir;
 using llvm::SmallVector;
 
-/// Whether `rest` starts with `= [i, j, ...]` (spaces allowed).
+/// Whether `rest` starts with `= [i, j, ...]` (spaces allowed), each a
+/// 64-bit integer (the parser's attribute is null past that too).
 static bool isIntegerList(llvm::StringRef rest) {
   rest = rest.ltrim();
   if (!rest.consume_front("="))
@@ -20,9 +21,12 @@ static bool isIntegerList(llvm::StringRef rest) {
   if (rest.consume_front("]"))
     return true;
   while (true) {
-    rest.consume_front("-");
+    size_t sign = rest.consume_front("-") ? 1 : 0;
     size_t digits = rest.find_if_not(llvm::isDigit);
-    if (digits == 0 || digits == llvm::StringRef::npos)
+    int64_t value;
+    if (digits == 0 || digits == llvm::StringRef::npos ||
+        llvm::StringRef(rest.data() - sign, sign + digits)
+            .getAsInteger(10, value))
       return false;
     rest = rest.drop_front(digits).ltrim();
     if (rest.consume_front("]"))

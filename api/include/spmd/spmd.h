@@ -370,7 +370,14 @@ private:
 
 /// Keeps compiled programs in `path` (created if missing) so that a later
 /// process skips propagation and partitioning. `readonly`: use entries,
-/// never write them. Entries that do not verify are compiled again.
+/// never write them. Entries are programs this process runs: whoever can
+/// write `path` decides what they compute (the hash in each entry catches
+/// accidents, not tampering). So a cache written to must belong to this
+/// user and be writable by no one else (PermissionDenied otherwise, as ssh
+/// with its configuration); a read-only one is not checked and must be
+/// trusted. An entry that is not a regular file, is too large, or fails
+/// the checks of a program read from text is compiled again (and
+/// rewritten unless `readonly`), never an error (docs/api.md).
 absl::Status initialize_cache(const std::string &path, bool readonly = false);
 
 /// Compile count and time, cache hits and misses, run count and time,
