@@ -72,6 +72,29 @@ layoutOf(ModuleOp module, mlir::spmd::ShardingAttr sharding,
   return std::optional<ShardLayout>(std::move(*layout));
 }
 
+/// Kernels take the declared (per-device) type of an entry's argument or
+/// result as the size of its buffer: it must be what the value's layout
+/// puts on each device (its global shape where unsharded).
+static llvm::Error checkLocalType(Type declared,
+                                  const std::optional<ShardLayout> &layout,
+                                  llvm::ArrayRef<int64_t> globalShape,
+                                  const llvm::Twine &what) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(declared);
+  if (!tensor)
+    return llvm::Error::success();
+  SmallVector<int64_t> expected =
+      layout ? layout->localShape() : SmallVector<int64_t>(globalShape);
+  if (tensor.getShape() == llvm::ArrayRef<int64_t>(expected))
+    return llvm::Error::success();
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << what << " is declared " << declared << " on each device, but its "
+     << "sharding puts [";
+  llvm::interleaveComma(expected, os);
+  os << "] there";
+  return fail(message);
+}
+
 /// The errors of a pass pipeline (and their notes), as one error of
 /// `file:line:col: error: ...` lines; warnings and remarks are dropped.
 static llvm::Error runPasses(ModuleOp module,
@@ -300,6 +323,10 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
         program->inputSpecs[i].shape);
     if (!layout)
       return layout.takeError();
+    if (llvm::Error err = checkLocalType(entry.getArgumentTypes()[i], *layout,
+                                         program->inputSpecs[i].shape,
+                                         "argument #" + llvm::Twine(i)))
+      return err;
     if (*layout)
       program->devices = (*layout)->mesh().numDevices();
     program->inputLayouts.push_back(std::move(*layout));
@@ -315,6 +342,10 @@ Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
     auto layout = layoutOf(*module, sharding, program->outputSpecs[i].shape);
     if (!layout)
       return layout.takeError();
+    if (llvm::Error err = checkLocalType(entry.getResultTypes()[i], *layout,
+                                         program->outputSpecs[i].shape,
+                                         "result #" + llvm::Twine(i)))
+      return err;
     if (*layout)
       program->devices = (*layout)->mesh().numDevices();
     program->outputLayouts.push_back(std::move(*layout));
