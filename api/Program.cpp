@@ -10,6 +10,7 @@
 #include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
 #include "sharding/ShardLayout.h"
+#include "support/Files.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -272,10 +273,11 @@ absl::StatusOr<Program> Program::fromString(const std::string &mlir,
 
 absl::StatusOr<Program> Program::fromFile(const std::string &path,
                                           const std::string &entry) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, kMaxProgramBytes, "program");
   if (!buffer)
-    return absl::NotFoundError(
-        fmt::format("cannot read '{}': {}", path, buffer.getError().message()));
+    return absl::NotFoundError(fmt::format(
+        "'{}': {}", path, llvm::toString(buffer.takeError())));
   return parse((*buffer)->getBuffer().str(), path, entry,
                std::make_unique<ProgramState>());
 }

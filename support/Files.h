@@ -21,6 +21,10 @@
 
 namespace spmd {
 
+/// The largest program file (or standard input) the tools and the API
+/// read: parsed, a program takes several times its text's size in memory.
+inline constexpr uint64_t kMaxProgramBytes = uint64_t(1) << 30;
+
 /// The contents of the regular file at `path` of at most `maxBytes` bytes.
 /// A symbolic link is followed unless `followSymlinks` is false (then it is
 /// refused). A FIFO, a device, a socket or a directory is refused without

@@ -31,9 +31,6 @@
 
 namespace spmd::tools {
 
-/// The largest program file (or standard input) the tools read: parsed,
-/// a program takes several times its text's size in memory.
-inline constexpr uint64_t kMaxProgramBytes = uint64_t(1) << 30;
 /// The largest response file (`@FILE` on the command line).
 inline constexpr uint64_t kMaxResponseFileBytes = uint64_t(1) << 20;
 

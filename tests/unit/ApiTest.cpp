@@ -381,6 +381,9 @@ TEST(Api, MisuseReturnsStatuses) {
   EXPECT_ERROR(spmd::Program::fromString("func.func @f(").status(), "");
   EXPECT_ERROR(spmd::Program::fromFile("/nonexistent.mlir").status(),
                "cannot read");
+  // A device is refused before it is read (/dev/zero was read until memory
+  // ran out).
+  EXPECT_ERROR(spmd::Program::fromFile("/dev/zero").status(), "a device");
   EXPECT_ERROR(spmd::Program::fromString(kMatmul, "g").status(), "@g");
   // Host tensors of the wrong size.
   std::vector<float> three(3);
