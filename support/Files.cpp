@@ -43,7 +43,7 @@ readRegularFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what,
       return fail("it is a symbolic link");
     return fail(std::error_code(errno, std::generic_category()).message());
   }
-  auto closing = llvm::make_scope_exit([fd] { ::close(fd); });
+  llvm::scope_exit closing([fd] { ::close(fd); });
   struct stat status;
   if (::fstat(fd, &status) != 0)
     return fail(std::error_code(errno, std::generic_category()).message());
