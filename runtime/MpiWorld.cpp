@@ -257,6 +257,17 @@ waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
   };
   if (pending.requests.empty())
     return llvm::Error::success();
+  // The ranks whose messages have not come (-1: a collective of every
+  // process).
+  auto missingRanks = [&] {
+    std::vector<int64_t> missing;
+    for (size_t i = 0; i < pending.requests.size(); ++i)
+      if (pending.requests[i] != MPI_REQUEST_NULL &&
+          !llvm::is_contained(missing, pending.peers[i]))
+        missing.push_back(pending.peers[i]);
+    llvm::sort(missing);
+    return missing;
+  };
   auto start = std::chrono::steady_clock::now();
   auto nextCheck = start;
   size_t left = pending.requests.size();
@@ -293,16 +304,17 @@ waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
       std::string text(length, '\0');
       MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kNoticeTag,
                control, MPI_STATUS_IGNORE);
-      return fail(llvm::formatv("{0}: rank {1} stopped: {2}", what,
-                                status.MPI_SOURCE, text));
+      // The stopped rank may have waited for one that waits for the rank
+      // at fault: this process names whom it still waits for too.
+      std::vector<int64_t> missing = missingRanks();
+      std::string waiting;
+      if (!missing.empty() && !llvm::is_contained(missing, -1))
+        waiting = "; this process still waited for " + rankList(missing);
+      return fail(llvm::formatv("{0}: rank {1} stopped: {2}{3}", what,
+                                status.MPI_SOURCE, text, waiting));
     }
     if (now - start > timeout) {
-      std::vector<int64_t> missing;
-      for (size_t i = 0; i < pending.requests.size(); ++i)
-        if (pending.requests[i] != MPI_REQUEST_NULL &&
-            !llvm::is_contained(missing, pending.peers[i]))
-          missing.push_back(pending.peers[i]);
-      llvm::sort(missing);
+      std::vector<int64_t> missing = missingRanks();
       if (llvm::is_contained(missing, -1)) // a collective of every process
         return fail(notEveryProcess(what, timeout));
       return fail(llvm::formatv(
