@@ -15,6 +15,7 @@
 
 #include "Internal.h"
 
+#include "driver/Compile.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
 #include "support/Files.h"
@@ -189,7 +190,7 @@ fromPartitioned(OwnedModule owned, std::string text, const std::string &entry) {
   std::vector<TensorSharding> inputs = shardingsOf(function, false, meshName);
   std::vector<TensorSharding> outputs = shardingsOf(function, true, meshName);
   llvm::Expected<std::unique_ptr<runtime::Program>> program =
-      runtime::Program::compile(std::move(module), entry);
+      driver::compile(std::move(module), entry);
   if (!program)
     return detail::toStatus(program.takeError());
   // The executable may refer to the context: they live and die together.
@@ -341,7 +342,10 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
   if (!owned.module)
     return absl::InternalError("the program does not print and parse back: " +
                                messages);
-  if (llvm::Error err = runtime::partitionModule(*owned.module))
+  if (llvm::Error err =
+          driver::runPipeline(*owned.module, driver::PipelineOptions(),
+                              driver::Phase::Import,
+                              driver::Phase::OptimizeCollectives))
     return toStatus(std::move(err));
   std::string partitioned;
   llvm::raw_string_ostream os(partitioned);

@@ -2,12 +2,11 @@
 
 #include "Internal.h"
 
-#include "ir/ShardingModels.h"
+#include "driver/Compile.h"
+
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
-#include "passes/AutoShardProblem.h"
 #include "passes/Dialects.h"
-#include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
 #include "sharding/ShardLayout.h"
 #include "support/Files.h"
@@ -470,26 +469,19 @@ autoShardCopy(detail::ProgramState &state,
       return deviceMesh.status();
     addMesh(*copy, "mesh", *deviceMesh, mesh->dcn_shape());
   }
-  // The ops' sharding rules, as the passes register them.
-  mlir::DialectRegistry models;
-  mlir::spmd::registerShardingModels(models);
-  state.context->appendDialectRegistry(models);
-  mlir::spmd::AutoShardSettings settings;
+  driver::PipelineOptions pipeline;
+  pipeline.autoShard = true;
   if (options.memory_budget > 0)
-    settings.memoryBudget = double(options.memory_budget);
-  settings.dcnCost = options.dcn_cost;
-  std::string messages;
-  mlir::ScopedDiagnosticHandler collect(
-      state.context.get(), [&](mlir::Diagnostic &d) {
-        if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-          messages += (messages.empty() ? "" : "\n") + d.str();
-        return mlir::success();
-      });
-  mlir::FailureOr<llvm::json::Value> plan =
-      mlir::spmd::autoShardModule(*copy, settings);
-  if (mlir::failed(plan))
-    return absl::InvalidArgumentError(messages);
-  report = llvm::formatv("{0:2}", *plan).str();
+    pipeline.memoryBudget = std::to_string(options.memory_budget);
+  pipeline.dcnCost = options.dcn_cost;
+  pipeline.autoShardReportSink = [&](const llvm::json::Value &plan) {
+    report = llvm::formatv("{0:2}", plan).str();
+  };
+  if (llvm::Error err = driver::runPipeline(*copy, pipeline,
+                                            driver::Phase::Import,
+                                            driver::Phase::AutoShard))
+    return detail::toStatus(std::move(err),
+                            absl::StatusCode::kInvalidArgument);
   std::string text;
   llvm::raw_string_ostream os(text);
   copy->print(os, mlir::OpPrintingFlags().enableDebugInfo());

@@ -24,7 +24,7 @@
 #include "bench/EigenGemm.h"
 #include "runtime/CpuPath.h"
 #include "runtime/Devices.h"
-#include "runtime/Program.h"
+#include "driver/Compile.h"
 #include "runtime/gemm/GemmKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -72,7 +72,7 @@ std::unique_ptr<Program> compile(const std::string &source) {
     std::exit(2);
   }
   llvm::Expected<std::unique_ptr<Program>> program =
-      Program::compile(std::move(module), "main");
+      ::spmd::driver::compile(std::move(module), "main");
   if (!program) {
     llvm::errs() << "bench: " << llvm::toString(program.takeError()) << "\n";
     std::exit(2);

@@ -312,6 +312,8 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
 
 struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
   using SpmdAutoShardBase::SpmdAutoShardBase;
+  AutoShardPass(const SpmdAutoShardOptions &options, AutoShardReportSink sink)
+      : SpmdAutoShardBase(options), sink(std::move(sink)) {}
 
   void getDependentDialects(DialectRegistry &registry) const override {
     SpmdAutoShardBase::getDependentDialects(registry);
@@ -330,6 +332,8 @@ struct AutoShardPass : mlir::spmd::impl::SpmdAutoShardBase<AutoShardPass> {
   }
 
   void runOnOperation() override;
+
+  AutoShardReportSink sink;
 };
 
 void AutoShardPass::runOnOperation() {
@@ -360,6 +364,8 @@ void AutoShardPass::runOnOperation() {
   FailureOr<llvm::json::Value> value = autoShardModule(module, settings);
   if (failed(value))
     return signalPassFailure();
+  if (sink)
+    sink(*value);
   if (report.empty())
     return;
   if (failed(writeReport(module, *value, report, "auto-sharding report")))
@@ -367,6 +373,12 @@ void AutoShardPass::runOnOperation() {
 }
 
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::spmd::createSpmdAutoShard(const SpmdAutoShardOptions &options,
+                                AutoShardReportSink sink) {
+  return std::make_unique<AutoShardPass>(options, std::move(sink));
+}
 
 FailureOr<llvm::json::Value>
 mlir::spmd::autoShardModule(ModuleOp module,

@@ -14,6 +14,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/JSON.h"
 
+#include <functional>
+
 namespace mlir::spmd {
 
 #define GEN_PASS_DECL
@@ -37,30 +39,11 @@ struct AutoShardSettings;
 FailureOr<llvm::json::Value> autoShardModule(ModuleOp module,
                                              const AutoShardSettings &settings);
 
-struct SpmdPipelineOptions : PassPipelineOptions<SpmdPipelineOptions> {
-  PassOptions::Option<bool> autoShard{
-      *this, "auto-shard",
-      llvm::cl::desc("Choose the shardings left open (spmd-auto-shard) "
-                     "before propagation"),
-      llvm::cl::init(false)};
-  PassOptions::Option<std::string> memoryBudget{
-      *this, "memory-budget",
-      llvm::cl::desc("spmd-auto-shard's memory-budget"), llvm::cl::init("")};
-  PassOptions::Option<double> dcnCost{
-      *this, "dcn-cost", llvm::cl::desc("spmd-auto-shard's dcn-cost"),
-      llvm::cl::init(10)};
-  PassOptions::Option<std::string> autoShardReport{
-      *this, "auto-shard-report",
-      llvm::cl::desc("spmd-auto-shard's report"), llvm::cl::init("")};
-};
-
-/// `spmd-pipeline`: import, (auto-shard,) propagate, partition, optimize
-/// collectives.
-void buildSpmdPipeline(OpPassManager &pm,
-                       const SpmdPipelineOptions &options = {});
-/// The pipeline after import: propagate, partition, optimize collectives.
-void buildSpmdPartitionPipeline(OpPassManager &pm);
-void registerSpmdPipeline();
+/// Receives spmd-auto-shard's plan report.
+using AutoShardReportSink = std::function<void(const llvm::json::Value &)>;
+/// spmd-auto-shard, also handing its plan report to `sink`.
+std::unique_ptr<Pass> createSpmdAutoShard(const SpmdAutoShardOptions &options,
+                                          AutoShardReportSink sink);
 
 } // namespace mlir::spmd
 

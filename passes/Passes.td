@@ -161,6 +161,39 @@ def SpmdFuseElementwise : Pass<"spmd-fuse-elementwise", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdWidenFloats : Pass<"spmd-widen-floats", "mlir::ModuleOp"> {
+  let summary = "Computes every float of the program in f64";
+  let description = [{
+    Makes every f16, bf16 and f32 type, constant and tensor f64; casts
+    between floats vanish. `--check` compares a program's results with
+    this form of the unpartitioned program, to tell how far the program's
+    own precision is from the exact result. Fails where the widened program
+    does not verify (a bitcast of a float, an op that takes narrow floats
+    only).
+  }];
+}
+
+def SpmdAddErrorScales : Pass<"spmd-add-error-scales", "mlir::ModuleOp"> {
+  let summary = "Computes beside each float the scale of its rounding errors";
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect"];
+  let description = [{
+    On a program whose floats are all f64 (`spmd-widen-floats`): every
+    function also takes the scale of each float argument after its own
+    arguments and returns the scale of each float result after its own
+    results (the rules are in passes/ErrorScales.h). `--check` gives each
+    element the slack `half-width` times its scale. Fails on an op without
+    a rule (a discontinuous one such as floor, a user's op).
+  }];
+  let options = [
+    Option<"halfWidth", "half-width", "double", "0",
+           "The eps of the program's least precise float type before "
+           "widening (0 for f64 programs: first-order rules)">
+  ];
+}
+
 def SpmdCommReport : Pass<"spmd-comm-report", "mlir::ModuleOp"> {
   let summary = "Writes the communication report of a partitioned program";
   let description = [{

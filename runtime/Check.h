@@ -4,7 +4,7 @@
 // `a` of the partitioned program is compared with the unpartitioned
 // program's `r` and, where the program computes in f16, bf16 or f32, with
 // the same program computed in f64 (`w`) with the error scale `m` of each
-// value (ErrorScales.h; where an op has no rule, the program in f64 on the
+// value (passes/ErrorScales.h; where an op has no rule, the program in f64 on the
 // absolute values of its float inputs): it passes when
 //   |a - w| <= 4 max(|r - w|, rms(r - w)) + 8 eps max(|w|, tiny) + eps |m|
 // (four times the reference's own error there or, if larger, its root mean
@@ -39,7 +39,7 @@ struct CheckResult {
   /// Largest error over its bound (at most 1 when passing).
   double worst = 0;
   /// Whether the bound had f64 results, and error scales propagated
-  /// through every op (ErrorScales.h) rather than the magnitudes of the
+  /// through every op (passes/ErrorScales.h) rather than the magnitudes of the
   /// inputs' absolute values.
   bool wideReference = false, errorScales = false;
   /// Elements whose error scale is unbounded (a denominator, or the operand

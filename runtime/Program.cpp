@@ -1,19 +1,15 @@
-//===- Program.cpp - A module compiled for all local devices --------------===//
+//===- Program.cpp - A partitioned module run on all local devices --------===//
 
 #include "runtime/Program.h"
-#include "runtime/ErrorScales.h"
 #include "runtime/Parallel.h"
-#include "runtime/WidenFloats.h"
 
 #include "ir/Locations.h"
 #include "ir/SpmdOps.h"
 #include "ir/ValueTypes.h"
-#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -95,33 +91,6 @@ static llvm::Error checkLocalType(Type declared,
   return fail(message);
 }
 
-/// The errors of a pass pipeline (and their notes), as one error of
-/// `file:line:col: error: ...` lines; warnings and remarks are dropped.
-static llvm::Error runPasses(ModuleOp module,
-                             llvm::function_ref<void(PassManager &)> build) {
-  std::string messages;
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-    if (d.getSeverity() != DiagnosticSeverity::Error)
-      return success();
-    llvm::raw_string_ostream os(messages);
-    if (!messages.empty())
-      os << "\n";
-    mlir::spmd::printFileLineCol(os, d.getLocation());
-    os << ": error: " << d.str();
-    for (const Diagnostic &note : d.getNotes()) {
-      os << "\n";
-      mlir::spmd::printFileLineCol(os, note.getLocation());
-      os << ": note: " << note.str();
-    }
-    return success();
-  });
-  PassManager pm(module.getContext());
-  build(pm);
-  if (failed(pm.run(module)))
-    return fail(llvm::StringRef(messages).rtrim());
-  return llvm::Error::success();
-}
-
 /// SPMD_MAX_TENSOR_BYTES if set, else the machine's memory; an invalid
 /// value is an error naming it.
 static llvm::Expected<int64_t> tensorByteLimit() {
@@ -148,9 +117,8 @@ int64_t maxTensorBytes() {
   return *limit;
 }
 
-/// Every tensor of `module` fits the limit; checked before anything runs,
-/// since kernels cannot fail halfway (sizes counted without overflow).
-static llvm::Error checkTensorSizes(ModuleOp module) {
+// Sizes are counted without overflow.
+llvm::Error checkTensorSizes(ModuleOp module) {
   llvm::Expected<int64_t> limitOrError = tensorByteLimit();
   if (!limitOrError)
     return limitOrError.takeError();
@@ -179,18 +147,6 @@ static llvm::Error checkTensorSizes(ModuleOp module) {
        << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";
   });
   return message.empty() ? llvm::Error::success() : fail(message);
-}
-
-/// The executable of `module` as it runs: chains of elementwise generics
-/// fused first, on a copy (the global module is partitioned afterwards).
-static llvm::Expected<std::unique_ptr<Executable>>
-compileForRun(ModuleOp module) {
-  OwningOpRef<ModuleOp> copy = module.clone();
-  if (llvm::Error err = runPasses(*copy, [](PassManager &pm) {
-        pm.addPass(mlir::spmd::createSpmdFuseElementwise());
-      }))
-    return std::move(err);
-  return Executable::compile(*copy);
 }
 
 /// A collective the entry reaches on a mesh larger than the devices that
@@ -233,193 +189,173 @@ static llvm::Error checkCollectiveMeshes(ModuleOp module, func::FuncOp entry,
   return llvm::Error::success();
 }
 
-llvm::Error partitionModule(ModuleOp module) {
-  return runPasses(module, [](PassManager &pm) {
-    pm.addPass(mlir::spmd::createSpmdImport());
-    mlir::spmd::buildSpmdPartitionPipeline(pm);
+/// The global type of a value of the entry (`type` as partitioning left
+/// it, with `attrs` its argument or result attributes).
+static Type globalTypeOf(DictionaryAttr attrs, Type type) {
+  if (attrs)
+    if (auto recorded = attrs.getAs<TypeAttr>(
+            mlir::spmd::SpmdDialect::kGlobalTypeAttrName))
+      return recorded.getValue();
+  return type;
+}
+
+/// The global specs of the entry's arguments (or results).
+static llvm::Expected<std::vector<TensorSpec>>
+boundarySpecs(func::FuncOp entry, bool results) {
+  std::vector<TensorSpec> specs;
+  unsigned count = results ? entry.getNumResults() : entry.getNumArguments();
+  for (unsigned i = 0; i < count; ++i) {
+    Type type = globalTypeOf(
+        results ? entry.getResultAttrDict(i) : entry.getArgAttrDict(i),
+        results ? entry.getResultTypes()[i] : entry.getArgumentTypes()[i]);
+    llvm::Expected<TensorSpec> spec = specOf(type);
+    if (!spec)
+      return fail((results ? "result #" : "argument #") + llvm::Twine(i) +
+                  ": " + llvm::toString(spec.takeError()));
+    specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+/// The layout and partial kind of each of the entry's arguments (or
+/// results), whose global specs are `specs`; `devices` becomes the count of
+/// their mesh.
+static llvm::Error
+boundaryLayouts(ModuleOp module, func::FuncOp entry, bool results,
+                llvm::ArrayRef<TensorSpec> specs,
+                std::vector<std::optional<ShardLayout>> &layouts,
+                std::vector<ReductionKind> &partialKinds, int64_t &devices) {
+  StringRef shardingName = mlir::spmd::SpmdDialect::kShardingAttrName;
+  for (auto [i, spec] : llvm::enumerate(specs)) {
+    auto sharding =
+        results
+            ? entry.getResultAttrOfType<mlir::spmd::ShardingAttr>(i,
+                                                                 shardingName)
+            : entry.getArgAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName);
+    auto layout = layoutOf(module, sharding, spec.shape);
+    if (!layout)
+      return layout.takeError();
+    Type localType =
+        results ? entry.getResultTypes()[i] : entry.getArgumentTypes()[i];
+    if (llvm::Error err = checkLocalType(
+            localType, *layout, spec.shape,
+            (results ? "result #" : "argument #") + llvm::Twine(i)))
+      return err;
+    if (*layout)
+      devices = (*layout)->mesh().numDevices();
+    layouts.push_back(std::move(*layout));
+    partialKinds.push_back(sharding ? sharding.toTensorSharding().partialKind
+                                    : ReductionKind::Sum);
+  }
+  return llvm::Error::success();
+}
+
+/// The axis sets the collectives of `module` use, per mesh, in the order
+/// they first appear.
+static std::vector<
+    std::pair<const DeviceMesh *, std::vector<llvm::SmallVector<AxisIndex>>>>
+collectiveAxisSets(ModuleOp module, const Executable &executable) {
+  std::vector<std::pair<const DeviceMesh *,
+                        std::vector<llvm::SmallVector<AxisIndex>>>>
+      uses;
+  module->walk([&](mlir::spmd::CollectiveOpInterface op) {
+    const DeviceMesh *mesh = executable.mesh(op.getMeshAttr().getValue());
+    if (!mesh)
+      return;
+    llvm::SmallVector<AxisIndex> axes;
+    for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
+      axes.push_back(*mesh->axisIndex(axis.getValue()));
+    auto it = llvm::find_if(uses, [&](auto &use) { return use.first == mesh; });
+    if (it == uses.end()) {
+      uses.push_back({mesh, {}});
+      it = std::prev(uses.end());
+    }
+    if (!llvm::is_contained(it->second, axes))
+      it->second.push_back(axes);
   });
+  return uses;
+}
+
+llvm::Error Program::placeOnProcesses() {
+  localDevices = devices;
+  world = MpiWorld::get();
+  // A program of one device runs whole in every process.
+  if (world && (world->size() == 1 || devices == 1))
+    world = nullptr;
+  if (world) {
+    if (devices % world->size() != 0)
+      return fail(llvm::formatv("the mesh has {0} devices, which {1} "
+                                "processes cannot share evenly",
+                                devices, world->size()));
+    localDevices = devices / world->size();
+    firstLocal = world->rank() * localDevices;
+  }
+  if (llvm::Error err = checkLocalDevices(localDevices))
+    return err;
+  threads = defaultThreadsPerDevice(localDevices);
+  return llvm::Error::success();
+}
+
+llvm::Error Program::prepareMpi(ModuleOp module) {
+  // Every process loaded the same module: they make the communicators of
+  // its collectives' axis sets in the same order.
+  mpi = std::make_unique<MpiCommunicator>(*world);
+  // Collectives on meshes of another size (in functions the entry does not
+  // call, say) cannot span the processes; one that runs says so.
+  for (auto &[mesh, sets] : collectiveAxisSets(module, *local))
+    if (mesh->numDevices() == devices)
+      if (llvm::Error err = mpi->prepare(*mesh, sets))
+        return err;
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<Program>>
-Program::compile(OwningOpRef<ModuleOp> module, llvm::StringRef entryName) {
+Program::load(ModuleOp module, llvm::StringRef entryName, CompileFacts facts) {
   std::unique_ptr<Program> program(new Program());
-  bool partitioned =
-      (*module)->hasAttr(mlir::spmd::SpmdDialect::kPartitionedAttrName);
-  func::FuncOp entry = findEntry(*module, entryName);
+  func::FuncOp entry = findEntry(module, entryName);
   if (!entry)
     return fail(entryName.empty() ? "the module has no entry function"
                                   : "no function @" + entryName);
   program->entryName = entry.getSymName().str();
-
-  // Annotations of other stacks (shard dialect, GSPMD strings) become
-  // spmd ones first, as `--spmd-pipeline` does: the program checked
-  // against is the imported one.
-  if (!partitioned)
-    if (llvm::Error err = runPasses(*module, [](PassManager &pm) {
-          pm.addPass(mlir::spmd::createSpmdImport());
-        }))
-      return std::move(err);
-
-  if (llvm::Error err = checkTensorSizes(*module))
+  program->report = std::move(facts.commReport);
+  program->reductionLength = facts.longestReduction;
+  program->buildReference = std::move(facts.reference);
+  if (llvm::Error err = checkTensorSizes(module))
     return std::move(err);
 
-  // The global program, kept for checks and compiled when one first runs:
-  // most runs check nothing, and compiling it (twice, with the f64 form)
-  // copies every constant of a model twice more.
-  if (!partitioned) {
-    program->globalModule = module->clone();
-    module->walk([&](linalg::LinalgOp op) {
-      int64_t length = 1;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      for (auto [range, iterator] :
-           llvm::zip(ranges, op.getIteratorTypesArray()))
-        if (iterator == utils::IteratorType::reduction && range > 0)
-          length *= range;
-      program->reductionLength = std::max(program->reductionLength, length);
-    });
-  }
-
-  // Global types, from the function before partitioning (or as partitioning
-  // recorded them).
-  auto globalType = [&](DictionaryAttr attrs, Type type) {
-    if (attrs)
-      if (auto recorded = attrs.getAs<TypeAttr>(
-              mlir::spmd::SpmdDialect::kGlobalTypeAttrName))
-        return recorded.getValue();
-    return type;
-  };
-  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
-    llvm::Expected<TensorSpec> spec = specOf(
-        globalType(entry.getArgAttrDict(i), entry.getArgumentTypes()[i]));
-    if (!spec)
-      return fail("argument #" + llvm::Twine(i) + ": " +
-                  llvm::toString(spec.takeError()));
-    program->inputSpecs.push_back(std::move(*spec));
-  }
-  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
-    llvm::Expected<TensorSpec> spec = specOf(
-        globalType(entry.getResultAttrDict(i), entry.getResultTypes()[i]));
-    if (!spec)
-      return fail("result #" + llvm::Twine(i) + ": " +
-                  llvm::toString(spec.takeError()));
-    program->outputSpecs.push_back(std::move(*spec));
-  }
-
-  bool hasMesh = !module->getOps<mlir::spmd::MeshOp>().empty();
-  if (!partitioned && hasMesh)
-    if (llvm::Error err = runPasses(*module, [](PassManager &pm) {
-          mlir::spmd::buildSpmdPartitionPipeline(pm);
-        }))
+  for (bool results : {false, true}) {
+    llvm::Expected<std::vector<TensorSpec>> specs =
+        boundarySpecs(entry, results);
+    if (!specs)
+      return specs.takeError();
+    (results ? program->outputSpecs : program->inputSpecs) = std::move(*specs);
+    if (llvm::Error err = boundaryLayouts(
+            module, entry, results,
+            results ? program->outputSpecs : program->inputSpecs,
+            results ? program->outputLayouts : program->inputLayouts,
+            results ? program->outputPartialKinds : program->inputPartialKinds,
+            program->devices))
       return std::move(err);
-  entry = module->lookupSymbol<func::FuncOp>(program->entryName);
-
-  // Layouts of the entry's arguments and results; the device count is the
-  // mesh's.
-  StringRef shardingName = mlir::spmd::SpmdDialect::kShardingAttrName;
-  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
-    auto layout = layoutOf(
-        *module,
-        entry.getArgAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName),
-        program->inputSpecs[i].shape);
-    if (!layout)
-      return layout.takeError();
-    if (llvm::Error err = checkLocalType(entry.getArgumentTypes()[i], *layout,
-                                         program->inputSpecs[i].shape,
-                                         "argument #" + llvm::Twine(i)))
-      return err;
-    if (*layout)
-      program->devices = (*layout)->mesh().numDevices();
-    program->inputLayouts.push_back(std::move(*layout));
-    auto sharding =
-        entry.getArgAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName);
-    program->inputPartialKinds.push_back(
-        sharding ? sharding.toTensorSharding().partialKind
-                 : ReductionKind::Sum);
-  }
-  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
-    auto sharding =
-        entry.getResultAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName);
-    auto layout = layoutOf(*module, sharding, program->outputSpecs[i].shape);
-    if (!layout)
-      return layout.takeError();
-    if (llvm::Error err = checkLocalType(entry.getResultTypes()[i], *layout,
-                                         program->outputSpecs[i].shape,
-                                         "result #" + llvm::Twine(i)))
-      return err;
-    if (*layout)
-      program->devices = (*layout)->mesh().numDevices();
-    program->outputLayouts.push_back(std::move(*layout));
-    program->outputPartialKinds.push_back(
-        sharding ? sharding.toTensorSharding().partialKind
-                 : ReductionKind::Sum);
   }
   // With every boundary value replicated, the first mesh sets the count.
-  if (program->devices == 1 && hasMesh)
-    program->devices = (*module->getOps<mlir::spmd::MeshOp>().begin())
-                           .getMesh()
-                           .toMesh()
-                           .numDevices();
+  auto meshes = module.getOps<mlir::spmd::MeshOp>();
+  if (program->devices == 1 && !meshes.empty())
+    program->devices = (*meshes.begin()).getMesh().toMesh().numDevices();
 
-  if (llvm::Error err = checkCollectiveMeshes(*module, entry, program->devices))
+  if (llvm::Error err = checkCollectiveMeshes(module, entry, program->devices))
     return std::move(err);
-  program->localDevices = program->devices;
-  program->world = MpiWorld::get();
-  // A program of one device runs whole in every process.
-  if (program->world &&
-      (program->world->size() == 1 || program->devices == 1))
-    program->world = nullptr;
-  if (MpiWorld *world = program->world) {
-    if (program->devices % world->size() != 0)
-      return fail(llvm::formatv("the mesh has {0} devices, which {1} "
-                                "processes cannot share evenly",
-                                program->devices, world->size()));
-    program->localDevices = program->devices / world->size();
-    program->firstLocal = world->rank() * program->localDevices;
-  }
-  if (llvm::Error err = checkLocalDevices(program->localDevices))
+  if (llvm::Error err = program->placeOnProcesses())
     return std::move(err);
-  program->threads = defaultThreadsPerDevice(program->localDevices);
-
-  FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
-  if (succeeded(report))
-    program->report = std::move(*report);
-  llvm::Expected<std::unique_ptr<Executable>> local = compileForRun(*module);
+  llvm::Expected<std::unique_ptr<Executable>> local =
+      Executable::compile(module);
   if (!local)
     return local.takeError();
   program->local = std::move(*local);
-  if (program->world) {
-    // Every process compiled the same module: they make the communicators
-    // of its collectives' axis sets in the same order.
-    program->mpi = std::make_unique<MpiCommunicator>(*program->world);
-    std::vector<std::pair<const DeviceMesh *,
-                          std::vector<llvm::SmallVector<AxisIndex>>>>
-        uses;
-    module->walk([&](mlir::spmd::CollectiveOpInterface op) {
-      const DeviceMesh *mesh =
-          program->local->mesh(op.getMeshAttr().getValue());
-      if (!mesh)
-        return;
-      llvm::SmallVector<AxisIndex> axes;
-      for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
-        axes.push_back(*mesh->axisIndex(axis.getValue()));
-      auto it = llvm::find_if(uses, [&](auto &use) { return use.first == mesh; });
-      if (it == uses.end()) {
-        uses.push_back({mesh, {}});
-        it = std::prev(uses.end());
-      }
-      if (!llvm::is_contained(it->second, axes))
-        it->second.push_back(axes);
-    });
-    // Collectives on meshes of another size (in functions the entry does
-    // not call, say) cannot span the processes; one that runs says so.
-    for (auto &[mesh, sets] : uses)
-      if (mesh->numDevices() == program->devices)
-        if (llvm::Error err = program->mpi->prepare(*mesh, sets))
-          return std::move(err);
-  }
+  if (program->world)
+    if (llvm::Error err = program->prepareMpi(module))
+      return std::move(err);
   return program;
 }
-
 std::vector<TensorRef> Program::shard(unsigned input,
                                       const HostTensor &global) const {
   std::vector<TensorRef> shards;
@@ -643,75 +579,31 @@ runOnOneDevice(Executable &executable, llvm::StringRef function,
   return out;
 }
 
-/// The most loop iterations of linalg ops a program computing error scales
-/// may have (a 512^3 matmul; the evaluator runs its bodies).
-static constexpr uint64_t kMaxScaledIterations = uint64_t(1) << 27;
-
-/// The loop iterations of the linalg ops of `module`, each op counted once.
-static uint64_t structuredIterations(ModuleOp module) {
-  uint64_t total = 0;
-  module.walk([&](linalg::LinalgOp op) {
-    uint64_t iterations = 1;
-    for (int64_t range : op.getStaticLoopRanges())
-      if (!ShapedType::isDynamic(range))
-        iterations = llvm::SaturatingMultiply(iterations, uint64_t(range));
-    total = llvm::SaturatingAdd(total, iterations);
-  });
-  return total;
-}
-
 llvm::Error Program::compileReference() {
-  if (global || !globalModule)
+  if (global || !buildReference)
     return llvm::Error::success();
+  llvm::Expected<ReferenceModules> modules = buildReference();
+  if (!modules)
+    return modules.takeError();
+  buildReference = nullptr; // the unpartitioned module it held goes too
   llvm::Expected<std::unique_ptr<Executable>> compiled =
-      compileForRun(*globalModule);
+      Executable::compile(*modules->global);
   if (!compiled)
     return compiled.takeError();
   global = std::move(*compiled);
-  // The same in f64, where the program computes in narrower floats; the
-  // module is no longer needed as it was.
-  // `epsilon`: the largest ulp at 1 of its narrow floats, the reach of
-  // a rounding error of scale m being epsilon * m (the check's slack).
-  double epsilon = 0;
-  globalModule->walk([&](Operation *op) {
-    for (Type type : op->getResultTypes()) {
-      Type element = getElementTypeOrSelf(type);
-      if (!isa<Float16Type, BFloat16Type, Float32Type>(element))
-        continue;
-      llvm::Expected<DType> dtype = dtypeOf(element);
-      if (!dtype)
-        llvm::consumeError(dtype.takeError());
-      else
-        epsilon = std::max(epsilon, epsilonOf(*dtype));
-    }
-  });
-  if (epsilon > 0) {
-    if (failed(widenFloats(*globalModule))) {
-      globalModule = nullptr;
-      return llvm::Error::success();
-    }
-    llvm::Expected<std::unique_ptr<Executable>> wide =
-        compileForRun(*globalModule);
-    if (!wide) {
-      llvm::consumeError(wide.takeError());
-      globalModule = nullptr;
-      return llvm::Error::success();
-    }
-    wideGlobal = std::move(*wide);
-  }
-  // Error scales beside the f64 values (of f64 programs too). Their
-  // contractions run as generic bodies, not as the GEMM kernels: large
-  // programs take the slack from the absolute values instead.
-  if (structuredIterations(*globalModule) <= kMaxScaledIterations &&
-      succeeded(addErrorScales(*globalModule, epsilon))) {
-    llvm::Expected<std::unique_ptr<Executable>> withScales =
-        compileForRun(*globalModule);
-    if (withScales)
-      scaled = std::move(*withScales);
+  // Without an f64 form or error scales the check falls back on what it
+  // has: not an error.
+  for (auto [module, executable] :
+       {std::pair{&modules->wide, &wideGlobal}, {&modules->scaled, &scaled}}) {
+    if (!*module)
+      continue;
+    llvm::Expected<std::unique_ptr<Executable>> loaded =
+        Executable::compile(**module);
+    if (loaded)
+      *executable = std::move(*loaded);
     else
-      llvm::consumeError(withScales.takeError());
+      llvm::consumeError(loaded.takeError());
   }
-  globalModule = nullptr;
   return llvm::Error::success();
 }
 

@@ -1,12 +1,11 @@
-//===- Program.h - A module compiled for all local devices -------*- C++
-//-*-===//
+//===- Program.h - A partitioned module run on all local devices -*- C++ -*-===//
 //
-// What spmd-run and the C++ API run: a module, partitioned (import,
-// propagate, partition, optimize collectives) unless it already is, and
-// compiled into an Executable; host tensors go in and out whole (global),
-// split and assembled by the entry function's argument and result
-// shardings. The unpartitioned program is kept to check results against,
-// compiled when a check first needs it.
+// What spmd-run and the C++ API run: a module the driver compiled
+// (partitioned and fused; driver/Compile.h), loaded into an Executable;
+// host tensors go in and out whole (global), split and assembled by the
+// entry function's argument and result shardings. The unpartitioned
+// programs a check runs against come from the driver too, built when a
+// check first needs them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +20,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
+
+#include <functional>
 
 namespace spmd::runtime {
 
@@ -37,20 +38,44 @@ struct TensorSpec {
 /// refused when compiled.
 int64_t maxTensorBytes();
 
-/// Imports other stacks' annotations and partitions `module`, as
-/// Program::compile does with a module not yet partitioned.
-llvm::Error partitionModule(mlir::ModuleOp module);
+/// Every tensor of `module` fits maxTensorBytes(); checked before anything
+/// runs, since kernels cannot fail halfway.
+llvm::Error checkTensorSizes(mlir::ModuleOp module);
 
 /// The function named `name`, or when `name` is empty the function no
 /// other function calls (the first, if several); null if none.
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
 
+/// The unpartitioned programs a check runs, ready to run (in the context of
+/// the Program's module): `global` as written, `wide` the same computing in
+/// f64 (none when the program computes in f64 or cannot be widened), and
+/// `scaled` the f64 program with the error scales of its float results
+/// after them (none where the scales have no rule or would take too long).
+struct ReferenceModules {
+  mlir::OwningOpRef<mlir::ModuleOp> global, wide, scaled;
+};
+using ReferenceBuilder = std::function<llvm::Expected<ReferenceModules>()>;
+
+/// What the compiler knows of a partitioned module that its IR no longer
+/// says.
+struct CompileFacts {
+  /// The communication report (spmd-comm-report).
+  llvm::json::Value commReport = llvm::json::Object{};
+  /// The longest reduction of the unpartitioned program (for check
+  /// tolerances).
+  int64_t longestReduction = 1;
+  /// Builds the unpartitioned programs when a check first needs them (none
+  /// for a module given already partitioned).
+  ReferenceBuilder reference;
+};
+
 class Program {
 public:
-  /// Compiles `module` (consumed) for its mesh's devices; `entry` empty
-  /// means the function no other function calls.
+  /// Loads `module`, partitioned and ready to run (or of one device), for its
+  /// mesh's devices; `entry` empty means the function no other function
+  /// calls.
   static llvm::Expected<std::unique_ptr<Program>>
-  compile(mlir::OwningOpRef<mlir::ModuleOp> module, llvm::StringRef entry);
+  load(mlir::ModuleOp module, llvm::StringRef entry, CompileFacts facts);
 
   llvm::StringRef entry() const { return entryName; }
   llvm::ArrayRef<TensorSpec> inputs() const { return inputSpecs; }
@@ -69,7 +94,7 @@ public:
   /// Threads each device's kernels may use (default: cores / devices).
   int64_t threadsPerDevice() const { return threads; }
   void setThreadsPerDevice(int64_t n) { threads = std::max<int64_t>(n, 1); }
-  bool hasGlobalProgram() const { return global || globalModule; }
+  bool hasGlobalProgram() const { return global || buildReference; }
   /// The longest reduction of the program (for check tolerances).
   int64_t longestReduction() const { return reductionLength; }
   const llvm::json::Value &commReport() const { return report; }
@@ -101,8 +126,8 @@ public:
   /// Runs the unpartitioned program on one device.
   llvm::Expected<std::vector<HostTensor>>
   runGlobal(llvm::ArrayRef<HostTensor> args);
-  /// Compiles the unpartitioned program and its f64 form, which only
-  /// checks run (runGlobal and runWideGlobal do it when first called).
+  /// Loads the unpartitioned programs, which only checks run (runGlobal and
+  /// runWideGlobal do it when first called).
   llvm::Error compileReference();
   /// Whether the unpartitioned program also exists computed in f64 (it
   /// computes in narrower floats and could be widened).
@@ -113,7 +138,7 @@ public:
   runWideGlobal(llvm::ArrayRef<HostTensor> args);
   /// `outputs` of the partitioned program on `args` against the
   /// unpartitioned program's (Check.h), with its f64 results and their
-  /// error scales (ErrorScales.h) where it has an f64 form; where the
+  /// error scales (passes/ErrorScales.h) where it has an f64 form; where the
   /// scales have no rule for one of its ops, the f64 program on the
   /// absolute values of the inputs gives them.
   llvm::Expected<CheckResult> check(llvm::ArrayRef<HostTensor> args,
@@ -127,6 +152,10 @@ public:
 
 private:
   Program() = default;
+  /// Which of the program's devices this process runs (all without MPI).
+  llvm::Error placeOnProcesses();
+  /// The MPI communicators of the collectives of `module`.
+  llvm::Error prepareMpi(mlir::ModuleOp module);
   /// `threads` per device for `runningDevices` devices at once, helpers
   /// from the Program's pool (made or grown here).
   KernelThreads kernelThreads(int64_t runningDevices);
@@ -141,11 +170,11 @@ private:
   std::unique_ptr<MpiCommunicator> mpi;
   int64_t threads = 1;
   int64_t reductionLength = 1;
-  /// `scaled`: wideGlobal computing error scales too (ErrorScales.h).
+  /// `scaled`: wideGlobal computing error scales too (passes/ErrorScales.h).
   std::unique_ptr<Executable> local, global, wideGlobal, scaled;
-  /// The unpartitioned module until compileReference (so the context must
-  /// outlive the Program).
-  mlir::OwningOpRef<mlir::ModuleOp> globalModule;
+  /// Builds the unpartitioned programs until compileReference (so the
+  /// context must outlive the Program).
+  ReferenceBuilder buildReference;
   std::shared_ptr<const MemoryStats> lastRunMemory;
   std::unique_ptr<KernelThreadPool> kernelPool;
   DevicePool devicePool;

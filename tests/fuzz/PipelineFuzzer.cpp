@@ -9,7 +9,7 @@
 
 #include "passes/Dialects.h"
 #include "passes/UpstreamParserGuard.h"
-#include "runtime/Program.h"
+#include "driver/Compile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (const std::string &entry : entries) {
     OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(text, &context);
     llvm::Expected<std::unique_ptr<::spmd::runtime::Program>> program =
-        ::spmd::runtime::Program::compile(std::move(copy), entry);
+        ::spmd::driver::compile(std::move(copy), entry);
     if (!program) {
       llvm::consumeError(program.takeError());
       continue;

@@ -2,7 +2,7 @@
 
 #include "runtime/Check.h"
 #include "passes/Dialects.h"
-#include "runtime/Program.h"
+#include "driver/Compile.h"
 
 #include "mlir/Parser/Parser.h"
 
@@ -201,7 +201,7 @@ std::unique_ptr<Program> compileInput(mlir::MLIRContext &context,
                                             &context);
   EXPECT_TRUE(module);
   llvm::Expected<std::unique_ptr<Program>> program =
-      Program::compile(std::move(module), entry);
+      ::spmd::driver::compile(std::move(module), entry);
   EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
   return std::move(*program);
 }

@@ -7,7 +7,7 @@
 
 #include "runtime/CpuPath.h"
 #include "passes/Dialects.h"
-#include "runtime/Program.h"
+#include "driver/Compile.h"
 #include "runtime/gemm/GemmKernels.h"
 
 #include "mlir/Parser/Parser.h"
@@ -116,7 +116,7 @@ TEST(CpuPath, ProgramsAgreeOnEveryPath) {
     for (int64_t threads : {1, 2}) {
       SCOPED_TRACE(std::string(cpuPathName(path)) + " threads " +
                    std::to_string(threads));
-      auto program = Program::compile(
+      auto program = ::spmd::driver::compile(
           mlir::parseSourceString<mlir::ModuleOp>(source, &context), "");
       ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
       (*program)->setThreadsPerDevice(threads);

@@ -14,7 +14,7 @@
 #include "ir/ValueTypes.h"
 #include "passes/Dialects.h"
 #include "passes/UpstreamParserGuard.h"
-#include "runtime/Program.h"
+#include "driver/Compile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -77,7 +77,7 @@ TEST_P(PipelineRobustness, MutantsNeverCrash) {
       OwningOpRef<ModuleOp> copy =
           parseSourceString<ModuleOp>(mutant, &context);
       llvm::Expected<std::unique_ptr<Program>> program =
-          Program::compile(std::move(copy), entry);
+          ::spmd::driver::compile(std::move(copy), entry);
       if (!program) {
         llvm::consumeError(program.takeError());
         continue;

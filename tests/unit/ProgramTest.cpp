@@ -1,7 +1,7 @@
 //===- ProgramTest.cpp - Programs run from the C++ API --------------------===//
 
 #include "passes/Dialects.h"
-#include "runtime/Program.h"
+#include "driver/Compile.h"
 #include "ir/SpmdDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,7 +27,7 @@ std::unique_ptr<Program> compile(mlir::MLIRContext &context,
       mlir::parseSourceString<mlir::ModuleOp>(source, &context);
   EXPECT_TRUE(module);
   llvm::Expected<std::unique_ptr<Program>> program =
-      Program::compile(std::move(module), "");
+      ::spmd::driver::compile(std::move(module), "");
   EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
   return std::move(*program);
 }

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Dialects.h"
-#include "passes/Passes.h"
+#include "driver/Pipeline.h"
 #include "passes/UpstreamParserGuard.h"
 #include "support/Files.h"
 #include "tools/CommandLine.h"
@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
   mlir::spmd::registerSpmdPasses();
-  mlir::spmd::registerSpmdPipeline();
+  ::spmd::driver::registerSpmdPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

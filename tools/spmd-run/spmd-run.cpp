@@ -11,15 +11,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "driver/Compile.h"
 #include "mesh/MeshConfig.h"
 #include "passes/Dialects.h"
-#include "passes/Passes.h"
 #include "passes/UpstreamParserGuard.h"
 #include "runtime/Check.h"
 #include "runtime/CpuPath.h"
 #include "runtime/MpiWorld.h"
 #include "runtime/Npy.h"
-#include "runtime/Program.h"
 #include "runtime/gemm/GemmKernels.h"
 #include "support/Files.h"
 #include "tools/CommandLine.h"
@@ -27,7 +26,6 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -354,22 +352,20 @@ int main(int argc, char **argv) {
   if (!module)
     std::exit(2); // the parser's diagnostics said why
 
+  spmd::driver::PipelineOptions pipeline;
   if (!meshConfig.empty()) {
+    // Checked against the processes here: the pass knows none.
     llvm::Expected<spmd::HybridDeviceMesh> hybrid =
         spmd::loadMeshConfigFile(meshConfig,
                                  /*expectedProcesses=*/world ? world->size()
                                                              : 1);
     if (!hybrid)
       badInput(llvm::toString(hybrid.takeError()));
-    mlir::PassManager pm(&context);
-    pm.addPass(mlir::spmd::createSpmdMeshConfig(
-        mlir::spmd::SpmdMeshConfigOptions{meshConfig}));
-    if (mlir::failed(pm.run(*module)))
-      badInput("cannot apply the mesh config '" + meshConfig + "'");
+    pipeline.meshConfig = meshConfig;
   }
 
   llvm::Expected<std::unique_ptr<Program>> compiled =
-      Program::compile(std::move(module), entry);
+      spmd::driver::compile(std::move(module), entry, pipeline);
   if (!compiled)
     badInput(llvm::toString(compiled.takeError()));
   Program &program = **compiled;

@@ -11,12 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPMD_RUNTIME_REPEATEDMATRIX_H
-#define SPMD_RUNTIME_REPEATEDMATRIX_H
+#ifndef SPMD_PASSES_REPEATEDMATRIX_H
+#define SPMD_PASSES_REPEATEDMATRIX_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-namespace spmd::runtime {
+namespace mlir::spmd {
 
 /// The factors of the matrices in one program, each computed once.
 class RepeatedMatrices {
@@ -36,6 +36,6 @@ private:
   llvm::DenseMap<std::pair<mlir::Value, uint64_t>, mlir::Value> factors;
 };
 
-} // namespace spmd::runtime
+} // namespace mlir::spmd
 
-#endif // SPMD_RUNTIME_REPEATEDMATRIX_H
+#endif // SPMD_PASSES_REPEATEDMATRIX_H

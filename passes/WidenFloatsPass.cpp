@@ -1,4 +1,4 @@
-//===- WidenFloats.cpp - A program's floats computed in f64 ---------------===//
+//===- WidenFloatsPass.cpp - A program's floats computed in f64 -----------===//
 //
 // The reference --check compares against: the same unpartitioned program
 // with every f16, bf16 and f32 value, constant and tensor made f64, so the
@@ -7,13 +7,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/WidenFloats.h"
+#include "passes/Passes.h"
+#include "passes/WidenFloats.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+
+namespace mlir::spmd {
+#define GEN_PASS_DEF_SPMDWIDENFLOATS
+#include "passes/Passes.h.inc"
+} // namespace mlir::spmd
 
 using namespace mlir;
 
@@ -64,7 +70,7 @@ static Attribute widen(Attribute attr) {
   return {};
 }
 
-LogicalResult spmd::runtime::widenFloats(ModuleOp module) {
+LogicalResult mlir::spmd::widenFloats(ModuleOp module) {
   SmallVector<Operation *> casts;
   module.walk([&](Operation *op) {
     for (Value result : op->getResults())
@@ -95,3 +101,16 @@ LogicalResult spmd::runtime::widenFloats(ModuleOp module) {
                                 [](Diagnostic &) { return success(); });
   return verify(module);
 }
+
+namespace {
+struct WidenFloatsPass
+    : mlir::spmd::impl::SpmdWidenFloatsBase<WidenFloatsPass> {
+  void runOnOperation() override {
+    if (failed(mlir::spmd::widenFloats(getOperation()))) {
+      getOperation().emitError("the program cannot compute in f64: it does "
+                               "not verify once widened");
+      signalPassFailure();
+    }
+  }
+};
+} // namespace

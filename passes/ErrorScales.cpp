@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/ErrorScales.h"
+#include "passes/ErrorScales.h"
 
 #include "ir/SpmdOps.h"
-#include "runtime/RepeatedMatrix.h"
+#include "passes/RepeatedMatrix.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -201,7 +201,7 @@ private:
   void replace(Operation *op, Operation *replacement);
 
   DenseMap<Value, Value> scales;
-  ::spmd::runtime::RepeatedMatrices repeatedMatrices;
+  mlir::spmd::RepeatedMatrices repeatedMatrices;
   double halfWidth;
 };
 
@@ -625,7 +625,7 @@ static LogicalResult decomposeSoftmaxes(ModuleOp module) {
   return success();
 }
 
-namespace spmd::runtime {
+namespace mlir::spmd {
 LogicalResult addErrorScales(ModuleOp module, double halfWidth) {
   // The scales are computed by ops a program need not hold.
   module.getContext()
@@ -642,4 +642,4 @@ LogicalResult addErrorScales(ModuleOp module, double halfWidth) {
                                 [](Diagnostic &) { return success(); });
   return verify(module);
 }
-} // namespace spmd::runtime
+} // namespace mlir::spmd

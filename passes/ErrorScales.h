@@ -38,12 +38,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPMD_RUNTIME_ERRORSCALES_H
-#define SPMD_RUNTIME_ERRORSCALES_H
+#ifndef SPMD_PASSES_ERRORSCALES_H
+#define SPMD_PASSES_ERRORSCALES_H
 
 #include "mlir/IR/BuiltinOps.h"
 
-namespace spmd::runtime {
+namespace mlir::spmd {
 
 /// Makes every function of `module`, whose floats are all f64 (see
 /// widenFloats), also take the scale of each float argument after its own
@@ -54,6 +54,6 @@ namespace spmd::runtime {
 /// floor, a user's op) or when the result does not verify.
 mlir::LogicalResult addErrorScales(mlir::ModuleOp module, double halfWidth);
 
-} // namespace spmd::runtime
+} // namespace mlir::spmd
 
-#endif // SPMD_RUNTIME_ERRORSCALES_H
+#endif // SPMD_PASSES_ERRORSCALES_H

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/RepeatedMatrix.h"
+#include "passes/RepeatedMatrix.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -262,7 +262,7 @@ Value factorOf(OpBuilder &b, Location loc, Value matrix,
 
 } // namespace
 
-namespace spmd::runtime {
+namespace mlir::spmd {
 
 Value RepeatedMatrices::scaleFor(linalg::LinalgOp op, OpOperand &operand,
                                  Value scale) {
@@ -306,4 +306,4 @@ Value RepeatedMatrices::scaleFor(linalg::LinalgOp op, OpOperand &operand,
   });
 }
 
-} // namespace spmd::runtime
+} // namespace mlir::spmd

@@ -1,0 +1,178 @@
+//===- Compile.cpp - A program compiled for the devices -------------------===//
+
+#include "driver/Compile.h"
+
+#include "ir/Locations.h"
+#include "ir/SpmdDialect.h"
+#include "runtime/Check.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace spmd::driver {
+
+/// Runs the passes `build` adds on `module`, errors collected as
+/// runPipeline says.
+static llvm::Error runPasses(ModuleOp module,
+                             llvm::function_ref<void(PassManager &)> build) {
+  std::string messages;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    llvm::raw_string_ostream os(messages);
+    if (!messages.empty())
+      os << "\n";
+    mlir::spmd::printFileLineCol(os, d.getLocation());
+    os << ": error: " << d.str();
+    for (const Diagnostic &note : d.getNotes()) {
+      os << "\n";
+      mlir::spmd::printFileLineCol(os, note.getLocation());
+      os << ": note: " << note.str();
+    }
+    return success();
+  });
+  PassManager pm(module.getContext());
+  build(pm);
+  if (failed(pm.run(module)))
+    return llvm::createStringError(llvm::StringRef(messages).rtrim());
+  return llvm::Error::success();
+}
+
+llvm::Error runPipeline(ModuleOp module, const PipelineOptions &options,
+                        Phase first, Phase last) {
+  return runPasses(module, [&](PassManager &pm) {
+    buildPipeline(pm, options, first, last);
+  });
+}
+
+/// The longest reduction of `module`'s linalg ops, in elements.
+static int64_t longestReduction(ModuleOp module) {
+  int64_t longest = 1;
+  module->walk([&](linalg::LinalgOp op) {
+    int64_t length = 1;
+    for (auto [range, iterator] :
+         llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction && range > 0)
+        length *= range;
+    longest = std::max(longest, length);
+  });
+  return longest;
+}
+
+/// The largest ulp at 1 of the narrow floats (f16, bf16, f32) `module`
+/// computes in; 0 if it computes in f64 only. A rounding error of scale m
+/// reaches about this times m (the check's slack).
+static double narrowestEpsilon(ModuleOp module) {
+  double epsilon = 0;
+  module->walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      Type element = getElementTypeOrSelf(type);
+      if (!isa<Float16Type, BFloat16Type, Float32Type>(element))
+        continue;
+      llvm::Expected<runtime::DType> dtype = runtime::dtypeOf(element);
+      if (!dtype)
+        llvm::consumeError(dtype.takeError());
+      else
+        epsilon = std::max(epsilon, runtime::epsilonOf(*dtype));
+    }
+  });
+  return epsilon;
+}
+
+/// The most loop iterations of linalg ops a program computing error scales
+/// may have (a 512^3 matmul; the executor runs its contractions as generic
+/// bodies): larger programs take the slack from absolute values instead.
+static constexpr uint64_t kMaxScaledIterations = uint64_t(1) << 27;
+
+/// The loop iterations of the linalg ops of `module`, each op counted once.
+static uint64_t structuredIterations(ModuleOp module) {
+  uint64_t total = 0;
+  module.walk([&](linalg::LinalgOp op) {
+    uint64_t iterations = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      if (!ShapedType::isDynamic(range))
+        iterations = llvm::SaturatingMultiply(iterations, uint64_t(range));
+    total = llvm::SaturatingAdd(total, iterations);
+  });
+  return total;
+}
+
+/// `global` in `form`, or null where it has no such form.
+static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
+                                         double halfWidth) {
+  OwningOpRef<ModuleOp> module = global.clone();
+  if (llvm::Error err = runPasses(*module, [&](PassManager &pm) {
+        buildReferencePipeline(pm, form, halfWidth);
+      })) {
+    llvm::consumeError(std::move(err));
+    return nullptr;
+  }
+  return module;
+}
+
+/// The unpartitioned programs of `global` a check runs (runtime/Program.h).
+static llvm::Expected<runtime::ReferenceModules>
+buildReferences(ModuleOp global) {
+  runtime::ReferenceModules modules;
+  modules.global = referenceOf(global, ReferenceForm::AsWritten, 0);
+  if (!modules.global)
+    return llvm::createStringError("the unpartitioned program does not "
+                                   "compile for a check");
+  double epsilon = narrowestEpsilon(global);
+  if (epsilon > 0) {
+    modules.wide = referenceOf(global, ReferenceForm::Widened, 0);
+    if (!modules.wide)
+      return modules; // no f64 form: no scales either
+  }
+  if (structuredIterations(global) <= kMaxScaledIterations)
+    modules.scaled = referenceOf(global, ReferenceForm::ErrorScales, epsilon);
+  return modules;
+}
+
+llvm::Expected<std::unique_ptr<runtime::Program>>
+compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
+        const PipelineOptions &options) {
+  if (!runtime::findEntry(*module, entry))
+    return llvm::createStringError(entry.empty()
+                                       ? "the module has no entry function"
+                                       : "no function @" + entry.str());
+  if (llvm::Error err =
+          runPipeline(*module, options, Phase::MeshConfig, Phase::MeshConfig))
+    return std::move(err);
+  runtime::CompileFacts facts;
+  bool partitioned =
+      (*module)->hasAttr(mlir::spmd::SpmdDialect::kPartitionedAttrName);
+  if (!partitioned) {
+    if (llvm::Error err =
+            runPipeline(*module, options, Phase::Import, Phase::AutoShard))
+      return std::move(err);
+    // Sizes checked on the global program, before partitioning spends time
+    // on one that cannot run.
+    if (llvm::Error err = runtime::checkTensorSizes(*module))
+      return std::move(err);
+    // The unpartitioned program, kept for checks and compiled when one first
+    // runs: most runs check nothing, and compiling it (three times, with the
+    // f64 forms) copies every constant of a model three times more.
+    facts.longestReduction = longestReduction(*module);
+    auto global =
+        std::make_shared<OwningOpRef<ModuleOp>>(module->clone());
+    facts.reference = [global] { return buildReferences(**global); };
+    if (!module->getOps<mlir::spmd::MeshOp>().empty())
+      if (llvm::Error err = runPipeline(*module, options, Phase::Propagate,
+                                        Phase::OptimizeCollectives))
+        return std::move(err);
+  }
+  FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
+  if (succeeded(report))
+    facts.commReport = std::move(*report);
+  if (llvm::Error err =
+          runPipeline(*module, options, Phase::Fuse, Phase::Fuse))
+    return std::move(err);
+  return runtime::Program::load(*module, entry, std::move(facts));
+}
+
+} // namespace spmd::driver
