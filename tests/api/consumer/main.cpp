@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
+// Whatever standard the project asked for, Spmd::spmd raises it to C++17.
+static_assert(__cplusplus >= 201703L, "spmd.h is compiled as C++17");
+
 static const char *kSoftmax = R"mlir(
 func.func @f(%x: tensor<6x10xf32>) -> tensor<6x10xf32> {
   %e = tensor.empty() : tensor<6x10xf32>
