@@ -1,3 +1,5 @@
+// Tests that spmd-import refuses, instead of reading past its end, a list of
+// static entries with the run-time marker but too few operands.
 // RUN: not spmd-opt %s --spmd-import -split-input-file 2>&1 | FileCheck %s
 
 // A written -9223372036854775808 is the marker of a run-time entry, which

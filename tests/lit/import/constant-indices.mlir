@@ -1,3 +1,5 @@
+// Tests that spmd-import turns paddings, offsets, strides and output shapes
+// written as SSA constants into static entries.
 // RUN: spmd-opt %s --spmd-import -split-input-file -verify-diagnostics | FileCheck %s
 
 // Paddings, offsets, strides and output shapes written as SSA constants (as

@@ -1,3 +1,5 @@
+// Tests that spmd-import turns GSPMD/XLA sharding strings (`mhlo.sharding`)
+// into meshes and shardings.
 // RUN: spmd-opt %s --spmd-import -split-input-file -verify-diagnostics | FileCheck %s
 
 // Shardings of one device order share one mesh: the common refinement of

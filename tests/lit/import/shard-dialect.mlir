@@ -1,3 +1,5 @@
+// Tests that spmd-import turns upstream MLIR `shard` dialect annotations into
+// meshes, shardings and constraints.
 // RUN: spmd-opt %s --spmd-import -split-input-file -verify-diagnostics | FileCheck %s
 
 // A grid becomes a mesh of the same name; a result annotation becomes the

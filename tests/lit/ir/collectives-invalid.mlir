@@ -1,3 +1,4 @@
+// Tests that the collective ops' verifiers explain each error.
 // RUN: spmd-opt %s -split-input-file -verify-diagnostics
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>

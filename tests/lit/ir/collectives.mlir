@@ -1,3 +1,5 @@
+// Tests that the collective ops round-trip and that those without effect
+// fold away.
 // RUN: spmd-opt %s | FileCheck %s
 // RUN: spmd-opt %s --verify-roundtrip -o /dev/null
 // RUN: spmd-opt %s -canonicalize | FileCheck %s --check-prefix=PURE

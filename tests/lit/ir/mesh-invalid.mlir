@@ -1,3 +1,4 @@
+// Tests that spmd.mesh's verifier explains each error.
 // RUN: spmd-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{invalid mesh: mesh axis "a" has size 0; sizes must be >= 1}}

@@ -1,3 +1,4 @@
+// Tests that spmd.mesh round-trips.
 // RUN: spmd-opt %s | FileCheck %s
 // RUN: spmd-opt %s --verify-roundtrip -o /dev/null
 

@@ -1,3 +1,5 @@
+// Tests that the sharding attributes' and spmd.sharding_constraint's
+// verifiers explain each error.
 // RUN: spmd-opt %s -split-input-file -verify-diagnostics
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>

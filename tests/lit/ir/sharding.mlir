@@ -1,3 +1,4 @@
+// Tests that sharding attributes round-trip wherever they may appear.
 // RUN: spmd-opt %s -allow-unregistered-dialect | FileCheck %s
 // RUN: spmd-opt %s -allow-unregistered-dialect --verify-roundtrip -o /dev/null
 

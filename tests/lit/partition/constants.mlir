@@ -1,9 +1,10 @@
-// RUN: spmd-opt %s --spmd-pipeline | FileCheck %s
+// Tests that spmd-partition makes a splat constant of any dialect (its
+// ConstantLike trait) in the layout it is used in, and keeps other constants
+// whole on every device, sliced where they are used split (no
+// communication). A tosa.const was cloned with the local type and failed to
+// verify.
+// RUN: spmd-opt %s --spmd-partition | FileCheck %s
 
-// Constants of any dialect (their ConstantLike trait): a splat is made in
-// the layout it is used in; other constants are whole on every device and
-// sliced where they are used split (no communication). A tosa.const was
-// cloned with the local type and failed to verify.
 spmd.mesh @mesh = <["x"=2]>
 
 // CHECK-LABEL: func.func @constants
@@ -12,13 +13,13 @@ spmd.mesh @mesh = <["x"=2]>
 // CHECK-DAG: spmd.all_slice %[[WHOLE]] on @mesh axes = ["x"] slice_dim = 0{{.*}} : tensor<4xf32> -> tensor<2xf32>
 // CHECK-NOT: spmd.all_gather
 // CHECK: return
-func.func @constants(%x: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
-  %t = "tosa.const"() {values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
-  %two = arith.constant dense<2.0> : tensor<4xf32>
-  %e = tensor.empty() : tensor<4xf32>
-  %a = linalg.add ins(%t, %x : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  %m = linalg.mul ins(%a, %two : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  return %m : tensor<4xf32>
+func.func @constants(%arg0: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
+  %0 = "tosa.const"() <{values = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>}> {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>} : () -> tensor<4xf32>
+  %cst = arith.constant {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>} dense<2.000000e+00> : tensor<4xf32>
+  %1 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>} : tensor<4xf32>
+  %2 = linalg.add {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>} ins(%0, %arg0 : tensor<4xf32>, tensor<4xf32>) outs(%1 : tensor<4xf32>) -> tensor<4xf32>
+  %3 = linalg.mul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>} ins(%2, %cst : tensor<4xf32>, tensor<4xf32>) outs(%1 : tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
 }
 
 // A splat used in two layouts is made in each, whatever its dialect (a
@@ -29,12 +30,12 @@ func.func @constants(%x: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{
 // CHECK-NOT: spmd.all_
 // CHECK-NOT: spmd.all_to_all
 // CHECK: return
-func.func @splat_two_layouts(%x: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %y: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
-  %t = "tosa.const"() {values = dense<3.0> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
-  %e = tensor.empty() : tensor<4x4xf32>
-  %a = linalg.add ins(%t, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
-  %b = linalg.add ins(%t, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+func.func @splat_two_layouts(%arg0: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  %0 = "tosa.const"() <{values = dense<3.000000e+00> : tensor<4x4xf32>}> {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : () -> tensor<4x4xf32>
+  %1 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
+  %2 = linalg.add {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%0, %arg0 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %3 = linalg.add {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"x"}]>]>} ins(%0, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %2, %3 : tensor<4x4xf32>, tensor<4x4xf32>
 }
 
 // tensor.splat likewise.
@@ -43,10 +44,10 @@ func.func @splat_two_layouts(%x: tensor<4x4xf32> {spmd.sharding = #spmd.sharding
 // CHECK-DAG: tensor.splat %{{.*}} : tensor<4x2xf32>
 // CHECK-NOT: spmd.all_
 // CHECK: return
-func.func @tensor_splat_two_layouts(%x: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %y: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %s: f32) -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
-  %t = tensor.splat %s : tensor<4x4xf32>
-  %e = tensor.empty() : tensor<4x4xf32>
-  %a = linalg.add ins(%t, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
-  %b = linalg.add ins(%t, %y : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+func.func @tensor_splat_two_layouts(%arg0: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %arg2: f32) -> (tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, tensor<4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  %splat = tensor.splat %arg2 {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
+  %1 = linalg.add {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%splat, %arg0 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %2 = linalg.add {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"x"}]>]>} ins(%splat, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %1, %2 : tensor<4x4xf32>, tensor<4x4xf32>
 }

@@ -1,55 +1,37 @@
-// A written factor split that is not one list of the mesh's axes per
-// factor of the op's rule is refused where it is written.
-//
-// RUN: spmd-opt %s -split-input-file --spmd-propagate --spmd-partition -verify-diagnostics
+// Tests that spmd-partition refuses, where it is written, a factor split that
+// is not one list of the mesh's axes per factor of the op's rule.
+// RUN: spmd-opt %s -split-input-file --spmd-partition -verify-diagnostics
 
 spmd.mesh @mesh = <["model"=2]>
-
-func.func @unknown_axis(%x: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                        %w: tensor<64x32xf32>) -> tensor<16x32xf32> {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x32xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+func.func @unknown_axis(%arg0: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg1: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<16x32xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<16x32xf32>) -> tensor<16x32xf32>
   // expected-error @+1 {{'spmd.factor_split' must list, for each of the op's 3 factors, the mesh axes it is split over}}
-  %m = linalg.matmul {spmd.factor_split = [[], ["data"], []]}
-      ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %m : tensor<16x32xf32>
+  %2 = linalg.matmul {spmd.factor_split = [[], ["data"], []], spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%arg0, %arg1 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %2 : tensor<16x32xf32>
 }
 
 // -----
 
 spmd.mesh @mesh = <["model"=2]>
-
-func.func @axis_twice(%x: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                      %w: tensor<64x32xf32>) -> tensor<16x32xf32> {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x32xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+func.func @axis_twice(%arg0: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg1: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<16x32xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<16x32xf32>) -> tensor<16x32xf32>
   // expected-error @+1 {{'spmd.factor_split' must list}}
-  %m = linalg.matmul {spmd.factor_split = [["model"], ["model"], []]}
-      ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %m : tensor<16x32xf32>
+  %2 = linalg.matmul {spmd.factor_split = [["model"], ["model"], []], spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%arg0, %arg1 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %2 : tensor<16x32xf32>
 }
 
 // -----
 
 spmd.mesh @mesh = <["model"=2]>
-
-func.func @too_few(%x: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                   %w: tensor<64x32xf32>) -> tensor<16x32xf32> {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x32xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+func.func @too_few(%arg0: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg1: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<16x32xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<16x32xf32>) -> tensor<16x32xf32>
   // expected-error @+1 {{'spmd.factor_split' must list}}
-  %m = linalg.matmul {spmd.factor_split = [[], ["model"]]}
-      ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %m : tensor<16x32xf32>
-}
-
-// -----
-
-func.func @not_names(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'spmd.factor_split' is an array, per factor, of axis names}}
-  %y = arith.addf %x, %x {spmd.factor_split = [[1]]} : tensor<4xf32>
-  return %y : tensor<4xf32>
+  %2 = linalg.matmul {spmd.factor_split = [[], ["model"]], spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%arg0, %arg1 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %2 : tensor<16x32xf32>
 }

@@ -1,9 +1,9 @@
-// A factor split written on an op (`spmd.factor_split`, as spmd-auto-shard
-// writes its plan) is how spmd-partition computes it, even where the
-// partitioner alone would choose another split giving the same layouts:
-// a plan runs as it was costed (factor-split-errors.mlir: malformed ones).
-//
-// RUN: spmd-opt %s -split-input-file --spmd-import --spmd-propagate --spmd-partition | FileCheck %s
+// Tests that spmd-partition computes an op by the factor split written on it
+// (`spmd.factor_split`, as spmd-auto-shard writes its plan), even where the
+// partitioner alone would choose another split giving the same layouts: a
+// plan runs as it was costed (factor-split-errors.mlir: malformed ones;
+// import/factor-split.mlir: splits import drops).
+// RUN: spmd-opt %s -split-input-file --spmd-partition | FileCheck %s
 
 spmd.mesh @mesh = <["model"=2]>
 
@@ -16,16 +16,12 @@ spmd.mesh @mesh = <["model"=2]>
 // CHECK: linalg.matmul ins({{.*}} : tensor<16x32xf32>, tensor<32x32xf32>)
 // CHECK-NOT: factor_split
 // CHECK: spmd.reduce_scatter
-func.func @contraction_split(
-    %x: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-    %w: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>})
-    -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x32xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
-  %m = linalg.matmul {spmd.factor_split = [[], [], ["model"]]}
-      ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %m : tensor<16x32xf32>
+func.func @contraction_split(%arg0: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg1: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"model"}]>]>} : tensor<16x32xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"model"}]>]>} ins(%cst : f32) outs(%0 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %2 = linalg.matmul {spmd.factor_split = [[], [], ["model"]], spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"model"}]>]>} ins(%arg0, %arg1 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %2 : tensor<16x32xf32>
 }
 
 // -----
@@ -38,32 +34,10 @@ spmd.mesh @mesh = <["model"=2]>
 // CHECK: linalg.matmul ins({{.*}} : tensor<16x64xf32>, tensor<64x16xf32>)
 // CHECK-NOT: spmd.reduce_scatter
 // CHECK: return
-func.func @column_split(
-    %x: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-    %w: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>})
-    -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x32xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
-  %m = linalg.matmul {spmd.factor_split = [[], ["model"], []]}
-      ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
-  return %m : tensor<16x32xf32>
-}
-
-// -----
-
-// A split written for an op before import folded its constant offsets
-// belongs to the op's former rule (4 factors, now 2): import drops it.
-// CHECK-LABEL: func.func @folded_after_planning
-// CHECK: tensor.insert_slice
-// CHECK-NOT: factor_split
-// CHECK: return
-spmd.mesh @mesh = <["y"=2]>
-func.func @folded_after_planning(%a: tensor<4x5xi1> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>},
-                                 %b: tensor<4x4xi1> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>})
-    -> (tensor<4x5xi1> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
-  %c0 = arith.constant 0 : index
-  %r = tensor.insert_slice %b into %a[%c0, 0] [4, 4] [1, 1] {spmd.factor_split = [[], [], [], []]}
-      : tensor<4x4xi1> into tensor<4x5xi1>
-  return %r : tensor<4x5xi1>
+func.func @column_split(%arg0: tensor<16x64xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg1: tensor<64x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) -> (tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"model"}]>]>} : tensor<16x32xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"model"}]>]>} ins(%cst : f32) outs(%0 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %2 = linalg.matmul {spmd.factor_split = [[], ["model"], []], spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"model"}]>]>} ins(%arg0, %arg1 : tensor<16x64xf32>, tensor<64x32xf32>) outs(%1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %2 : tensor<16x32xf32>
 }

@@ -1,10 +1,9 @@
-// The optimality suite: on a 2x4 mesh (data=2, model=4), f32, the
-// partitioned programs move exactly the analytic minimum of bytes per
-// device, in the conventional collectives.
-//
-// RUN: spmd-opt %s -split-input-file --spmd-propagate --spmd-partition --spmd-optimize-collectives | FileCheck %s
-// RUN: spmd-opt %s -split-input-file --spmd-propagate --spmd-partition --spmd-optimize-collectives --spmd-comm-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// Tests that spmd-partition moves exactly the analytic minimum of bytes per
+// device, in the conventional collectives, on the classic layouts: a 2x4
+// mesh (data=2, model=4), f32 (pipeline/optimality.mlir counts the bytes).
+// RUN: spmd-opt %s -split-input-file --spmd-partition | FileCheck %s
 
+#map = affine_map<(d0, d1) -> (d0, d1)>
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
 // Megatron MLP, B=64, H=1024, F=4H: one all_reduce over model of the
@@ -15,26 +14,20 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: spmd.all_reduce %{{.*}} on @mesh axes = ["model"]{{.*}} : tensor<32x1024xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "total_comm_bytes": 196608
-func.func @megatron_mlp(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-                        %w1: tensor<1024x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                        %w2: tensor<4096x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>})
-    -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64x4096xf32>
-  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
-  %h = linalg.matmul ins(%x, %w1 : tensor<64x1024xf32>, tensor<1024x4096xf32>) outs(%f1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel"]}
-      ins(%h : tensor<64x4096xf32>) outs(%e1 : tensor<64x4096xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %m = arith.maximumf %a, %z : f32
-    linalg.yield %m : f32
+func.func @megatron_mlp(%arg0: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<1024x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg2: tensor<4096x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<64x4096xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%cst : f32) outs(%0 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
+  %2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%arg0, %arg1 : tensor<64x1024xf32>, tensor<1024x4096xf32>) outs(%1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<64x4096xf32>) outs(%0 : tensor<64x4096xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} {
+  ^bb0(%in: f32, %out: f32):
+    %7 = arith.maximumf %in, %cst : f32
+    linalg.yield %7 : f32
   } -> tensor<64x4096xf32>
-  %e2 = tensor.empty() : tensor<64x1024xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %y = linalg.matmul ins(%r, %w2 : tensor<64x4096xf32>, tensor<4096x1024xf32>) outs(%f2 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  return %y : tensor<64x1024xf32>
+  %4 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} : tensor<64x1024xf32>
+  %5 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} ins(%cst : f32) outs(%4 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %6 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} ins(%3, %arg2 : tensor<64x4096xf32>, tensor<4096x1024xf32>) outs(%5 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %6 : tensor<64x1024xf32>
 }
 
 // -----
@@ -48,23 +41,22 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: spmd.reduce_scatter %{{.*}} on @mesh axes = ["model"] scatter_dim = 0{{.*}} : tensor<32x1024xf32> -> tensor<8x1024xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "total_comm_bytes": 98304
-func.func @megatron_sequence_parallel(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-                        %w1: tensor<1024x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                        %w2: tensor<4096x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>})
-    -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data", "model"}, {}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<64x4096xf32>
-  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
-  %h = linalg.matmul ins(%x, %w1 : tensor<64x1024xf32>, tensor<1024x4096xf32>) outs(%f1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
-  %e2 = tensor.empty() : tensor<64x1024xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %y = linalg.matmul ins(%h, %w2 : tensor<64x4096xf32>, tensor<4096x1024xf32>) outs(%f2 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  return %y : tensor<64x1024xf32>
+func.func @megatron_sequence_parallel(%arg0: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<1024x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg2: tensor<4096x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data", "model"}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<64x4096xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%cst : f32) outs(%0 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
+  %2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%arg0, %arg1 : tensor<64x1024xf32>, tensor<1024x4096xf32>) outs(%1 : tensor<64x4096xf32>) -> tensor<64x4096xf32>
+  %3 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>} : tensor<64x1024xf32>
+  %4 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>} ins(%cst : f32) outs(%3 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %5 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data", "model"}, {}]>]>} ins(%2, %arg2 : tensor<64x4096xf32>, tensor<4096x1024xf32>) outs(%4 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %5 : tensor<64x1024xf32>
 }
 
 // -----
 
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
 // Data-parallel weight gradient dW = x^T dy, B=8192, H=1024, replicated
@@ -73,27 +65,24 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: spmd.all_reduce %{{.*}} on @mesh axes = ["data"]{{.*}} : tensor<1024x1024xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "total_comm_bytes": 4194304
-func.func @weight_gradient(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-                           %dy: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>})
-    -> (tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1024x1024xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
-  %dw = linalg.generic {indexing_maps = [affine_map<(b, h, g) -> (b, h)>, affine_map<(b, h, g) -> (b, g)>,
-                                         affine_map<(b, h, g) -> (h, g)>],
-                        iterator_types = ["reduction", "parallel", "parallel"]}
-      ins(%x, %dy : tensor<8192x1024xf32>, tensor<8192x1024xf32>) outs(%f : tensor<1024x1024xf32>) {
-  ^bb0(%a: f32, %c: f32, %acc: f32):
-    %m = arith.mulf %a, %c : f32
-    %s = arith.addf %acc, %m : f32
-    linalg.yield %s : f32
+func.func @weight_gradient(%arg0: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<1024x1024xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["reduction", "parallel", "parallel"]} ins(%arg0, %arg1 : tensor<8192x1024xf32>, tensor<8192x1024xf32>) outs(%1 : tensor<1024x1024xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %3 = arith.mulf %in, %in_0 : f32
+    %4 = arith.addf %out, %3 : f32
+    linalg.yield %4 : f32
   } -> tensor<1024x1024xf32>
-  return %dw : tensor<1024x1024xf32>
+  return %2 : tensor<1024x1024xf32>
 }
 
 // -----
 
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
 // The same gradient kept split like an FSDP weight: one reduce_scatter,
@@ -102,23 +91,17 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: spmd.reduce_scatter %{{.*}} on @mesh axes = ["data"] scatter_dim = 0{{.*}} : tensor<1024x1024xf32> -> tensor<512x1024xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "total_comm_bytes": 2097152
-func.func @weight_gradient_fsdp(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-                                %dy: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>})
-    -> (tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1024x1024xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
-  %dw = linalg.generic {indexing_maps = [affine_map<(b, h, g) -> (b, h)>, affine_map<(b, h, g) -> (b, g)>,
-                                         affine_map<(b, h, g) -> (h, g)>],
-                        iterator_types = ["reduction", "parallel", "parallel"]}
-      ins(%x, %dy : tensor<8192x1024xf32>, tensor<8192x1024xf32>) outs(%f : tensor<1024x1024xf32>) {
-  ^bb0(%a: f32, %c: f32, %acc: f32):
-    %m = arith.mulf %a, %c : f32
-    %s = arith.addf %acc, %m : f32
-    linalg.yield %s : f32
+func.func @weight_gradient_fsdp(%arg0: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} : tensor<1024x1024xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["reduction", "parallel", "parallel"]} ins(%arg0, %arg1 : tensor<8192x1024xf32>, tensor<8192x1024xf32>) outs(%1 : tensor<1024x1024xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %3 = arith.mulf %in, %in_0 : f32
+    %4 = arith.addf %out, %3 : f32
+    linalg.yield %4 : f32
   } -> tensor<1024x1024xf32>
-  return %dw : tensor<1024x1024xf32>
+  return %2 : tensor<1024x1024xf32>
 }
 
 // -----
@@ -131,15 +114,12 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: spmd.all_gather %{{.*}} on @mesh axes = ["data"] gather_dim = 0{{.*}} : tensor<512x1024xf32> -> tensor<1024x1024xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "total_comm_bytes": 2097152
-func.func @fsdp_forward(%x: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-                        %w: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>})
-    -> (tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<8192x1024xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
-  %y = linalg.matmul ins(%x, %w : tensor<8192x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
-  return %y : tensor<8192x1024xf32>
+func.func @fsdp_forward(%arg0: tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<8192x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} : tensor<8192x1024xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
+  %2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} ins(%arg0, %arg1 : tensor<8192x1024xf32>, tensor<1024x1024xf32>) outs(%1 : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
+  return %2 : tensor<8192x1024xf32>
 }
 
 // -----
@@ -155,16 +135,18 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: spmd.redistribute %arg0 on @mesh axes = ["data", "model"] from <@mesh, [{"data"}, {"model"}]> to <@mesh, [{"model"}, {"data"}]> global_shape = [64, 1024]{{.*}} : tensor<32x256xf32> -> tensor<16x512xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "comm_bytes": 24576,
-// REPORT: "op": "redistribute"
-// REPORT: "total_comm_bytes": 24576
-func.func @transpose_reshard(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {"model"}]>})
-    -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {"data"}]>}) {
-  return %x : tensor<64x1024xf32>
+func.func @transpose_reshard(%arg0: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {"data"}]>}) {
+  return %arg0 : tensor<64x1024xf32>
 }
 
 // -----
 
+#map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d4)>
+#map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d4)>
+#map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#map5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 
 // Attention with heads split over model (B=64 tokens as 2 sequences of 32,
@@ -178,72 +160,54 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK-NEXT: spmd.all_reduce %{{.*}} on @mesh axes = ["model"]{{.*}} : tensor<32x1024xf32>
 // CHECK-NOT: = spmd.
 // CHECK: return
-// REPORT: "total_comm_bytes": 196608
-func.func @attention(%x: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
-                     %wq: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                     %wk: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                     %wv: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>},
-                     %wo: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>})
-    -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64x1024xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %q = linalg.matmul ins(%x, %wq : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %k = linalg.matmul ins(%x, %wk : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %v = linalg.matmul ins(%x, %wv : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  %q4 = tensor.expand_shape %q [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
-  %k4 = tensor.expand_shape %k [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
-  %v4 = tensor.expand_shape %v [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
-  %es = tensor.empty() : tensor<2x8x32x32xf32>
-  %fs = linalg.fill ins(%z : f32) outs(%es : tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
-  // scores[b, h, s, t] = sum_d q[b, s, h, d] * k[b, t, h, d]
-  %s = linalg.generic {indexing_maps = [affine_map<(b, h, s, t, d) -> (b, s, h, d)>,
-                                        affine_map<(b, h, s, t, d) -> (b, t, h, d)>,
-                                        affine_map<(b, h, s, t, d) -> (b, h, s, t)>],
-                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-      ins(%q4, %k4 : tensor<2x32x8x128xf32>, tensor<2x32x8x128xf32>) outs(%fs : tensor<2x8x32x32xf32>) {
-  ^bb0(%a: f32, %c: f32, %acc: f32):
-    %m = arith.mulf %a, %c : f32
-    %r = arith.addf %acc, %m : f32
-    linalg.yield %r : f32
+func.func @attention(%arg0: tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}, %arg1: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg2: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg3: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}, %arg4: tensor<1024x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<64x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<64x1024xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} ins(%cst : f32) outs(%0 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%arg0, %arg1 : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%1 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %3 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%arg0, %arg2 : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%1 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %4 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} ins(%arg0, %arg3 : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%1 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %expanded = tensor.expand_shape %2 [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}, {"model"}, {}]>]>} : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
+  %expanded_0 = tensor.expand_shape %3 [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}, {"model"}, {}]>]>} : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
+  %expanded_1 = tensor.expand_shape %4 [[0, 1], [2, 3]] output_shape [2, 32, 8, 128] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}, {"model"}, {}]>]>} : tensor<64x1024xf32> into tensor<2x32x8x128xf32>
+  %5 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}, {}]>]>} : tensor<2x8x32x32xf32>
+  %6 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}, {}]>]>} ins(%cst : f32) outs(%5 : tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
+  %7 = linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%expanded, %expanded_0 : tensor<2x32x8x128xf32>, tensor<2x32x8x128xf32>) outs(%6 : tensor<2x8x32x32xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}, {}]>]>} {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %16 = arith.mulf %in, %in_2 : f32
+    %17 = arith.addf %out, %16 : f32
+    linalg.yield %17 : f32
   } -> tensor<2x8x32x32xf32>
-  // Softmax over t: exp, row sums, divide.
-  %p = linalg.generic {indexing_maps = [affine_map<(b, h, s, t) -> (b, h, s, t)>, affine_map<(b, h, s, t) -> (b, h, s, t)>],
-                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%s : tensor<2x8x32x32xf32>) outs(%es : tensor<2x8x32x32xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %ex = math.exp %a : f32
-    linalg.yield %ex : f32
+  %8 = linalg.generic {indexing_maps = [#map3, #map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7 : tensor<2x8x32x32xf32>) outs(%5 : tensor<2x8x32x32xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}, {}]>]>} {
+  ^bb0(%in: f32, %out: f32):
+    %16 = math.exp %in : f32
+    linalg.yield %16 : f32
   } -> tensor<2x8x32x32xf32>
-  %er = tensor.empty() : tensor<2x8x32xf32>
-  %fr = linalg.fill ins(%z : f32) outs(%er : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
-  %sum = linalg.reduce ins(%p : tensor<2x8x32x32xf32>) outs(%fr : tensor<2x8x32xf32>) dimensions = [3]
-    (%in: f32, %acc: f32) {
-      %r = arith.addf %in, %acc : f32
-      linalg.yield %r : f32
+  %9 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}]>]>} : tensor<2x8x32xf32>
+  %10 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}]>]>} ins(%cst : f32) outs(%9 : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %reduced = linalg.reduce ins(%8 : tensor<2x8x32x32xf32>) outs(%10 : tensor<2x8x32xf32>) dimensions = [3]  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}]>]>}
+    (%in: f32, %init: f32) {
+      %16 = arith.addf %in, %init : f32
+      linalg.yield %16 : f32
     }
-  %sm = linalg.generic {indexing_maps = [affine_map<(b, h, s, t) -> (b, h, s, t)>, affine_map<(b, h, s, t) -> (b, h, s)>,
-                                         affine_map<(b, h, s, t) -> (b, h, s, t)>],
-                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%p, %sum : tensor<2x8x32x32xf32>, tensor<2x8x32xf32>) outs(%es : tensor<2x8x32x32xf32>) {
-  ^bb0(%a: f32, %c: f32, %o: f32):
-    %d = arith.divf %a, %c : f32
-    linalg.yield %d : f32
+  %11 = linalg.generic {indexing_maps = [#map3, #map4, #map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %reduced : tensor<2x8x32x32xf32>, tensor<2x8x32xf32>) outs(%5 : tensor<2x8x32x32xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}, {}, {}]>]>} {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %16 = arith.divf %in, %in_2 : f32
+    linalg.yield %16 : f32
   } -> tensor<2x8x32x32xf32>
-  // context[b, s, h, d] = sum_t p[b, h, s, t] * v[b, t, h, d]
-  %ec = tensor.empty() : tensor<2x32x8x128xf32>
-  %fc = linalg.fill ins(%z : f32) outs(%ec : tensor<2x32x8x128xf32>) -> tensor<2x32x8x128xf32>
-  %c = linalg.generic {indexing_maps = [affine_map<(b, s, h, d, t) -> (b, h, s, t)>,
-                                        affine_map<(b, s, h, d, t) -> (b, t, h, d)>,
-                                        affine_map<(b, s, h, d, t) -> (b, s, h, d)>],
-                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-      ins(%sm, %v4 : tensor<2x8x32x32xf32>, tensor<2x32x8x128xf32>) outs(%fc : tensor<2x32x8x128xf32>) {
-  ^bb0(%a: f32, %b2: f32, %acc: f32):
-    %m = arith.mulf %a, %b2 : f32
-    %r = arith.addf %acc, %m : f32
-    linalg.yield %r : f32
+  %12 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}, {"model"}, {}]>]>} : tensor<2x32x8x128xf32>
+  %13 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}, {"model"}, {}]>]>} ins(%cst : f32) outs(%12 : tensor<2x32x8x128xf32>) -> tensor<2x32x8x128xf32>
+  %14 = linalg.generic {indexing_maps = [#map, #map5, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%11, %expanded_1 : tensor<2x8x32x32xf32>, tensor<2x32x8x128xf32>) outs(%13 : tensor<2x32x8x128xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}, {"model"}, {}]>]>} {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %16 = arith.mulf %in, %in_2 : f32
+    %17 = arith.addf %out, %16 : f32
+    linalg.yield %17 : f32
   } -> tensor<2x32x8x128xf32>
-  %c2 = tensor.collapse_shape %c [[0, 1], [2, 3]] : tensor<2x32x8x128xf32> into tensor<64x1024xf32>
-  %y = linalg.matmul ins(%c2, %wo : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%f : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  return %y : tensor<64x1024xf32>
+  %collapsed = tensor.collapse_shape %14 [[0, 1], [2, 3]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {"model"}]>]>} : tensor<2x32x8x128xf32> into tensor<64x1024xf32>
+  %15 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} ins(%collapsed, %arg4 : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%1 : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %15 : tensor<64x1024xf32>
 }
+
+  // scores[b, h, s, t] = sum_d q[b, s, h, d] * k[b, t, h, d]
+  // Softmax over t: exp, row sums, divide.
+  // context[b, s, h, d] = sum_t p[b, h, s, t] * v[b, t, h, d]

@@ -1,4 +1,8 @@
-// RUN: spmd-opt %s -split-input-file --spmd-propagate --spmd-partition --spmd-optimize-collectives | FileCheck %s
+// Tests that spmd-partition computes slices and pads of a split dimension as
+// windows of the shards: borders come from neighbours by
+// collective_permute, and the dimension is gathered only where a window
+// reaches past them.
+// RUN: spmd-opt %s -split-input-file --spmd-partition | FileCheck %s
 
 spmd.mesh @mesh = <["x"=4]>
 
@@ -15,10 +19,9 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK: tensor.extract_slice {{.*}} : tensor<6x8xf32> to tensor<3x8xf32>
 // CHECK-NOT: spmd.all_gather
 // CHECK: return {{.*}} : tensor<3x8xf32>
-func.func @rows(%a: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
-    -> (tensor<12x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
-  %0 = tensor.extract_slice %a[2, 0] [12, 8] [1, 1] : tensor<16x8xf32> to tensor<12x8xf32>
-  return %0 : tensor<12x8xf32>
+func.func @rows(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<12x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %extracted_slice = tensor.extract_slice %arg0[2, 0] [12, 8] [1, 1] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<16x8xf32> to tensor<12x8xf32>
+  return %extracted_slice : tensor<12x8xf32>
 }
 
 // -----
@@ -33,10 +36,9 @@ spmd.mesh @mesh = <["x"=2]>
 // CHECK: tensor.extract_slice %[[W]][0, 0] [3, 10] [2, 1] : tensor<5x10xf32> to tensor<3x10xf32>
 // CHECK-NOT: spmd.{{(all_[a-z]+|collective_permute|reduce_scatter)}}
 // CHECK: return
-func.func @strided(%a: tensor<12x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
-    -> (tensor<5x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
-  %0 = tensor.extract_slice %a[1, 0] [5, 10] [2, 1] : tensor<12x10xf32> to tensor<5x10xf32>
-  return %0 : tensor<5x10xf32>
+func.func @strided(%arg0: tensor<12x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<5x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %extracted_slice = tensor.extract_slice %arg0[1, 0] [5, 10] [2, 1] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<12x10xf32> to tensor<5x10xf32>
+  return %extracted_slice : tensor<5x10xf32>
 }
 
 // -----
@@ -48,10 +50,9 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK-LABEL: func.func @far
 // CHECK: spmd.all_gather
 // CHECK: tensor.extract_slice
-func.func @far(%a: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
-    -> (tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
-  %0 = tensor.extract_slice %a[8, 0] [8, 8] [1, 1] : tensor<16x8xf32> to tensor<8x8xf32>
-  return %0 : tensor<8x8xf32>
+func.func @far(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %extracted_slice = tensor.extract_slice %arg0[8, 0] [8, 8] [1, 1] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<16x8xf32> to tensor<8x8xf32>
+  return %extracted_slice : tensor<8x8xf32>
 }
 
 // -----
@@ -72,12 +73,11 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK: tensor.pad {{.*}} low[0, 0] high[0, 1]
 // CHECK: tensor<5x8xf32> to tensor<5x9xf32>
 // CHECK-NOT: spmd.all_gather
-func.func @pad_rows(%a: tensor<14x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
-    -> (tensor<17x9xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
-  %c = arith.constant 0.5 : f32
-  %0 = tensor.pad %a low[1, 0] high[2, 1] {
-  ^bb0(%i: index, %j: index):
-    tensor.yield %c : f32
-  } : tensor<14x8xf32> to tensor<17x9xf32>
-  return %0 : tensor<17x9xf32>
+func.func @pad_rows(%arg0: tensor<14x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<17x9xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %cst = arith.constant 5.000000e-01 : f32
+  %padded = tensor.pad %arg0 low[1, 0] high[2, 1] {
+  ^bb0(%arg1: index, %arg2: index):
+    tensor.yield %cst : f32
+  } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<14x8xf32> to tensor<17x9xf32>
+  return %padded : tensor<17x9xf32>
 }

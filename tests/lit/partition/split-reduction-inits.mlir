@@ -1,12 +1,8 @@
-// RUN: spmd-opt %s --spmd-pipeline | FileCheck %s
-// RUN: spmd-run %s --entry=max_rows --check | FileCheck %s --check-prefix=VERDICT
-// RUN: spmd-run %s --entry=sum_from_one --check | FileCheck %s --check-prefix=VERDICT
-// RUN: spmd-run %s --entry=sum_from_negative_zero --check | FileCheck %s --check-prefix=VERDICT
-
-// A reduction split over devices starts every device from its init when
-// combine(v, v) == v (any constant for max and min, +-0 for sums); other
-// inits are kept by one device of each group, the identity on the others.
-// VERDICT: check: PASS
+// Tests that spmd-partition starts every device of a split reduction from its
+// init when combine(v, v) == v (any constant for max and min, +-0 for sums),
+// and keeps other inits on one device of each group, the identity on the
+// others (pipeline/partition-cases.test runs the results and compares).
+// RUN: spmd-opt %s --spmd-partition | FileCheck %s
 
 // CHECK-LABEL: func.func @max_rows
 // CHECK-NOT: spmd.axis_index
@@ -18,43 +14,39 @@
 // CHECK-LABEL: func.func @sum_from_negative_zero
 // CHECK-NOT: spmd.axis_index
 // CHECK: spmd.all_reduce
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
 spmd.mesh @mesh = <["x"=4]>
-func.func @max_rows(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>})
-    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-      ins(%a : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%x: f32, %acc: f32):
-    %m = arith.maximumf %x, %acc : f32
-    linalg.yield %m : f32
+func.func @max_rows(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} : tensor<8xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} ins(%cst : f32) outs(%0 : tensor<8xf32>) -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<8x16xf32>) outs(%1 : tensor<8xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} {
+  ^bb0(%in: f32, %out: f32):
+    %3 = arith.maximumf %in, %out : f32
+    linalg.yield %3 : f32
   } -> tensor<8xf32>
-  return %r : tensor<8xf32>
+  return %2 : tensor<8xf32>
 }
-func.func @sum_from_one(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>})
-    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
-  %one = arith.constant 1.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-      ins(%a : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%x: f32, %acc: f32):
-    %s = arith.addf %x, %acc : f32
-    linalg.yield %s : f32
+func.func @sum_from_one(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  %cst = arith.constant 1.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} : tensor<8xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} ins(%cst : f32) outs(%0 : tensor<8xf32>) -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<8x16xf32>) outs(%1 : tensor<8xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} {
+  ^bb0(%in: f32, %out: f32):
+    %3 = arith.addf %in, %out : f32
+    linalg.yield %3 : f32
   } -> tensor<8xf32>
-  return %r : tensor<8xf32>
+  return %2 : tensor<8xf32>
 }
-func.func @sum_from_negative_zero(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>})
-    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
-  %z = arith.constant -0.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-      ins(%a : tensor<8x16xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%x: f32, %acc: f32):
-    %s = arith.addf %x, %acc : f32
-    linalg.yield %s : f32
+func.func @sum_from_negative_zero(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  %cst = arith.constant -0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} : tensor<8xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} ins(%cst : f32) outs(%0 : tensor<8xf32>) -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<8x16xf32>) outs(%1 : tensor<8xf32>) attrs =  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} {
+  ^bb0(%in: f32, %out: f32):
+    %3 = arith.addf %in, %out : f32
+    linalg.yield %3 : f32
   } -> tensor<8xf32>
-  return %r : tensor<8xf32>
+  return %2 : tensor<8xf32>
 }

@@ -1,4 +1,6 @@
-// RUN: spmd-opt %s -split-input-file --spmd-propagate --spmd-partition | FileCheck %s
+// Tests that spmd-partition pads uneven shards, masks the padding with the
+// reduction's identity before reductions, and cuts it off when gathering.
+// RUN: spmd-opt %s -split-input-file --spmd-partition | FileCheck %s
 
 spmd.mesh @mesh = <["x"=4]>
 
@@ -14,17 +16,16 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK:   arith.select
 // CHECK: linalg.reduce
 // CHECK: spmd.all_reduce %{{.*}} on @mesh axes = ["x"]{{.*}} : tensor<8xf32>
-func.func @sum_uneven(%a: tensor<10x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
-    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %r = linalg.reduce ins(%a : tensor<10x8xf32>) outs(%f : tensor<8xf32>) dimensions = [0]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
+func.func @sum_uneven(%arg0: tensor<10x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} : tensor<8xf32>
+  %1 = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} ins(%cst : f32) outs(%0 : tensor<8xf32>) -> tensor<8xf32>
+  %reduced = linalg.reduce ins(%arg0 : tensor<10x8xf32>) outs(%1 : tensor<8xf32>) dimensions = [0]  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>}
+    (%in: f32, %init: f32) {
+      %2 = arith.addf %in, %init : f32
+      linalg.yield %2 : f32
     }
-  return %r : tensor<8xf32>
+  return %reduced : tensor<8xf32>
 }
 
 // -----
@@ -36,15 +37,13 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: linalg.reduce
 // CHECK: spmd.all_reduce %{{.*}} on @mesh axes = ["x"] reduction = max{{.*}} : tensor<8xf32>
-func.func @max_uneven(%a: tensor<10x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
-                      %init: tensor<8xf32>)
-    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
-  %r = linalg.reduce ins(%a : tensor<10x8xf32>) outs(%init : tensor<8xf32>) dimensions = [0]
-    (%in: f32, %acc: f32) {
-      %s = arith.maximumf %in, %acc : f32
-      linalg.yield %s : f32
+func.func @max_uneven(%arg0: tensor<10x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  %reduced = linalg.reduce ins(%arg0 : tensor<10x8xf32>) outs(%arg1 : tensor<8xf32>) dimensions = [0]  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>}
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
     }
-  return %r : tensor<8xf32>
+  return %reduced : tensor<8xf32>
 }
 
 // -----
@@ -56,8 +55,8 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK-SAME: (%[[A:.*]]: tensor<3xf32>
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[A]] : tensor<3xf32>
 // CHECK-NEXT: return %[[E]]
-func.func @elementwise_uneven(%a: tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<10xf32> {
-  %0 = math.exp %a : tensor<10xf32>
+func.func @elementwise_uneven(%arg0: tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> (tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
+  %0 = math.exp %arg0 {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>} : tensor<10xf32>
   return %0 : tensor<10xf32>
 }
 
@@ -69,7 +68,6 @@ spmd.mesh @mesh = <["x"=4]>
 // CHECK-LABEL: func.func @gather_uneven
 // CHECK: %[[G:.*]] = spmd.all_gather %{{.*}} on @mesh axes = ["x"] gather_dim = 0{{.*}} : tensor<3xf32> -> tensor<12xf32>
 // CHECK: tensor.extract_slice %[[G]][0] [10] [1] : tensor<12xf32> to tensor<10xf32>
-func.func @gather_uneven(%a: tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>})
-    -> (tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
-  return %a : tensor<10xf32>
+func.func @gather_uneven(%arg0: tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> (tensor<10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  return %arg0 : tensor<10xf32>
 }

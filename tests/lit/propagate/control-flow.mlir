@@ -1,3 +1,5 @@
+// Tests that spmd-propagate carries shardings through loops, branches and
+// calls.
 // RUN: spmd-opt %s --spmd-propagate -split-input-file | FileCheck %s
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>

@@ -1,3 +1,5 @@
+// Tests that spmd-propagate's debug-origins option names the annotation each
+// dimension's sharding came from.
 // RUN: spmd-opt %s --spmd-propagate=debug-origins=true | FileCheck %s
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
@@ -8,7 +10,7 @@ spmd.mesh @mesh = <["data"=2, "model"=4]>
 // CHECK: linalg.matmul
 // CHECK-SAME: spmd.sharding_origins = {{\[\[}}"@origins arg 0", "@origins arg 1"]]
 // CHECK: math.exp
-// CHECK-SAME: spmd.sharding_origins = {{\[\[}}"constraint at {{.*}}debug-origins.mlir:17:8", "constraint at {{.*}}debug-origins.mlir:17:8"]]
+// CHECK-SAME: spmd.sharding_origins = {{\[\[}}"constraint at {{.*}}debug-origins.mlir:[[@LINE+6]]:8", "constraint at {{.*}}debug-origins.mlir:[[@LINE+6]]:8"]]
 func.func @origins(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>},
                    %w: tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"model"}]>}) -> tensor<8x32xf32> {
   %e = tensor.empty() : tensor<8x32xf32>

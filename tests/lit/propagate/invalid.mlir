@@ -1,7 +1,6 @@
+// Tests that malformed or contradictory inputs to spmd-propagate each get one
+// clear error where they are written.
 // RUN: spmd-opt %s --spmd-propagate -split-input-file -verify-diagnostics
-//
-// Malformed or contradictory inputs to propagation: each gets one clear
-// error where it is written.
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @constraint_unknown_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {

@@ -1,3 +1,5 @@
+// Tests that spmd-propagate replicates the results of an op without a rule,
+// with a remark, and goes on around it.
 // RUN: spmd-opt %s --spmd-propagate -allow-unregistered-dialect -verify-diagnostics -split-input-file | FileCheck %s
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>

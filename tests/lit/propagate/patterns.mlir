@@ -1,7 +1,6 @@
+// Tests that spmd-propagate completes the classic layouts, annotated as users
+// do (inputs, weights, a few intermediate values).
 // RUN: spmd-opt %s --spmd-propagate -split-input-file | FileCheck %s
-//
-// The classic layouts, annotated as users do (inputs, weights, a few
-// intermediate values), and what propagation completes.
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 

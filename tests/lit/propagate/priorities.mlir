@@ -1,3 +1,5 @@
+// Tests that spmd-propagate propagates lower priorities first and never
+// overrides a written sharding.
 // RUN: spmd-opt %s --spmd-propagate -split-input-file | FileCheck %s
 // RUN: spmd-opt %s --spmd-propagate=strategy=basic -split-input-file | FileCheck %s --check-prefix=BASIC
 

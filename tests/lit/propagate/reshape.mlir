@@ -1,3 +1,4 @@
+// Tests that spmd-propagate carries shardings through reshapes.
 // RUN: spmd-opt %s --spmd-propagate -split-input-file | FileCheck %s
 
 spmd.mesh @mesh = <["x"=2, "y"=4, "z"=2]>

@@ -1,3 +1,5 @@
+// Tests that spmd-propagate carries shardings through slices, pads and
+// concatenations (cut dimensions only with the aggressive strategy).
 // RUN: spmd-opt %s --spmd-propagate -split-input-file | FileCheck %s
 // RUN: spmd-opt %s --spmd-propagate=strategy=basic -split-input-file | FileCheck %s --check-prefix=BASIC
 

@@ -1,3 +1,4 @@
+// Tests that the sharding rules of elementwise ops are as derived.
 // RUN: spmd-opt %s --spmd-test-print-rules | FileCheck %s
 
 // Elementwise ops (arith, math, any op whose operands and results share a

@@ -1,3 +1,4 @@
+// Tests that the sharding rules of reshapes are as derived.
 // RUN: spmd-opt %s --spmd-test-print-rules | FileCheck %s
 
 // Reshapes: the finest common factorisation of both shapes (`i,j`: one

@@ -1,3 +1,5 @@
+// Tests that the sharding rules of slices, pads and concatenations are as
+// derived.
 // RUN: spmd-opt %s --spmd-test-print-rules | FileCheck %s
 
 // Slices, pads and concatenations: dimensions they cut or shift are

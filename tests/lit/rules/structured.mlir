@@ -1,3 +1,4 @@
+// Tests that the sharding rules of structured (linalg) ops are as derived.
 // RUN: spmd-opt %s --spmd-test-print-rules | FileCheck %s
 
 // Structured ops: one factor per loop, reductions marked; named ops as

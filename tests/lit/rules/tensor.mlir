@@ -1,3 +1,4 @@
+// Tests that the sharding rules of tensor ops are as derived.
 // RUN: spmd-opt %s --spmd-test-print-rules | FileCheck %s
 
 // Tensor ops: element access, gathers, casts, new tensors.

@@ -1,3 +1,4 @@
+// Tests that tosa.matmul's sharding rule is a batched contraction.
 // RUN: spmd-opt %s --spmd-test-print-rules | FileCheck %s
 
 // TOSA's batched matmul: a reduction over the shared dimension.

@@ -1,3 +1,5 @@
+// Tests that spmd-comm-report refuses, at the collective, a collective whose
+// own counts exceed int64.
 // RUN: spmd-opt %s --spmd-comm-report -split-input-file -verify-diagnostics -o /dev/null
 
 // A collective whose own counts exceed int64 is an error at the collective.

@@ -1,3 +1,6 @@
+// Tests that spmd-auto-shard does not split a reduction whose results reduce
+// with different combiners, and that the partitioner computes its plan.
+//
 // An op whose results reduce with different combiners (a min and a sum)
 // cannot leave them pending: the partitioner pads shared inputs with one
 // identity only. Auto-sharding offers only what the partitioner does, so

@@ -1,5 +1,5 @@
-// spmd-auto-shard chooses what the user left open and keeps what was
-// written.
+// Tests that spmd-auto-shard chooses what the user left open and keeps what
+// was written.
 //
 // RUN: spmd-opt %s -split-input-file --spmd-auto-shard | FileCheck %s
 // RUN: spmd-opt %s -split-input-file --spmd-auto-shard=memory-budget=17170432 | FileCheck %s --check-prefix=BUDGET

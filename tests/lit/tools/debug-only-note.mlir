@@ -1,3 +1,5 @@
+// Tests that --debug-only is accepted, with a note, in builds without traces.
+//
 // Without assertions (SPMD_ENABLE_ASSERTIONS) --debug-only is accepted and
 // says that it traces nothing, instead of being an unknown option.
 // UNSUPPORTED: asserts

@@ -1,3 +1,5 @@
+// Tests that spmd-comm-report counts each collective's bytes per device, to
+// standard output or a file, and reports files it cannot write.
 // RUN: spmd-opt %s --spmd-comm-report -o /dev/null | FileCheck %s
 // RUN: spmd-opt %s --spmd-comm-report=output=%t.json -o /dev/null && FileCheck %s < %t.json
 // RUN: not spmd-opt %s --spmd-comm-report=output=/nonexistent/dir/r.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=ERR

@@ -1,3 +1,5 @@
+// Tests that --debug-only traces propagation's and partitioning's decisions.
+//
 // --debug-only explains each decision of propagation and partitioning: the
 // dimension a sharding reached through which factor of which op, and the
 // split chosen for each op with its cost, then every reshard.

@@ -1,3 +1,5 @@
+// Tests that spmd-comm-report counts the bytes a device holds for integer
+// types of any width.
 // RUN: spmd-opt %s --spmd-comm-report -o /dev/null | FileCheck %s
 
 // Bytes count what a device holds: an i12 element takes 2 bytes, an i33

@@ -1,3 +1,6 @@
+// Tests that spmd-optimize-collectives removes collectives that do nothing,
+// cancels pairs that undo each other, and does identical or small
+// independent ones together.
 // RUN: spmd-opt %s --spmd-optimize-collectives -split-input-file | FileCheck %s
 
 spmd.mesh @mesh = <["data"=2, "one"=1]>

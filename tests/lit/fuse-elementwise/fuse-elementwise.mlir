@@ -1,3 +1,5 @@
+// Tests that spmd-fuse-elementwise fuses chains of elementwise ops into one
+// linalg.generic where each element is read and written once.
 // RUN: spmd-opt --spmd-fuse-elementwise --split-input-file %s | FileCheck %s
 
 // A folded batch norm and its ReLU: one generic, splat constants as
