@@ -40,7 +40,7 @@ run() {
 # Each target in the background, its lines printed when all are done.
 pids=()
 for spec in "pipeline mlir.dict 16384 tests/lit/run/Inputs tests/lit/partition" \
-            "mesh-config mesh-config.dict 4096 tests/lit/passes/Inputs" \
+            "mesh-config mesh-config.dict 4096 tests/lit/Inputs" \
             "npy npy.dict 4096 tests/fuzz/seeds/npy"; do
   set -- $spec
   mkdir -p "$build/fuzz/$1"

@@ -9,7 +9,7 @@ programs: mutants of tests/lit/run/Inputs/*.mlir (characters deleted and
   inserted, numbers replaced by edge values, pieces repeated) through
   `spmd-opt --spmd-pipeline`, and every K-th (--run-every, default 1) also
   through `spmd-run --check`.
-configs: mutants of the HybridMesh configs of tests/lit/passes/Inputs
+configs: mutants of the HybridMesh configs of tests/lit/Inputs
   through `spmd-opt --spmd-mesh-config`, every K-th also through
   `spmd-run --mesh-config`.
 npy: .npy inputs of a 16x32 f32 argument (headers edited, bytes flipped,

@@ -1,5 +1,5 @@
 // Tests that spmd-mesh-config adds @mesh, first, to a module without one.
-// RUN: spmd-opt %s --spmd-mesh-config=%S/../passes/Inputs/hybrid.yaml | FileCheck %s
+// RUN: spmd-opt %s --spmd-mesh-config=%S/../Inputs/hybrid.yaml | FileCheck %s
 
 // A module without @mesh gets one, first in the module.
 // CHECK: module {

@@ -1,9 +1,9 @@
 // Tests that spmd-mesh-config replaces @mesh with the mesh of a YAML or JSON
 // configuration file and keeps the other meshes.
-// RUN: spmd-opt %s --spmd-mesh-config=%S/../passes/Inputs/hybrid.yaml | FileCheck %s --check-prefix=HYBRID
-// RUN: spmd-opt %s --pass-pipeline='builtin.module(spmd-mesh-config{file=%S/../passes/Inputs/hybrid.yaml})' | FileCheck %s --check-prefix=HYBRID
-// RUN: spmd-opt %s --spmd-mesh-config=%S/../passes/Inputs/interleaved.json | FileCheck %s --check-prefix=JSON
-// RUN: spmd-opt %s --spmd-mesh-config=%S/../passes/Inputs/single-host.yaml | FileCheck %s --check-prefix=SINGLE
+// RUN: spmd-opt %s --spmd-mesh-config=%S/../Inputs/hybrid.yaml | FileCheck %s --check-prefix=HYBRID
+// RUN: spmd-opt %s --pass-pipeline='builtin.module(spmd-mesh-config{file=%S/../Inputs/hybrid.yaml})' | FileCheck %s --check-prefix=HYBRID
+// RUN: spmd-opt %s --spmd-mesh-config=%S/../Inputs/interleaved.json | FileCheck %s --check-prefix=JSON
+// RUN: spmd-opt %s --spmd-mesh-config=%S/../Inputs/single-host.yaml | FileCheck %s --check-prefix=SINGLE
 
 // The file replaces the existing @mesh; the other meshes stay.
 // HYBRID: spmd.mesh @mesh = <["data"=2, "fsdp"=4, "tensor"=1]>
