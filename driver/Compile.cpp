@@ -135,7 +135,8 @@ buildReferences(ModuleOp global) {
 
 llvm::Expected<std::unique_ptr<runtime::Program>>
 compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
-        const PipelineOptions &options) {
+        const PipelineOptions &options,
+        llvm::function_ref<void(ModuleOp)> onPartitioned) {
   if (!runtime::findEntry(*module, entry))
     return llvm::createStringError(entry.empty()
                                        ? "the module has no entry function"
@@ -166,6 +167,8 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
                                         Phase::OptimizeCollectives))
         return std::move(err);
   }
+  if (onPartitioned)
+    onPartitioned(*module);
   FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
   if (succeeded(report))
     facts.commReport = std::move(*report);

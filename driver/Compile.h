@@ -22,10 +22,12 @@ llvm::Error runPipeline(mlir::ModuleOp module, const PipelineOptions &options,
 
 /// Compiles `module` (consumed) for its mesh's devices: every phase unless
 /// it is already partitioned, then the executable. `entry` empty means the
-/// function no other function calls.
+/// function no other function calls. `onPartitioned` sees the module once
+/// partitioned, before the executor's phases.
 llvm::Expected<std::unique_ptr<runtime::Program>>
 compile(mlir::OwningOpRef<mlir::ModuleOp> module, llvm::StringRef entry,
-        const PipelineOptions &options = {});
+        const PipelineOptions &options = {},
+        llvm::function_ref<void(mlir::ModuleOp)> onPartitioned = {});
 
 } // namespace spmd::driver
 

@@ -66,6 +66,11 @@ static cl::opt<std::string> inputsDir("inputs",
 static cl::opt<std::string> outputsDir("outputs",
                                        cl::desc("Where to write resultN.npy"),
                                        cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string> dumpPartitioned(
+    "dump-partitioned",
+    cl::desc("Write the partitioned program (before the executor's fusion) "
+             "to this file"),
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<bool> check("check",
                            cl::desc("Compare with the unpartitioned program "
                                     "on one device"),
@@ -364,8 +369,18 @@ int main(int argc, char **argv) {
     pipeline.meshConfig = meshConfig;
   }
 
+  llvm::Error dumpError = llvm::Error::success();
+  auto dump = [&](mlir::ModuleOp partitioned) {
+    if (!dumpPartitioned.empty() && leads())
+      dumpError = spmd::writeFile(dumpPartitioned, "partitioned program",
+                                  [&](llvm::raw_ostream &os) {
+                                    partitioned.print(os);
+                                  });
+  };
   llvm::Expected<std::unique_ptr<Program>> compiled =
-      spmd::driver::compile(std::move(module), entry, pipeline);
+      spmd::driver::compile(std::move(module), entry, pipeline, dump);
+  if (dumpError)
+    badInput(llvm::toString(std::move(dumpError)));
   if (!compiled)
     badInput(llvm::toString(compiled.takeError()));
   Program &program = **compiled;
