@@ -19,6 +19,7 @@
 #include "runtime/CpuPath.h"
 #include "runtime/MpiWorld.h"
 #include "runtime/Npy.h"
+#include "runtime/RunReport.h"
 #include "runtime/gemm/GemmKernels.h"
 #include "support/Files.h"
 #include "tools/CommandLine.h"
@@ -149,53 +150,6 @@ static constexpr int64_t kMaxIters = 1000000;
 /// unpartitioned program alone).
 static constexpr std::chrono::minutes kVerdictWait{30};
 
-/// Every process's bytes through MPI per collective, on rank 0: for each
-/// collective its kind, calls, the bytes of all processes and of each.
-static llvm::json::Array gatherMpiTraffic(const Program &program) {
-  llvm::json::Array entries;
-  if (!world)
-    return entries;
-  llvm::json::Object own;
-  for (const auto &[name, traffic] : program.mpiTraffic())
-    own[name] = llvm::json::Object{{"collective", traffic.collective},
-                                   {"axes", traffic.axes},
-                                   {"kind", traffic.kind},
-                                   {"calls", traffic.calls},
-                                   {"bytes", traffic.bytes}};
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(own));
-  llvm::Expected<std::vector<std::string>> all =
-      world->gatherText(text, "gathering the MPI byte counts");
-  if (!all)
-    runFailed(llvm::toString(all.takeError()));
-  std::map<std::string, llvm::json::Object> merged;
-  for (auto [rank, text] : llvm::enumerate(*all)) {
-    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-    if (!parsed) {
-      llvm::consumeError(parsed.takeError());
-      continue;
-    }
-    for (const auto &[name, value] : *parsed->getAsObject()) {
-      const llvm::json::Object &traffic = *value.getAsObject();
-      llvm::json::Object &entry = merged[name.str()];
-      if (entry.empty()) {
-        for (const char *key : {"collective", "axes", "kind"})
-          entry[key] = traffic.getString(key)->str();
-        entry["calls"] = *traffic.getInteger("calls");
-        entry["bytes"] = int64_t(0);
-        entry["bytes_per_process"] =
-            llvm::json::Array(std::vector<int64_t>(all->size(), 0));
-      }
-      int64_t bytes = *traffic.getInteger("bytes");
-      entry["bytes"] = *entry.getInteger("bytes") + bytes;
-      (*entry.getArray("bytes_per_process"))[rank] = bytes;
-    }
-  }
-  for (auto &[name, entry] : merged)
-    entries.push_back(std::move(entry));
-  return entries;
-}
-
 /// A process other than rank 0 after the runs: it waits for rank 0's
 /// verdict and ends with it.
 [[noreturn]] static void finishOtherRank() {
@@ -271,18 +225,8 @@ static void checkEnvironment() {
   }
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  spmd::tools::registerDebugOptions(&runCategory);
-  cl::HideUnrelatedOptions(runCategory);
-  spmd::tools::parseCommandLine(
-      argc, argv, "spmd-run: run a module on all local devices\n", "spmd-run");
-  if (printCpuPaths) {
-    for (CpuPath path : {CpuPath::Avx512, CpuPath::Avx2, CpuPath::Baseline})
-      if (cpuPathSupported(path))
-        llvm::outs() << cpuPathName(path) << "\n";
-    return 0;
-  }
+/// The flags and environment, checked before any work.
+static void checkFlags() {
   if (inputFile.empty())
     badInput("no input file (spmd-run FILE.mlir)");
   if (inputFile == "-")
@@ -306,7 +250,10 @@ int main(int argc, char **argv) {
     if (!setCpuPath(*path))
       badInput("--cpu-path=" + cpuPathFlag + ": this CPU cannot run it");
   }
-  auto compileStart = std::chrono::steady_clock::now();
+}
+
+/// The processes of the run (under mpirun), with the flag's timeout.
+static void joinProcesses() {
   world = MpiWorld::get(mpiTimeout.getNumOccurrences()
                             ? std::optional<double>(mpiTimeout)
                             : std::nullopt);
@@ -318,12 +265,10 @@ int main(int argc, char **argv) {
                            int64_t(MpiWorld::kMaxTimeoutSeconds)));
   if (world && mpiTimeout.getNumOccurrences())
     world->setTimeoutSeconds(mpiTimeout);
-  // Before any work: a folder that cannot be made is known now.
-  if (!outputsDir.empty() && leads())
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputsDir))
-      badInput("cannot create the folder '" + outputsDir +
-               "': " + ec.message());
+}
 
+/// The dialects programs may use: the input dialects and the plugins'.
+static mlir::DialectRegistry dialects() {
   mlir::DialectRegistry registry;
   mlir::spmd::registerInputDialects(registry);
   for (const std::string &path : dialectPlugins) {
@@ -334,12 +279,12 @@ int main(int argc, char **argv) {
       badInput(llvm::toString(plugin.takeError()));
     plugin->registerDialectRegistryCallbacks(registry);
   }
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // Diagnostics name ops by location, never by a generic-form dump.
-  context.printOpOnDiagnostic(false);
+  return registry;
+}
+
+/// The program of the input file, parsed in `context`.
+static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
-  std::string parseErrors;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
   if (!llvm::sys::fs::exists(inputFile))
     badInput("cannot read '" + inputFile + "'");
@@ -356,7 +301,12 @@ int main(int argc, char **argv) {
                                             mlir::ParserConfig(&context));
   if (!module)
     std::exit(2); // the parser's diagnostics said why
+  return module;
+}
 
+/// `module` compiled by the driver for the devices.
+static std::unique_ptr<Program>
+compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
   spmd::driver::PipelineOptions pipeline;
   if (!meshConfig.empty()) {
     // Checked against the processes here: the pass knows none.
@@ -368,7 +318,6 @@ int main(int argc, char **argv) {
       badInput(llvm::toString(hybrid.takeError()));
     pipeline.meshConfig = meshConfig;
   }
-
   llvm::Error dumpError = llvm::Error::success();
   auto dump = [&](mlir::ModuleOp partitioned) {
     if (!dumpPartitioned.empty() && leads())
@@ -396,16 +345,19 @@ int main(int argc, char **argv) {
         int64_t(devicesFlag)));
   if (threadsPerDevice > 0)
     program.setThreadsPerDevice(threadsPerDevice);
-  double compileMs = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - compileStart)
-                         .count();
+  return std::move(*compiled);
+}
 
-  // Inputs: each device's shards; the whole tensors too where the check
-  // needs them. Under MPI a process reads from an input file only where
-  // its shards lie (random inputs are drawn whole, in one sequence).
+/// The inputs: each local device's shards in `perDevice`, and the whole
+/// tensors where the check needs them (returned). Under MPI a process reads
+/// from an input file only where its shards lie (random inputs are drawn
+/// whole, in one sequence).
+static std::vector<HostTensor>
+readInputs(const Program &program,
+           std::vector<std::vector<TensorRef>> &perDevice) {
   bool needWhole = leads() && check;
   std::vector<HostTensor> inputs;
-  std::vector<std::vector<TensorRef>> perDevice(program.numLocalDevices());
+  perDevice.assign(program.numLocalDevices(), {});
   auto addShards = [&](std::vector<TensorRef> shards) {
     for (auto [index, shard] : llvm::enumerate(shards))
       perDevice[index].push_back(std::move(shard));
@@ -451,11 +403,16 @@ int main(int argc, char **argv) {
     if (needWhole)
       inputs.push_back(std::move(*read));
   }
+  return inputs;
+}
 
-  // Timed runs. Under MPI the processes start each run together; a run
-  // lasts as long as its slowest process.
+/// The timed runs: their median in ms; the outputs of the last in
+/// `outputs` (on rank 0). Under MPI the processes start each run together;
+/// a run lasts as long as its slowest process.
+static double timedRuns(Program &program,
+                        const std::vector<std::vector<TensorRef>> &perDevice,
+                        std::vector<HostTensor> &outputs) {
   std::vector<double> runTimes;
-  std::vector<HostTensor> outputs;
   for (int64_t k = 0; k < iters; ++k) {
     if (world)
       if (llvm::Error err = world->barrier("starting a run"))
@@ -486,60 +443,84 @@ int main(int argc, char **argv) {
     runTimes.push_back(ms);
   }
   std::sort(runTimes.begin(), runTimes.end());
-  double runMs = runTimes[runTimes.size() / 2];
-  std::vector<int64_t> peaks = program.peakBytesOfLastRun();
-  llvm::json::Array mpiReport = gatherMpiTraffic(program);
+  return runTimes[runTimes.size() / 2];
+}
+
+static void writeOutputs(llvm::ArrayRef<HostTensor> outputs) {
+  for (auto [i, out] : llvm::enumerate(outputs)) {
+    llvm::SmallString<128> path(outputsDir);
+    llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
+    if (llvm::Error err = writeNpy(path, out))
+      badInput(llvm::toString(std::move(err)));
+  }
+}
+
+/// The check of `outputs` against the unpartitioned program, printed; its
+/// report in `report`. The exit code: 0 if it passes.
+static int checkRun(Program &program, llvm::ArrayRef<HostTensor> inputs,
+                    llvm::ArrayRef<HostTensor> outputs,
+                    llvm::json::Object &report) {
+  llvm::Expected<CheckResult> result = program.check(inputs, outputs);
+  if (!result)
+    badInput(llvm::toString(result.takeError()));
+  llvm::outs() << checkSummary(*result);
+  report = checkJson(*result);
+  return result->pass ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  spmd::tools::registerDebugOptions(&runCategory);
+  cl::HideUnrelatedOptions(runCategory);
+  spmd::tools::parseCommandLine(
+      argc, argv, "spmd-run: run a module on all local devices\n", "spmd-run");
+  if (printCpuPaths) {
+    for (CpuPath path : {CpuPath::Avx512, CpuPath::Avx2, CpuPath::Baseline})
+      if (cpuPathSupported(path))
+        llvm::outs() << cpuPathName(path) << "\n";
+    return 0;
+  }
+  checkFlags();
+  auto compileStart = std::chrono::steady_clock::now();
+  joinProcesses();
+  // Before any work: a folder that cannot be made is known now.
+  if (!outputsDir.empty() && leads())
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputsDir))
+      badInput("cannot create the folder '" + outputsDir +
+               "': " + ec.message());
+
+  mlir::MLIRContext context(dialects());
+  context.loadAllAvailableDialects();
+  // Diagnostics name ops by location, never by a generic-form dump.
+  context.printOpOnDiagnostic(false);
+  std::unique_ptr<Program> program = compileProgram(parseProgram(context));
+  double compileMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - compileStart)
+                         .count();
+
+  std::vector<std::vector<TensorRef>> perDevice;
+  std::vector<HostTensor> inputs = readInputs(*program, perDevice);
+  std::vector<HostTensor> outputs;
+  double runMs = timedRuns(*program, perDevice, outputs);
+  std::vector<int64_t> peaks = program->peakBytesOfLastRun();
+  llvm::Expected<llvm::json::Array> mpiReport =
+      gatherMpiTraffic(*program, world);
+  if (!mpiReport)
+    runFailed(llvm::toString(mpiReport.takeError()));
   if (!leads())
     finishOtherRank();
   llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3} devices={2}",
-                                compileMs, runMs, program.numDevices());
+                                compileMs, runMs, program->numDevices());
   if (world)
     llvm::outs() << " processes=" << world->size();
   llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
-
-  if (!outputsDir.empty()) {
-    for (auto [i, out] : llvm::enumerate(outputs)) {
-      llvm::SmallString<128> path(outputsDir);
-      llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
-      if (llvm::Error err = writeNpy(path, out))
-        badInput(llvm::toString(std::move(err)));
-    }
-  }
+  if (!outputsDir.empty())
+    writeOutputs(outputs);
 
   int exitCode = 0;
   llvm::json::Object checkReport;
-  if (check) {
-    llvm::Expected<CheckResult> result = program.check(inputs, outputs);
-    if (!result)
-      badInput(llvm::toString(result.takeError()));
-    const CheckResult &checked = *result;
-    bool pass = checked.pass;
-    double maxAbs = checked.maxAbsErr, maxRel = checked.maxRelErr;
-    llvm::outs() << llvm::formatv("check: {0} max_abs_err={1:e} "
-                                  "max_rel_err={2:e} worst={3:e}\n",
-                                  pass ? "PASS" : "FAIL", maxAbs, maxRel,
-                                  checked.worst);
-    if (checked.unbounded)
-      llvm::outs() << llvm::formatv(
-          "check: {0} elements not checked: their error scale is unbounded "
-          "(a rounding error there can move them arbitrarily far)\n",
-          checked.unbounded);
-    if (checked.overflowed)
-      llvm::outs() << llvm::formatv(
-          "check: {0} elements not checked: the program overflows its float "
-          "type there (the f64 program does not), so which values overflow "
-          "depends on the order of its sums\n",
-          checked.overflowed);
-    checkReport = llvm::json::Object{{"pass", pass},
-                                     {"max_abs_err", maxAbs},
-                                     {"max_rel_err", maxRel},
-                                     {"worst", checked.worst},
-                                     {"f64_reference", checked.wideReference},
-                                     {"error_scales", checked.errorScales},
-                                     {"unbounded", checked.unbounded},
-                                     {"overflowed", checked.overflowed}};
-    exitCode = pass ? 0 : 1;
-  }
+  if (check)
+    exitCode = checkRun(*program, inputs, outputs, checkReport);
   if (world && check) {
     // Every process ends with the check's verdict.
     llvm::Expected<double> verdict = world->maxOverProcesses(
@@ -547,32 +528,30 @@ int main(int argc, char **argv) {
     if (!verdict)
       runFailed(llvm::toString(verdict.takeError()));
   }
-
-  if (!reportFile.empty()) {
-    llvm::json::Array peakArray;
-    for (int64_t p : peaks)
-      peakArray.push_back(p);
-    llvm::json::Object report{
-        {"compile_ms", compileMs},
-        {"run_ms", runMs},
-        {"devices", program.numDevices()},
-        {"threads_per_device", program.threadsPerDevice()},
-        {"cpu_path", cpuPathName(cpuPath())},
-        {"gemm_isa", gemmKernels().isa},
-        {"comm", program.commReport()},
-        {"peak_buffer_bytes", std::move(peakArray)}};
-    if (world) {
-      report["processes"] = world->size();
-      report["mpi"] = std::move(mpiReport);
-    }
-    if (check)
-      report["check"] = std::move(checkReport);
-    llvm::json::Value value(std::move(report));
-    if (llvm::Error err =
-            spmd::writeFile(reportFile, "report", [&](llvm::raw_ostream &os) {
-              os << llvm::formatv("{0:2}", value) << "\n";
-            }))
-      badInput(llvm::toString(std::move(err)));
+  if (reportFile.empty())
+    return exitCode;
+  llvm::json::Array peakArray;
+  for (int64_t p : peaks)
+    peakArray.push_back(p);
+  llvm::json::Object report{{"compile_ms", compileMs},
+                            {"run_ms", runMs},
+                            {"devices", program->numDevices()},
+                            {"threads_per_device", program->threadsPerDevice()},
+                            {"cpu_path", cpuPathName(cpuPath())},
+                            {"gemm_isa", gemmKernels().isa},
+                            {"comm", program->commReport()},
+                            {"peak_buffer_bytes", std::move(peakArray)}};
+  if (world) {
+    report["processes"] = world->size();
+    report["mpi"] = std::move(*mpiReport);
   }
+  if (check)
+    report["check"] = std::move(checkReport);
+  llvm::json::Value value(std::move(report));
+  if (llvm::Error err =
+          spmd::writeFile(reportFile, "report", [&](llvm::raw_ostream &os) {
+            os << llvm::formatv("{0:2}", value) << "\n";
+          }))
+    badInput(llvm::toString(std::move(err)));
   return exitCode;
 }
