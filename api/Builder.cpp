@@ -160,7 +160,8 @@ static std::string typeText(mlir::Type type) {
   return text;
 }
 
-static mlir::Type elementType(runtime::DType type, mlir::MLIRContext *context) {
+mlir::Type detail::elementType(runtime::DType type,
+                               mlir::MLIRContext *context) {
   mlir::Builder b(context);
   switch (type) {
   case runtime::DType::F32: return b.getF32Type();
@@ -205,7 +206,7 @@ Value Program::parameter(std::vector<int64_t> shape, DType dtype) {
     if (d <= 0)
       return tb.error(
           fmt::format("parameter of shape [{}]", fmt::join(shape, ", ")));
-  mlir::Type element = elementType(detail::toRuntime(dtype), state_->context.get());
+  mlir::Type element = detail::elementType(detail::toRuntime(dtype), state_->context.get());
   mlir::func::FuncOp f = state_->entryFunction();
   unsigned index = f.getNumArguments();
   if (mlir::failed(f.insertArgument(index, RankedTensorType::get(shape, element),
@@ -221,7 +222,7 @@ Value Program::constant(const HostTensor &value) {
   if (!value.status().ok())
     return tb.error(std::string(value.status().message()));
   const runtime::HostTensor &host = detail::TensorStorage::of(value);
-  mlir::Type element = elementType(host.type(), state_->context.get());
+  mlir::Type element = detail::elementType(host.type(), state_->context.get());
   auto type = RankedTensorType::get(host.shape(), element);
   mlir::DenseElementsAttr attr;
   if (host.type() == runtime::DType::I1) {

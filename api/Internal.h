@@ -80,6 +80,9 @@ struct ShardedStorage {
   std::vector<runtime::TensorRef> locals() const;
 };
 
+/// The MLIR element type of `type`.
+mlir::Type elementType(runtime::DType type, mlir::MLIRContext *context);
+
 /// A context with every dialect programs may use, diagnostics naming ops
 /// by location.
 std::unique_ptr<mlir::MLIRContext> newContext();

@@ -579,6 +579,35 @@ static void countCommunication(const runtime::Program &program) {
           o->getInteger("comm_bytes").value_or(0));
 }
 
+/// The program that moves `tensor` from `source` to `target`: a function
+/// returning its argument in another sharding, printed.
+static std::string reshardProgram(const ShardedStorage &tensor,
+                                  const TensorSharding &source,
+                                  const TensorSharding &target) {
+  std::unique_ptr<mlir::MLIRContext> context = detail::newContext();
+  mlir::MLIRContext *ctx = context.get();
+  mlir::OpBuilder b(ctx);
+  mlir::Location loc = b.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  addMesh(*module, source.meshName, tensor.mesh, {});
+  auto type = mlir::RankedTensorType::get(
+      tensor.shape, detail::elementType(detail::toRuntime(tensor.dtype), ctx));
+  b.setInsertionPointToEnd(module->getBody());
+  auto function = mlir::func::FuncOp::create(
+      b, loc, "reshard", b.getFunctionType({type}, {type}));
+  llvm::StringRef sharding = mlir::spmd::SpmdDialect::kShardingAttrName;
+  function.setArgAttr(0, sharding, mlir::spmd::ShardingAttr::get(ctx, source));
+  function.setResultAttr(0, sharding,
+                         mlir::spmd::ShardingAttr::get(ctx, target));
+  mlir::Block *body = function.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  mlir::func::ReturnOp::create(b, loc, body->getArgument(0));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
 /// `tensor`'s buffers moved on the devices into `target` (on its mesh), by
 /// the collectives the partitioner plans for a function returning its
 /// argument in another sharding (compiled once per pair, through the
@@ -587,18 +616,7 @@ static absl::StatusOr<std::vector<runtime::TensorRef>>
 reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
   TensorSharding source = tensor.sharding;
   source.meshName = target.meshName = "mesh";
-  std::string element =
-      runtime::dtypeName(detail::toRuntime(tensor.dtype)).str();
-  std::string type =
-      tensor.shape.empty()
-          ? fmt::format("tensor<{}>", element)
-          : fmt::format("tensor<{}x{}>", fmt::join(tensor.shape, "x"), element);
-  std::string text = fmt::format(
-      "spmd.mesh @mesh = {}\n"
-      "func.func @reshard(%x: {} {{spmd.sharding = #spmd.sharding{}}}) -> "
-      "({} {{spmd.sharding = #spmd.sharding{}}}) {{\n"
-      "  return %x : {}\n}}\n",
-      tensor.mesh.str(), type, source.str(), type, target.str(), type);
+  std::string text = reshardProgram(tensor, source, target);
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
       detail::cachedCompile(llvm::xxh3_64bits(text), text, "reshard");
   if (!compiled.ok())
