@@ -297,24 +297,6 @@ TensorRef like(const HostTensor &t, std::vector<int64_t> shape = {}) {
 }
 } // namespace
 
-static const char *kindName(Collective::Kind kind) {
-  switch (kind) {
-  case Collective::Kind::AllGather:
-    return "all_gather";
-  case Collective::Kind::AllReduce:
-    return "all_reduce";
-  case Collective::Kind::ReduceScatter:
-    return "reduce_scatter";
-  case Collective::Kind::AllToAll:
-    return "all_to_all";
-  case Collective::Kind::Permute:
-    return "collective_permute";
-  case Collective::Kind::Redistribute:
-    return "redistribute";
-  }
-  llvm_unreachable("unknown collective kind");
-}
-
 llvm::Error MpiCommunicator::lead(const Plan &plan,
                                   const Collective &collective, Round &round,
                                   const std::string &what) {
@@ -354,7 +336,7 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
   };
 
   switch (collective.kind) {
-  case Collective::Kind::AllReduce: {
+  case CollectiveKind::AllReduce: {
     // A local reduction, then a reduce-scatter and an all-gather between
     // processes over chunks of the flattened buffer: process j of the
     // group owns elements [n*j/k, n*(j+1)/k).
@@ -419,7 +401,7 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     break;
   }
 
-  case Collective::Kind::ReduceScatter: {
+  case CollectiveKind::ReduceScatter: {
     // Member `target`'s piece of this process's members, reduced here.
     auto localSum = [&](const Plan::Group &group, int64_t target) {
       std::vector<TensorRef> pieces;
@@ -456,7 +438,7 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     break;
   }
 
-  case Collective::Kind::AllToAll: {
+  case CollectiveKind::AllToAll: {
     // received[g][(source, target)]
     std::vector<std::map<std::pair<int64_t, int64_t>, TensorRef>> received(
         plan.groups.size());
@@ -493,7 +475,7 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     break;
   }
 
-  case Collective::Kind::Permute: {
+  case CollectiveKind::CollectivePermute: {
     const std::vector<int64_t> &pairs = collective.pairs;
     // received[g][index of the pair]
     std::vector<std::map<size_t, TensorRef>> received(plan.groups.size());
@@ -528,8 +510,10 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
     break;
   }
 
-  case Collective::Kind::AllGather:
-  case Collective::Kind::Redistribute: {
+  case CollectiveKind::AllSlice:
+    llvm_unreachable("all_slice moves no data");
+  case CollectiveKind::AllGather:
+  case CollectiveKind::Redistribute: {
     // This process's buffers, once to each other process of the group (a
     // redistribute then takes the parts its members' blocks cover).
     std::vector<std::vector<TensorRef>> all(plan.groups.size());
@@ -553,7 +537,7 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
       // Every member's gathered result is the same concatenation: made once.
       TensorRef value;
       for (int64_t position : positionsIn(group, me)) {
-        if (!value || collective.kind == Collective::Kind::Redistribute)
+        if (!value || collective.kind == CollectiveKind::Redistribute)
           value = collective.combine(all[g], position);
         setOutput(group, position, value);
       }
@@ -569,10 +553,10 @@ llvm::Error MpiCommunicator::lead(const Plan &plan,
   for (AxisIndex a : plan.axes)
     axes += (axes.empty() ? "" : ",") + plan.axisNames[a];
   Traffic &traffic =
-      sent[what + " " + kindName(collective.kind) + " [" + axes + "]"];
+      sent[what + " " + stringifyCollectiveKind(collective.kind).str() + " [" + axes + "]"];
   traffic.collective = what;
   traffic.axes = axes;
-  traffic.kind = kindName(collective.kind);
+  traffic.kind = stringifyCollectiveKind(collective.kind).str();
   ++traffic.calls;
   traffic.bytes += bytesSent;
   return llvm::Error::success();
