@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
   }
   llvm::SmallVector<int64_t> group = mesh->groupOf(rank, axes);
   const std::string what = "bench all_reduce";
-  Collective allReduce{Collective::Kind::AllReduce};
+  Collective allReduce{CollectiveKind::AllReduce};
 
   auto input =
       std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{elements});

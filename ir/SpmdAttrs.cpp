@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -24,12 +25,19 @@ void SpmdDialect::registerAttributes() {
       >();
 }
 
-::spmd::ReductionKind mlir::spmd::toLibrary(ReductionKind kind) {
-  return *::spmd::symbolizeReduction(stringifyReductionKind(kind));
+IntegerAttr mlir::spmd::reductionAttr(MLIRContext *context,
+                                      ReductionKind kind) {
+  return IntegerAttr::get(IntegerType::get(context, 32),
+                          static_cast<int32_t>(kind));
 }
 
-ReductionKind mlir::spmd::fromLibrary(::spmd::ReductionKind kind) {
-  return *symbolizeReductionKind(::spmd::stringifyReduction(kind));
+bool mlir::spmd::isCollectiveReductionAttr(Attribute attr) {
+  auto integer = llvm::dyn_cast<IntegerAttr>(attr);
+  if (!integer || !integer.getType().isSignlessInteger(32))
+    return false;
+  int64_t value = integer.getInt();
+  return value >= 0 && value <= static_cast<int64_t>(ReductionKind::MinNum) &&
+         ::spmd::isCollectiveReduction(static_cast<ReductionKind>(value));
 }
 
 static std::vector<std::string> toStrings(ArrayRef<StringAttr> attrs) {
@@ -241,10 +249,13 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
         llvm::SMLoc kindLoc = parser.getCurrentLocation();
         if (parser.parseKeyword(&name) || parser.parseGreater())
           return {};
-        std::optional<ReductionKind> parsed = symbolizeReductionKind(name);
-        if (!parsed) {
+        std::optional<ReductionKind> parsed = ::spmd::symbolizeReduction(name);
+        if (!parsed || !::spmd::isCollectiveReduction(*parsed)) {
+          SmallVector<StringRef> names = ::spmd::collectiveReductionNames();
           parser.emitError(kindLoc, "unknown reduction '")
-              << name << "' (expected sum, max or min)";
+              << name << "' (expected "
+              << llvm::join(ArrayRef(names).drop_back(), ", ") << " or "
+              << names.back() << ")";
           return {};
         }
         kind = *parsed;
@@ -278,7 +289,7 @@ void ShardingAttr::print(AsmPrinter &printer) const {
   if (!getPartial().empty()) {
     printer << ", partial";
     if (getPartialKind() != ReductionKind::Sum)
-      printer << '<' << stringifyReductionKind(getPartialKind()) << '>';
+      printer << '<' << ::spmd::stringifyReduction(getPartialKind()) << '>';
     printer << '=';
     printAxisList(printer, getPartial());
   }
@@ -295,7 +306,7 @@ makeTensorSharding(FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
         {toStrings(dim.getAxes()), dim.getIsOpen(), dim.getPriority()});
   return ::spmd::TensorSharding(mesh.getValue().str(), std::move(libDims),
                                 toStrings(replicated), toStrings(partial),
-                                toLibrary(kind));
+                                kind);
 }
 
 LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -327,8 +338,7 @@ ShardingAttr ShardingAttr::get(MLIRContext *context,
                                         dim.open, dim.priority));
   return get(context, FlatSymbolRefAttr::get(context, sharding.meshName), dims,
              toAttrs(context, sharding.replicated),
-             toAttrs(context, sharding.partial),
-             fromLibrary(sharding.partialKind));
+             toAttrs(context, sharding.partial), sharding.partialKind);
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,18 @@
 include "ir/SpmdBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
+// The reduction of a collective: ::spmd::ReductionKind, whose name table
+// parses and prints it, stored as its number in an i32.
+def Spmd_ReductionAttr : Attr<
+    CPred<"::mlir::spmd::isCollectiveReductionAttr($_self)">,
+    "a reduction collectives carry (sum, max or min)"> {
+  let storageType = "::mlir::IntegerAttr";
+  let returnType = "::spmd::ReductionKind";
+  let convertFromStorage =
+      "static_cast<::spmd::ReductionKind>($_self.getInt())";
+  let constBuilderCall = "::mlir::spmd::reductionAttr($_builder.getContext(), $0)";
+}
+
 def Spmd_MeshAttr : Spmd_Attr<"Mesh", "mesh"> {
   let summary = "Named axes of a device mesh";
   let description = [{
@@ -52,7 +64,8 @@ def Spmd_ShardingAttr : Spmd_Attr<"Sharding", "sharding"> {
     ArrayRefParameter<"DimShardingAttr", "per-dimension shardings">:$dims,
     OptionalArrayRefParameter<"::mlir::StringAttr", "replicated axes">:$replicated,
     OptionalArrayRefParameter<"::mlir::StringAttr", "partial axes">:$partial,
-    DefaultValuedParameter<"ReductionKind", "ReductionKind::Sum",
+    DefaultValuedParameter<"::spmd::ReductionKind",
+                           "::spmd::ReductionKind::Sum",
                            "pending reduction">:$partialKind
   );
   let hasCustomAssemblyFormat = 1;

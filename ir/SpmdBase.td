@@ -5,7 +5,6 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
-include "mlir/IR/EnumAttr.td"
 
 def Spmd_Dialect : Dialect {
   let name = "spmd";
@@ -59,15 +58,6 @@ def Spmd_Dialect : Dialect {
     std::shared_ptr<void> modelCacheStorage;
   public:
   }];
-}
-
-def Spmd_ReductionKind : I32EnumAttr<"ReductionKind",
-    "reduction applied by a collective or pending on a partial value", [
-  I32EnumAttrCase<"Sum", 0, "sum">,
-  I32EnumAttrCase<"Max", 1, "max">,
-  I32EnumAttrCase<"Min", 2, "min">
-]> {
-  let cppNamespace = "::mlir::spmd";
 }
 
 class Spmd_Attr<string name, string attrMnemonic, list<Trait> traits = []>

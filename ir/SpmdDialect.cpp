@@ -9,7 +9,6 @@ using namespace mlir;
 using namespace mlir::spmd;
 
 #include "ir/SpmdDialect.cpp.inc"
-#include "ir/SpmdEnums.cpp.inc"
 #include "ir/SpmdInterfaces.cpp.inc"
 
 void SpmdDialect::initialize() {

@@ -14,7 +14,6 @@
 #include "llvm/ADT/SmallSet.h"
 
 #include "ir/SpmdDialect.h.inc"
-#include "ir/SpmdEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "ir/SpmdAttrs.h.inc"
@@ -23,9 +22,14 @@
 
 namespace mlir::spmd {
 
-/// Conversions between the IR enum and the sharding library's enum.
-::spmd::ReductionKind toLibrary(ReductionKind kind);
-ReductionKind fromLibrary(::spmd::ReductionKind kind);
+// The kinds are the sharding library's, in the IR as in the libraries.
+using ::spmd::CollectiveKind;
+using ::spmd::ReductionKind;
+
+/// A collective's reduction attribute: the kind's number in an i32.
+IntegerAttr reductionAttr(MLIRContext *context, ReductionKind kind);
+/// Whether `attr` is such an attribute, of a kind collectives carry.
+bool isCollectiveReductionAttr(Attribute attr);
 
 /// The mesh that `meshRef` names as seen from `from`, or an error through
 /// `emitError`. `tables` caches symbol tables when given.

@@ -13,6 +13,9 @@ def Spmd_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     mesh and axes once; each op checks its shapes against the group size.
   }];
   let methods = [
+    InterfaceMethod<"Which collective the op is.",
+      "::spmd::CollectiveKind", "getCollectiveKind", (ins), /*methodBody=*/"",
+      /*defaultImplementation=*/"return ConcreteOp::kCollectiveKind;">,
     InterfaceMethod<"The mesh the collective runs on.",
       "::mlir::FlatSymbolRefAttr", "getMeshAttr">,
     InterfaceMethod<"The mesh axes spanning the group, major to minor.",

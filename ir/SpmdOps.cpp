@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -268,6 +269,31 @@ static void printPairs(OpAsmPrinter &printer, Operation *,
   for (size_t i = 0; i + 1 < values.size(); i += 2)
     printer << (i ? ", " : "") << values[i] << " -> " << values[i + 1];
   printer << ']';
+}
+
+//===----------------------------------------------------------------------===//
+// custom<Reduction>: `max`, a name of ::spmd::ReductionKind.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseReduction(OpAsmParser &parser, IntegerAttr &attr) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  std::string name;
+  std::optional<::spmd::ReductionKind> kind;
+  if (succeeded(parser.parseOptionalKeywordOrString(&name)))
+    kind = ::spmd::symbolizeReduction(name);
+  if (!kind || !::spmd::isCollectiveReduction(*kind))
+    return parser.emitError(loc, "expected string or keyword containing one "
+                                 "of the following enum values for "
+                                 "attribute 'reduction' [")
+           << llvm::join(::spmd::collectiveReductionNames(), ", ") << "]";
+  attr = reductionAttr(parser.getContext(), *kind);
+  return success();
+}
+
+static void printReduction(OpAsmPrinter &printer, Operation *,
+                           IntegerAttr attr) {
+  printer << ::spmd::stringifyReduction(
+      static_cast<::spmd::ReductionKind>(attr.getInt()));
 }
 
 #define GET_OP_CLASSES

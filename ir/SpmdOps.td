@@ -58,11 +58,17 @@ def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint", [
 // Collectives
 //===----------------------------------------------------------------------===//
 
-class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = [],
+// `kind` names the op's ::spmd::CollectiveKind, whose name table spells
+// it as the op's mnemonic.
+class Spmd_CollectiveOp<string mnemonic, string kind, list<Trait> traits = [],
                         list<string> verifiers = ["verifyGroupShapes"]>
     : Spmd_Op<mnemonic, !listconcat(traits, [
         Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
         DeclareOpInterfaceMethods<Spmd_CollectiveOpInterface, verifiers>])> {
+  let extraClassDeclaration = [{
+    static constexpr ::spmd::CollectiveKind kCollectiveKind =
+        ::spmd::CollectiveKind::}] # kind # [{;
+  }];
   let extraClassDefinition = [{
     ::mlir::LogicalResult
     $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &tables) {
@@ -71,7 +77,7 @@ class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = [],
   }];
 }
 
-def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather"> {
+def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather"> {
   let summary = "Concatenates the group's shards along a dimension";
   let description = [{
     Every device receives the concatenation, in group order, of the
@@ -90,7 +96,7 @@ def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather"> {
   }];
 }
 
-def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce",
+def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce", "AllReduce",
                                          [AllTypesMatch<["input", "result"]>]> {
   let summary = "Reduces the group's operands elementwise";
   let description = [{
@@ -102,16 +108,17 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce",
   }];
   let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$axes,
-                       DefaultValuedAttr<Spmd_ReductionKind,
-                                         "ReductionKind::Sum">:$reduction);
+                       DefaultValuedAttr<Spmd_ReductionAttr,
+                                         "::spmd::ReductionKind::Sum">:$reduction);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes (`reduction` `=` $reduction^)?
+    $input `on` $mesh `axes` `=` $axes (`reduction` `=` custom<Reduction>($reduction)^)?
     attr-dict `:` type($result)
   }];
 }
 
-def Spmd_ReduceScatterOp : Spmd_CollectiveOp<"reduce_scatter"> {
+def Spmd_ReduceScatterOp
+    : Spmd_CollectiveOp<"reduce_scatter", "ReduceScatter"> {
   let summary = "Reduces the group's operands and keeps one shard each";
   let description = [{
     Device i of the group receives shard i (of ceil(d / n) elements, the
@@ -123,17 +130,17 @@ def Spmd_ReduceScatterOp : Spmd_CollectiveOp<"reduce_scatter"> {
   }];
   let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$axes, I64Attr:$scatter_dim,
-                       DefaultValuedAttr<Spmd_ReductionKind,
-                                         "ReductionKind::Sum">:$reduction);
+                       DefaultValuedAttr<Spmd_ReductionAttr,
+                                         "::spmd::ReductionKind::Sum">:$reduction);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $input `on` $mesh `axes` `=` $axes `scatter_dim` `=` $scatter_dim
-    (`reduction` `=` $reduction^)? attr-dict
+    (`reduction` `=` custom<Reduction>($reduction)^)? attr-dict
     `:` type($input) `->` type($result)
   }];
 }
 
-def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all"> {
+def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all", "AllToAll"> {
   let summary = "Splits along one dimension and concatenates along another";
   let description = [{
     Device i sends shard j of its operand (split along `split_dim`) to
@@ -153,7 +160,7 @@ def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all"> {
   }];
 }
 
-def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute", [],
+def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute", "Redistribute", [],
     ["verifyGroupShapes", "verifyOnMesh"]> {
   let summary = "Moves a tensor between two layouts of the same mesh";
   let description = [{
@@ -180,8 +187,9 @@ def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute", [],
   }];
 }
 
-def Spmd_CollectivePermuteOp : Spmd_CollectiveOp<"collective_permute",
-    [AllTypesMatch<["input", "result"]>]> {
+def Spmd_CollectivePermuteOp
+    : Spmd_CollectiveOp<"collective_permute", "CollectivePermute",
+                        [AllTypesMatch<["input", "result"]>]> {
   let summary = "Sends each operand to another device of the group";
   let description = [{
     `pairs` lists `source -> target` positions inside the group; a device
@@ -202,7 +210,7 @@ def Spmd_CollectivePermuteOp : Spmd_CollectiveOp<"collective_permute",
   }];
 }
 
-def Spmd_AllSliceOp : Spmd_CollectiveOp<"all_slice"> {
+def Spmd_AllSliceOp : Spmd_CollectiveOp<"all_slice", "AllSlice"> {
   let summary = "Keeps this device's shard of a replicated value (no comm)";
   let description = [{
     Device i of the group keeps shard i (ceil(d / n) elements, the last

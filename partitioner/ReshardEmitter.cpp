@@ -9,11 +9,6 @@
 using namespace mlir;
 using namespace mlir::spmd;
 
-static ReductionKindAttr reductionAttr(MLIRContext *context,
-                                       ::spmd::ReductionKind kind) {
-  return ReductionKindAttr::get(context, fromLibrary(kind));
-}
-
 /// `value` cut to its first `size` elements along `dim`.
 static Value truncate(OpBuilder &b, Location loc, Value value, int64_t dim,
                       int64_t size) {

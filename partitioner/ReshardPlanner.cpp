@@ -14,26 +14,6 @@ using namespace spmd;
 using llvm::ArrayRef;
 using llvm::SmallVector;
 
-llvm::StringRef spmd::stringifyCollectiveKind(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::AllSlice:
-    return "all_slice";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::CollectivePermute:
-    return "collective_permute";
-  case CollectiveKind::Redistribute:
-    return "redistribute";
-  }
-  llvm_unreachable("unknown collective");
-}
-
 double spmd::commBytes(CollectiveKind kind, int64_t n, double inBytes,
                        double outBytes) {
   double share = n > 0 ? double(n - 1) / double(n) : 0;

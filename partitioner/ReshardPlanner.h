@@ -32,17 +32,6 @@
 
 namespace spmd {
 
-enum class CollectiveKind {
-  AllGather,
-  AllSlice,
-  AllToAll,
-  AllReduce,
-  ReduceScatter,
-  CollectivePermute,
-  Redistribute,
-};
-llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
-
 /// Bytes one device sends and receives in a ring implementation of a
 /// collective over `groupSize` devices (the communication report's
 /// `comm_bytes`): all_reduce 2(n-1)/n*in, all_gather (n-1)/n*out,

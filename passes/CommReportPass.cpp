@@ -35,22 +35,6 @@ static WalkResult tooManyBytes(Operation *op, StringRef what) {
   return WalkResult::interrupt();
 }
 
-static ::spmd::CollectiveKind kindOf(Operation *op) {
-  if (llvm::isa<AllGatherOp>(op))
-    return ::spmd::CollectiveKind::AllGather;
-  if (llvm::isa<AllSliceOp>(op))
-    return ::spmd::CollectiveKind::AllSlice;
-  if (llvm::isa<AllToAllOp>(op))
-    return ::spmd::CollectiveKind::AllToAll;
-  if (llvm::isa<AllReduceOp>(op))
-    return ::spmd::CollectiveKind::AllReduce;
-  if (llvm::isa<ReduceScatterOp>(op))
-    return ::spmd::CollectiveKind::ReduceScatter;
-  if (llvm::isa<RedistributeOp>(op))
-    return ::spmd::CollectiveKind::Redistribute;
-  return ::spmd::CollectiveKind::CollectivePermute;
-}
-
 FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
   SymbolTableCollection tables;
   llvm::json::Array collectives;
@@ -68,7 +52,7 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
       groupSize *= value.axisSize(*value.axisIndex(axis.getValue()));
       axes.push_back(axis.getValue());
     }
-    ::spmd::CollectiveKind kind = kindOf(op);
+    ::spmd::CollectiveKind kind = op.getCollectiveKind();
     std::optional<int64_t> in = tensorBytes(op->getOperand(0).getType());
     std::optional<int64_t> out = tensorBytes(op->getResult(0).getType());
     if (!in || !out)

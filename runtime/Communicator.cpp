@@ -88,16 +88,16 @@ bool LocalCommunicator::fail(int64_t device) {
 TensorRef Collective::combine(std::vector<TensorRef> all,
                              int64_t position) const {
   switch (kind) {
-  case Kind::AllGather:
+  case CollectiveKind::AllGather:
     return concat(all, dim);
-  case Kind::AllReduce:
+  case CollectiveKind::AllReduce:
     return reduce(all, reduction);
-  case Kind::ReduceScatter:
+  case CollectiveKind::ReduceScatter:
     // Only this member's piece of each buffer is reduced.
     for (TensorRef &t : all)
       t = piece(*t, dim, position, resultDimSize);
     return reduce(all, reduction);
-  case Kind::AllToAll: {
+  case CollectiveKind::AllToAll: {
     // Piece j of every member's split dimension goes to member j, which
     // concatenates what it receives in group order.
     int64_t size = all[0]->shape()[dim] / all.size();
@@ -106,7 +106,7 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
       received.push_back(piece(*t, dim, position, size));
     return concat(received, concatDim);
   }
-  case Kind::Redistribute: {
+  case CollectiveKind::Redistribute: {
     // The part of each member's block that this member's block covers.
     const Block &mine = targetBlocks[position];
     auto result =
@@ -129,21 +129,23 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
     }
     return result;
   }
-  case Kind::Permute:
+  case CollectiveKind::CollectivePermute:
     for (size_t i = 0; i + 1 < pairs.size(); i += 2)
       if (pairs[i + 1] == position)
         return all[pairs[i]];
     // A member no pair targets receives zeros.
     return std::make_shared<HostTensor>(all[0]->type(),
                                         std::vector<int64_t>(all[0]->shape()));
+  case CollectiveKind::AllSlice:
+    break; // its kernel slices locally
   }
-  llvm_unreachable("unknown collective kind");
+  llvm_unreachable("not a collective that exchanges buffers");
 }
 
 llvm::Expected<TensorRef> Communicator::run(const CollectiveCall &call,
                                             const Collective &collective,
                                             TensorRef local) {
-  if (collective.kind == Collective::Kind::AllReduce)
+  if (collective.kind == CollectiveKind::AllReduce)
     return allReduce(call.key, call.what, call.device, call.group,
                      std::move(local), collective.reduction);
   llvm::Expected<std::vector<TensorRef>> all =

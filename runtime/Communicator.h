@@ -28,15 +28,7 @@ namespace spmd::runtime {
 
 /// What one collective computes, as its kernel describes it.
 struct Collective {
-  enum class Kind {
-    AllGather,
-    AllReduce,
-    ReduceScatter,
-    AllToAll,
-    Permute,
-    Redistribute
-  };
-  Kind kind;
+  CollectiveKind kind; // never AllSlice: it moves no data
   ReductionKind reduction = ReductionKind::Sum; // all_reduce, reduce_scatter
   /// all_gather: the gathered dimension; reduce_scatter: the scattered one;
   /// all_to_all: the split dimension.

@@ -297,285 +297,324 @@ TensorRef like(const HostTensor &t, std::vector<int64_t> shape = {}) {
 }
 } // namespace
 
-static const char *kindName(Collective::Kind kind) {
-  switch (kind) {
-  case Collective::Kind::AllGather:
-    return "all_gather";
-  case Collective::Kind::AllReduce:
-    return "all_reduce";
-  case Collective::Kind::ReduceScatter:
-    return "reduce_scatter";
-  case Collective::Kind::AllToAll:
-    return "all_to_all";
-  case Collective::Kind::Permute:
-    return "collective_permute";
-  case Collective::Kind::Redistribute:
-    return "redistribute";
-  }
-  llvm_unreachable("unknown collective kind");
-}
+namespace {
+/// One leader's run of one collective: this process's side of each of its
+/// groups that cross processes. Every collective is one method; each
+/// reads the round's inputs and fills its outputs.
+class Leader {
+public:
+  using Plan = MpiCommunicator::Plan;
+  using Group = Plan::Group;
 
-llvm::Error MpiCommunicator::lead(const Plan &plan,
-                                  const Collective &collective, Round &round,
-                                  const std::string &what) {
-  int64_t me = world.rank();
-  std::vector<TensorRef> &in = round.inputs;
+  Leader(MpiWorld &world, const Plan &plan, const Collective &collective,
+         MpiCommunicator::Round &round, const std::string &what)
+      : world(world), plan(plan), collective(collective), round(round),
+        what(what), me(world.rank()) {}
+
+  llvm::Error run();
+  /// What this process sent through MPI.
   int64_t bytesSent = 0;
-  auto run = [&](Exchange &ex) {
+
+private:
+  llvm::Error allReduce();
+  llvm::Error reduceScatter();
+  llvm::Error allToAll();
+  llvm::Error permute();
+  llvm::Error gatherOrRedistribute();
+
+  llvm::Error send(Exchange &ex) {
     bytesSent += ex.bytesSent;
     return world.exchange(plan.comm, ex.messages, "collective " + what);
-  };
-  // The input of member `position` of `group` (a device of this process).
-  auto inputOf = [&](const Plan::Group &group, int64_t position) {
-    return in[group.members[position] - plan.first];
-  };
-  auto setOutput = [&](const Plan::Group &group, int64_t position,
-                       TensorRef value) {
+  }
+  /// The input of member `position` of `group` (a device of this process).
+  const TensorRef &inputOf(const Group &group, int64_t position) const {
+    return round.inputs[group.members[position] - plan.first];
+  }
+  void setOutput(const Group &group, int64_t position, TensorRef value) {
     round.outputs[group.members[position] - plan.first] = std::move(value);
-  };
-  // The positions of `group` whose member lives in `process`.
-  auto positionsIn = [](const Plan::Group &group, int64_t process) {
+  }
+  /// The positions of `group` whose member lives in `process`.
+  static llvm::SmallVector<int64_t> positionsIn(const Group &group,
+                                                int64_t process) {
     llvm::SmallVector<int64_t> positions;
     for (auto [position, owner] : llvm::enumerate(group.processOf))
       if (owner == process)
         positions.push_back(position);
     return positions;
-  };
-  auto anyInput = [&](const Plan::Group &group) {
+  }
+  const TensorRef &anyInput(const Group &group) const {
     return inputOf(group, positionsIn(group, me).front());
-  };
-  // Messages to and from each peer, in an order both sides follow: peers
-  // increasing, then the groups they share in the plan's order.
-  auto forEachShared = [&](auto body) {
+  }
+  /// Messages to and from each peer, in an order both sides follow: peers
+  /// increasing, then the groups they share in the plan's order.
+  template <typename Body> void forEachShared(Body body) const {
     for (int64_t peer : plan.peers)
       for (auto [g, group] : llvm::enumerate(plan.groups))
         if (llvm::is_contained(group.processes, peer))
           body(peer, g, group);
-  };
-
-  switch (collective.kind) {
-  case Collective::Kind::AllReduce: {
-    // A local reduction, then a reduce-scatter and an all-gather between
-    // processes over chunks of the flattened buffer: process j of the
-    // group owns elements [n*j/k, n*(j+1)/k).
-    size_t numGroups = plan.groups.size();
-    std::vector<TensorRef> partial(numGroups), result(numGroups);
-    std::vector<std::map<int64_t, TensorRef>> received(numGroups);
-    auto chunk = [](const Plan::Group &group, const HostTensor &t,
-                    int64_t process) {
-      int64_t n = t.numElements(), k = group.processes.size();
-      int64_t j =
-          llvm::find(group.processes, process) - group.processes.begin();
-      return std::make_pair(n * j / k, n * (j + 1) / k);
-    };
-    // As (byte offset, bytes), for messages.
-    auto chunkBytes = [&](const Plan::Group &group, const HostTensor &t,
-                          int64_t process) {
-      auto [begin, end] = chunk(group, t, process);
-      int64_t size = dtypeBytes(t.type());
-      return std::make_pair(begin * size, (end - begin) * size);
-    };
-    for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      std::vector<TensorRef> locals;
-      for (int64_t position : positionsIn(group, me))
-        locals.push_back(inputOf(group, position));
-      partial[g] =
-          locals.size() == 1 ? locals[0] : reduce(locals, collective.reduction);
-      result[g] = like(*partial[g]);
-    }
-    Exchange scatter;
-    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
-      auto [offset, bytes] = chunkBytes(group, *partial[g], peer);
-      scatter.send(peer, partial[g], offset, bytes);
-      auto [begin, end] = chunk(group, *partial[g], me);
-      received[g][peer] = like(*partial[g], {end - begin});
-      scatter.receive(peer, received[g][peer]);
-    });
-    if (llvm::Error err = run(scatter))
-      return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      auto [begin, end] = chunk(group, *partial[g], me);
-      llvm::SmallVector<ElementSpan> spans;
-      for (int64_t process : group.processes)
-        spans.push_back(process == me
-                            ? ElementSpan{partial[g].get(), begin}
-                            : ElementSpan{received[g][process].get(), 0});
-      reduceElements(spans, collective.reduction, *result[g], begin,
-                     end - begin);
-    }
-    received.clear();
-    Exchange gather;
-    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
-      auto [mineOffset, mineBytes] = chunkBytes(group, *result[g], me);
-      gather.send(peer, result[g], mineOffset, mineBytes);
-      auto [theirsOffset, theirsBytes] = chunkBytes(group, *result[g], peer);
-      gather.receive(peer, result[g], theirsOffset, theirsBytes);
-    });
-    if (llvm::Error err = run(gather))
-      return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups))
-      for (int64_t position : positionsIn(group, me))
-        setOutput(group, position, result[g]);
-    break;
   }
 
-  case Collective::Kind::ReduceScatter: {
-    // Member `target`'s piece of this process's members, reduced here.
-    auto localSum = [&](const Plan::Group &group, int64_t target) {
-      std::vector<TensorRef> pieces;
-      for (int64_t position : positionsIn(group, me))
-        pieces.push_back(piece(*inputOf(group, position), collective.dim,
-                               target, collective.resultDimSize));
-      return pieces.size() == 1 ? pieces[0]
-                                : reduce(pieces, collective.reduction);
-    };
-    // received[g][target][process]
-    std::vector<std::map<int64_t, std::map<int64_t, TensorRef>>> received(
-        plan.groups.size());
-    Exchange ex;
-    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
+  MpiWorld &world;
+  const Plan &plan;
+  const Collective &collective;
+  MpiCommunicator::Round &round;
+  const std::string &what;
+  int64_t me; // this process
+};
+} // namespace
+
+llvm::Error Leader::run() {
+  switch (collective.kind) {
+  case CollectiveKind::AllReduce:
+    return allReduce();
+  case CollectiveKind::ReduceScatter:
+    return reduceScatter();
+  case CollectiveKind::AllToAll:
+    return allToAll();
+  case CollectiveKind::CollectivePermute:
+    return permute();
+  case CollectiveKind::AllGather:
+  case CollectiveKind::Redistribute:
+    return gatherOrRedistribute();
+  case CollectiveKind::AllSlice:
+    break;
+  }
+  llvm_unreachable("not a collective that exchanges buffers");
+}
+
+/// Process j of `group` owns elements [n*j/k, n*(j+1)/k) of the flattened
+/// buffer `t` (k processes) in an all-reduce.
+static std::pair<int64_t, int64_t>
+chunkOf(const MpiCommunicator::Plan::Group &group, const HostTensor &t,
+        int64_t process) {
+  int64_t n = t.numElements(), k = group.processes.size();
+  int64_t j = llvm::find(group.processes, process) - group.processes.begin();
+  return {n * j / k, n * (j + 1) / k};
+}
+
+/// chunkOf as (byte offset, bytes), for messages.
+static std::pair<int64_t, int64_t>
+chunkBytesOf(const MpiCommunicator::Plan::Group &group, const HostTensor &t,
+             int64_t process) {
+  auto [begin, end] = chunkOf(group, t, process);
+  int64_t size = dtypeBytes(t.type());
+  return {begin * size, (end - begin) * size};
+}
+
+llvm::Error Leader::allReduce() {
+  // A local reduction, then a reduce-scatter and an all-gather between
+  // processes over chunks of the flattened buffer (chunkOf).
+  size_t numGroups = plan.groups.size();
+  std::vector<TensorRef> partial(numGroups), result(numGroups);
+  std::vector<std::map<int64_t, TensorRef>> received(numGroups);
+  for (auto [g, group] : llvm::enumerate(plan.groups)) {
+    std::vector<TensorRef> locals;
+    for (int64_t position : positionsIn(group, me))
+      locals.push_back(inputOf(group, position));
+    partial[g] =
+        locals.size() == 1 ? locals[0] : reduce(locals, collective.reduction);
+    result[g] = like(*partial[g]);
+  }
+  Exchange scatter;
+  forEachShared([&](int64_t peer, size_t g, const Group &group) {
+    auto [offset, bytes] = chunkBytesOf(group, *partial[g], peer);
+    scatter.send(peer, partial[g], offset, bytes);
+    auto [begin, end] = chunkOf(group, *partial[g], me);
+    received[g][peer] = like(*partial[g], {end - begin});
+    scatter.receive(peer, received[g][peer]);
+  });
+  if (llvm::Error err = send(scatter))
+    return err;
+  for (auto [g, group] : llvm::enumerate(plan.groups)) {
+    auto [begin, end] = chunkOf(group, *partial[g], me);
+    llvm::SmallVector<ElementSpan> spans;
+    for (int64_t process : group.processes)
+      spans.push_back(process == me
+                          ? ElementSpan{partial[g].get(), begin}
+                          : ElementSpan{received[g][process].get(), 0});
+    reduceElements(spans, collective.reduction, *result[g], begin, end - begin);
+  }
+  received.clear();
+  Exchange gather;
+  forEachShared([&](int64_t peer, size_t g, const Group &group) {
+    auto [mineOffset, mineBytes] = chunkBytesOf(group, *result[g], me);
+    gather.send(peer, result[g], mineOffset, mineBytes);
+    auto [theirsOffset, theirsBytes] = chunkBytesOf(group, *result[g], peer);
+    gather.receive(peer, result[g], theirsOffset, theirsBytes);
+  });
+  if (llvm::Error err = send(gather))
+    return err;
+  for (auto [g, group] : llvm::enumerate(plan.groups))
+    for (int64_t position : positionsIn(group, me))
+      setOutput(group, position, result[g]);
+  return llvm::Error::success();
+}
+
+llvm::Error Leader::reduceScatter() {
+  // Member `target`'s piece of this process's members, reduced here.
+  auto localSum = [&](const Group &group, int64_t target) {
+    std::vector<TensorRef> pieces;
+    for (int64_t position : positionsIn(group, me))
+      pieces.push_back(piece(*inputOf(group, position), collective.dim, target,
+                             collective.resultDimSize));
+    return pieces.size() == 1 ? pieces[0]
+                              : reduce(pieces, collective.reduction);
+  };
+  // received[g][target][process]
+  std::vector<std::map<int64_t, std::map<int64_t, TensorRef>>> received(
+      plan.groups.size());
+  Exchange ex;
+  forEachShared([&](int64_t peer, size_t g, const Group &group) {
+    for (int64_t target : positionsIn(group, peer))
+      ex.send(peer, localSum(group, target));
+    for (int64_t target : positionsIn(group, me)) {
+      std::vector<int64_t> shape(anyInput(group)->shape());
+      shape[collective.dim] = collective.resultDimSize;
+      received[g][target][peer] = like(*anyInput(group), shape);
+      ex.receive(peer, received[g][target][peer]);
+    }
+  });
+  if (llvm::Error err = send(ex))
+    return err;
+  for (auto [g, group] : llvm::enumerate(plan.groups))
+    for (int64_t target : positionsIn(group, me)) {
+      std::vector<TensorRef> parts;
+      for (int64_t process : group.processes)
+        parts.push_back(process == me ? localSum(group, target)
+                                      : received[g][target][process]);
+      setOutput(group, target, reduce(parts, collective.reduction));
+    }
+  return llvm::Error::success();
+}
+
+llvm::Error Leader::allToAll() {
+  // received[g][(source, target)]
+  std::vector<std::map<std::pair<int64_t, int64_t>, TensorRef>> received(
+      plan.groups.size());
+  auto pieceOf = [&](const Group &group, int64_t source, int64_t target) {
+    const HostTensor &t = *inputOf(group, source);
+    return piece(t, collective.dim, target,
+                 t.shape()[collective.dim] / int64_t(group.members.size()));
+  };
+  Exchange ex;
+  forEachShared([&](int64_t peer, size_t g, const Group &group) {
+    for (int64_t source : positionsIn(group, me))
       for (int64_t target : positionsIn(group, peer))
-        ex.send(peer, localSum(group, target));
+        ex.send(peer, pieceOf(group, source, target));
+    for (int64_t source : positionsIn(group, peer))
       for (int64_t target : positionsIn(group, me)) {
         std::vector<int64_t> shape(anyInput(group)->shape());
-        shape[collective.dim] = collective.resultDimSize;
-        received[g][target][peer] = like(*anyInput(group), shape);
-        ex.receive(peer, received[g][target][peer]);
+        shape[collective.dim] /= int64_t(group.members.size());
+        received[g][{source, target}] = like(*anyInput(group), shape);
+        ex.receive(peer, received[g][{source, target}]);
       }
-    });
-    if (llvm::Error err = run(ex))
-      return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups))
-      for (int64_t target : positionsIn(group, me)) {
-        std::vector<TensorRef> parts;
-        for (int64_t process : group.processes)
-          parts.push_back(process == me ? localSum(group, target)
-                                        : received[g][target][process]);
-        setOutput(group, target, reduce(parts, collective.reduction));
-      }
-    break;
-  }
-
-  case Collective::Kind::AllToAll: {
-    // received[g][(source, target)]
-    std::vector<std::map<std::pair<int64_t, int64_t>, TensorRef>> received(
-        plan.groups.size());
-    auto pieceOf = [&](const Plan::Group &group, int64_t source,
-                       int64_t target) {
-      const HostTensor &t = *inputOf(group, source);
-      return piece(t, collective.dim, target,
-                   t.shape()[collective.dim] / int64_t(group.members.size()));
-    };
-    Exchange ex;
-    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
-      for (int64_t source : positionsIn(group, me))
-        for (int64_t target : positionsIn(group, peer))
-          ex.send(peer, pieceOf(group, source, target));
-      for (int64_t source : positionsIn(group, peer))
-        for (int64_t target : positionsIn(group, me)) {
-          std::vector<int64_t> shape(anyInput(group)->shape());
-          shape[collective.dim] /= int64_t(group.members.size());
-          received[g][{source, target}] = like(*anyInput(group), shape);
-          ex.receive(peer, received[g][{source, target}]);
-        }
-    });
-    if (llvm::Error err = run(ex))
-      return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups))
-      for (int64_t target : positionsIn(group, me)) {
-        std::vector<TensorRef> parts;
-        for (int64_t source = 0, n = group.members.size(); source < n; ++source)
-          parts.push_back(group.processOf[source] == me
-                              ? pieceOf(group, source, target)
-                              : received[g][{source, target}]);
-        setOutput(group, target, concat(parts, collective.concatDim));
-      }
-    break;
-  }
-
-  case Collective::Kind::Permute: {
-    const std::vector<int64_t> &pairs = collective.pairs;
-    // received[g][index of the pair]
-    std::vector<std::map<size_t, TensorRef>> received(plan.groups.size());
-    Exchange ex;
-    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
-      for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-        int64_t from = group.processOf[pairs[i]];
-        int64_t to = group.processOf[pairs[i + 1]];
-        if (from == me && to == peer)
-          ex.send(peer, inputOf(group, pairs[i]));
-        if (from == peer && to == me) {
-          received[g][i] = like(*anyInput(group));
-          ex.receive(peer, received[g][i]);
-        }
-      }
-    });
-    if (llvm::Error err = run(ex))
-      return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups))
-      for (int64_t target : positionsIn(group, me)) {
-        TensorRef value;
-        for (size_t i = 0; i + 1 < pairs.size() && !value; i += 2)
-          if (pairs[i + 1] == target)
-            value = group.processOf[pairs[i]] == me ? inputOf(group, pairs[i])
-                                                    : received[g][i];
-        if (!value) // no source: zeros
-          value = std::make_shared<HostTensor>(
-              anyInput(group)->type(),
-              std::vector<int64_t>(anyInput(group)->shape()));
-        setOutput(group, target, value);
-      }
-    break;
-  }
-
-  case Collective::Kind::AllGather:
-  case Collective::Kind::Redistribute: {
-    // This process's buffers, once to each other process of the group (a
-    // redistribute then takes the parts its members' blocks cover).
-    std::vector<std::vector<TensorRef>> all(plan.groups.size());
-    for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      all[g].resize(group.members.size());
-      for (int64_t position : positionsIn(group, me))
-        all[g][position] = inputOf(group, position);
+  });
+  if (llvm::Error err = send(ex))
+    return err;
+  for (auto [g, group] : llvm::enumerate(plan.groups))
+    for (int64_t target : positionsIn(group, me)) {
+      std::vector<TensorRef> parts;
+      for (int64_t source = 0, n = group.members.size(); source < n; ++source)
+        parts.push_back(group.processOf[source] == me
+                            ? pieceOf(group, source, target)
+                            : received[g][{source, target}]);
+      setOutput(group, target, concat(parts, collective.concatDim));
     }
-    Exchange ex;
-    forEachShared([&](int64_t peer, size_t g, const Plan::Group &group) {
-      for (int64_t position : positionsIn(group, me))
-        ex.send(peer, all[g][position]);
-      for (int64_t position : positionsIn(group, peer)) {
-        all[g][position] = like(*anyInput(group));
-        ex.receive(peer, all[g][position]);
+  return llvm::Error::success();
+}
+
+llvm::Error Leader::permute() {
+  const std::vector<int64_t> &pairs = collective.pairs;
+  // received[g][index of the pair]
+  std::vector<std::map<size_t, TensorRef>> received(plan.groups.size());
+  Exchange ex;
+  forEachShared([&](int64_t peer, size_t g, const Group &group) {
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+      int64_t from = group.processOf[pairs[i]];
+      int64_t to = group.processOf[pairs[i + 1]];
+      if (from == me && to == peer)
+        ex.send(peer, inputOf(group, pairs[i]));
+      if (from == peer && to == me) {
+        received[g][i] = like(*anyInput(group));
+        ex.receive(peer, received[g][i]);
       }
-    });
-    if (llvm::Error err = run(ex))
-      return err;
-    for (auto [g, group] : llvm::enumerate(plan.groups)) {
-      // Every member's gathered result is the same concatenation: made once.
+    }
+  });
+  if (llvm::Error err = send(ex))
+    return err;
+  for (auto [g, group] : llvm::enumerate(plan.groups))
+    for (int64_t target : positionsIn(group, me)) {
       TensorRef value;
-      for (int64_t position : positionsIn(group, me)) {
-        if (!value || collective.kind == Collective::Kind::Redistribute)
-          value = collective.combine(all[g], position);
-        setOutput(group, position, value);
-      }
+      for (size_t i = 0; i + 1 < pairs.size() && !value; i += 2)
+        if (pairs[i + 1] == target)
+          value = group.processOf[pairs[i]] == me ? inputOf(group, pairs[i])
+                                                  : received[g][i];
+      if (!value) // no source: zeros
+        value = std::make_shared<HostTensor>(
+            anyInput(group)->type(),
+            std::vector<int64_t>(anyInput(group)->shape()));
+      setOutput(group, target, value);
     }
-    break;
-  }
-  }
+  return llvm::Error::success();
+}
 
+llvm::Error Leader::gatherOrRedistribute() {
+  // This process's buffers, once to each other process of the group (a
+  // redistribute then takes the parts its members' blocks cover).
+  std::vector<std::vector<TensorRef>> all(plan.groups.size());
+  for (auto [g, group] : llvm::enumerate(plan.groups)) {
+    all[g].resize(group.members.size());
+    for (int64_t position : positionsIn(group, me))
+      all[g][position] = inputOf(group, position);
+  }
+  Exchange ex;
+  forEachShared([&](int64_t peer, size_t g, const Group &group) {
+    for (int64_t position : positionsIn(group, me))
+      ex.send(peer, all[g][position]);
+    for (int64_t position : positionsIn(group, peer)) {
+      all[g][position] = like(*anyInput(group));
+      ex.receive(peer, all[g][position]);
+    }
+  });
+  if (llvm::Error err = send(ex))
+    return err;
+  for (auto [g, group] : llvm::enumerate(plan.groups)) {
+    // Every member's gathered result is the same concatenation: made once.
+    TensorRef value;
+    for (int64_t position : positionsIn(group, me)) {
+      if (!value || collective.kind == CollectiveKind::Redistribute)
+        value = collective.combine(all[g], position);
+      setOutput(group, position, value);
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error MpiCommunicator::lead(const Plan &plan,
+                                  const Collective &collective, Round &round,
+                                  const std::string &what) {
+  Leader leader(world, plan, collective, round, what);
+  if (llvm::Error err = leader.run())
+    return err;
+  recordTraffic(plan, collective.kind, what, leader.bytesSent);
+  return llvm::Error::success();
+}
+
+void MpiCommunicator::recordTraffic(const Plan &plan, CollectiveKind kind,
+                                    const std::string &what, int64_t bytes) {
   std::lock_guard<std::mutex> guard(mutex);
   // Ops at one location (a `return` that several ops were put at) stay
   // apart when their kinds or axes differ.
   std::string axes;
   for (AxisIndex a : plan.axes)
     axes += (axes.empty() ? "" : ",") + plan.axisNames[a];
-  Traffic &traffic =
-      sent[what + " " + kindName(collective.kind) + " [" + axes + "]"];
+  llvm::StringRef name = stringifyCollectiveKind(kind);
+  Traffic &traffic = sent[what + " " + name.str() + " [" + axes + "]"];
   traffic.collective = what;
   traffic.axes = axes;
-  traffic.kind = kindName(collective.kind);
+  traffic.kind = name.str();
   ++traffic.calls;
-  traffic.bytes += bytesSent;
-  return llvm::Error::success();
+  traffic.bytes += bytes;
 }
 
 } // namespace spmd::runtime

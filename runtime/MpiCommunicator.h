@@ -77,6 +77,9 @@ private:
   /// inputs `round` holds; fills its outputs.
   llvm::Error lead(const Plan &plan, const Collective &collective, Round &round,
                    const std::string &what);
+  /// Counts `bytes` sent through MPI for one run of collective `what`.
+  void recordTraffic(const Plan &plan, CollectiveKind kind,
+                     const std::string &what, int64_t bytes);
 
   MpiWorld &world;
   LocalCommunicator local;

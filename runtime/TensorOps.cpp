@@ -85,8 +85,11 @@ template <typename T> static T combine(ReductionKind kind, T a, T b) {
     return std::max(a, b);
   case ReductionKind::Min:
     return std::min(a, b);
+  case ReductionKind::MaxNum:
+  case ReductionKind::MinNum:
+    break;
   }
-  return a;
+  llvm_unreachable("collectives reduce as sum, max or min");
 }
 
 /// Native floats: a block of the output at a time, reading every part's
@@ -115,6 +118,9 @@ static void reduceNative(llvm::ArrayRef<ElementSpan> parts,
         for (int64_t i = b; i < e; ++i)
           out[i] = std::min(out[i], in[i]);
         break;
+      case ReductionKind::MaxNum:
+      case ReductionKind::MinNum:
+        llvm_unreachable("collectives reduce as sum, max or min");
       }
     }
   }

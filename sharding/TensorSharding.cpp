@@ -12,26 +12,84 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+namespace {
+template <typename Kind> struct KindName {
+  Kind kind;
+  llvm::StringLiteral name;
+};
+} // namespace
+
+// The one name table of each kind, in enum order.
+static constexpr KindName<ReductionKind> kReductionNames[] = {
+    {ReductionKind::Sum, "sum"},       {ReductionKind::Max, "max"},
+    {ReductionKind::Min, "min"},       {ReductionKind::MaxNum, "maxnum"},
+    {ReductionKind::MinNum, "minnum"},
+};
+static constexpr KindName<CollectiveKind> kCollectiveNames[] = {
+    {CollectiveKind::AllGather, "all_gather"},
+    {CollectiveKind::AllSlice, "all_slice"},
+    {CollectiveKind::AllToAll, "all_to_all"},
+    {CollectiveKind::AllReduce, "all_reduce"},
+    {CollectiveKind::ReduceScatter, "reduce_scatter"},
+    {CollectiveKind::CollectivePermute, "collective_permute"},
+    {CollectiveKind::Redistribute, "redistribute"},
+};
+
+template <typename Kind, size_t N>
+static llvm::StringRef nameIn(const KindName<Kind> (&table)[N], Kind kind) {
+  size_t index = static_cast<size_t>(kind);
+  assert(index < N && table[index].kind == kind && "name table out of order");
+  return table[index].name;
+}
+
+template <typename Kind, size_t N>
+static std::optional<Kind> kindIn(const KindName<Kind> (&table)[N],
+                                  llvm::StringRef name) {
+  for (const KindName<Kind> &entry : table)
+    if (entry.name == name)
+      return entry.kind;
+  return std::nullopt;
+}
+
 llvm::StringRef spmd::stringifyReduction(ReductionKind kind) {
-  switch (kind) {
-  case ReductionKind::Sum:
-    return "sum";
-  case ReductionKind::Max:
-    return "max";
-  case ReductionKind::Min:
-    return "min";
-  }
-  llvm_unreachable("unknown reduction kind");
+  return nameIn(kReductionNames, kind);
 }
 
 std::optional<ReductionKind> spmd::symbolizeReduction(llvm::StringRef name) {
-  if (name == "sum")
-    return ReductionKind::Sum;
-  if (name == "max")
+  return kindIn(kReductionNames, name);
+}
+
+bool spmd::isCollectiveReduction(ReductionKind kind) {
+  return kind == ReductionKind::Sum || kind == ReductionKind::Max ||
+         kind == ReductionKind::Min;
+}
+
+ReductionKind spmd::collectiveReductionOf(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::MaxNum:
     return ReductionKind::Max;
-  if (name == "min")
+  case ReductionKind::MinNum:
     return ReductionKind::Min;
-  return std::nullopt;
+  default:
+    return kind;
+  }
+}
+
+llvm::SmallVector<llvm::StringRef> spmd::collectiveReductionNames() {
+  llvm::SmallVector<llvm::StringRef> names;
+  for (const KindName<ReductionKind> &entry : kReductionNames)
+    if (isCollectiveReduction(entry.kind))
+      names.push_back(entry.name);
+  return names;
+}
+
+llvm::StringRef spmd::stringifyCollectiveKind(CollectiveKind kind) {
+  return nameIn(kCollectiveNames, kind);
+}
+
+std::optional<CollectiveKind>
+spmd::symbolizeCollectiveKind(llvm::StringRef name) {
+  return kindIn(kCollectiveNames, name);
 }
 
 TensorSharding TensorSharding::replicatedOf(std::string meshName,
@@ -90,6 +148,9 @@ llvm::Error TensorSharding::verify() const {
   for (const std::string &axis : partial)
     if (llvm::Error err = use(axis, "partial"))
       return err;
+  if (!isCollectiveReduction(partialKind))
+    return makeError("a partial value cannot be pending as " +
+                     stringifyReduction(partialKind));
   return llvm::Error::success();
 }
 

@@ -13,14 +13,47 @@
 
 #include "mesh/DeviceMesh.h"
 
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
 #include <string>
 #include <variant>
 
 namespace spmd {
 
-enum class ReductionKind { Sum, Max, Min };
+/// How elements are combined: by a reduction body, a collective, or as a
+/// partial value pending over mesh axes. On floats, Max and Min follow
+/// arith.maximumf/minimumf (a NaN operand wins) and MaxNum and MinNum
+/// arith.maxnumf/minnumf (NaN operands are ignored); on integers both are
+/// the signed maximum and minimum, and sums wrap. The values are the IR's
+/// storage of a collective's reduction: append, never renumber.
+enum class ReductionKind { Sum, Max, Min, MaxNum, MinNum };
+/// "sum", "max", "min", "maxnum", "minnum": the IR's and the reports'
+/// spelling.
 llvm::StringRef stringifyReduction(ReductionKind kind);
 std::optional<ReductionKind> symbolizeReduction(llvm::StringRef name);
+/// Partial values and collectives carry Sum, Max and Min only: a split
+/// reduction whose body is maxnumf or minnumf is pending as Max or Min.
+bool isCollectiveReduction(ReductionKind kind);
+ReductionKind collectiveReductionOf(ReductionKind kind);
+/// The names of the kinds isCollectiveReduction accepts, in enum order.
+llvm::SmallVector<llvm::StringRef> collectiveReductionNames();
+
+/// The collectives of the spmd dialect, one per op (whose mnemonic is the
+/// kind's name): the steps of a reshard plan, the communication report's
+/// entries and what the runtime's communicators run.
+enum class CollectiveKind {
+  AllGather,
+  AllSlice,
+  AllToAll,
+  AllReduce,
+  ReduceScatter,
+  CollectivePermute,
+  Redistribute,
+};
+/// "all_gather", "all_slice", ...: the op mnemonics.
+llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);
+std::optional<CollectiveKind> symbolizeCollectiveKind(llvm::StringRef name);
 
 struct DimSharding {
   std::vector<std::string> axes;   // major to minor
@@ -70,8 +103,9 @@ public:
   fromPartitionSpec(const DeviceMesh &mesh, std::string meshName,
                     const DimSpecs &spec, unsigned rank);
 
-  /// Checks the sharding alone: an axis appears at most once overall, and
-  /// priorities are non-negative.
+  /// Checks the sharding alone: an axis appears at most once overall,
+  /// priorities are non-negative, and the pending reduction is one that
+  /// collectives carry.
   llvm::Error verify() const;
   /// Checks the sharding against a mesh and a tensor rank.
   llvm::Error verify(const DeviceMesh &mesh, unsigned rank) const;

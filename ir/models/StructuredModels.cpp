@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/BodyCombiner.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 
@@ -144,19 +145,6 @@ static std::optional<OpShardingRule> structuredRule(linalg::LinalgOp op) {
   return rule;
 }
 
-/// The reduction kind of a combining op, if it is one.
-static std::optional<Reduction> reductionOf(Operation *op) {
-  if (llvm::isa_and_nonnull<arith::AddFOp, arith::AddIOp>(op))
-    return Reduction::Sum;
-  if (llvm::isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp,
-                            arith::MaxSIOp>(op))
-    return Reduction::Max;
-  if (llvm::isa_and_nonnull<arith::MinimumFOp, arith::MinNumFOp,
-                            arith::MinSIOp>(op))
-    return Reduction::Min;
-  return std::nullopt;
-}
-
 /// What each result of `op` adds to its accumulator per iteration: the
 /// operand of the yielded combining op that is not the accumulator. Empty
 /// when some result is not `combine(x, acc)` with `acc` used only there.
@@ -167,7 +155,7 @@ static SmallVector<Value> contributions(linalg::LinalgOp op) {
     BlockArgument acc =
         body->getArgument(op.getNumDpsInputs() + yielded.getOperandNumber());
     Operation *combine = yielded.get().getDefiningOp();
-    if (!reductionOf(combine) || !acc.hasOneUse() ||
+    if (!combinerKind(combine) || !acc.hasOneUse() ||
         acc.getUses().begin()->getOwner() != combine)
       return {};
     values.push_back(combine->getOperand(0) == acc ? combine->getOperand(1)
@@ -206,7 +194,7 @@ maskableInputs(linalg::LinalgOp op, ArrayRef<unsigned> loops) {
     if (addInput(value))
       continue;
     Operation *product = value.getDefiningOp();
-    if (reductionOf(yielded.getDefiningOp()) != Reduction::Sum ||
+    if (combinerKind(yielded.getDefiningOp()) != Reduction::Sum ||
         !llvm::isa_and_nonnull<arith::MulFOp, arith::MulIOp>(product) ||
         !addInput(product->getOperand(0)) || !addInput(product->getOperand(1)))
       return std::nullopt;
@@ -401,8 +389,11 @@ struct StructuredModel
     auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
     if (contributions(linalgOp).empty())
       return std::nullopt;
-    return reductionOf(
-        linalgOp.getBlock()->getTerminator()->getOperand(result).getDefiningOp());
+    Value yielded = linalgOp.getBlock()->getTerminator()->getOperand(result);
+    std::optional<Reduction> kind = combinerKind(yielded.getDefiningOp());
+    if (!kind)
+      return std::nullopt;
+    return ::spmd::collectiveReductionOf(*kind);
   }
 
   std::optional<SmallVector<unsigned>>

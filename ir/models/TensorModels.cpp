@@ -202,9 +202,9 @@ struct ExtractModel
     SmallVector<StringRef> names;
     for (::spmd::AxisIndex axis : axes)
       names.push_back(mesh.mesh.axisName(axis));
-    Value reduced = AllReduceOp::create(
-        b, loc, single, packed, mesh.symbol, b.getStrArrayAttr(names),
-        ReductionKindAttr::get(b.getContext(), fromLibrary(kind)));
+    Value reduced = AllReduceOp::create(b, loc, single, packed, mesh.symbol,
+                                        b.getStrArrayAttr(names),
+                                        reductionAttr(b.getContext(), kind));
     context.mapScalar(
         extract.getResult(),
         tensor::ExtractOp::create(

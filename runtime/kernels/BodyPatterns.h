@@ -1,13 +1,15 @@
 //===- BodyPatterns.h - Recognising linalg bodies ---------------*- C++ -*-===//
 //
 // Specialised kernels take an op only when its body is exactly what they
-// compute: a fold of the element into the accumulator with one combiner,
-// or a multiply-add.
+// compute: a fold of the element into the accumulator with one combiner
+// (recognised in ir/BodyCombiner.h), or a multiply-add.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPMD_RUNTIME_KERNELS_BODYPATTERNS_H
 #define SPMD_RUNTIME_KERNELS_BODYPATTERNS_H
+
+#include "ir/BodyCombiner.h"
 
 #include "mlir/IR/Block.h"
 
@@ -18,42 +20,36 @@
 
 namespace spmd::runtime {
 
-/// How a fold combines (floats: NaN rules of arith.maximumf/minimumf and
-/// maxnumf/minnumf; integers: signed, wrapping sums).
-enum class Combiner { Add, Maximum, Minimum, MaxNum, MinNum };
-
-/// The combiner of a body that is `yield combiner(element, accumulator)`
-/// (operands in either order) and nothing else.
-std::optional<Combiner> foldCombiner(mlir::Block &body, mlir::Value element,
-                                     mlir::Value accumulator);
+using mlir::spmd::foldCombiner;
 
 /// Whether the body is `yield arg2 + arg0 * arg1` (operands of each op in
 /// either order) and nothing else.
 bool isMulAddBody(mlir::Block &body);
 
-template <Combiner c, typename T> T combine(T a, T b) {
+/// `a` and `b` combined as a fold of kind `c` does (see ReductionKind).
+template <ReductionKind c, typename T> T combine(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (c) { // a constant: the branch folds away
-    case Combiner::Add:
+    case ReductionKind::Sum:
       return a + b;
-    case Combiner::Maximum:
+    case ReductionKind::Max:
       return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b);
-    case Combiner::Minimum:
+    case ReductionKind::Min:
       return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b);
-    case Combiner::MaxNum:
+    case ReductionKind::MaxNum:
       return std::fmax(a, b);
-    case Combiner::MinNum:
+    case ReductionKind::MinNum:
       return std::fmin(a, b);
     }
   } else {
     switch (c) {
-    case Combiner::Add:
+    case ReductionKind::Sum:
       return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
-    case Combiner::Maximum:
-    case Combiner::MaxNum:
+    case ReductionKind::Max:
+    case ReductionKind::MaxNum:
       return std::max(a, b);
-    case Combiner::Minimum:
-    case Combiner::MinNum:
+    case ReductionKind::Min:
+    case ReductionKind::MinNum:
       return std::min(a, b);
     }
   }

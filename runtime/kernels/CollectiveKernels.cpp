@@ -56,6 +56,10 @@ static llvm::Expected<CollectiveInfo> infoOf(CollectiveOpInterface op,
   return info;
 }
 
+static CollectiveKind kindOf(Operation *op) {
+  return llvm::cast<CollectiveOpInterface>(op).getCollectiveKind();
+}
+
 /// Builds the step of a collective whose kind and parameters
 /// `collective` gives.
 static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
@@ -91,22 +95,22 @@ static llvm::Expected<Step> buildCollective(Operation *op, KernelContext &ctx,
 }
 
 static llvm::Expected<Step> buildAllGather(Operation *op, KernelContext &ctx) {
-  Collective collective{Collective::Kind::AllGather};
+  Collective collective{kindOf(op)};
   collective.dim = llvm::cast<AllGatherOp>(op).getGatherDim();
   return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildAllReduce(Operation *op, KernelContext &ctx) {
-  Collective collective{Collective::Kind::AllReduce};
-  collective.reduction = toLibrary(llvm::cast<AllReduceOp>(op).getReduction());
+  Collective collective{kindOf(op)};
+  collective.reduction = llvm::cast<AllReduceOp>(op).getReduction();
   return buildCollective(op, ctx, std::move(collective));
 }
 
 static llvm::Expected<Step> buildReduceScatter(Operation *op,
                                                KernelContext &ctx) {
   auto scatter = llvm::cast<ReduceScatterOp>(op);
-  Collective collective{Collective::Kind::ReduceScatter};
-  collective.reduction = toLibrary(scatter.getReduction());
+  Collective collective{kindOf(op)};
+  collective.reduction = scatter.getReduction();
   collective.dim = scatter.getScatterDim();
   collective.resultDimSize = scatter.getType().getDimSize(collective.dim);
   return buildCollective(op, ctx, std::move(collective));
@@ -114,7 +118,7 @@ static llvm::Expected<Step> buildReduceScatter(Operation *op,
 
 static llvm::Expected<Step> buildAllToAll(Operation *op, KernelContext &ctx) {
   auto a2a = llvm::cast<AllToAllOp>(op);
-  Collective collective{Collective::Kind::AllToAll};
+  Collective collective{kindOf(op)};
   collective.dim = a2a.getSplitDim();
   collective.concatDim = a2a.getConcatDim();
   return buildCollective(op, ctx, std::move(collective));
@@ -122,7 +126,7 @@ static llvm::Expected<Step> buildAllToAll(Operation *op, KernelContext &ctx) {
 
 static llvm::Expected<Step> buildPermute(Operation *op, KernelContext &ctx) {
   auto permute = llvm::cast<CollectivePermuteOp>(op);
-  Collective collective{Collective::Kind::Permute};
+  Collective collective{kindOf(op)};
   collective.pairs.assign(permute.getSourceTargetPairs().begin(),
                           permute.getSourceTargetPairs().end());
   return buildCollective(op, ctx, std::move(collective));
@@ -151,7 +155,7 @@ static llvm::Expected<Step> buildRedistribute(Operation *op,
     sizes.push_back(mesh->axisSize(axes.back()));
   }
   ArrayRef<int64_t> shape = redistribute.getGlobalShape();
-  Collective collective{Collective::Kind::Redistribute};
+  Collective collective{kindOf(op)};
   collective.resultShape.assign(redistribute.getType().getShape().begin(),
                                 redistribute.getType().getShape().end());
   // Blocks depend only on the coordinates along the group's axes, which

@@ -33,17 +33,17 @@ namespace spmd::runtime {
 
 namespace {
 struct Reduction {
-  Combiner combiner;
+  ReductionKind combiner;
   DType type;
   int64_t outer = 1, reduced = 1, inner = 1;
 };
 
 /// The fold of a contiguous run of `n` >= 1 elements.
-template <Combiner c, typename T> T foldRun(const T *p, int64_t n) {
+template <ReductionKind c, typename T> T foldRun(const T *p, int64_t n) {
   Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> run(p, n);
   if constexpr (std::is_floating_point_v<T>) {
     switch (c) { // a constant: the branch folds away
-    case Combiner::Add: {
+    case ReductionKind::Sum: {
       // Independent partial sums: as many as two AVX-512 vectors of floats
       // hold, so the loop vectorises on every path.
       constexpr int64_t kParts = 32;
@@ -59,13 +59,13 @@ template <Combiner c, typename T> T foldRun(const T *p, int64_t n) {
         sum += parts[j];
       return sum;
     }
-    case Combiner::Maximum:
+    case ReductionKind::Max:
       return run.template maxCoeff<Eigen::PropagateNaN>();
-    case Combiner::Minimum:
+    case ReductionKind::Min:
       return run.template minCoeff<Eigen::PropagateNaN>();
-    case Combiner::MaxNum:
+    case ReductionKind::MaxNum:
       return run.template maxCoeff<Eigen::PropagateNumbers>();
-    case Combiner::MinNum:
+    case ReductionKind::MinNum:
       return run.template minCoeff<Eigen::PropagateNumbers>();
     }
   } else {
@@ -79,7 +79,7 @@ template <Combiner c, typename T> T foldRun(const T *p, int64_t n) {
 } // namespace
 
 /// Outputs [first, last) of the flattened [outer, inner] output.
-template <Combiner c, typename T>
+template <ReductionKind c, typename T>
 static void reduceRange(const Reduction &r, const T *in, T *out, int64_t first,
                         int64_t last) {
   if (r.inner == 1) {
@@ -104,16 +104,16 @@ template <typename T>
 static void reduceParts(const Reduction &r, const T *x, T *y, int64_t first,
                         int64_t last) {
   switch (r.combiner) {
-  case Combiner::Add:
-    return reduceRange<Combiner::Add>(r, x, y, first, last);
-  case Combiner::Maximum:
-    return reduceRange<Combiner::Maximum>(r, x, y, first, last);
-  case Combiner::Minimum:
-    return reduceRange<Combiner::Minimum>(r, x, y, first, last);
-  case Combiner::MaxNum:
-    return reduceRange<Combiner::MaxNum>(r, x, y, first, last);
-  case Combiner::MinNum:
-    return reduceRange<Combiner::MinNum>(r, x, y, first, last);
+  case ReductionKind::Sum:
+    return reduceRange<ReductionKind::Sum>(r, x, y, first, last);
+  case ReductionKind::Max:
+    return reduceRange<ReductionKind::Max>(r, x, y, first, last);
+  case ReductionKind::Min:
+    return reduceRange<ReductionKind::Min>(r, x, y, first, last);
+  case ReductionKind::MaxNum:
+    return reduceRange<ReductionKind::MaxNum>(r, x, y, first, last);
+  case ReductionKind::MinNum:
+    return reduceRange<ReductionKind::MinNum>(r, x, y, first, last);
   }
 }
 
@@ -133,7 +133,7 @@ static std::optional<Reduction> reductionOf(linalg::LinalgOp op) {
       op->getNumResults() != 1 || !op.hasPureTensorSemantics())
     return std::nullopt;
   Block &body = *op.getBlock();
-  std::optional<Combiner> combiner =
+  std::optional<ReductionKind> combiner =
       foldCombiner(body, body.getArgument(0), body.getArgument(1));
   if (!combiner)
     return std::nullopt;

@@ -32,14 +32,14 @@ enum class Accumulate { Fold, MulAdd };
 
 struct Window : ImageWindow {
   Accumulate accumulate;
-  Combiner combiner = Combiner::Add;
+  ReductionKind combiner = ReductionKind::Sum;
   bool isF32;
 };
 } // namespace
 
 /// Output rows [first, last) of the [n, oh] (NHWC) or [n, c, oh] (NCHW)
 /// rows; `weights` is the depthwise filter (HWC or CHW).
-template <Accumulate a, Combiner cb, typename T>
+template <Accumulate a, ReductionKind cb, typename T>
 static void slide(const Window &s, const T *in, const T *weights, T *out,
                   int64_t first, int64_t last) {
   auto fold = [&](T acc, T x, T weight) {
@@ -83,24 +83,24 @@ template <typename T>
 static void slideRows(const Window &s, const T *in, const T *weights, T *out,
                       int64_t first, int64_t last) {
   if (s.accumulate == Accumulate::MulAdd)
-    return slide<Accumulate::MulAdd, Combiner::Add>(s, in, weights, out, first,
-                                                    last);
+    return slide<Accumulate::MulAdd, ReductionKind::Sum>(s, in, weights, out,
+                                                         first, last);
   switch (s.combiner) {
-  case Combiner::Add:
-    return slide<Accumulate::Fold, Combiner::Add>(s, in, weights, out, first,
-                                                  last);
-  case Combiner::Maximum:
-    return slide<Accumulate::Fold, Combiner::Maximum>(s, in, weights, out,
-                                                      first, last);
-  case Combiner::Minimum:
-    return slide<Accumulate::Fold, Combiner::Minimum>(s, in, weights, out,
-                                                      first, last);
-  case Combiner::MaxNum:
-    return slide<Accumulate::Fold, Combiner::MaxNum>(s, in, weights, out, first,
-                                                     last);
-  case Combiner::MinNum:
-    return slide<Accumulate::Fold, Combiner::MinNum>(s, in, weights, out, first,
-                                                     last);
+  case ReductionKind::Sum:
+    return slide<Accumulate::Fold, ReductionKind::Sum>(s, in, weights, out,
+                                                       first, last);
+  case ReductionKind::Max:
+    return slide<Accumulate::Fold, ReductionKind::Max>(s, in, weights, out,
+                                                       first, last);
+  case ReductionKind::Min:
+    return slide<Accumulate::Fold, ReductionKind::Min>(s, in, weights, out,
+                                                       first, last);
+  case ReductionKind::MaxNum:
+    return slide<Accumulate::Fold, ReductionKind::MaxNum>(s, in, weights, out,
+                                                          first, last);
+  case ReductionKind::MinNum:
+    return slide<Accumulate::Fold, ReductionKind::MinNum>(s, in, weights, out,
+                                                          first, last);
   }
 }
 
@@ -147,7 +147,7 @@ static std::optional<Window> windowOf(Operation *op, bool channelsLast,
       return std::nullopt;
     s.accumulate = Accumulate::MulAdd;
   } else {
-    std::optional<Combiner> combiner =
+    std::optional<ReductionKind> combiner =
         foldCombiner(body, body.getArgument(0), body.getArgument(2));
     if (!combiner)
       return std::nullopt;

@@ -58,6 +58,13 @@ TEST_F(AttrConversion, MeshRoundTrip) {
 TEST_F(AttrConversion, ReductionKinds) {
   for (spmd::ReductionKind kind :
        {spmd::ReductionKind::Sum, spmd::ReductionKind::Max,
-        spmd::ReductionKind::Min})
-    EXPECT_EQ(mlir::spmd::toLibrary(mlir::spmd::fromLibrary(kind)), kind);
+        spmd::ReductionKind::Min}) {
+    mlir::IntegerAttr attr = mlir::spmd::reductionAttr(&context, kind);
+    EXPECT_TRUE(mlir::spmd::isCollectiveReductionAttr(attr));
+    EXPECT_EQ(static_cast<spmd::ReductionKind>(attr.getInt()), kind);
+  }
+  for (spmd::ReductionKind kind :
+       {spmd::ReductionKind::MaxNum, spmd::ReductionKind::MinNum})
+    EXPECT_FALSE(mlir::spmd::isCollectiveReductionAttr(
+        mlir::spmd::reductionAttr(&context, kind)));
 }

@@ -70,7 +70,31 @@ TEST(TensorSharding, Verify) {
 
 TEST(TensorSharding, ReductionNames) {
   for (ReductionKind kind :
-       {ReductionKind::Sum, ReductionKind::Max, ReductionKind::Min})
+       {ReductionKind::Sum, ReductionKind::Max, ReductionKind::Min,
+        ReductionKind::MaxNum, ReductionKind::MinNum})
     EXPECT_EQ(symbolizeReduction(stringifyReduction(kind)), kind);
   EXPECT_EQ(symbolizeReduction("mean"), std::nullopt);
+  EXPECT_EQ(collectiveReductionNames(),
+            (llvm::SmallVector<llvm::StringRef>{"sum", "max", "min"}));
+  EXPECT_EQ(collectiveReductionOf(ReductionKind::MaxNum), ReductionKind::Max);
+  EXPECT_EQ(collectiveReductionOf(ReductionKind::MinNum), ReductionKind::Min);
+  EXPECT_EQ(collectiveReductionOf(ReductionKind::Sum), ReductionKind::Sum);
+}
+
+TEST(TensorSharding, PartialValuesArePendingAsCollectivesReduce) {
+  TensorSharding pending("mesh", {{}}, {}, {"x"}, ReductionKind::MaxNum);
+  EXPECT_NE(errorOf(pending.verify()).find("cannot be pending as maxnum"),
+            std::string::npos);
+}
+
+TEST(TensorSharding, CollectiveNames) {
+  for (CollectiveKind kind :
+       {CollectiveKind::AllGather, CollectiveKind::AllSlice,
+        CollectiveKind::AllToAll, CollectiveKind::AllReduce,
+        CollectiveKind::ReduceScatter, CollectiveKind::CollectivePermute,
+        CollectiveKind::Redistribute})
+    EXPECT_EQ(symbolizeCollectiveKind(stringifyCollectiveKind(kind)), kind);
+  EXPECT_EQ(stringifyCollectiveKind(CollectiveKind::CollectivePermute),
+            "collective_permute");
+  EXPECT_EQ(symbolizeCollectiveKind("broadcast"), std::nullopt);
 }
