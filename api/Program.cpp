@@ -568,15 +568,9 @@ absl::StatusOr<std::string> Program::partitioned() const {
 
 /// Counts the bytes one run of `program` communicates, per collective.
 static void countCommunication(const runtime::Program &program) {
-  const llvm::json::Object *report = program.commReport().getAsObject();
-  const llvm::json::Array *collectives =
-      report ? report->getArray("collectives") : nullptr;
-  for (const llvm::json::Value &c : collectives ? *collectives
-                                                : llvm::json::Array())
-    if (const llvm::json::Object *o = c.getAsObject())
-      detail::addCounter(
-          fmt::format("bytes_{}", o->getString("op").value_or("").str()),
-          o->getInteger("comm_bytes").value_or(0));
+  for (auto [kind, bytes] : program.collectiveBytes())
+    detail::addCounter(
+        fmt::format("bytes_{}", stringifyCollectiveKind(kind).str()), bytes);
 }
 
 /// The program that moves `tensor` from `source` to `target`: a function

@@ -169,9 +169,13 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
   }
   if (onPartitioned)
     onPartitioned(*module);
-  FailureOr<llvm::json::Value> report = mlir::spmd::buildCommReport(*module);
-  if (succeeded(report))
-    facts.commReport = std::move(*report);
+  FailureOr<mlir::spmd::CommReport> report =
+      mlir::spmd::buildCommReport(*module);
+  if (succeeded(report)) {
+    facts.commReport = report->toJson();
+    for (const mlir::spmd::CollectiveTraffic &c : report->collectives)
+      facts.collectiveBytes.push_back({c.kind, c.commBytes});
+  }
   if (llvm::Error err =
           runPipeline(*module, options, Phase::Fuse, Phase::Fuse))
     return std::move(err);

@@ -35,10 +35,27 @@ static WalkResult tooManyBytes(Operation *op, StringRef what) {
   return WalkResult::interrupt();
 }
 
-FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
+llvm::json::Value mlir::spmd::CommReport::toJson() const {
+  llvm::json::Array entries;
+  for (const CollectiveTraffic &c : collectives) {
+    llvm::json::Object entry{{"op", ::spmd::stringifyCollectiveKind(c.kind)},
+                             {"axes", llvm::json::Array(c.axes)},
+                             {"group_size", c.groupSize},
+                             {"bytes", c.bytes},
+                             {"comm_bytes", c.commBytes}};
+    if (c.minBytes)
+      entry["min_bytes"] = *c.minBytes;
+    entries.push_back(std::move(entry));
+  }
+  return llvm::json::Object{{"collectives", std::move(entries)},
+                            {"total_comm_bytes", totalCommBytes},
+                            {"min_comm_bytes", minCommBytes}};
+}
+
+FailureOr<CommReport> mlir::spmd::buildCommReport(ModuleOp module) {
   SymbolTableCollection tables;
-  llvm::json::Array collectives;
-  int64_t total = 0, minTotal = 0;
+  CommReport report;
+  int64_t &total = report.totalCommBytes, &minTotal = report.minCommBytes;
   WalkResult walk = module.walk([&](CollectiveOpInterface op) {
     auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
     if (!mesh) {
@@ -47,10 +64,10 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
     }
     ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
     int64_t groupSize = 1;
-    llvm::json::Array axes;
+    std::vector<std::string> axes;
     for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
       groupSize *= value.axisSize(*value.axisIndex(axis.getValue()));
-      axes.push_back(axis.getValue());
+      axes.push_back(axis.getValue().str());
     }
     ::spmd::CollectiveKind kind = op.getCollectiveKind();
     std::optional<int64_t> in = tensorBytes(op->getOperand(0).getType());
@@ -78,11 +95,8 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
     if (!sum)
       return tooManyBytes(op, "the total volume with this collective");
     total = *sum;
-    llvm::json::Object entry{{"op", ::spmd::stringifyCollectiveKind(kind)},
-                             {"axes", std::move(axes)},
-                             {"group_size", groupSize},
-                             {"bytes", *in},
-                             {"comm_bytes", *comm}};
+    CollectiveTraffic entry{kind, std::move(axes), groupSize, *in, *comm,
+                            std::nullopt};
     // Collectives of reshards carry their lower bound; others (halos,
     // reductions the program asks for, collectives the user wrote) count
     // at their own volume.
@@ -90,21 +104,18 @@ FailureOr<llvm::json::Value> mlir::spmd::buildCommReport(ModuleOp module) {
     if (auto bytes =
             op->getAttrOfType<IntegerAttr>(SpmdDialect::kMinBytesAttrName)) {
       least = bytes.getInt();
-      entry["min_bytes"] = least;
+      entry.minBytes = least;
     }
     std::optional<int64_t> minSum = llvm::checkedAdd(minTotal, least);
     if (!minSum)
       return tooManyBytes(op, "the total lower bound with this collective");
     minTotal = *minSum;
-    collectives.push_back(std::move(entry));
+    report.collectives.push_back(std::move(entry));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  return llvm::json::Value(
-      llvm::json::Object{{"collectives", std::move(collectives)},
-                         {"total_comm_bytes", total},
-                         {"min_comm_bytes", minTotal}});
+  return report;
 }
 
 namespace {
@@ -123,10 +134,10 @@ struct CommReportPass : mlir::spmd::impl::SpmdCommReportBase<CommReportPass> {
   }
 
   void runOnOperation() override {
-    FailureOr<llvm::json::Value> report = buildCommReport(getOperation());
+    FailureOr<CommReport> report = buildCommReport(getOperation());
     if (failed(report))
       return signalPassFailure();
-    if (failed(writeReport(getOperation(), *report, output,
+    if (failed(writeReport(getOperation(), report->toJson(), output,
                            "communication report")))
       signalPassFailure();
   }

@@ -24,8 +24,25 @@ namespace mlir::spmd {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// One collective of a partitioned module as the communication report
+/// counts it, per device and call: its operand's bytes, the ring
+/// algorithm's volume and, for a reshard's, the reshard's lower bound.
+struct CollectiveTraffic {
+  ::spmd::CollectiveKind kind;
+  std::vector<std::string> axes;
+  int64_t groupSize, bytes, commBytes;
+  std::optional<int64_t> minBytes;
+};
+
 /// The communication report of a partitioned module (see spmd-comm-report).
-FailureOr<llvm::json::Value> buildCommReport(ModuleOp module);
+struct CommReport {
+  std::vector<CollectiveTraffic> collectives;
+  int64_t totalCommBytes = 0, minCommBytes = 0;
+
+  /// The report as spmd-comm-report writes it.
+  llvm::json::Value toJson() const;
+};
+FailureOr<CommReport> buildCommReport(ModuleOp module);
 
 /// Writes a pass's JSON `report` (`what`, for errors) to the file `output`,
 /// or to standard output for `-`; an unwritable file is an error on

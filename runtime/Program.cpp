@@ -318,6 +318,7 @@ Program::load(ModuleOp module, llvm::StringRef entryName, CompileFacts facts) {
                                   : "no function @" + entryName);
   program->entryName = entry.getSymName().str();
   program->report = std::move(facts.commReport);
+  program->commBytes = std::move(facts.collectiveBytes);
   program->reductionLength = facts.longestReduction;
   program->buildReference = std::move(facts.reference);
   if (llvm::Error err = checkTensorSizes(module))

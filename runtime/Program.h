@@ -16,6 +16,7 @@
 #include "runtime/Devices.h"
 #include "runtime/Executable.h"
 #include "runtime/MpiCommunicator.h"
+#include "sharding/TensorSharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -61,6 +62,9 @@ using ReferenceBuilder = std::function<llvm::Expected<ReferenceModules>()>;
 struct CompileFacts {
   /// The communication report (spmd-comm-report).
   llvm::json::Value commReport = llvm::json::Object{};
+  /// Each collective a run calls and its volume per device (the report's
+  /// `comm_bytes`).
+  std::vector<std::pair<CollectiveKind, int64_t>> collectiveBytes;
   /// The longest reduction of the unpartitioned program (for check
   /// tolerances).
   int64_t longestReduction = 1;
@@ -98,6 +102,9 @@ public:
   /// The longest reduction of the program (for check tolerances).
   int64_t longestReduction() const { return reductionLength; }
   const llvm::json::Value &commReport() const { return report; }
+  llvm::ArrayRef<std::pair<CollectiveKind, int64_t>> collectiveBytes() const {
+    return commBytes;
+  }
   /// Peak bytes of tensor storage each device held during the last run on
   /// all devices (empty before one).
   std::vector<int64_t> peakBytesOfLastRun() const;
@@ -179,6 +186,7 @@ private:
   std::unique_ptr<KernelThreadPool> kernelPool;
   DevicePool devicePool;
   llvm::json::Value report = llvm::json::Object{};
+  std::vector<std::pair<CollectiveKind, int64_t>> commBytes;
 };
 
 } // namespace spmd::runtime
