@@ -133,7 +133,14 @@ DeviceMesh::resolveAxes(ArrayRef<std::string> names) const {
   return axes;
 }
 
+/// Whether every one of `axes` is an axis of `mesh`.
+[[maybe_unused]] static bool hasAxes(const DeviceMesh &mesh,
+                                     ArrayRef<AxisIndex> axes) {
+  return llvm::all_of(axes, [&](AxisIndex axis) { return axis < mesh.rank(); });
+}
+
 int64_t DeviceMesh::deviceAt(ArrayRef<int64_t> coords) const {
+  assert(coords.size() == rank() && "a coordinate per axis");
   return deviceIdAt(linearize(coords, shape_));
 }
 
@@ -142,6 +149,7 @@ SmallVector<int64_t> DeviceMesh::coordsOf(int64_t device) const {
 }
 
 int64_t DeviceMesh::groupSize(ArrayRef<AxisIndex> axes) const {
+  assert(hasAxes(*this, axes) && "axes of this mesh");
   int64_t size = 1;
   for (AxisIndex axis : axes)
     size *= shape_[axis];
@@ -149,6 +157,7 @@ int64_t DeviceMesh::groupSize(ArrayRef<AxisIndex> axes) const {
 }
 
 int64_t DeviceMesh::indexInGroup(int64_t device, ArrayRef<AxisIndex> axes) const {
+  assert(hasAxes(*this, axes) && "axes of this mesh");
   SmallVector<int64_t> coords = coordsOf(device);
   int64_t index = 0;
   for (AxisIndex axis : axes)
@@ -158,6 +167,7 @@ int64_t DeviceMesh::indexInGroup(int64_t device, ArrayRef<AxisIndex> axes) const
 
 SmallVector<int64_t> DeviceMesh::groupOf(int64_t device,
                                    ArrayRef<AxisIndex> axes) const {
+  assert(hasAxes(*this, axes) && "axes of this mesh");
   SmallVector<int64_t> coords = coordsOf(device);
   SmallVector<int64_t> groupShape;
   for (AxisIndex axis : axes)

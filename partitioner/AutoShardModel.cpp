@@ -23,6 +23,43 @@ llvm::StringRef stringifyStatus(ShardingSolution::Status status) {
   return "";
 }
 
+/// Whether `problem` is consistent: each node has a strategy, and each
+/// value, edge and term indexes existing nodes and edges with a cost or
+/// size per strategy (or pair of strategies). The pass builds it so.
+[[maybe_unused]] static bool isWellFormed(const ShardingProblem &problem) {
+  size_t n = problem.nodes.size();
+  auto pairs = [&](unsigned e) {
+    const ShardingProblem::Edge &edge = problem.edges[e];
+    return problem.strategies(edge.from) * problem.strategies(edge.to);
+  };
+  auto nodeSized = [&](unsigned node, const std::vector<double> &v) {
+    return node < n && v.size() == problem.strategies(node);
+  };
+  if (llvm::any_of(problem.nodes, [](const ShardingProblem::Node &node) {
+        return node.cost.empty();
+      }))
+    return false;
+  for (const ShardingProblem::Value &value : problem.values)
+    if (!nodeSized(value.node, value.bytes))
+      return false;
+  for (auto [e, edge] : llvm::enumerate(problem.edges))
+    if (edge.from >= n || edge.to >= n || edge.cost.size() != pairs(e))
+      return false;
+  for (const ShardingProblem::LiveSet &live : problem.liveSets) {
+    for (unsigned v : live.values)
+      if (v >= problem.values.size())
+        return false;
+    for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
+      if (!nodeSized(term.node, term.bytes))
+        return false;
+    for (const ShardingProblem::EdgeTerm &term : live.edgeTerms)
+      if (term.edge >= problem.edges.size() ||
+          term.bytes.size() != pairs(term.edge))
+        return false;
+  }
+  return true;
+}
+
 double liveBytes(const ShardingProblem &problem,
                  const ShardingProblem::LiveSet &live,
                  const std::vector<unsigned> &choice) {
@@ -51,6 +88,7 @@ double peakMemory(const ShardingProblem &problem,
 
 double evaluate(const ShardingProblem &problem,
                 const std::vector<unsigned> &choice) {
+  assert(choice.size() == problem.nodes.size() && "a strategy per node");
   if (peakMemory(problem, choice) > problem.memoryBudget)
     return std::numeric_limits<double>::infinity();
   double cost = 0;
@@ -90,6 +128,7 @@ deadlineAfter(std::chrono::steady_clock::time_point start, double seconds) {
 
 llvm::Expected<ShardingSolution>
 solveExhaustively(const ShardingProblem &problem, double timeLimitSeconds) {
+  assert(isWellFormed(problem) && "a consistent problem");
   auto start = std::chrono::steady_clock::now();
   auto deadline = deadlineAfter(start, timeLimitSeconds);
   size_t n = problem.nodes.size();
@@ -141,22 +180,10 @@ solveExhaustively(const ShardingProblem &problem, double timeLimitSeconds) {
   return best;
 }
 
-/// A choice within the budget found greedily, or nullopt: each node's
-/// strategy of the fewest bytes (then the cheapest), then single-node moves
-/// that lower the cost while every live set stays within the budget, until
-/// none does. CBC starts from it, and it is the answer when CBC finds none
-/// within its time limit.
-static std::optional<std::vector<unsigned>>
-greedyChoice(const ShardingProblem &problem,
-             std::chrono::steady_clock::time_point deadline) {
-  size_t n = problem.nodes.size();
-  std::vector<std::vector<unsigned>> incident(n);
-  for (size_t e = 0; e < problem.edges.size(); ++e) {
-    incident[problem.edges[e].from].push_back(e);
-    incident[problem.edges[e].to].push_back(e);
-  }
-  // Per node, the live sets its choice changes.
-  std::vector<std::vector<unsigned>> in(n);
+/// Per node, the live sets its choice changes, in increasing order.
+static std::vector<std::vector<unsigned>>
+liveSetsByNode(const ShardingProblem &problem) {
+  std::vector<std::vector<unsigned>> in(problem.nodes.size());
   auto touch = [&](unsigned node, size_t l) {
     if (in[node].empty() || in[node].back() != l)
       in[node].push_back(unsigned(l));
@@ -176,10 +203,16 @@ greedyChoice(const ShardingProblem &problem,
     llvm::sort(sets);
     sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
   }
-  // First each node's strategy of the fewest bytes where its own choice
-  // decides them (then the cheapest).
-  std::vector<unsigned> choice(n, 0);
-  for (size_t v = 0; v < n; ++v) {
+  return in;
+}
+
+/// Each node's strategy of the fewest bytes where its own choice decides
+/// them (then the cheapest); `in` as liveSetsByNode.
+static std::vector<unsigned>
+leanestChoice(const ShardingProblem &problem,
+              const std::vector<std::vector<unsigned>> &in) {
+  std::vector<unsigned> choice(problem.nodes.size(), 0);
+  for (size_t v = 0; v < problem.nodes.size(); ++v) {
     std::vector<double> size(problem.strategies(v), 0);
     for (unsigned l : in[v]) {
       const ShardingProblem::LiveSet &live = problem.liveSets[l];
@@ -197,12 +230,24 @@ greedyChoice(const ShardingProblem &problem,
           std::make_pair(size[choice[v]], problem.nodes[v].cost[choice[v]]))
         choice[v] = s;
   }
-  std::vector<double> bytes(problem.liveSets.size());
-  for (size_t l = 0; l < problem.liveSets.size(); ++l) {
-    bytes[l] = liveBytes(problem, problem.liveSets[l], choice);
-    if (bytes[l] > problem.memoryBudget)
-      return std::nullopt;
+  return choice;
+}
+
+/// Moves single nodes of `choice` to cheaper strategies while every live
+/// set stays within the budget, until none does or `deadline` passes
+/// (the moves made so far then stand: each kept the choice within the
+/// budget).
+static void improveByMoves(const ShardingProblem &problem,
+                           const std::vector<std::vector<unsigned>> &in,
+                           std::vector<unsigned> &choice,
+                           std::chrono::steady_clock::time_point deadline) {
+  size_t n = problem.nodes.size();
+  std::vector<std::vector<unsigned>> incident(n);
+  for (size_t e = 0; e < problem.edges.size(); ++e) {
+    incident[problem.edges[e].from].push_back(e);
+    incident[problem.edges[e].to].push_back(e);
   }
+  // The cost of node v's strategy s with its own and its edges' terms.
   auto local = [&](size_t v, unsigned s) {
     double cost = problem.nodes[v].cost[s];
     for (unsigned e : incident[v]) {
@@ -213,9 +258,6 @@ greedyChoice(const ShardingProblem &problem,
     }
     return cost;
   };
-  std::vector<double> tried(problem.liveSets.size());
-  // Past the deadline, the moves made so far stand: each kept the choice
-  // within the budget.
   for (bool moved = true;
        moved && std::chrono::steady_clock::now() <= deadline;) {
     moved = false;
@@ -228,8 +270,8 @@ greedyChoice(const ShardingProblem &problem,
           continue;
         choice[v] = s;
         bool fits = llvm::all_of(in[v], [&](unsigned l) {
-          tried[l] = liveBytes(problem, problem.liveSets[l], choice);
-          return tried[l] <= problem.memoryBudget;
+          return liveBytes(problem, problem.liveSets[l], choice) <=
+                 problem.memoryBudget;
         });
         choice[v] = was;
         if (fits) {
@@ -237,33 +279,83 @@ greedyChoice(const ShardingProblem &problem,
           bestCost = cost;
         }
       }
-      if (best == was)
-        continue;
+      moved |= best != was;
       choice[v] = best;
-      for (unsigned l : in[v])
-        bytes[l] = liveBytes(problem, problem.liveSets[l], choice);
-      moved = true;
     }
   }
+}
+
+/// A choice within the budget found greedily, or nullopt: each node's
+/// strategy of the fewest bytes (then the cheapest), then single-node moves
+/// that lower the cost while every live set stays within the budget, until
+/// none does. CBC starts from it, and it is the answer when CBC finds none
+/// within its time limit.
+static std::optional<std::vector<unsigned>>
+greedyChoice(const ShardingProblem &problem,
+             std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::vector<unsigned>> in = liveSetsByNode(problem);
+  std::vector<unsigned> choice = leanestChoice(problem, in);
+  for (const ShardingProblem::LiveSet &live : problem.liveSets)
+    if (liveBytes(problem, live, choice) > problem.memoryBudget)
+      return std::nullopt;
+  improveByMoves(problem, in, choice, deadline);
   return choice;
 }
 
-llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
-                                              double timeLimitSeconds) {
-  auto began = std::chrono::steady_clock::now();
-  ShardingSolution solution;
-  if (problem.nodes.empty()) {
-    if (peakMemory(problem, {}) > problem.memoryBudget)
-      return noFit(problem);
-    return solution;
-  }
-  // CBC's tolerances are absolute, and it refuses (aborts on) objective
-  // coefficients of 1e25 or more: costs are scaled so the largest is 1e6.
+namespace {
+/// Costs as CBC takes them. Its tolerances are absolute, and it refuses
+/// (aborts on) objective coefficients of 1e25 or more: costs are scaled so
+/// the largest is 1e6.
+struct CostScale {
   double largest = 0;
+  double factor = 1;
+
+  double scaled(double cost) const {
+    // For the tiniest costs 1e6 / largest overflows: there each is divided
+    // by the largest first.
+    return std::isfinite(factor) ? cost * factor : cost / largest * 1e6;
+  }
+  double unscaled(double objective) const {
+    return std::isfinite(factor) ? objective / factor
+                                 : objective / 1e6 * largest;
+  }
+};
+
+/// The integer program of the header, assembled to be loaded at once
+/// (adding columns one by one is quadratic in CBC).
+struct IntegerProgram {
+  struct Entry {
+    int row, col;
+    double coef;
+  };
+  std::vector<double> objective, upper;
+  std::vector<char> integer;
+  std::vector<double> rowLower, rowUpper;
+  std::vector<Entry> entries;
+  /// The first column of each node's s[v][.] and each edge's e[u,v][.][.].
+  std::vector<int> nodeFirst, edgeFirst;
+
+  int addColumn(double cost, bool isInteger) {
+    objective.push_back(cost);
+    upper.push_back(1);
+    integer.push_back(isInteger);
+    return int(objective.size()) - 1;
+  }
+  int addRow(double lower, double upperBound) {
+    rowLower.push_back(lower);
+    rowUpper.push_back(upperBound);
+    return int(rowLower.size()) - 1;
+  }
+};
+} // namespace
+
+/// The scale of the problem's costs; fails on a cost that is not finite.
+static llvm::Expected<CostScale> costScale(const ShardingProblem &problem) {
+  CostScale scale;
   bool finite = true;
   auto see = [&](double c) {
     finite &= std::isfinite(c);
-    largest = std::max(largest, std::abs(c));
+    scale.largest = std::max(scale.largest, std::abs(c));
   };
   for (const ShardingProblem::Node &node : problem.nodes)
     llvm::for_each(node.cost, see);
@@ -273,12 +365,172 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "a modelled cost is not a finite number of seconds");
-  // For the tiniest costs 1e6 / largest overflows: there each is divided
-  // by the largest first.
-  double scale = largest > 0 ? 1e6 / largest : 1;
-  auto scaled = [&](double cost) {
-    return std::isfinite(scale) ? cost * scale : cost / largest * 1e6;
-  };
+  scale.factor = scale.largest > 0 ? 1e6 / scale.largest : 1;
+  return scale;
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point began) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
+      .count();
+}
+
+/// The greedy choice as the answer, when time ran out before CBC found one.
+static ShardingSolution
+greedySolution(const ShardingProblem &problem,
+               const std::vector<unsigned> &greedy,
+               std::chrono::steady_clock::time_point began) {
+  ShardingSolution solution;
+  solution.status = ShardingSolution::Status::TimeLimit;
+  solution.choice = greedy;
+  solution.cost = evaluate(problem, solution.choice);
+  solution.bound = 0;
+  solution.seconds = secondsSince(began);
+  return solution;
+}
+
+/// A binary per node and strategy, one of which is chosen.
+static void addNodeChoices(const ShardingProblem &problem,
+                           const CostScale &scale, IntegerProgram &program) {
+  for (const ShardingProblem::Node &node : problem.nodes) {
+    program.nodeFirst.push_back(int(program.objective.size()));
+    int row = program.addRow(1, 1);
+    for (double c : node.cost)
+      program.entries.push_back(
+          {row, program.addColumn(scale.scaled(c), true), 1.0});
+  }
+}
+
+/// A variable per edge and pair of strategies, tied to the nodes' choices
+/// by its marginals: row i sums to s[from][i], column j to s[to][j].
+static void addEdgePairs(const ShardingProblem &problem, const CostScale &scale,
+                         IntegerProgram &program) {
+  for (const ShardingProblem::Edge &e : problem.edges) {
+    size_t a = problem.strategies(e.from), b = problem.strategies(e.to);
+    int base = int(program.objective.size());
+    program.edgeFirst.push_back(base);
+    for (double c : e.cost)
+      program.addColumn(scale.scaled(c), false);
+    for (size_t i = 0; i < a; ++i) {
+      int row = program.addRow(0, 0);
+      for (size_t j = 0; j < b; ++j)
+        program.entries.push_back({row, base + int(i * b + j), 1.0});
+      program.entries.push_back(
+          {row, program.nodeFirst[e.from] + int(i), -1.0});
+    }
+    for (size_t j = 0; j < b; ++j) {
+      int row = program.addRow(0, 0);
+      for (size_t i = 0; i < a; ++i)
+        program.entries.push_back({row, base + int(i * b + j), 1.0});
+      program.entries.push_back({row, program.nodeFirst[e.to] + int(j), -1.0});
+    }
+  }
+}
+
+/// A row per live set: the bytes its choices decide stay within the budget
+/// less its fixed bytes.
+static void addMemoryRows(const ShardingProblem &problem,
+                          IntegerProgram &program) {
+  if (!std::isfinite(problem.memoryBudget))
+    return;
+  for (const ShardingProblem::LiveSet &live : problem.liveSets) {
+    // A node's values and terms add up in its columns' coefficients; a
+    // copy between an edge's ends is the edge's pair column.
+    std::map<int, double> bytes;
+    for (unsigned v : live.values) {
+      const ShardingProblem::Value &value = problem.values[v];
+      for (size_t i = 0; i < value.bytes.size(); ++i)
+        bytes[program.nodeFirst[value.node] + int(i)] += value.bytes[i];
+    }
+    for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
+      for (size_t i = 0; i < term.bytes.size(); ++i)
+        bytes[program.nodeFirst[term.node] + int(i)] += term.bytes[i];
+    for (const ShardingProblem::EdgeTerm &term : live.edgeTerms)
+      for (size_t i = 0; i < term.bytes.size(); ++i)
+        bytes[program.edgeFirst[term.edge] + int(i)] += term.bytes[i];
+    int row = program.addRow(-std::numeric_limits<double>::max(),
+                             problem.memoryBudget - live.fixedBytes);
+    for (auto [col, coef] : bytes)
+      if (coef != 0)
+        program.entries.push_back({row, col, coef});
+  }
+}
+
+/// Loads `program` into `m`, column-major as CBC takes it.
+static void loadProgram(Cbc_Model *m, const IntegerProgram &program) {
+  int columns = int(program.objective.size());
+  std::vector<CoinBigIndex> starts(columns + 1, 0);
+  for (const IntegerProgram::Entry &entry : program.entries)
+    ++starts[entry.col + 1];
+  for (int c = 0; c < columns; ++c)
+    starts[c + 1] += starts[c];
+  std::vector<int> rows(program.entries.size());
+  std::vector<double> coefs(program.entries.size());
+  std::vector<CoinBigIndex> next(starts.begin(), starts.end() - 1);
+  for (const IntegerProgram::Entry &entry : program.entries) {
+    CoinBigIndex at = next[entry.col]++;
+    rows[at] = entry.row;
+    coefs[at] = entry.coef;
+  }
+  std::vector<double> lower(columns, 0);
+  Cbc_loadProblem(m, columns, int(program.rowLower.size()), starts.data(),
+                  rows.data(), coefs.data(), lower.data(), program.upper.data(),
+                  program.objective.data(), program.rowLower.data(),
+                  program.rowUpper.data());
+  for (int c = 0; c < columns; ++c)
+    if (program.integer[c])
+      Cbc_setInteger(m, c);
+}
+
+/// Sets CBC's limits: quiet, exact, and stopping at `deadline`.
+static void setLimits(Cbc_Model *m,
+                      std::chrono::steady_clock::time_point deadline) {
+  Cbc_setLogLevel(m, 0);
+  // The limit is wall-clock time, as the caller's (CBC counts CPU time by
+  // default, which on a loaded machine runs far past it).
+  Cbc_setParameter(m, "timeMode", "elapsed");
+  Cbc_setMaximumSeconds(
+      m, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now())
+             .count());
+  Cbc_setAllowableFractionGap(m, 0);
+  Cbc_setAllowableGap(m, 1e-7);
+}
+
+/// Starts CBC's search from `start`, a choice per node.
+static void startFrom(Cbc_Model *m, const IntegerProgram &program,
+                      const std::vector<unsigned> &start) {
+  std::vector<int> cols;
+  std::vector<double> ones;
+  for (auto [v, first] : llvm::enumerate(program.nodeFirst)) {
+    cols.push_back(first + int(start[v]));
+    ones.push_back(1);
+  }
+  Cbc_setMIPStartI(m, int(cols.size()), cols.data(), ones.data());
+}
+
+/// The choice CBC found: per node, its strategy of the largest value.
+static std::vector<unsigned> cbcChoice(const ShardingProblem &problem,
+                                       const IntegerProgram &program,
+                                       const double *values) {
+  std::vector<unsigned> choice(problem.nodes.size());
+  for (size_t v = 0; v < problem.nodes.size(); ++v) {
+    const double *s = values + program.nodeFirst[v];
+    choice[v] = unsigned(std::max_element(s, s + problem.strategies(v)) - s);
+  }
+  return choice;
+}
+
+llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
+                                              double timeLimitSeconds) {
+  assert(isWellFormed(problem) && "a consistent problem");
+  auto began = std::chrono::steady_clock::now();
+  if (problem.nodes.empty()) {
+    if (peakMemory(problem, {}) > problem.memoryBudget)
+      return noFit(problem);
+    return ShardingSolution();
+  }
+  llvm::Expected<CostScale> scale = costScale(problem);
+  if (!scale)
+    return scale.takeError();
   auto deadline = deadlineAfter(began, timeLimitSeconds);
   std::optional<std::vector<unsigned>> start = greedyChoice(problem, deadline);
   if (std::chrono::steady_clock::now() >= deadline) {
@@ -289,146 +541,28 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
           llvm::inconvertibleErrorCode(),
           "the time limit passed before the solver ran, and the greedy "
           "choice does not fit the memory budget");
-    solution.status = ShardingSolution::Status::TimeLimit;
-    solution.choice = *start;
-    solution.cost = evaluate(problem, solution.choice);
-    solution.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
-            .count();
-    return solution;
+    return greedySolution(problem, *start, began);
   }
 
-  // The program is assembled here and loaded at once (adding columns one
-  // by one is quadratic in CBC).
-  std::vector<double> objective, upper;
-  std::vector<char> integer;
-  std::vector<double> rowLower, rowUpper;
-  struct Entry {
-    int row, col;
-    double coef;
-  };
-  std::vector<Entry> entries;
-  auto addColumn = [&](double cost, bool isInteger) {
-    objective.push_back(scaled(cost));
-    upper.push_back(1);
-    integer.push_back(isInteger);
-    return int(objective.size()) - 1;
-  };
-  auto addRow = [&](double lower, double upperBound) {
-    rowLower.push_back(lower);
-    rowUpper.push_back(upperBound);
-    return int(rowLower.size()) - 1;
-  };
-  std::vector<int> first(problem.nodes.size());
-  for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    first[v] = int(objective.size());
-    int row = addRow(1, 1);
-    for (double c : problem.nodes[v].cost)
-      entries.push_back({row, addColumn(c, true), 1.0});
-  }
-  std::vector<int> edgeFirst;
-  for (const ShardingProblem::Edge &e : problem.edges) {
-    size_t a = problem.strategies(e.from), b = problem.strategies(e.to);
-    int base = int(objective.size());
-    edgeFirst.push_back(base);
-    for (double c : e.cost)
-      addColumn(c, false);
-    // Marginals: row i sums to s[from][i], column j to s[to][j].
-    for (size_t i = 0; i < a; ++i) {
-      int row = addRow(0, 0);
-      for (size_t j = 0; j < b; ++j)
-        entries.push_back({row, base + int(i * b + j), 1.0});
-      entries.push_back({row, first[e.from] + int(i), -1.0});
-    }
-    for (size_t j = 0; j < b; ++j) {
-      int row = addRow(0, 0);
-      for (size_t i = 0; i < a; ++i)
-        entries.push_back({row, base + int(i * b + j), 1.0});
-      entries.push_back({row, first[e.to] + int(j), -1.0});
-    }
-  }
-  if (std::isfinite(problem.memoryBudget))
-    for (const ShardingProblem::LiveSet &live : problem.liveSets) {
-      // A node's values and terms add up in its columns' coefficients; a
-      // copy between an edge's ends is the edge's pair column.
-      std::map<int, double> bytes;
-      for (unsigned v : live.values) {
-        const ShardingProblem::Value &value = problem.values[v];
-        for (size_t i = 0; i < value.bytes.size(); ++i)
-          bytes[first[value.node] + int(i)] += value.bytes[i];
-      }
-      for (const ShardingProblem::NodeTerm &term : live.nodeTerms)
-        for (size_t i = 0; i < term.bytes.size(); ++i)
-          bytes[first[term.node] + int(i)] += term.bytes[i];
-      for (const ShardingProblem::EdgeTerm &term : live.edgeTerms)
-        for (size_t i = 0; i < term.bytes.size(); ++i)
-          bytes[edgeFirst[term.edge] + int(i)] += term.bytes[i];
-      int row = addRow(-std::numeric_limits<double>::max(),
-                       problem.memoryBudget - live.fixedBytes);
-      for (auto [col, coef] : bytes)
-        if (coef != 0)
-          entries.push_back({row, col, coef});
-    }
-  // Column-major, as CBC loads it.
-  int columns = int(objective.size());
-  std::vector<CoinBigIndex> starts(columns + 1, 0);
-  for (const Entry &entry : entries)
-    ++starts[entry.col + 1];
-  for (int c = 0; c < columns; ++c)
-    starts[c + 1] += starts[c];
-  std::vector<int> rows(entries.size());
-  std::vector<double> coefs(entries.size());
-  std::vector<CoinBigIndex> next(starts.begin(), starts.end() - 1);
-  for (const Entry &entry : entries) {
-    CoinBigIndex at = next[entry.col]++;
-    rows[at] = entry.row;
-    coefs[at] = entry.coef;
-  }
-  std::vector<double> lower(columns, 0);
-
+  IntegerProgram program;
+  addNodeChoices(problem, *scale, program);
+  addEdgePairs(problem, *scale, program);
+  addMemoryRows(problem, program);
   std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
                                                           Cbc_deleteModel);
   Cbc_Model *m = model.get();
-  Cbc_setLogLevel(m, 0);
-  // The limit is wall-clock time, as the caller's (CBC counts CPU time by
-  // default, which on a loaded machine runs far past it).
-  Cbc_setParameter(m, "timeMode", "elapsed");
-  Cbc_setMaximumSeconds(
-      m, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now())
-             .count());
-  Cbc_setAllowableFractionGap(m, 0);
-  Cbc_setAllowableGap(m, 1e-7);
-  Cbc_loadProblem(m, columns, int(rowLower.size()), starts.data(), rows.data(),
-                  coefs.data(), lower.data(), upper.data(), objective.data(),
-                  rowLower.data(), rowUpper.data());
-  for (int c = 0; c < columns; ++c)
-    if (integer[c])
-      Cbc_setInteger(m, c);
-  if (start) {
-    std::vector<int> cols;
-    std::vector<double> ones;
-    for (size_t v = 0; v < problem.nodes.size(); ++v) {
-      cols.push_back(first[v] + int((*start)[v]));
-      ones.push_back(1);
-    }
-    Cbc_setMIPStartI(m, int(cols.size()), cols.data(), ones.data());
-  }
-
+  setLimits(m, deadline);
+  loadProgram(m, program);
+  if (start)
+    startFrom(m, program, *start);
   Cbc_solve(m);
+
   const double *values = Cbc_getColSolution(m);
   bool found = values && Cbc_numberSavedSolutions(m) > 0;
-  if (!found && start) {
-    // Out of time before CBC found a choice (its status may then read
-    // infeasible, which the greedy choice disproves): that one stands.
-    solution.status = ShardingSolution::Status::TimeLimit;
-    solution.choice = *start;
-    solution.cost = evaluate(problem, solution.choice);
-    solution.bound = 0;
-    solution.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
-            .count();
-    return solution;
-  }
+  // Out of time before CBC found a choice (its status may then read
+  // infeasible, which the greedy choice disproves): that one stands.
+  if (!found && start)
+    return greedySolution(problem, *start, began);
   if (Cbc_isProvenInfeasible(m) || !found) {
     if (Cbc_isSecondsLimitReached(m))
       return llvm::createStringError(
@@ -438,24 +572,16 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
               std::to_string(timeLimitSeconds) + " s");
     return noFit(problem);
   }
+  ShardingSolution solution;
   solution.status = Cbc_isProvenOptimal(m)
                         ? ShardingSolution::Status::Optimal
                         : ShardingSolution::Status::TimeLimit;
-  solution.choice.resize(problem.nodes.size());
-  for (size_t v = 0; v < problem.nodes.size(); ++v) {
-    const double *s = values + first[v];
-    solution.choice[v] =
-        unsigned(std::max_element(s, s + problem.strategies(v)) - s);
-  }
+  solution.choice = cbcChoice(problem, program, values);
   solution.cost = evaluate(problem, solution.choice);
   solution.bound = solution.status == ShardingSolution::Status::Optimal
                        ? solution.cost
-                       : (std::isfinite(scale)
-                              ? Cbc_getBestPossibleObjValue(m) / scale
-                              : Cbc_getBestPossibleObjValue(m) / 1e6 * largest);
-  solution.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began)
-          .count();
+                       : scale->unscaled(Cbc_getBestPossibleObjValue(m));
+  solution.seconds = secondsSince(began);
   return solution;
 }
 

@@ -52,6 +52,9 @@ static bool onlyYieldsReadsOf(linalg::LinalgOp op, Value table) {
     const ::spmd::DeviceMesh &mesh, ArrayRef<AxisList> loopAxes,
     ArrayRef<int64_t> loopSizes, AxisList *pendingAxes) {
   auto type = llvm::cast<RankedTensorType>(table.getType());
+  assert(current.dims.size() == size_t(type.getRank()) &&
+         loopAxes.size() == loopSizes.size() &&
+         "a layout of the table's rank, axes per loop");
   // Axes that split the op's loops: a pending sum over one of them would
   // add up different devices' outputs.
   AxisList loopUsed;

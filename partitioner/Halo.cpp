@@ -48,6 +48,8 @@ Value mlir::spmd::emitHaloWindow(OpBuilder &b, Location loc, Value local,
                                  const WindowedDim &dim, const HaloShape &shape,
                                  const MeshInfo &mesh,
                                  ArrayRef<::spmd::AxisIndex> axes) {
+  assert(shape.left <= shape.localIn && shape.right <= shape.localIn &&
+         "halos within the neighbours' shards (haloShape)");
   int64_t n = mesh.mesh.groupSize(axes);
   SmallVector<StringRef> names;
   for (::spmd::AxisIndex axis : axes)

@@ -102,6 +102,14 @@ public:
     return haloShape(window, rule.factorSizes[window.factor], inputSize,
                      mesh.mesh.groupSize(split[window.factor]));
   }
+  /// The halo of `window` under a chosen split: choose costed it, so it
+  /// exists.
+  HaloShape chosenHalo(const WindowedDim &window, int64_t inputSize,
+                       const std::vector<AxisList> &split) const {
+    std::optional<HaloShape> shape = halo(window, inputSize, split);
+    assert(shape && "a chosen split has the halos it was costed with");
+    return *shape;
+  }
 
   /// Whether factor `f` may be split at all.
   bool splittable(unsigned f) const;
@@ -492,7 +500,7 @@ static Value emitReadThrough(OpBuilder &b, Location loc, Value local,
     if (!axes.empty())
       local = emitHaloWindow(
           b, loc, local, window,
-          *choice.halo(window, through.type.getDimSize(window.dim), split),
+          choice.chosenHalo(window, through.type.getDimSize(window.dim), split),
           mesh, axes);
   }
   for (const WindowedDim &shift : through.shifts)
@@ -580,7 +588,10 @@ static RuleDecision decide(Operation *op, RuleChoice &choice,
   for (auto [t, tensor] : llvm::enumerate(tensors)) {
     if (!tensor.type)
       continue;
-    decision.layouts[t] = *choice.layout(t, *decision.split);
+    std::optional<ShardState> layout = choice.layout(t, *decision.split);
+    assert(layout && layout->dims.size() == size_t(tensor.type.getRank()) &&
+           "a chosen split lays out every tensor at its rank");
+    decision.layouts[t] = std::move(*layout);
     decision.localTypes[t] = localType(tensor.type, mesh, decision.layouts[t]);
     if (t < numOperands && choice.readsThrough(t, *decision.split))
       decision.readsThrough.set(t);
@@ -588,23 +599,20 @@ static RuleDecision decide(Operation *op, RuleChoice &choice,
   return decision;
 }
 
-LogicalResult Partitioner::partitionByRule(Operation *op) {
-  std::optional<OpShardingRule> rule = getShardingRule(op);
-  if (!rule)
-    return partitionReplicated(op);
-  if (failed(verifyShardingRule(op, *rule)))
-    return failure();
-
-  // The op's mesh: its results' (from propagation), else its operands'.
+/// The tensors of `op`'s rule (operands, then results) with their layouts,
+/// and the op's mesh: its results' (from propagation), else its operands';
+/// null when none of its tensors has one.
+static FailureOr<const MeshInfo *>
+collectRuleTensors(Partitioner &p, Operation *op,
+                   SmallVectorImpl<RuleTensor> &tensors) {
   const MeshInfo *mesh = nullptr;
-  SmallVector<RuleTensor, 4> tensors;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
     RuleTensor tensor{operand.get(), type, false};
     if (type) {
-      const LocalValue &local = lookup(operand.get());
+      const LocalValue &local = p.lookup(operand.get());
       tensor.current = local.state;
-      tensor.remade = isRematerializable(operand.get());
+      tensor.remade = p.isRematerializable(operand.get());
       mesh = mesh ? mesh : local.mesh;
     }
     tensors.push_back(std::move(tensor));
@@ -613,7 +621,7 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
     RuleTensor tensor{result, type, true};
     if (type) {
-      FailureOr<Layout> layout = annotatedLayout(result);
+      FailureOr<Layout> layout = p.annotatedLayout(result);
       if (failed(layout))
         return failure();
       tensor.annotated = layout->second;
@@ -621,17 +629,350 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     }
     tensors.push_back(std::move(tensor));
   }
-  if (!mesh)
-    return partitionReplicated(op);
   for (const RuleTensor &tensor : tensors)
-    if (tensor.type && !tensor.isResult && lookup(tensor.global).mesh != mesh)
+    if (mesh && tensor.type && !tensor.isResult &&
+        p.lookup(tensor.global).mesh != mesh)
       return op->emitError("operands on different meshes cannot be partitioned "
                            "together");
+  return mesh;
+}
 
+/// Appends the split written on an op (`only`) to its choice's key.
+static void appendWrittenSplit(const std::vector<AxisList> &only,
+                               std::vector<int64_t> &key) {
+  key.push_back(-2);
+  for (const AxisList &axes : only) {
+    llvm::append_range(key, axes);
+    key.push_back(-1);
+  }
+}
+
+/// Traces the split decided for `op` (-debug-only=spmd-partition).
+[[maybe_unused]] static void
+traceSplit(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
+           const RuleChoice &choice,
+           const std::optional<std::vector<AxisList>> &split, bool reused) {
+  llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
+  printFileLineCol(llvm::dbgs(), op->getLoc());
+  llvm::dbgs() << ": ";
+  if (!split) {
+    llvm::dbgs() << "no valid split of " << choice.numCandidates()
+                 << ": computed whole\n";
+    return;
+  }
+  llvm::dbgs() << "split";
+  for (unsigned f = 0; f < rule.numFactors(); ++f) {
+    llvm::dbgs() << " " << ::spmd::ShardingRule::factorName(f) << "=[";
+    llvm::interleaveComma((*split)[f], llvm::dbgs(), [&](auto a) {
+      llvm::dbgs() << mesh.mesh.axisName(a);
+    });
+    llvm::dbgs() << "]";
+  }
+  if (reused)
+    llvm::dbgs() << ", as for the same op and layouts before\n";
+  else
+    llvm::dbgs() << ", the cheapest of " << choice.numCandidates() << " (cost "
+                 << llvm::format("%.1f", choice.chosenCost()) << " bytes)\n";
+}
+
+namespace {
+/// The local form of an op under its RuleDecision: operands brought to the
+/// decided layouts (or read through their producers), halos read, padded
+/// iterations kept from adding, inits of partial results reset, and the op
+/// rebuilt on them.
+class RuleRewrite {
+public:
+  RuleRewrite(Partitioner &p, Operation *op, const OpShardingRule &rule,
+              const MeshInfo &mesh, ArrayRef<RuleTensor> tensors,
+              const RuleDecision &decision, const RuleChoice &choice,
+              std::optional<Reduction> combiner)
+      : p(p), b(p.builder()), op(op), loc(op->getLoc()), rule(rule), mesh(mesh),
+        tensors(tensors), decision(decision), split(*decision.split),
+        choice(choice), combiner(combiner), readThrough(op->getNumOperands()),
+        offsets(rule.numFactors()) {
+    assert(tensors.size() == rule.numTensors() &&
+           decision.layouts.size() == tensors.size() &&
+           split.size() == rule.numFactors() &&
+           "a decision lays out every tensor and splits every factor");
+  }
+
+  LogicalResult run();
+
+private:
+  LogicalResult bringOperands();
+  void readHalos();
+  void boundPaddedIterations();
+  LogicalResult maskPaddedOperand(unsigned t);
+  AxisList partialAxes() const;
+  void resetPartialInits();
+  LogicalResult rebuild();
+  void localResults(const std::optional<CapturedReads> &reads,
+                    SmallVectorImpl<Type> &types,
+                    std::vector<ShardState> &layouts) const;
+  LogicalResult mapByValue(const std::optional<CapturedReads> &reads,
+                           IRMapping &mapping);
+  Value loopOffset(unsigned f);
+  void setResults(Operation *local, ArrayRef<ShardState> layouts);
+
+  Partitioner &p;
+  OpBuilder &b;
+  Operation *op;
+  Location loc;
+  const OpShardingRule &rule;
+  const MeshInfo &mesh;
+  ArrayRef<RuleTensor> tensors;
+  const RuleDecision &decision;
+  const std::vector<AxisList> &split;
+  const RuleChoice &choice;
+  std::optional<Reduction> combiner;
+
+  /// The local operands, by position.
+  SmallVector<Value> operands;
+  /// Operands made from their producers' operands.
+  llvm::SmallBitVector readThrough;
+  /// Split reduction factors with padded shards.
+  SmallVector<unsigned> paddedFactors;
+  /// Per padded factor, this device's count of real iterations, for the
+  /// local op to skip the rest (cleared when the op masks them instead).
+  SmallVector<std::pair<unsigned, Value>> skipped;
+  /// Per factor, this device's offset along it, made once when asked.
+  SmallVector<Value> offsets;
+};
+} // namespace
+
+LogicalResult RuleRewrite::run() {
+  if (failed(bringOperands()))
+    return failure();
+  readHalos();
+  boundPaddedIterations();
+  // Padded iterations must add nothing: their inputs are masked with the
+  // identity where the op allows, else the local op skips them.
+  std::optional<SmallVector<unsigned>> masked;
+  if (!skipped.empty())
+    if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
+      masked = sharding.getIdentityPaddedOperands(paddedFactors);
+  if (masked) {
+    for (unsigned t : *masked)
+      if (failed(maskPaddedOperand(t)))
+        return failure();
+    skipped.clear();
+  }
+  resetPartialInits();
+  return rebuild();
+}
+
+/// Operands in the chosen layouts (or made from their producers' operands).
+LogicalResult RuleRewrite::bringOperands() {
+  for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
+    if (!tensors[t].type) {
+      operands.push_back(p.current(operand));
+      continue;
+    }
+    const ShardState &state = decision.layouts[t];
+    if (decision.readsThrough.test(t)) {
+      const ReadThrough &through = *tensors[t].through;
+      FailureOr<Value> source = p.get(op, through.source, state);
+      if (failed(source))
+        return failure();
+      operands.push_back(emitReadThrough(b, loc, *source, through,
+                                         tensors[t].type, state, choice, split,
+                                         mesh));
+      readThrough.set(t);
+      continue;
+    }
+    FailureOr<Value> local = p.get(op, operand, state);
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+  return success();
+}
+
+/// Windows over split dimensions read their halos.
+void RuleRewrite::readHalos() {
+  for (const WindowedDim &window : choice.windowed()) {
+    const AxisList &axes = split[window.factor];
+    if (axes.empty() || readThrough.test(window.operand))
+      continue;
+    RankedTensorType type = tensors[window.operand].type;
+    operands[window.operand] = emitHaloWindow(
+        b, loc, operands[window.operand], window,
+        choice.chosenHalo(window, type.getDimSize(window.dim), split), mesh,
+        axes);
+  }
+}
+
+/// Finds the split reduction factors with uneven shards, and the count of
+/// real iterations of each on this device.
+void RuleRewrite::boundPaddedIterations() {
+  for (unsigned f = 0; f < rule.numFactors(); ++f) {
+    const AxisList &axes = split[f];
+    if (rule.factorKinds[f] != FactorKind::Reduction || axes.empty())
+      continue;
+    int64_t n = mesh.mesh.groupSize(axes);
+    if (rule.factorSizes[f] % n == 0)
+      continue;
+    paddedFactors.push_back(f);
+    skipped.push_back(
+        {f, validCount(b, loc, mesh, axes, rule.factorSizes[f],
+                       llvm::divideCeil(rule.factorSizes[f], n))});
+  }
+}
+
+/// Masks operand `t` with the combiner's identity past each padded
+/// factor's real iterations, as the op's sharding model asks.
+LogicalResult RuleRewrite::maskPaddedOperand(unsigned t) {
+  for (auto [f, bound] : skipped) {
+    bool operand = t < op->getNumOperands() && tensors[t].type;
+    auto dims = operand ? ArrayRef(rule.tensors[t]) : ArrayRef<DimFactors>();
+    auto dim = llvm::find_if(dims, [&, f = f](const auto &factors) {
+      return factors.size() == 1 && factors[0] == f;
+    });
+    if (dim == dims.end())
+      return op->emitError()
+             << "the sharding model of '" << op->getName() << "' pads operand "
+             << t << " with the identity, which has no dimension of factor "
+             << ::spmd::ShardingRule::factorName(f);
+    operands[t] =
+        maskOutside(b, loc, operands[t], dim - dims.begin(),
+                    arith::ConstantIndexOp::create(b, loc, 0), bound,
+                    identityOf(b, *combiner, tensors[t].type.getElementType()));
+  }
+  return success();
+}
+
+/// The axes the split reduction factors leave the results pending over.
+AxisList RuleRewrite::partialAxes() const {
+  AxisList axes;
+  for (unsigned f = 0; f < rule.numFactors(); ++f)
+    if (rule.factorKinds[f] == FactorKind::Reduction)
+      axes.append(split[f].begin(), split[f].end());
+  return axes;
+}
+
+/// Devices other than the first of their partial group start the op's
+/// inits from the identity, unless every device may start from the init.
+void RuleRewrite::resetPartialInits() {
+  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(op);
+  AxisList partial = partialAxes();
+  if (partial.empty() || !dps)
+    return;
+  for (OpOperand &init : dps.getDpsInitsMutable()) {
+    unsigned t = init.getOperandNumber();
+    Type element = tensors[t].type.getElementType();
+    if (everyDeviceMayAdd(init.get(), *combiner))
+      continue;
+    TypedAttr identity = identityOf(b, *combiner, element);
+    operands[t] = keepOnOne(b, loc, operands[t], mesh, partial, identity);
+  }
+}
+
+/// The local op built on the operands, its results recorded.
+LogicalResult RuleRewrite::rebuild() {
+  // Tables a linalg body reads (embedding lookups) are partitioned with it.
+  std::optional<CapturedReads> reads;
+  if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
+    FailureOr<CapturedReads> planned =
+        planCapturedReads(linalgOp, p, mesh, split, rule.factorSizes);
+    if (failed(planned))
+      return failure();
+    reads = std::move(*planned);
+  }
+  SmallVector<Type> resultTypes;
+  std::vector<ShardState> produced;
+  localResults(reads, resultTypes, produced);
+  IRMapping mapping;
+  if (failed(mapByValue(reads, mapping)))
+    return failure();
+  // Named: LocalRebuild keeps only a reference to it.
+  auto offsetOf = [&](unsigned f) { return loopOffset(f); };
+  LocalRebuild rebuild(op, b, operands, mapping, resultTypes, &rule, split,
+                       skipped, offsetOf);
+  Operation *local = p.buildLocal(rebuild);
+  if (!local)
+    return failure();
+  assert(local->getNumResults() == op->getNumResults() &&
+         "the local op has a result per global result");
+  if (reads)
+    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads, mesh);
+  setResults(local, produced);
+  return success();
+}
+
+/// The local type and layout of each result: the decided ones, pending
+/// sums over the captured reads' axes too.
+void RuleRewrite::localResults(const std::optional<CapturedReads> &reads,
+                               SmallVectorImpl<Type> &types,
+                               std::vector<ShardState> &layouts) const {
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    unsigned t = op->getNumOperands() + i;
+    if (!tensors[t].type) {
+      types.push_back(result.getType());
+      layouts.emplace_back();
+      continue;
+    }
+    layouts.push_back(decision.layouts[t]);
+    if (!reads || reads->pendingAxes.empty()) {
+      types.push_back(decision.localTypes[t]);
+      continue;
+    }
+    layouts.back().partial.append(reads->pendingAxes);
+    layouts.back().reduction = Reduction::Sum;
+    types.push_back(localType(tensors[t].type, mesh, layouts.back()));
+  }
+}
+
+/// Tensor operands go by position; scalars, and what the regions read
+/// (tables for the captured reads, whole tensors otherwise), by value.
+LogicalResult RuleRewrite::mapByValue(const std::optional<CapturedReads> &reads,
+                                      IRMapping &mapping) {
+  for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
+    if (!llvm::isa<TensorType>(global.getType()))
+      mapping.map(global, local);
+  if (reads)
+    for (const CapturedReads::Table &table : reads->tables)
+      mapping.map(table.global, table.local);
+  return p.mapCaptured(op, mapping);
+}
+
+/// Loop positions in the local op are global: this device's offset along
+/// split factor `f`, made once; null for a factor not split.
+Value RuleRewrite::loopOffset(unsigned f) {
+  if (f >= offsets.size() || split[f].empty())
+    return {};
+  if (!offsets[f])
+    offsets[f] = shardOffset(
+        b, loc, mesh, split[f],
+        llvm::divideCeil(rule.factorSizes[f], mesh.mesh.groupSize(split[f])));
+  return offsets[f];
+}
+
+void RuleRewrite::setResults(Operation *local, ArrayRef<ShardState> layouts) {
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    if (tensors[op->getNumOperands() + i].type)
+      p.set(result, {local->getResult(i), &mesh, layouts[i]});
+    else
+      p.mapScalar(result, local->getResult(i));
+  }
+}
+
+LogicalResult Partitioner::partitionByRule(Operation *op) {
+  std::optional<OpShardingRule> rule = getShardingRule(op);
+  if (!rule)
+    return partitionReplicated(op);
+  if (failed(verifyShardingRule(op, *rule)))
+    return failure();
+  SmallVector<RuleTensor, 4> tensors;
+  FailureOr<const MeshInfo *> found = collectRuleTensors(*this, op, tensors);
+  if (failed(found))
+    return failure();
+  if (!*found)
+    return partitionReplicated(op);
+  const MeshInfo &mesh = **found;
   for (auto [t, tensor] : llvm::enumerate(tensors))
     if (tensor.type && !tensor.isResult)
       tensor.through =
-          producerRead(*this, op, tensor.global, t, rule->windows, mesh);
+          producerRead(*this, op, tensor.global, t, rule->windows, &mesh);
 
   // Only split reduction factors leave results pending a reduction.
   std::optional<Reduction> combiner;
@@ -639,226 +980,30 @@ LogicalResult Partitioner::partitionByRule(Operation *op) {
     combiner = getSplitReductionKind(op);
   // A plan's split (spmd-auto-shard's) is the one it was costed with.
   FailureOr<std::optional<std::vector<AxisList>>> written =
-      readFactorSplit(op, mesh->mesh, rule->numFactors());
+      readFactorSplit(op, mesh.mesh, rule->numFactors());
   if (failed(written))
     return failure();
-  RuleChoice choice(op, *rule, *mesh, tensors, combiner, planCache);
-  // A decision that did not ask the op holds for every op with the same key.
-  choiceKey(op, *rule, *mesh, tensors, combiner, choiceScratch);
   const std::vector<AxisList> *only = *written ? &**written : nullptr;
-  if (only) {
-    choiceScratch.push_back(-2);
-    for (const AxisList &axes : *only) {
-      llvm::append_range(choiceScratch, axes);
-      choiceScratch.push_back(-1);
-    }
-  }
+  RuleChoice choice(op, *rule, mesh, tensors, combiner, planCache);
+  // A decision that did not ask the op holds for every op with the same key.
+  choiceKey(op, *rule, mesh, tensors, combiner, choiceScratch);
+  if (only)
+    appendWrittenSplit(*only, choiceScratch);
   auto remembered = ruleDecisions.find(choiceScratch);
   bool reused = remembered != ruleDecisions.end();
   RuleDecision fresh;
   if (!reused)
-    fresh = decide(op, choice, only, tensors, *mesh);
+    fresh = decide(op, choice, only, tensors, mesh);
   const RuleDecision &decision =
       reused ? remembered->second
       : choice.askedTheOp()
           ? fresh
           : ruleDecisions.try_emplace(choiceScratch, std::move(fresh))
                 .first->second;
-  const std::optional<std::vector<AxisList>> &split = decision.split;
-  LLVM_DEBUG({
-    llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
-    printFileLineCol(llvm::dbgs(), op->getLoc());
-    llvm::dbgs() << ": ";
-    if (!split) {
-      llvm::dbgs() << "no valid split of " << choice.numCandidates()
-                   << ": computed whole\n";
-    } else {
-      llvm::dbgs() << "split";
-      for (unsigned f = 0; f < rule->numFactors(); ++f) {
-        llvm::dbgs() << " " << ::spmd::ShardingRule::factorName(f) << "=[";
-        llvm::interleaveComma((*split)[f], llvm::dbgs(), [&](auto a) {
-          llvm::dbgs() << mesh->mesh.axisName(a);
-        });
-        llvm::dbgs() << "]";
-      }
-      if (reused)
-        llvm::dbgs() << ", as for the same op and layouts before\n";
-      else
-        llvm::dbgs() << ", the cheapest of " << choice.numCandidates()
-                     << " (cost " << llvm::format("%.1f", choice.chosenCost())
-                     << " bytes)\n";
-    }
-  });
-  if (!split)
+  LLVM_DEBUG(traceSplit(op, *rule, mesh, choice, decision.split, reused));
+  if (!decision.split)
     return partitionReplicated(op);
-
-  // Operands in the chosen layouts (or made from their producers' operands).
-  Location loc = op->getLoc();
-  SmallVector<Value> operands;
-  llvm::SmallBitVector readThrough(op->getNumOperands());
-  for (auto [t, operand] : llvm::enumerate(op->getOperands())) {
-    if (!tensors[t].type) {
-      operands.push_back(current(operand));
-      continue;
-    }
-    const ShardState &state = decision.layouts[t];
-    if (decision.readsThrough.test(t)) {
-      const ReadThrough &through = *tensors[t].through;
-      FailureOr<Value> source = get(op, through.source, state);
-      if (failed(source))
-        return failure();
-      operands.push_back(emitReadThrough(b, loc, *source, through,
-                                         tensors[t].type, state, choice, *split,
-                                         *mesh));
-      readThrough.set(t);
-      continue;
-    }
-    FailureOr<Value> local = get(op, operand, state);
-    if (failed(local))
-      return failure();
-    operands.push_back(*local);
-  }
-
-  // Windows over split dimensions read their halos.
-  for (const WindowedDim &window : choice.windowed()) {
-    const AxisList &axes = (*split)[window.factor];
-    if (axes.empty() || readThrough.test(window.operand))
-      continue;
-    operands[window.operand] = emitHaloWindow(
-        b, loc, operands[window.operand], window,
-        *choice.halo(window,
-                     tensors[window.operand].type.getDimSize(window.dim),
-                     *split),
-        *mesh, axes);
-  }
-
-  // Padded iterations of split reduction factors (uneven shards) must add
-  // nothing: their inputs are masked with the identity where the op allows,
-  // else the local op skips them.
-  AxisList partialAxes;
-  SmallVector<unsigned> paddedFactors;
-  SmallVector<std::pair<unsigned, Value>> skipped;
-  for (unsigned f = 0; f < rule->numFactors(); ++f) {
-    const AxisList &axes = (*split)[f];
-    if (rule->factorKinds[f] != FactorKind::Reduction || axes.empty())
-      continue;
-    partialAxes.append(axes.begin(), axes.end());
-    int64_t n = mesh->mesh.groupSize(axes);
-    if (rule->factorSizes[f] % n == 0)
-      continue;
-    paddedFactors.push_back(f);
-    skipped.push_back({f, validCount(b, loc, *mesh, axes, rule->factorSizes[f],
-                                     llvm::divideCeil(rule->factorSizes[f], n))});
-  }
-  std::optional<SmallVector<unsigned>> masked;
-  if (!skipped.empty())
-    if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
-      masked = sharding.getIdentityPaddedOperands(paddedFactors);
-  for (unsigned t : masked ? *masked : SmallVector<unsigned>()) {
-    for (auto [f, bound] : skipped) {
-      bool operand = t < op->getNumOperands() && tensors[t].type;
-      auto dims = operand ? ArrayRef(rule->tensors[t]) : ArrayRef<DimFactors>();
-      auto dim = llvm::find_if(dims, [&](const auto &factors) {
-        return factors.size() == 1 && factors[0] == f;
-      });
-      if (dim == dims.end())
-        return op->emitError()
-               << "the sharding model of '" << op->getName()
-               << "' pads operand " << t
-               << " with the identity, which has no dimension of factor "
-               << ::spmd::ShardingRule::factorName(f);
-      operands[t] = maskOutside(
-          b, loc, operands[t], dim - dims.begin(),
-          arith::ConstantIndexOp::create(b, loc, 0), bound,
-          identityOf(b, *combiner, tensors[t].type.getElementType()));
-    }
-  }
-  if (masked)
-    skipped.clear();
-
-  auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(op);
-  if (!partialAxes.empty() && dps) {
-    for (OpOperand &init : dps.getDpsInitsMutable()) {
-      unsigned t = init.getOperandNumber();
-      Type element = tensors[t].type.getElementType();
-      if (everyDeviceMayAdd(init.get(), *combiner))
-        continue;
-      TypedAttr identity = identityOf(b, *combiner, element);
-      // Devices other than the first of their partial group start from the
-      // identity.
-      operands[t] =
-          keepOnOne(b, loc, operands[t], *mesh, partialAxes, identity);
-    }
-  }
-
-  // Tables a linalg body reads (embedding lookups) are partitioned with it.
-  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
-  std::optional<CapturedReads> reads;
-  if (linalgOp) {
-    FailureOr<CapturedReads> planned =
-        planCapturedReads(linalgOp, *this, *mesh, *split, rule->factorSizes);
-    if (failed(planned))
-      return failure();
-    reads = std::move(*planned);
-  }
-
-  SmallVector<Type> resultTypes;
-  std::vector<ShardState> produced;
-  for (auto [i, result] : llvm::enumerate(op->getResults())) {
-    unsigned t = op->getNumOperands() + i;
-    if (!tensors[t].type) {
-      resultTypes.push_back(result.getType());
-      produced.emplace_back();
-      continue;
-    }
-    produced.push_back(decision.layouts[t]);
-    if (!reads || reads->pendingAxes.empty()) {
-      resultTypes.push_back(decision.localTypes[t]);
-      continue;
-    }
-    produced.back().partial.append(reads->pendingAxes);
-    produced.back().reduction = Reduction::Sum;
-    resultTypes.push_back(localType(tensors[t].type, *mesh, produced.back()));
-  }
-
-  // Tensor operands go by position; scalars, and what the regions read
-  // (tables for the captured reads, whole tensors otherwise), by value.
-  IRMapping mapping;
-  for (auto [global, local] : llvm::zip_equal(op->getOperands(), operands))
-    if (!llvm::isa<TensorType>(global.getType()))
-      mapping.map(global, local);
-  if (reads)
-    for (const CapturedReads::Table &table : reads->tables)
-      mapping.map(table.global, table.local);
-  if (failed(mapCaptured(op, mapping)))
-    return failure();
-
-  // Loop positions in the local op are global: each device's offset along
-  // a split factor, made once.
-  SmallVector<Value> offsets(rule->numFactors());
-  auto loopOffset = [&](unsigned f) -> Value {
-    if (f >= offsets.size() || (*split)[f].empty())
-      return {};
-    if (!offsets[f])
-      offsets[f] = shardOffset(
-          b, loc, *mesh, (*split)[f],
-          llvm::divideCeil(rule->factorSizes[f],
-                           mesh->mesh.groupSize((*split)[f])));
-    return offsets[f];
-  };
-  LocalRebuild rebuild(op, b, operands, mapping, resultTypes, &*rule, *split,
-                       skipped, loopOffset);
-  Operation *local = buildLocal(rebuild);
-  if (!local)
-    return failure();
-  if (reads)
-    rewriteCapturedReads(b, llvm::cast<linalg::LinalgOp>(local), *reads,
-                         *mesh);
-  for (auto [i, result] : llvm::enumerate(op->getResults())) {
-    if (tensors[op->getNumOperands() + i].type)
-      set(result, {local->getResult(i), mesh, produced[i]});
-    else
-      mapScalar(result, local->getResult(i));
-  }
-  return success();
+  return RuleRewrite(*this, op, *rule, mesh, tensors, decision, choice,
+                     combiner)
+      .run();
 }

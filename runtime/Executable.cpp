@@ -114,8 +114,10 @@ llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
       if (inner)
         if (llvm::Error err = inner(frame, context))
           return err;
-      for (unsigned s : release)
+      for (unsigned s : release) {
+        assert(s < frame.slots.size() && "a slot of the function's frame");
         frame.slots[s] = RValue();
+      }
       return llvm::Error::success();
     });
   }
@@ -192,6 +194,9 @@ Executable::compile(ModuleOp module) {
       return body.takeError();
     compiled.body = std::move(*body);
     compiled.numSlots = context.numSlots();
+    assert(llvm::all_of(compiled.args,
+                        [&](unsigned s) { return s < compiled.numSlots; }) &&
+           "argument slots within the frame");
     executable->functions[function.getSymName()] = std::move(compiled);
   }
   return executable;

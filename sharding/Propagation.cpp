@@ -122,6 +122,8 @@ unsigned PropagationGraph::internRule(ShardingRule rule) {
 
 void PropagationGraph::addEdge(ShardingRule rule, SmallVector<NodeId> ids,
                                unsigned numOperands) {
+  assert(ids.size() == rule.numTensors() && numOperands <= ids.size() &&
+         "a node per tensor of the rule, operands first");
   unsigned index = edges.size();
   for (NodeId id : ids)
     if (id != kScalar && !llvm::is_contained(nodes[id].edges, index))
@@ -138,15 +140,22 @@ bool PropagationGraph::usesAxis(const Node &node, AxisIndex axis,
          llvm::is_contained(node.partial, axis);
 }
 
-bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
-                                PropagationStrategy strategy,
-                                SmallVectorImpl<NodeId> &changed) {
-  const Edge &edge = edges[edgeIndex];
-  const ShardingRule &rule = rules[edge.rule];
+/// `axes` by name, as `[a, b]`, for traces.
+[[maybe_unused]] static std::string axesText(const DeviceMesh &mesh,
+                                             ArrayRef<AxisIndex> axes) {
+  std::string text = "[";
+  for (auto [i, a] : llvm::enumerate(axes))
+    text += (i ? ", " : "") + mesh.axisName(a).str();
+  return text + "]";
+}
 
-  // All tensors of an op must live on one mesh.
+std::string PropagationGraph::edgeName(unsigned edge) const {
+  return edgeNamer ? edgeNamer(edge) : "edge " + std::to_string(edge);
+}
+
+int PropagationGraph::edgeMesh(unsigned edgeIndex) {
   int meshIndex = -1;
-  for (NodeId id : edge.nodes) {
+  for (NodeId id : edges[edgeIndex].nodes) {
     if (id == kScalar)
       continue;
     int m = nodes[id].mesh;
@@ -155,15 +164,16 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     if (meshIndex >= 0 && m != meshIndex) {
       if (!llvm::is_contained(meshConflictEdges, edgeIndex))
         meshConflictEdges.push_back(edgeIndex);
-      return false;
+      return -1;
     }
     meshIndex = m;
   }
-  if (meshIndex < 0)
-    return false;
-  const DeviceMesh &mesh = meshes[meshIndex].second;
+  return meshIndex;
+}
 
-  // Project every visible dimension sharding onto the factors.
+MutableArrayRef<SmallVector<PropagationGraph::Candidate, 2>>
+PropagationGraph::collectCandidates(const Edge &edge, const ShardingRule &rule,
+                                    const DeviceMesh &mesh, int64_t threshold) {
   unsigned numFactors = rule.numFactors();
   // Reused across evaluations: allocating per evaluation dominated them.
   if (candidateScratch.size() < numFactors)
@@ -173,12 +183,15 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   for (SmallVector<Candidate, 2> &factor : candidates)
     factor.clear();
   SmallVector<AxisList, 4> projected(numFactors);
+  unsigned numResults = edge.nodes.size() - edge.numOperands;
   for (auto [t, id] : llvm::enumerate(edge.nodes)) {
     if (id == kScalar)
       continue;
     const Node &node = nodes[id];
     if (node.mesh < 0 || node.dims.size() != rule.tensors[t].size())
       continue;
+    unsigned position =
+        t >= edge.numOperands ? t - edge.numOperands : numResults + t;
     for (auto [d, dim] : llvm::enumerate(node.dims)) {
       if (dim.axes.empty() || dim.priority > threshold)
         continue;
@@ -186,83 +199,70 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
       for (unsigned f : factors)
         projected[f].clear();
       projectDim(dim.axes, factors, rule.factorSizes, mesh, projected);
-      unsigned numResults = edge.nodes.size() - edge.numOperands;
-      unsigned position =
-          t >= edge.numOperands ? t - edge.numOperands : numResults + t;
       for (unsigned f : factors)
         if (!projected[f].empty())
           candidates[f].push_back({projected[f], dim.priority, node.numElements,
                                    position, dim.origin});
     }
   }
+  return candidates;
+}
 
-  [[maybe_unused]] auto axesText = [&](ArrayRef<AxisIndex> axes) {
-    std::string text = "[";
-    for (auto [i, a] : llvm::enumerate(axes))
-      text += (i ? ", " : "") + mesh.axisName(a).str();
-    return text + "]";
-  };
-  [[maybe_unused]] auto edgeName = [&] {
-    return edgeNamer ? edgeNamer(edgeIndex) : "edge " + std::to_string(edgeIndex);
-  };
-
-  // Merge per factor.
-  SmallVector<AxisList, 4> factorAxes(numFactors);
-  SmallVector<const Candidate *, 4> winner(numFactors, nullptr);
-  for (unsigned f = 0; f < numFactors; ++f) {
-    FactorKind kind = rule.factorKinds[f];
-    if (candidates[f].empty() || kind == FactorKind::NeedReplication ||
-        (kind == FactorKind::Permutation &&
-         strategy == PropagationStrategy::Basic))
-      continue;
-    const Candidate *strongest = &candidates[f].front();
-    const Candidate *longest = strongest;
-    for (const Candidate &c : candidates[f]) {
-      if (c.strongerThan(*strongest))
-        strongest = &c;
-      if (c.axes.size() > longest->axes.size())
-        longest = &c;
-    }
-    // Agree on the longest when all are its prefixes. On a real conflict,
-    // basic keeps the common prefix, aggressive the strongest source.
-    size_t common = longest->axes.size();
-    for (const Candidate &c : candidates[f]) {
-      size_t k = 0;
-      while (k < c.axes.size() && k < common && c.axes[k] == longest->axes[k])
-        ++k;
-      if (k < c.axes.size())
-        common = std::min(common, k);
-    }
-    if (common == longest->axes.size()) {
-      factorAxes[f] = longest->axes;
-      winner[f] = longest;
-    } else if (strategy == PropagationStrategy::Aggressive) {
-      factorAxes[f] = strongest->axes;
-      winner[f] = strongest;
-    } else {
-      factorAxes[f].assign(longest->axes.begin(),
-                           longest->axes.begin() + common);
-      winner[f] = strongest;
-    }
-    LLVM_DEBUG({
-      if (common != longest->axes.size()) {
-        llvm::dbgs() << "spmd-propagate: " << edgeName() << ": factor "
-                     << ShardingRule::factorName(f) << " is wanted as";
-        for (const Candidate &c : candidates[f])
-          llvm::dbgs() << " " << axesText(c.axes) << " (p" << c.priority
-                       << ")";
-        llvm::dbgs() << "; keeps " << axesText(factorAxes[f]) << " ("
-                     << (strategy == PropagationStrategy::Aggressive
-                             ? "the strongest source"
-                             : "their common prefix")
-                     << ")\n";
-      }
-    });
+const PropagationGraph::Candidate *
+PropagationGraph::mergeFactor(unsigned edgeIndex, unsigned f,
+                              ArrayRef<Candidate> candidates,
+                              PropagationStrategy strategy,
+                              const DeviceMesh &mesh, AxisList &axes) const {
+  const Candidate *strongest = &candidates.front();
+  const Candidate *longest = strongest;
+  for (const Candidate &c : candidates) {
+    if (c.strongerThan(*strongest))
+      strongest = &c;
+    if (c.axes.size() > longest->axes.size())
+      longest = &c;
   }
+  // Agree on the longest when all are its prefixes. On a real conflict,
+  // basic keeps the common prefix, aggressive the strongest source.
+  size_t common = longest->axes.size();
+  for (const Candidate &c : candidates) {
+    size_t k = 0;
+    while (k < c.axes.size() && k < common && c.axes[k] == longest->axes[k])
+      ++k;
+    if (k < c.axes.size())
+      common = std::min(common, k);
+  }
+  const Candidate *winner = strongest;
+  if (common == longest->axes.size()) {
+    axes = longest->axes;
+    winner = longest;
+  } else if (strategy == PropagationStrategy::Aggressive) {
+    axes = strongest->axes;
+  } else {
+    axes.assign(longest->axes.begin(), longest->axes.begin() + common);
+  }
+  LLVM_DEBUG({
+    if (common != longest->axes.size()) {
+      llvm::dbgs() << "spmd-propagate: " << edgeName(edgeIndex) << ": factor "
+                   << ShardingRule::factorName(f) << " is wanted as";
+      for (const Candidate &c : candidates)
+        llvm::dbgs() << " " << axesText(mesh, c.axes) << " (p" << c.priority
+                     << ")";
+      llvm::dbgs() << "; keeps " << axesText(mesh, axes) << " ("
+                   << (strategy == PropagationStrategy::Aggressive
+                           ? "the strongest source"
+                           : "their common prefix")
+                   << ")\n";
+    }
+  });
+  return winner;
+}
 
-  // An axis shards at most one factor (see the header for who keeps it).
+void PropagationGraph::dropSharedAxes(
+    unsigned edgeIndex, const ShardingRule &rule, const DeviceMesh &mesh,
+    MutableArrayRef<AxisList> factorAxes,
+    ArrayRef<const Candidate *> winner) const {
   SmallVector<unsigned, 4> order;
-  for (unsigned f = 0; f < numFactors; ++f)
+  for (unsigned f = 0; f < rule.numFactors(); ++f)
     if (!factorAxes[f].empty())
       order.push_back(f);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
@@ -276,66 +276,107 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
     AxisList &axes = factorAxes[f];
     auto clash = llvm::find_if(axes, [&](AxisIndex a) { return used[a]; });
     LLVM_DEBUG(if (clash != axes.end()) llvm::dbgs()
-               << "spmd-propagate: " << edgeName() << ": factor "
+               << "spmd-propagate: " << edgeName(edgeIndex) << ": factor "
                << ShardingRule::factorName(f) << " gives up "
-               << axesText(AxisList(clash, axes.end()))
+               << axesText(mesh, AxisList(clash, axes.end()))
                << ": another factor of the op holds " << mesh.axisName(*clash)
                << "\n");
     axes.erase(clash, axes.end());
     for (AxisIndex a : axes)
       used[a] = true;
   }
+}
+
+bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
+                                ArrayRef<AxisList> factorAxes,
+                                ArrayRef<const Candidate *> winner) {
+  const Edge &edge = edges[edgeIndex];
+  const ShardingRule &rule = rules[edge.rule];
+  const DeviceMesh &mesh = meshes[meshIndex].second;
+  Node &node = nodes[edge.nodes[t]];
+  if (node.mesh < 0) {
+    node.mesh = meshIndex;
+    node.dims.assign(node.shape.size(), Dim());
+  }
+  assert(node.mesh == meshIndex && node.dims.size() == node.shape.size() &&
+         "a node on the edge's mesh, a sharding per dimension");
+  bool grown = false;
+  for (auto [d, dim] : llvm::enumerate(node.dims)) {
+    if (dim.closed)
+      continue;
+    const DimFactors &factors = rule.tensors[t][d];
+    AxisList proposed = composeDim(factors, factorAxes, rule.factorSizes, mesh);
+    size_t old = dim.axes.size();
+    if (proposed.size() <= old ||
+        !std::equal(dim.axes.begin(), dim.axes.end(), proposed.begin()))
+      continue;
+    size_t k = old;
+    while (k < proposed.size() && !usesAxis(node, proposed[k], d))
+      ++k;
+    if (k == old)
+      continue;
+    // The factor that gave the first new axis names the source.
+    const Candidate *source = nullptr;
+    for (unsigned f : factors)
+      if (llvm::is_contained(factorAxes[f], proposed[old]))
+        source = winner[f];
+    assert(source && "a new axis comes from a factor some source won");
+    LLVM_DEBUG(llvm::dbgs()
+               << "spmd-propagate: " << edgeName(edgeIndex) << ": "
+               << (t < edge.numOperands ? "operand " : "result ")
+               << (t < edge.numOperands ? t : t - edge.numOperands) << " dim "
+               << d << " " << axesText(mesh, dim.axes) << " -> "
+               << axesText(mesh,
+                           AxisList(proposed.begin(), proposed.begin() + k))
+               << " through factor "
+               << ShardingRule::factorName(factors.front()) << " (p"
+               << source->priority << ")\n");
+    dim.axes.assign(proposed.begin(), proposed.begin() + k);
+    dim.priority =
+        old ? std::min(dim.priority, source->priority) : source->priority;
+    if (!old)
+      dim.origin = source->origin;
+    grown = true;
+  }
+  return grown;
+}
+
+bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
+                                PropagationStrategy strategy,
+                                SmallVectorImpl<NodeId> &changed) {
+  const Edge &edge = edges[edgeIndex];
+  const ShardingRule &rule = rules[edge.rule];
+  // All tensors of an op must live on one mesh.
+  int meshIndex = edgeMesh(edgeIndex);
+  if (meshIndex < 0)
+    return false;
+  const DeviceMesh &mesh = meshes[meshIndex].second;
+
+  // Project every visible dimension sharding onto the factors, and merge
+  // per factor.
+  MutableArrayRef<SmallVector<Candidate, 2>> candidates =
+      collectCandidates(edge, rule, mesh, threshold);
+  unsigned numFactors = rule.numFactors();
+  SmallVector<AxisList, 4> factorAxes(numFactors);
+  SmallVector<const Candidate *, 4> winner(numFactors, nullptr);
+  for (unsigned f = 0; f < numFactors; ++f) {
+    FactorKind kind = rule.factorKinds[f];
+    if (candidates[f].empty() || kind == FactorKind::NeedReplication ||
+        (kind == FactorKind::Permutation &&
+         strategy == PropagationStrategy::Basic))
+      continue;
+    winner[f] =
+        mergeFactor(edgeIndex, f, candidates[f], strategy, mesh, factorAxes[f]);
+  }
+  // An axis shards at most one factor (see the header for who keeps it).
+  dropSharedAxes(edgeIndex, rule, mesh, factorAxes, winner);
 
   // Project back onto every tensor; only open dimensions grow.
   bool any = false;
   for (auto [t, id] : llvm::enumerate(edge.nodes)) {
-    if (id == kScalar)
+    if (id == kScalar || nodes[id].shape.size() != rule.tensors[t].size())
       continue;
-    Node &node = nodes[id];
-    if (node.shape.size() != rule.tensors[t].size())
-      continue;
-    if (node.mesh < 0) {
-      node.mesh = meshIndex;
-      node.dims.assign(node.shape.size(), Dim());
-    }
-    bool nodeChanged = false;
-    for (auto [d, dim] : llvm::enumerate(node.dims)) {
-      if (dim.closed)
-        continue;
-      const DimFactors &factors = rule.tensors[t][d];
-      AxisList proposed =
-          composeDim(factors, factorAxes, rule.factorSizes, mesh);
-      size_t old = dim.axes.size();
-      if (proposed.size() <= old ||
-          !std::equal(dim.axes.begin(), dim.axes.end(), proposed.begin()))
-        continue;
-      size_t k = old;
-      while (k < proposed.size() && !usesAxis(node, proposed[k], d))
-        ++k;
-      if (k == old)
-        continue;
-      // The factor that gave the first new axis names the source.
-      const Candidate *source = nullptr;
-      for (unsigned f : factors)
-        if (llvm::is_contained(factorAxes[f], proposed[old]))
-          source = winner[f];
-      LLVM_DEBUG(llvm::dbgs()
-                 << "spmd-propagate: " << edgeName() << ": "
-                 << (t < edge.numOperands ? "operand " : "result ")
-                 << (t < edge.numOperands ? t : t - edge.numOperands)
-                 << " dim " << d << " " << axesText(dim.axes) << " -> "
-                 << axesText(AxisList(proposed.begin(), proposed.begin() + k))
-                 << " through factor "
-                 << ShardingRule::factorName(factors.front()) << " (p"
-                 << source->priority << ")\n");
-      dim.axes.assign(proposed.begin(), proposed.begin() + k);
-      dim.priority =
-          old ? std::min(dim.priority, source->priority) : source->priority;
-      if (!old)
-        dim.origin = source->origin;
-      nodeChanged = true;
-    }
-    if (nodeChanged) {
+    if (growDims(edgeIndex, t, meshIndex, factorAxes, winner)) {
       changed.push_back(id);
       any = true;
     }

@@ -140,8 +140,37 @@ private:
 
   /// The index of `rule` in `rules`, added when it is new.
   unsigned internRule(ShardingRule rule);
+  /// Propagates through `edge` the dimension shardings of priority <=
+  /// `threshold`; appends the nodes that grew to `changed`.
   bool evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
                 llvm::SmallVectorImpl<NodeId> &changed);
+  /// The mesh of every tensor of `edge` that has one; -1 when none has one,
+  /// or when they disagree (then the edge is a mesh conflict).
+  int edgeMesh(unsigned edge);
+  /// Per factor of `rule`, what the dimension shardings of `edge`'s tensors
+  /// of priority <= `threshold` say about it (in candidateScratch).
+  llvm::MutableArrayRef<llvm::SmallVector<Candidate, 2>>
+  collectCandidates(const Edge &edge, const ShardingRule &rule,
+                    const DeviceMesh &mesh, int64_t threshold);
+  /// The axes factor `f` takes from its (non-empty) `candidates`, into
+  /// `axes`; returns the candidate that names the source.
+  const Candidate *mergeFactor(unsigned edge, unsigned f,
+                               llvm::ArrayRef<Candidate> candidates,
+                               PropagationStrategy strategy,
+                               const DeviceMesh &mesh, AxisList &axes) const;
+  /// Leaves each mesh axis to one factor of `factorAxes` (the one whose
+  /// `winner` comes first), truncating the others before it.
+  void dropSharedAxes(unsigned edge, const ShardingRule &rule,
+                      const DeviceMesh &mesh,
+                      llvm::MutableArrayRef<AxisList> factorAxes,
+                      llvm::ArrayRef<const Candidate *> winner) const;
+  /// Grows the open dimensions of tensor `t` of `edge` to the axes
+  /// `factorAxes` compose for them; whether any grew.
+  bool growDims(unsigned edge, unsigned t, int meshIndex,
+                llvm::ArrayRef<AxisList> factorAxes,
+                llvm::ArrayRef<const Candidate *> winner);
+  /// The name of `edge` in traces.
+  std::string edgeName(unsigned edge) const;
   bool usesAxis(const Node &node, AxisIndex axis, unsigned exceptDim) const;
 
   std::vector<std::pair<std::string, DeviceMesh>> meshes;

@@ -22,6 +22,7 @@ llvm::Expected<ShardLayout> ShardLayout::get(const TensorSharding &sharding,
 }
 
 int64_t ShardLayout::numShards(unsigned dim) const {
+  assert(dim < dimAxes_.size() && "a dimension of the tensor");
   return mesh_.groupSize(dimAxes_[dim]);
 }
 

@@ -38,6 +38,8 @@ std::string ShardState::key() const {
 std::vector<int64_t> spmd::localShape(const DeviceMesh &mesh,
                                       ArrayRef<int64_t> globalShape,
                                       const ShardState &state) {
+  assert(globalShape.size() == state.dims.size() &&
+         "a layout of the tensor's rank");
   std::vector<int64_t> shape;
   for (auto [size, axes] : llvm::zip_equal(globalShape, state.dims))
     shape.push_back(llvm::divideCeil(size, mesh.groupSize(axes)));
@@ -47,6 +49,9 @@ std::vector<int64_t> spmd::localShape(const DeviceMesh &mesh,
 std::vector<std::pair<int64_t, int64_t>>
 spmd::blockBounds(const DeviceMesh &mesh, ArrayRef<int64_t> globalShape,
                   const ShardState &state, ArrayRef<int64_t> coords) {
+  assert(globalShape.size() == state.dims.size() &&
+         coords.size() == mesh.rank() &&
+         "a layout of the tensor's rank, a coordinate per mesh axis");
   std::vector<std::pair<int64_t, int64_t>> bounds;
   for (auto [size, axes] : llvm::zip_equal(globalShape, state.dims)) {
     int64_t index = 0;

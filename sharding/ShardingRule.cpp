@@ -150,11 +150,23 @@ std::string ShardingRule::str(unsigned numOperands) const {
   return text;
 }
 
+/// Whether every factor of a dimension has a size and axes.
+[[maybe_unused]] static bool
+namesFactorsOf(llvm::ArrayRef<unsigned> factors,
+               llvm::ArrayRef<int64_t> factorSizes,
+               llvm::ArrayRef<AxisList> factorAxes) {
+  return factorSizes.size() == factorAxes.size() &&
+         llvm::all_of(factors,
+                      [&](unsigned f) { return f < factorSizes.size(); });
+}
+
 void spmd::projectDim(llvm::ArrayRef<AxisIndex> axes,
                       llvm::ArrayRef<unsigned> factors,
                       llvm::ArrayRef<int64_t> factorSizes,
                       const DeviceMesh &mesh,
                       llvm::SmallVectorImpl<AxisList> &factorAxes) {
+  assert(namesFactorsOf(factors, factorSizes, factorAxes) &&
+         "a dimension made of the rule's factors");
   if (factors.size() == 1) {
     factorAxes[factors[0]].append(axes.begin(), axes.end());
     return;
@@ -180,6 +192,8 @@ AxisList spmd::composeDim(llvm::ArrayRef<unsigned> factors,
                           llvm::ArrayRef<AxisList> factorAxes,
                           llvm::ArrayRef<int64_t> factorSizes,
                           const DeviceMesh &mesh) {
+  assert(namesFactorsOf(factors, factorSizes, factorAxes) &&
+         "a dimension made of the rule's factors");
   if (factors.size() == 1)
     return factorAxes[factors[0]];
   AxisList axes;
