@@ -131,27 +131,11 @@ static bool visibleFrom(Block *defined, Block *at) {
   return false;
 }
 
-bool Partitioner::isRematerializable(Value global) const {
-  Operation *def = global.getDefiningOp();
-  auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
-  if (!def || !type || !type.hasStaticShape())
-    return false;
-  if (llvm::isa<tensor::EmptyOp>(def))
-    return def->getNumOperands() == 0;
-  if (auto splat = llvm::dyn_cast<tensor::SplatOp>(def))
-    return scalarMap.contains(splat.getInput());
-  if (matchPattern(global, m_Constant<SplatElementsAttr>(nullptr)))
-    return true;
-  if (auto fill = llvm::dyn_cast<linalg::FillOp>(def))
-    return scalarMap.contains(fill.getInputs()[0]) &&
-           isRematerializable(fill.getOutputs()[0]);
-  return false;
-}
-
 Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
                                  const ::spmd::ShardState &state) {
-  if (!state.partial.empty() || !isRematerializable(global))
+  if (!state.partial.empty() || !isRemadePerDevice(global))
     return {};
+  // Scalars are mapped before the tensors made from them (dominance).
   Operation *def = global.getDefiningOp();
   RankedTensorType local =
       localType(llvm::cast<RankedTensorType>(global.getType()), mesh, state);

@@ -23,6 +23,7 @@
 #define SPMD_PARTITIONER_PARTITIONER_H
 
 #include "ir/LocalIR.h"
+#include "ir/RemadePerDevice.h"
 #include "ir/SpmdOps.h"
 #include "partitioner/ReshardPlanner.h"
 
@@ -101,14 +102,15 @@ public:
   /// the region.
   LogicalResult partitionBlock(Block &source);
 
-  /// `global` made afresh in layout `state` on `mesh` when it is made from
-  /// scalars only (tensor.empty, tensor.splat, a splat constant, a fill of
-  /// those): cheaper than moving it. Null otherwise.
+  /// `global` made afresh in layout `state` on `mesh` when it is remade per
+  /// device (isRemadePerDevice): cheaper than moving it. Null otherwise.
   Value rematerialize(Value global, const MeshInfo &mesh,
                       const ::spmd::ShardState &state);
   /// Whether rematerialize makes `global` (at no communication) in every
   /// layout that is not pending a reduction.
-  bool isRematerializable(Value global) const;
+  bool isRematerializable(Value global) const {
+    return isRemadePerDevice(global);
+  }
 
   /// The rule of the op making `global` when that op only moves its first
   /// operand through windows (ShardingOpInterface::onlyMovesThroughWindows),

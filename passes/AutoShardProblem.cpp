@@ -3,6 +3,7 @@
 #include "passes/AutoShardProblem.h"
 
 #include "ir/LocalIR.h"
+#include "ir/RemadePerDevice.h"
 #include "ir/SpmdOps.h"
 #include "ir/WorkingBytes.h"
 #include "partitioner/CapturedReads.h"
@@ -107,7 +108,6 @@ private:
   void chargeWrite(Value value, unsigned node, ArrayRef<ShardState> layouts,
                    const ShardState &target);
   double reshard(Value value, const ShardState &from, const ShardState &to);
-  bool isRemade(Value value) const;
   /// What makes `remade`, whatever its type: remade values made alike are
   /// merged (CSE) where their local types agree, whatever their layouts.
   llvm::hash_code recipe(Value remade);
@@ -344,7 +344,7 @@ void AutoShardProblemBuilder::chargeRead(
   }
   // A value an unmodelled op makes is in a layout propagation gives it:
   // its copy is at most whole, beside pieces at most whole.
-  if (isStaticTensor(operand) && !isRemade(operand)) {
+  if (isStaticTensor(operand) && !isRemadePerDevice(operand)) {
     ShardState whole;
     whole.dims.resize(shapeOf(operand).size());
     heldCopy(operand, node, -1, strategies).bytes[s] +=
@@ -352,7 +352,7 @@ void AutoShardProblemBuilder::chargeRead(
     return;
   }
   // Remade values are made in the layout read, for the reader.
-  if (isStaticTensor(operand) && isRemade(operand)) {
+  if (isRemadePerDevice(operand)) {
     ShardState whole;
     whole.dims.resize(shapeOf(operand).size());
     ShardState layout = read(whole);
@@ -477,24 +477,6 @@ void AutoShardProblemBuilder::chargeWrite(Value value, unsigned node,
                                           const ShardState &target) {
   for (size_t s = 0; s < layouts.size(); ++s)
     nodes[node].cost[s] += reshard(value, layouts[s], target);
-}
-
-/// Made from scalars only: every device makes it in any layout, as the
-/// partitioner remakes such values (constants are sliced where they lie).
-bool AutoShardProblemBuilder::isRemade(Value value) const {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return false;
-  // The partitioner remakes splats; other constants are sliced from the
-  // whole where they are read.
-  if (def->hasTrait<OpTrait::ConstantLike>())
-    return !isa<RankedTensorType>(value.getType()) ||
-           matchPattern(value, m_Constant<SplatElementsAttr>(nullptr));
-  if (!isa<tensor::EmptyOp, tensor::SplatOp, linalg::FillOp>(def))
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) {
-    return !isa<TensorType>(operand.getType()) || isRemade(operand);
-  });
 }
 
 llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
@@ -709,7 +691,7 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
       result.fixedSeconds += reshard(input, it->second, target);
     return success();
   }
-  if (op->getNumResults() == 0 || isRemade(op->getResult(0)))
+  if (op->getNumResults() == 0 || isRemadePerDevice(op->getResult(0)))
     return success();
   // Other constants are the program's data, whole on every device and not
   // a buffer of the run: readers pay for their slices.

@@ -10,9 +10,9 @@
 //    nodes on either side;
 //  - free: made by a node (a free argument, an op with a factor rule);
 //    its layout is the one the node's chosen strategy gives it;
-//  - remade: made from scalars only (tensor.empty, fills, constants),
-//    which every layout gets for free; each is held, in the layout its
-//    reader wants, where it is read;
+//  - remade: made from scalars only (isRemadePerDevice: tensor.empty,
+//    splats, fills of those), which every layout gets for free; each is
+//    held, in the layout its reader wants, where it is read;
 //  - unknown: made by an op without a rule (loops, calls); propagation
 //    gives it a layout later: no time is charged for it, and its memory
 //    is held whole (an over-estimate).

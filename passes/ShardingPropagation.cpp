@@ -5,6 +5,7 @@
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
 #include "ir/RegionFlow.h"
+#include "ir/RemadePerDevice.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdOps.h"
 
@@ -42,8 +43,9 @@ private:
   }
 
   NodeId nodeFor(Value value);
-  /// The node of one use: a value that is cheap to remake (isRematerializable)
-  /// and has several uses gets a node per use unless the user sharded it, so
+  /// The node of one use: a value free in any layout
+  /// (RemadePerDeviceCache::isFreeInAnyLayout) and of several uses gets a
+  /// node per use unless the user sharded it, so
   /// ops sharing one zero-filled init or one constant are not forced to one
   /// sharding (each use is remade or sliced in its own).
   NodeId useNode(OpOperand &use);
@@ -74,6 +76,7 @@ private:
   SymbolTableCollection symbols;
   llvm::DenseMap<Value, NodeId> nodes;
   llvm::DenseMap<OpOperand *, NodeId> useNodes;
+  RemadePerDeviceCache remade;
   llvm::DenseMap<Operation *, SmallVector<NodeId>> resultSlots;
   /// The op each edge stands for, for diagnostics.
   std::vector<Operation *> edgeOps;
@@ -121,27 +124,10 @@ NodeId ModulePropagation::nodeFor(Value value) {
   return it->second;
 }
 
-/// Whether `value` is made from nothing but scalars: tensor.empty,
-/// tensor.splat, constants, and ops filling such tensors (linalg.fill); the
-/// partitioner remakes them (Partitioner::rematerialize).
-static bool isRematerializable(Value value, int depth = 0) {
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getNumRegions() > 1 || depth > 2)
-    return false;
-  if (def->hasTrait<OpTrait::ConstantLike>())
-    return true;
-  if (!llvm::isa<tensor::EmptyOp, tensor::SplatOp, linalg::FillOp>(def))
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) {
-    return !llvm::isa<TensorType>(operand.getType()) ||
-           isRematerializable(operand, depth + 1);
-  });
-}
-
 NodeId ModulePropagation::useNode(OpOperand &use) {
   Value value = use.get();
   // A sharding the user gave the value binds all its uses.
-  if (value.hasOneUse() || !isRematerializable(value) ||
+  if (value.hasOneUse() || !remade.isFreeInAnyLayout(value) ||
       value.getDefiningOp()->hasAttr(SpmdDialect::kShardingAttrName))
     return nodeFor(value);
   auto [it, inserted] = useNodes.try_emplace(&use, 0);

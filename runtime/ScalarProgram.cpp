@@ -19,78 +19,24 @@ using namespace mlir;
 namespace spmd::runtime {
 
 enum class Opcode : uint8_t {
-  // float
-  AddF,
-  SubF,
-  MulF,
-  DivF,
-  RemF,
-  NegF,
-  MaximumF,
-  MinimumF,
-  MaxNumF,
-  MinNumF,
-  AbsF,
-  Exp,
-  Exp2,
-  Log,
-  Log2,
-  Log1p,
-  Tanh,
-  Sqrt,
-  Rsqrt,
-  Pow,
-  Erf,
-  Sin,
-  Cos,
-  Floor,
-  Ceil,
-  RoundF,
-  TruncF,
-  CmpF,
-  FPToSI,
-  FPToUI,
-  // int
-  AddI,
-  SubI,
-  MulI,
-  DivSI,
-  DivUI,
-  RemSI,
-  RemUI,
-  AndI,
-  OrI,
-  XOrI,
-  ShLI,
-  ShRSI,
-  ShRUI,
-  MaxSI,
-  MinSI,
-  MaxUI,
-  MinUI,
-  CmpI,
-  Ext,
-  TruncI,
-  SIToFP,
-  UIToFP,
-  AbsI,
-  // either
-  Select,
-  Copy,
+#define SCALAR_OP(Name, Op) Name,
+#include "runtime/ScalarOps.def"
   Extract, // a = table, b = number of indices, attr = first index register
 };
 
-/// The width code of bf16 registers: it rounds differently from f16.
-constexpr unsigned kBF16Width = 17;
-
-std::pair<bool, unsigned> ScalarProgram::kindOf(Type type) {
-  if (type.isBF16())
-    return {true, kBF16Width};
-  if (llvm::isa<FloatType>(type))
-    return {true, type.getIntOrFloatBitWidth()};
-  if (type.isIndex())
-    return {false, 64};
-  return {false, type.getIntOrFloatBitWidth()};
+ElementKind ElementKind::of(Type type) {
+  ElementKind kind;
+  if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
+    unsigned width = floatType.getWidth();
+    kind.format = type.isBF16() ? FloatFormat::BF16
+                  : width == 16 ? FloatFormat::F16
+                  : width == 32 ? FloatFormat::F32
+                                : FloatFormat::Double;
+    return kind;
+  }
+  kind.isFloat = false;
+  kind.width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  return kind;
 }
 
 /// The value of an integer register lane of `width` bits read unsigned.
@@ -107,16 +53,221 @@ static int64_t toUnsignedBits(double v) {
   return toIntSaturating(v);
 }
 
-/// Rounds `v` to the precision of a float of `width` bits (16 means f16;
-/// bf16 is kBF16Width).
-static double roundTo(double v, int64_t width) {
-  if (width == 32)
+/// Rounds `v` to the precision of `format`.
+static double roundTo(double v, FloatFormat format) {
+  switch (format) {
+  case FloatFormat::F32:
     return double(float(v));
-  if (width == 16)
+  case FloatFormat::F16:
     return double(halfToFloat(floatToHalf(float(v))));
-  if (width == kBF16Width)
+  case FloatFormat::BF16:
     return double(bfloat16ToFloat(floatToBFloat16(float(v))));
+  case FloatFormat::Double:
+    return v;
+  }
   return v;
+}
+
+/// The instruction attribute of an op: its predicate for comparisons.
+static int64_t attrOf(Operation *) { return 0; }
+static int64_t attrOf(arith::CmpFOp cmp) { return int64_t(cmp.getPredicate()); }
+static int64_t attrOf(arith::CmpIOp cmp) { return int64_t(cmp.getPredicate()); }
+
+/// The opcode of `op` and its attribute, when ScalarOps.def lists it.
+static std::optional<std::pair<Opcode, int64_t>> decode(Operation &op) {
+  using Decoded = std::optional<std::pair<Opcode, int64_t>>;
+  return llvm::TypeSwitch<Operation *, Decoded>(&op)
+#define SCALAR_OP(Name, Op)                                                    \
+  .Case([](Op typed) { return std::pair(Opcode::Name, attrOf(typed)); })
+#include "runtime/ScalarOps.def"
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Compiles a body into a ScalarProgram: the register of each value it
+/// has met, and how to reach values from outside the body.
+class ScalarProgramBuilder {
+public:
+  using Lookup = llvm::function_ref<std::optional<unsigned>(Value)>;
+
+  ScalarProgramBuilder(ScalarProgram &p, Lookup outer,
+                       llvm::function_ref<unsigned(int64_t)> index,
+                       Lookup table)
+      : p(p), outer(outer), index(index), table(table) {}
+
+  void bindArguments(Block &body);
+  /// Compiles the ops of `block` up to its terminator; `depth` counts the
+  /// calls inlined to reach it.
+  llvm::Error compileBlock(Block &block, unsigned depth);
+  llvm::Error compileYields(Block &body);
+
+private:
+  static llvm::Error fail(Operation *op, const Twine &why);
+  std::optional<unsigned> registerFor(Value v);
+  unsigned newRegister(Value result);
+  llvm::Error compileOne(Operation &op, unsigned depth);
+  llvm::Error compileCall(func::CallOp call, unsigned depth);
+  llvm::Error compileConstant(arith::ConstantOp constant);
+  llvm::Error compileExtract(tensor::ExtractOp extract);
+  llvm::Error compileScalarOp(Operation &op);
+
+  ScalarProgram &p;
+  Lookup outer;
+  llvm::function_ref<unsigned(int64_t)> index;
+  Lookup table;
+  llvm::DenseMap<Value, unsigned> regOf;
+};
+
+llvm::Error ScalarProgramBuilder::fail(Operation *op, const Twine &why) {
+  std::string location;
+  llvm::raw_string_ostream os(location);
+  mlir::spmd::printFileLineCol(os, op->getLoc());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 location + ": error: " + why);
+}
+
+void ScalarProgramBuilder::bindArguments(Block &body) {
+  for (BlockArgument arg : body.getArguments()) {
+    regOf[arg] = arg.getArgNumber();
+    p.registerKinds[arg.getArgNumber()] = ElementKind::of(arg.getType());
+  }
+}
+
+std::optional<unsigned> ScalarProgramBuilder::registerFor(Value v) {
+  auto it = regOf.find(v);
+  if (it != regOf.end())
+    return it->second;
+  if (std::optional<unsigned> r = outer(v)) {
+    p.registerKinds[*r] = ElementKind::of(v.getType());
+    regOf[v] = *r;
+    return r;
+  }
+  return std::nullopt;
+}
+
+unsigned ScalarProgramBuilder::newRegister(Value result) {
+  unsigned r = p.registerKinds.size();
+  p.registerKinds.push_back(ElementKind::of(result.getType()));
+  regOf[result] = r;
+  return r;
+}
+
+llvm::Error ScalarProgramBuilder::compileBlock(Block &block, unsigned depth) {
+  for (Operation &op : block.without_terminator())
+    if (llvm::Error err = compileOne(op, depth))
+      return err;
+  return llvm::Error::success();
+}
+
+llvm::Error ScalarProgramBuilder::compileOne(Operation &op, unsigned depth) {
+  if (auto call = llvm::dyn_cast<func::CallOp>(op))
+    return compileCall(call, depth);
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op))
+    return compileConstant(constant);
+  if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(op))
+    return compileExtract(extract);
+  if (auto idx = llvm::dyn_cast<linalg::IndexOp>(op)) {
+    unsigned r = index(idx.getDim());
+    p.registerKinds[r] = ElementKind::of(idx.getType());
+    regOf[idx.getResult()] = r;
+    return llvm::Error::success();
+  }
+  return compileScalarOp(op);
+}
+
+// Calls of scalar functions are compiled in place (an LSTM cell's sigmoid):
+// the callee's arguments are the call's operand registers.
+llvm::Error ScalarProgramBuilder::compileCall(func::CallOp call,
+                                              unsigned depth) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock())
+    return fail(call, "calls a function without a single-block body");
+  if (depth >= 64)
+    return fail(call, "calls nest more than 64 deep (recursion?)");
+  Block &entry = callee.getBody().front();
+  for (auto [arg, operand] :
+       llvm::zip_equal(entry.getArguments(), call.getOperands())) {
+    std::optional<unsigned> r = registerFor(operand);
+    if (!r)
+      return fail(call, "uses a value the kernel cannot read");
+    regOf[arg] = *r;
+  }
+  if (llvm::Error err = compileBlock(entry, depth + 1))
+    return err;
+  for (auto [result, returned] : llvm::zip_equal(
+           call.getResults(), entry.getTerminator()->getOperands())) {
+    std::optional<unsigned> r = registerFor(returned);
+    if (!r)
+      return fail(call, "returns a value the kernel cannot read");
+    regOf[result] = *r;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error ScalarProgramBuilder::compileConstant(arith::ConstantOp constant) {
+  unsigned r = newRegister(constant.getResult());
+  if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
+    p.floatConstants.push_back({r, f.getValueAsDouble()});
+  else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
+    p.intConstants.push_back({r, constant.getType().isInteger(1)
+                                     ? int64_t(i.getValue().getBoolValue())
+                                     : i.getValue().getSExtValue()});
+  else
+    return fail(constant, "unsupported constant in a kernel body");
+  return llvm::Error::success();
+}
+
+llvm::Error ScalarProgramBuilder::compileExtract(tensor::ExtractOp extract) {
+  std::optional<unsigned> t = table ? table(extract.getTensor()) : std::nullopt;
+  if (!t)
+    return fail(extract, "reads a tensor the kernel cannot read");
+  Instruction inst{Opcode::Extract, 0, *t,
+                   unsigned(extract.getIndices().size())};
+  inst.attr = p.extractIndices.size();
+  for (Value i : extract.getIndices()) {
+    std::optional<unsigned> r = registerFor(i);
+    if (!r)
+      return fail(extract, "uses a value the kernel cannot read");
+    p.extractIndices.push_back(*r);
+  }
+  inst.dst = newRegister(extract.getResult());
+  p.code.push_back(inst);
+  return llvm::Error::success();
+}
+
+llvm::Error ScalarProgramBuilder::compileScalarOp(Operation &op) {
+  SmallVector<unsigned> operands;
+  for (Value operand : op.getOperands()) {
+    std::optional<unsigned> r = registerFor(operand);
+    if (!r)
+      return fail(&op, "uses a value the kernel cannot read");
+    operands.push_back(*r);
+  }
+  std::optional<std::pair<Opcode, int64_t>> decoded =
+      op.getNumResults() == 1 ? decode(op) : std::nullopt;
+  if (!decoded)
+    return fail(&op, "'" + op.getName().getStringRef() +
+                         "' is not supported in kernel bodies");
+  // Operands an op lacks name its first: every instruction then reads a, b
+  // and c (reads()).
+  Instruction inst{decoded->first, newRegister(op.getResult(0))};
+  inst.a = operands.empty() ? 0 : operands[0];
+  inst.b = operands.size() > 1 ? operands[1] : inst.a;
+  inst.c = operands.size() > 2 ? operands[2] : inst.a;
+  inst.attr = decoded->second;
+  p.code.push_back(inst);
+  return llvm::Error::success();
+}
+
+llvm::Error ScalarProgramBuilder::compileYields(Block &body) {
+  for (Value yielded : body.getTerminator()->getOperands()) {
+    std::optional<unsigned> r = registerFor(yielded);
+    if (!r)
+      return fail(body.getTerminator(),
+                  "yields a value the kernel cannot read");
+    p.yields.push_back(*r);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<ScalarProgram> ScalarProgram::compile(
@@ -124,212 +275,13 @@ llvm::Expected<ScalarProgram> ScalarProgram::compile(
     llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters,
     llvm::function_ref<std::optional<unsigned>(Value)> table) {
   ScalarProgram p;
-  p.registerKinds.assign(numRegisters, {true, 64});
-  llvm::DenseMap<Value, unsigned> regOf;
-  for (BlockArgument arg : body.getArguments()) {
-    regOf[arg] = arg.getArgNumber();
-    p.registerKinds[arg.getArgNumber()] = kindOf(arg.getType());
-  }
-  auto fail = [&](Operation *op, const Twine &why) {
-    std::string location;
-    llvm::raw_string_ostream os(location);
-    mlir::spmd::printFileLineCol(os, op->getLoc());
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   location + ": error: " + why);
-  };
-  auto regFor = [&](Value v) -> std::optional<unsigned> {
-    auto it = regOf.find(v);
-    if (it != regOf.end())
-      return it->second;
-    if (std::optional<unsigned> r = outer(v)) {
-      p.registerKinds[*r] = kindOf(v.getType());
-      regOf[v] = *r;
-      return r;
-    }
-    return std::nullopt;
-  };
-  auto newRegister = [&](Value result) {
-    unsigned r = p.registerKinds.size();
-    p.registerKinds.push_back(kindOf(result.getType()));
-    regOf[result] = r;
-    return r;
-  };
-
-  // Calls of scalar functions are compiled in place (an LSTM cell's
-  // sigmoid): the callee's arguments are the call's operand registers.
-  std::function<llvm::Error(Block &, unsigned)> compileOps =
-      [&](Block &block, unsigned depth) -> llvm::Error {
-    for (Operation &op : block.without_terminator()) {
-      if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
-        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-            call, call.getCalleeAttr());
-        if (!callee || callee.isExternal() ||
-            !callee.getBody().hasOneBlock())
-          return fail(&op, "calls a function without a single-block body");
-        if (depth >= 64)
-          return fail(&op, "calls nest more than 64 deep (recursion?)");
-        Block &entry = callee.getBody().front();
-        for (auto [arg, operand] :
-             llvm::zip_equal(entry.getArguments(), call.getOperands())) {
-          std::optional<unsigned> r = regFor(operand);
-          if (!r)
-            return fail(&op, "uses a value the kernel cannot read");
-          regOf[arg] = *r;
-        }
-        if (llvm::Error err = compileOps(entry, depth + 1))
-          return err;
-        for (auto [result, returned] :
-             llvm::zip_equal(call.getResults(),
-                             entry.getTerminator()->getOperands())) {
-          std::optional<unsigned> r = regFor(returned);
-          if (!r)
-            return fail(&op, "returns a value the kernel cannot read");
-          regOf[result] = *r;
-        }
-        continue;
-      }
-      if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
-        unsigned r = newRegister(constant.getResult());
-        if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
-          p.floatConstants.push_back({r, f.getValueAsDouble()});
-        else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
-          p.intConstants.push_back({r, constant.getType().isInteger(1)
-                                           ? int64_t(i.getValue().getBoolValue())
-                                           : i.getValue().getSExtValue()});
-        else
-          return fail(&op, "unsupported constant in a kernel body");
-        continue;
-      }
-      if (auto idx = llvm::dyn_cast<linalg::IndexOp>(op)) {
-        unsigned r = index(idx.getDim());
-        p.registerKinds[r] = {false, 64};
-        regOf[idx.getResult()] = r;
-        continue;
-      }
-      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(op)) {
-        std::optional<unsigned> t =
-            table ? table(extract.getTensor()) : std::nullopt;
-        if (!t)
-          return fail(&op, "reads a tensor the kernel cannot read");
-        Instruction inst{Opcode::Extract, 0, *t,
-                         unsigned(extract.getIndices().size())};
-        inst.attr = p.extractIndices.size();
-        for (Value i : extract.getIndices()) {
-          std::optional<unsigned> r = regFor(i);
-          if (!r)
-            return fail(&op, "uses a value the kernel cannot read");
-          p.extractIndices.push_back(*r);
-        }
-        inst.dst = newRegister(extract.getResult());
-        p.code.push_back(inst);
-        continue;
-      }
-      SmallVector<unsigned> operands;
-      for (Value operand : op.getOperands()) {
-        std::optional<unsigned> r = regFor(operand);
-        if (!r)
-          return fail(&op, "uses a value the kernel cannot read");
-        operands.push_back(*r);
-      }
-      if (op.getNumResults() != 1)
-        return fail(&op, "'" + op.getName().getStringRef() +
-                             "' is not supported in kernel bodies");
-      std::optional<Opcode> code =
-          llvm::TypeSwitch<Operation *, std::optional<Opcode>>(&op)
-              .Case([](arith::AddFOp) { return Opcode::AddF; })
-              .Case([](arith::SubFOp) { return Opcode::SubF; })
-              .Case([](arith::MulFOp) { return Opcode::MulF; })
-              .Case([](arith::DivFOp) { return Opcode::DivF; })
-              .Case([](arith::RemFOp) { return Opcode::RemF; })
-              .Case([](arith::NegFOp) { return Opcode::NegF; })
-              .Case([](arith::MaximumFOp) { return Opcode::MaximumF; })
-              .Case([](arith::MinimumFOp) { return Opcode::MinimumF; })
-              .Case([](arith::MaxNumFOp) { return Opcode::MaxNumF; })
-              .Case([](arith::MinNumFOp) { return Opcode::MinNumF; })
-              .Case([](math::AbsFOp) { return Opcode::AbsF; })
-              .Case([](math::ExpOp) { return Opcode::Exp; })
-              .Case([](math::Exp2Op) { return Opcode::Exp2; })
-              .Case([](math::LogOp) { return Opcode::Log; })
-              .Case([](math::Log2Op) { return Opcode::Log2; })
-              .Case([](math::Log1pOp) { return Opcode::Log1p; })
-              .Case([](math::TanhOp) { return Opcode::Tanh; })
-              .Case([](math::SqrtOp) { return Opcode::Sqrt; })
-              .Case([](math::RsqrtOp) { return Opcode::Rsqrt; })
-              .Case([](math::PowFOp) { return Opcode::Pow; })
-              .Case([](math::ErfOp) { return Opcode::Erf; })
-              .Case([](math::SinOp) { return Opcode::Sin; })
-              .Case([](math::CosOp) { return Opcode::Cos; })
-              .Case([](math::FloorOp) { return Opcode::Floor; })
-              .Case([](math::CeilOp) { return Opcode::Ceil; })
-              .Case([](math::RoundOp) { return Opcode::RoundF; })
-              .Case([](arith::TruncFOp) { return Opcode::TruncF; })
-              .Case([](arith::ExtFOp) { return Opcode::Copy; })
-              .Case([](arith::CmpFOp) { return Opcode::CmpF; })
-              .Case([](arith::FPToSIOp) { return Opcode::FPToSI; })
-              .Case([](arith::FPToUIOp) { return Opcode::FPToUI; })
-              .Case([](arith::AddIOp) { return Opcode::AddI; })
-              .Case([](arith::SubIOp) { return Opcode::SubI; })
-              .Case([](arith::MulIOp) { return Opcode::MulI; })
-              .Case([](arith::DivSIOp) { return Opcode::DivSI; })
-              .Case([](arith::DivUIOp) { return Opcode::DivUI; })
-              .Case([](arith::RemSIOp) { return Opcode::RemSI; })
-              .Case([](arith::RemUIOp) { return Opcode::RemUI; })
-              .Case([](arith::AndIOp) { return Opcode::AndI; })
-              .Case([](arith::OrIOp) { return Opcode::OrI; })
-              .Case([](arith::XOrIOp) { return Opcode::XOrI; })
-              .Case([](arith::ShLIOp) { return Opcode::ShLI; })
-              .Case([](arith::ShRSIOp) { return Opcode::ShRSI; })
-              .Case([](arith::ShRUIOp) { return Opcode::ShRUI; })
-              .Case([](arith::MaxSIOp) { return Opcode::MaxSI; })
-              .Case([](arith::MinSIOp) { return Opcode::MinSI; })
-              .Case([](arith::MaxUIOp) { return Opcode::MaxUI; })
-              .Case([](arith::MinUIOp) { return Opcode::MinUI; })
-              .Case([](arith::CmpIOp) { return Opcode::CmpI; })
-              .Case([](arith::ExtSIOp) { return Opcode::Ext; })
-              .Case([](arith::ExtUIOp) { return Opcode::Ext; })
-              .Case([](arith::TruncIOp) { return Opcode::TruncI; })
-              .Case([](arith::IndexCastOp) { return Opcode::Ext; })
-              .Case([](arith::IndexCastUIOp) { return Opcode::Ext; })
-              .Case([](arith::SIToFPOp) { return Opcode::SIToFP; })
-              .Case([](arith::UIToFPOp) { return Opcode::UIToFP; })
-              .Case([](math::AbsIOp) { return Opcode::AbsI; })
-              .Case([](arith::SelectOp) { return Opcode::Select; })
-              .Default([](Operation *) { return std::nullopt; });
-      if (!code)
-        return fail(&op, "'" + op.getName().getStringRef() +
-                             "' is not supported in kernel bodies");
-      // Operands an op lacks name its first: every instruction then reads
-      // a, b and c (reads()).
-      Instruction inst{*code, newRegister(op.getResult(0))};
-      inst.a = operands.empty() ? 0 : operands[0];
-      inst.b = operands.size() > 1 ? operands[1] : inst.a;
-      inst.c = operands.size() > 2 ? operands[2] : inst.a;
-      if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op))
-        inst.attr = int64_t(cmp.getPredicate());
-      else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
-        inst.attr = int64_t(cmp.getPredicate());
-      else if (llvm::isa<arith::TruncFOp>(op))
-        inst.attr = kindOf(op.getResult(0).getType()).second;
-      else if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp,
-                         arith::FPToUIOp>(op))
-        inst.attr = 1; // unsigned source
-      if (llvm::isa<arith::ExtUIOp, arith::IndexCastUIOp, arith::UIToFPOp>(op))
-        inst.attr = p.registerKinds[inst.a].second; // source width, unsigned
-      else if (llvm::isa<arith::ExtSIOp, arith::IndexCastOp, arith::SIToFPOp>(op))
-        inst.attr = 0;
-      p.code.push_back(inst);
-      }
-    return llvm::Error::success();
-  };
-  if (llvm::Error err = compileOps(body, 0))
+  p.registerKinds.assign(numRegisters, ElementKind());
+  ScalarProgramBuilder builder(p, outer, index, table);
+  builder.bindArguments(body);
+  if (llvm::Error err = builder.compileBlock(body, 0))
     return std::move(err);
-  for (Value yielded : body.getTerminator()->getOperands()) {
-    std::optional<unsigned> r = regFor(yielded);
-    if (!r)
-      return fail(body.getTerminator(),
-                  "yields a value the kernel cannot read");
-    p.yields.push_back(*r);
-  }
+  if (llvm::Error err = builder.compileYields(body))
+    return std::move(err);
   return p;
 }
 
@@ -363,10 +315,8 @@ llvm::Expected<ScalarProgram> ScalarProgram::compileOp(Operation *op) {
 void ScalarProgram::prepare(std::vector<Register> &regs) const {
   if (regs.size() < registerKinds.size())
     regs.resize(registerKinds.size());
-  for (auto [r, kind] : llvm::enumerate(registerKinds)) {
-    regs[r].isFloat = kind.first;
-    regs[r].width = kind.second;
-  }
+  for (auto [r, kind] : llvm::enumerate(registerKinds))
+    static_cast<ElementKind &>(regs[r]) = kind;
   for (auto [r, v] : floatConstants)
     std::fill(regs[r].f, regs[r].f + kBlock, v);
   for (auto [r, v] : intConstants)
@@ -496,211 +446,122 @@ ScalarProgram::uniformity(std::vector<bool> uniform) const {
   return result;
 }
 
+namespace {
+/// One instruction's registers over `n` lanes.
+struct Lanes {
+  Register &d;
+  const Register &a, &b, &c;
+  int64_t n;
+  int64_t attr;
+};
+} // namespace
+
+static void evaluateCmpF(const Lanes &l) {
+  compareFloats(arith::CmpFPredicate(l.attr), l.a.f, l.b.f, l.d.i, l.n);
+}
+
+static void evaluateCmpI(const Lanes &l) {
+  for (int64_t k = 0; k < l.n; ++k)
+    l.d.i[k] =
+        compareInt(arith::CmpIPredicate(l.attr), l.a.i[k], l.b.i[k], l.a.width);
+}
+
+// Both values are read before choosing: a blend, not a branch.
+static void evaluateSelect(const Lanes &l) {
+  if (l.d.isFloat)
+    for (int64_t k = 0; k < l.n; ++k) {
+      double x = l.b.f[k], y = l.c.f[k];
+      l.d.f[k] = l.a.i[k] ? x : y;
+    }
+  else
+    for (int64_t k = 0; k < l.n; ++k) {
+      int64_t x = l.b.i[k], y = l.c.i[k];
+      l.d.i[k] = l.a.i[k] ? x : y;
+    }
+}
+
+/// Evaluates `op` (any but Extract) over the lanes of `l`: one plain loop
+/// per op, which the compiler vectorises.
+static void evaluate(Opcode op, const Lanes &l) {
+  const Register &a = l.a, &b = l.b;
+  double *df = l.d.f;
+  int64_t *di = l.d.i;
+  unsigned w = l.d.width;
+  FloatFormat format = l.d.format;
+  int64_t n = l.n;
+  switch (op) {
+#define SCALAR_UNARY(Name, Field, Result)                                      \
+  case Opcode::Name:                                                           \
+    for (int64_t k = 0; k < n; ++k) {                                          \
+      auto x = a.Field[k];                                                     \
+      Result;                                                                  \
+    }                                                                          \
+    return;
+#define SCALAR_BINARY(Name, Field, Result)                                     \
+  case Opcode::Name:                                                           \
+    for (int64_t k = 0; k < n; ++k) {                                          \
+      auto x = a.Field[k];                                                     \
+      auto y = b.Field[k];                                                     \
+      Result;                                                                  \
+    }                                                                          \
+    return;
+#define SCALAR_FLOAT_UNARY(Name, Op, Expr) SCALAR_UNARY(Name, f, df[k] = (Expr))
+#define SCALAR_FLOAT_BINARY(Name, Op, Expr)                                    \
+  SCALAR_BINARY(Name, f, df[k] = (Expr))
+#define SCALAR_INT_UNARY(Name, Op, Expr)                                       \
+  SCALAR_UNARY(Name, i, di[k] = wrapToWidth((Expr), w))
+#define SCALAR_INT_BINARY(Name, Op, Expr)                                      \
+  SCALAR_BINARY(Name, i, di[k] = wrapToWidth((Expr), w))
+#define SCALAR_FLOAT_TO_INT(Name, Op, Expr)                                    \
+  SCALAR_UNARY(Name, f, di[k] = wrapToWidth((Expr), w))
+#define SCALAR_INT_TO_FLOAT(Name, Op, Expr)                                    \
+  SCALAR_UNARY(Name, i, df[k] = (Expr))
+#define SCALAR_CUSTOM(Name, Op)                                                \
+  case Opcode::Name:                                                           \
+    return evaluate##Name(l);
+#include "runtime/ScalarOps.def"
+#undef SCALAR_UNARY
+#undef SCALAR_BINARY
+  case Opcode::Extract:
+    break;
+  }
+  llvm_unreachable("table reads are evaluated by readTable");
+}
+
+/// Evaluates an Extract: each lane reads its table at the positions its
+/// index registers hold, clamped into the table.
+void ScalarProgram::readTable(const Instruction &in,
+                              std::vector<Register> &regs, int64_t n,
+                              llvm::ArrayRef<const HostTensor *> tables) const {
+  Register &d = regs[in.dst];
+  const HostTensor &t = *tables[in.a];
+  llvm::ArrayRef<int64_t> shape = t.shape();
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t offset = 0;
+    for (unsigned j = 0; j < in.b; ++j) {
+      int64_t position = regs[extractIndices[in.attr + j]].i[k];
+      offset =
+          offset * shape[j] + std::clamp<int64_t>(position, 0, shape[j] - 1);
+    }
+    if (d.isFloat)
+      d.f[k] = t.getFloat(offset);
+    else
+      d.i[k] = t.getInt(offset);
+  }
+}
+
 void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
                             llvm::ArrayRef<const HostTensor *> tables,
                             llvm::ArrayRef<bool> part, bool inPart) const {
   for (auto [i, in] : llvm::enumerate(code)) {
     if (!part.empty() && part[i] != inPart)
       continue;
-    Register &d = regs[in.dst];
-    const Register &a = regs[in.a];
-    const Register &b = regs[in.b];
-    const Register &c = regs[in.c];
-    double *df = d.f;
-    int64_t *di = d.i;
-    unsigned w = d.width;
-#define FLOAT1(expr)                                                           \
-  for (int64_t k = 0; k < n; ++k) {                                            \
-    double x = a.f[k];                                                         \
-    (void)x;                                                                   \
-    df[k] = (expr);                                                            \
-  }                                                                            \
-  break;
-#define FLOAT2(expr)                                                           \
-  for (int64_t k = 0; k < n; ++k) {                                            \
-    double x = a.f[k], y = b.f[k];                                             \
-    df[k] = (expr);                                                            \
-  }                                                                            \
-  break;
-#define INT2(expr)                                                             \
-  for (int64_t k = 0; k < n; ++k) {                                            \
-    int64_t x = a.i[k], y = b.i[k];                                            \
-    di[k] = wrapToWidth((expr), w);                                            \
-  }                                                                            \
-  break;
-    switch (in.op) {
-    case Opcode::AddF:
-      FLOAT2(x + y)
-    case Opcode::SubF:
-      FLOAT2(x - y)
-    case Opcode::MulF:
-      FLOAT2(x * y)
-    case Opcode::DivF:
-      FLOAT2(x / y)
-    case Opcode::RemF:
-      FLOAT2(std::fmod(x, y))
-    case Opcode::NegF:
-      FLOAT1(-x)
-    case Opcode::MaximumF:
-      FLOAT2(std::isnan(x) || std::isnan(y) ? NAN : (x > y ? x : y))
-    case Opcode::MinimumF:
-      FLOAT2(std::isnan(x) || std::isnan(y) ? NAN : (x < y ? x : y))
-    case Opcode::MaxNumF:
-      FLOAT2(std::fmax(x, y))
-    case Opcode::MinNumF:
-      FLOAT2(std::fmin(x, y))
-    case Opcode::AbsF:
-      FLOAT1(std::fabs(x))
-    case Opcode::Exp:
-      FLOAT1(std::exp(x))
-    case Opcode::Exp2:
-      FLOAT1(std::exp2(x))
-    case Opcode::Log:
-      FLOAT1(std::log(x))
-    case Opcode::Log2:
-      FLOAT1(std::log2(x))
-    case Opcode::Log1p:
-      FLOAT1(std::log1p(x))
-    case Opcode::Tanh:
-      FLOAT1(std::tanh(x))
-    case Opcode::Sqrt:
-      FLOAT1(std::sqrt(x))
-    case Opcode::Rsqrt:
-      FLOAT1(1.0 / std::sqrt(x))
-    case Opcode::Pow:
-      FLOAT2(std::pow(x, y))
-    case Opcode::Erf:
-      FLOAT1(std::erf(x))
-    case Opcode::Sin:
-      FLOAT1(std::sin(x))
-    case Opcode::Cos:
-      FLOAT1(std::cos(x))
-    case Opcode::Floor:
-      FLOAT1(std::floor(x))
-    case Opcode::Ceil:
-      FLOAT1(std::ceil(x))
-    case Opcode::RoundF:
-      FLOAT1(std::round(x))
-    case Opcode::TruncF:
-      FLOAT1(roundTo(x, in.attr))
-    case Opcode::CmpF:
-      compareFloats(arith::CmpFPredicate(in.attr), a.f, b.f, di, n);
-      break;
-    case Opcode::FPToSI:
-      for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(toIntSaturating(a.f[k]), w);
-      break;
-    case Opcode::FPToUI:
-      for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(toUnsignedBits(a.f[k]), w);
-      break;
-    case Opcode::AddI:
-      INT2(int64_t(uint64_t(x) + uint64_t(y)))
-    case Opcode::SubI:
-      INT2(int64_t(uint64_t(x) - uint64_t(y)))
-    case Opcode::MulI:
-      INT2(int64_t(uint64_t(x) * uint64_t(y)))
-    case Opcode::DivSI:
-      // x / -1 is -x: the one quotient that overflows (INT64_MIN / -1
-      // traps in C++), wrapped as the width's does. / 0 is undefined.
-      INT2(y == 0 ? 0 : y == -1 ? int64_t(0 - uint64_t(x)) : x / y)
-    case Opcode::DivUI:
-      INT2(y == 0 ? 0 : int64_t(unsignedOf(x, w) / unsignedOf(y, w)))
-    case Opcode::RemSI:
-      INT2(y == 0 || y == -1 ? 0 : x % y)
-    case Opcode::RemUI:
-      INT2(y == 0 ? 0 : int64_t(unsignedOf(x, w) % unsignedOf(y, w)))
-    case Opcode::AndI:
-      INT2(x & y)
-    case Opcode::OrI:
-      INT2(x | y)
-    case Opcode::XOrI:
-      INT2(x ^ y)
-    // Shift amounts are unsigned; shifting by the width or more gives poison,
-    // here 0 (or the sign for shrsi).
-    case Opcode::ShLI:
-      INT2(unsignedOf(y, w) >= w ? 0 : int64_t(uint64_t(x) << y))
-    case Opcode::ShRSI:
-      INT2(x >> std::min<uint64_t>(unsignedOf(y, w), 63))
-    case Opcode::ShRUI:
-      INT2(unsignedOf(y, w) >= w ? 0 : int64_t(unsignedOf(x, w) >> y))
-    case Opcode::MaxSI:
-      INT2(std::max(readSigned(x, w), readSigned(y, w)))
-    case Opcode::MinSI:
-      INT2(std::min(readSigned(x, w), readSigned(y, w)))
-    case Opcode::MaxUI:
-      INT2(unsignedOf(x, w) > unsignedOf(y, w) ? x : y)
-    case Opcode::MinUI:
-      INT2(unsignedOf(x, w) < unsignedOf(y, w) ? x : y)
-    case Opcode::CmpI:
-      for (int64_t k = 0; k < n; ++k)
-        di[k] =
-            compareInt(arith::CmpIPredicate(in.attr), a.i[k], b.i[k], a.width);
-      break;
-    case Opcode::Ext:
-      // attr: the source width when the source is read unsigned.
-      for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(in.attr ? int64_t(unsignedOf(a.i[k], in.attr))
-                                    : readSigned(a.i[k], a.width),
-                            w);
-      break;
-    case Opcode::TruncI:
-      for (int64_t k = 0; k < n; ++k)
-        di[k] = wrapToWidth(a.i[k], w);
-      break;
-    case Opcode::SIToFP:
-      for (int64_t k = 0; k < n; ++k)
-        df[k] = roundTo(double(readSigned(a.i[k], a.width)), w);
-      break;
-    case Opcode::UIToFP:
-      for (int64_t k = 0; k < n; ++k)
-        df[k] = roundTo(double(unsignedOf(a.i[k], in.attr)), w);
-      break;
-    case Opcode::AbsI:
-      for (int64_t k = 0; k < n; ++k)
-        di[k] =
-            wrapToWidth(a.i[k] < 0 ? int64_t(0 - uint64_t(a.i[k])) : a.i[k], w);
-      break;
-    case Opcode::Select:
-      // Both values are read before choosing: a blend, not a branch.
-      if (d.isFloat)
-        for (int64_t k = 0; k < n; ++k) {
-          double x = b.f[k], y = c.f[k];
-          df[k] = a.i[k] ? x : y;
-        }
-      else
-        for (int64_t k = 0; k < n; ++k) {
-          int64_t x = b.i[k], y = c.i[k];
-          di[k] = a.i[k] ? x : y;
-        }
-      break;
-    case Opcode::Copy:
-      if (d.isFloat)
-        std::copy(a.f, a.f + n, df);
-      else
-        std::copy(a.i, a.i + n, di);
-      break;
-    case Opcode::Extract: {
-      const HostTensor &t = *tables[in.a];
-      llvm::ArrayRef<int64_t> shape = t.shape();
-      for (int64_t k = 0; k < n; ++k) {
-        int64_t offset = 0;
-        for (unsigned j = 0; j < in.b; ++j) {
-          int64_t position = regs[extractIndices[in.attr + j]].i[k];
-          offset = offset * shape[j] +
-                   std::clamp<int64_t>(position, 0, shape[j] - 1);
-        }
-        if (d.isFloat)
-          df[k] = t.getFloat(offset);
-        else
-          di[k] = t.getInt(offset);
-      }
-      break;
+    if (in.op == Opcode::Extract) {
+      readTable(in, regs, n, tables);
+      continue;
     }
-    }
-#undef FLOAT1
-#undef FLOAT2
-#undef INT2
+    evaluate(in.op,
+             {regs[in.dst], regs[in.a], regs[in.b], regs[in.c], n, in.attr});
   }
 }
 

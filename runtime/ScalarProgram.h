@@ -23,10 +23,23 @@ namespace spmd::runtime {
 
 constexpr int64_t kBlock = 256;
 
-/// A register: a block of floats or of integers.
-struct Register {
+/// The float format a float register's lanes are rounded to after each
+/// instruction (they compute in double): bf16 rounds differently from f16.
+enum class FloatFormat : uint8_t { F16, BF16, F32, Double };
+
+/// What a register's lanes stand for: floats computed in double and rounded
+/// to `format`, or integers computed in int64 and wrapped to `width` bits.
+struct ElementKind {
   bool isFloat = true;
-  unsigned width = 64; // integers: bit width
+  FloatFormat format = FloatFormat::Double; // floats
+  unsigned width = 64;                      // integers: bit width
+
+  /// The kind of an MLIR scalar type.
+  static ElementKind of(mlir::Type type);
+};
+
+/// A register: a block of floats or of integers.
+struct Register : ElementKind {
   alignas(64) double f[kBlock];
   alignas(64) int64_t i[kBlock];
 };
@@ -36,7 +49,7 @@ enum class Opcode : uint8_t;
 struct Instruction {
   Opcode op;
   unsigned dst, a = 0, b = 0, c = 0;
-  int64_t attr = 0; // predicate, target float width, ...
+  int64_t attr = 0; // a comparison's predicate; an Extract's first index
 };
 
 class ScalarProgram {
@@ -86,19 +99,22 @@ public:
   };
   Uniformity uniformity(std::vector<bool> uniform) const;
 
-  /// Register kind for an MLIR scalar type.
-  static std::pair<bool, unsigned> kindOf(mlir::Type type);
-
 private:
+  friend class ScalarProgramBuilder;
+
   /// `run` compiled for the CPU path that `run` picks.
   void execute(std::vector<Register> &regs, int64_t lanes,
                llvm::ArrayRef<const HostTensor *> tables,
                llvm::ArrayRef<bool> part, bool inPart) const;
+  /// Evaluates the table read `in` over `lanes` lanes.
+  void readTable(const Instruction &in, std::vector<Register> &regs,
+                 int64_t lanes,
+                 llvm::ArrayRef<const HostTensor *> tables) const;
   /// The registers instruction `in` reads.
   llvm::SmallVector<unsigned, 3> reads(const Instruction &in) const;
 
   std::vector<Instruction> code;
-  std::vector<std::pair<bool, unsigned>> registerKinds;
+  std::vector<ElementKind> registerKinds;
   std::vector<std::pair<unsigned, double>> floatConstants;
   std::vector<std::pair<unsigned, int64_t>> intConstants;
   std::vector<unsigned> yields;
