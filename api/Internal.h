@@ -11,8 +11,8 @@
 #include "spmd/spmd.h"
 
 #include "mesh/DeviceMesh.h"
-#include "runtime/Devices.h"
-#include "runtime/Program.h"
+#include "runtime/devices/Devices.h"
+#include "runtime/exec/Program.h"
 #include "sharding/TensorSharding.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -4,8 +4,8 @@
 
 #include "mesh/HybridDeviceMesh.h"
 #include "mesh/MeshConfig.h"
-#include "runtime/Devices.h"
-#include "runtime/MpiWorld.h"
+#include "runtime/devices/Devices.h"
+#include "runtime/comm/MpiWorld.h"
 
 #include "fmt/format.h"
 

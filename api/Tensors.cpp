@@ -2,7 +2,7 @@
 
 #include "Internal.h"
 
-#include "runtime/MpiWorld.h"
+#include "runtime/comm/MpiWorld.h"
 #include "sharding/ShardLayout.h"
 
 #include "fmt/format.h"

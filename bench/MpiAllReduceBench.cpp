@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/MpiCommunicator.h"
+#include "runtime/comm/MpiCommunicator.h"
 
 #include <mpi.h>
 

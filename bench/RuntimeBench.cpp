@@ -22,10 +22,10 @@
 #include "passes/Dialects.h"
 #include "ir/SpmdDialect.h"
 #include "bench/EigenGemm.h"
-#include "runtime/CpuPath.h"
-#include "runtime/Devices.h"
+#include "runtime/kernels/CpuPath.h"
+#include "runtime/devices/Devices.h"
 #include "driver/Compile.h"
-#include "runtime/gemm/GemmKernels.h"
+#include "runtime/kernels/gemm/GemmKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

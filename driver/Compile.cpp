@@ -4,7 +4,7 @@
 
 #include "ir/Locations.h"
 #include "ir/SpmdDialect.h"
-#include "runtime/Check.h"
+#include "runtime/exec/Check.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
@@ -114,7 +114,7 @@ static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
   return module;
 }
 
-/// The unpartitioned programs of `global` a check runs (runtime/Program.h).
+/// The unpartitioned programs of `global` a check runs (runtime/exec/Program.h).
 static llvm::Expected<runtime::ReferenceModules>
 buildReferences(ModuleOp global) {
   runtime::ReferenceModules modules;

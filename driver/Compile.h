@@ -10,7 +10,7 @@
 #define SPMD_DRIVER_COMPILE_H
 
 #include "driver/Pipeline.h"
-#include "runtime/Program.h"
+#include "runtime/exec/Program.h"
 
 namespace spmd::driver {
 

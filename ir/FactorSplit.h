@@ -1,5 +1,4 @@
-//===- FactorSplit.h - The factor split a plan computes an op by -*- C++
-//-*-===//
+//===- FactorSplit.h - The factor split an op is computed by ----*- C++ -*-===//
 //
 // spmd-auto-shard costs each op under one split of its rule's factors over
 // mesh axes; several splits may give the same result layout (a column

@@ -1,5 +1,4 @@
-//===- SpmdDialect.h - The spmd dialect, its enums and attributes -*- C++
-//-*-===//
+//===- SpmdDialect.h - The spmd dialect and its attributes ------*- C++ -*-===//
 
 #ifndef SPMD_IR_SPMDDIALECT_H
 #define SPMD_IR_SPMDDIALECT_H

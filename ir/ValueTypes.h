@@ -1,4 +1,4 @@
-//===- ValueTypes.h - The types of every value a program defines -*- C++ -*-===//
+//===- ValueTypes.h - The types of every value defined ----------*- C++ -*-===//
 
 #ifndef SPMD_IR_VALUETYPES_H
 #define SPMD_IR_VALUETYPES_H

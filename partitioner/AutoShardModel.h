@@ -1,5 +1,4 @@
-//===- AutoShardModel.h - Choosing strategies as an integer program -*- C++
-//-*-//
+//===- AutoShardModel.h - Strategies as an integer program ------*- C++ -*-===//
 //
 // The model of auto-sharding, free of MLIR: a graph whose nodes are ops
 // (or groups of ops that share one choice), each with candidate strategies

@@ -1,5 +1,4 @@
-//===- AutoShardStrategies.h - An op's candidate strategies, costed -*- C++
-//-*-//
+//===- AutoShardStrategies.h - An op's costed strategies --------*- C++ -*-===//
 //
 // The nodes and edges of auto-sharding's model (AutoShardModel.h) from an
 // op's factor rule: a strategy assigns each mesh axis to at most one of

@@ -1,5 +1,4 @@
-//===- CapturedReads.h - Tables a linalg body reads with tensor.extract -*- C++
-//-*-===//
+//===- CapturedReads.h - Tables a linalg body reads -------------*- C++ -*-===//
 //
 // See CapturedReads.cpp: which layout each tensor read from inside a
 // partitioned linalg body is brought to, and how the reads become local.

@@ -1,4 +1,4 @@
-//===- Dialects.h - The dialects every tool of the compiler reads -*- C++ -*-===//
+//===- Dialects.h - The dialects every tool reads ---------------*- C++ -*-===//
 //
 // spmd-opt, spmd-run and the C++ API accept the same programs: the spmd
 // dialect, the input dialects of linalg-on-tensors programs, and what other

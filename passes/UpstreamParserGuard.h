@@ -1,4 +1,4 @@
-//===- UpstreamParserGuard.h - Inputs MLIR's own parsers crash on -*- C++ -*-===//
+//===- UpstreamParserGuard.h - Inputs MLIR's parsers crash on ---*- C++ -*-===//
 //
 // MLIR 22's parsers of linalg.reduce, linalg.broadcast and linalg.transpose
 // dereference a null attribute when their `dimensions` / `permutation`

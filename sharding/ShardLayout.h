@@ -1,5 +1,4 @@
-//===- ShardLayout.h - Which device holds which part of a tensor -*- C++
-//-*-===//
+//===- ShardLayout.h - Which device holds which part ------------*- C++ -*-===//
 //
 // A TensorSharding resolved against a mesh and a global shape. A dimension
 // of size d split over axes of total size n gives every device a shard of

@@ -2,7 +2,7 @@
 
 #include "CustomDialect.h"
 
-#include "runtime/KernelInterface.h"
+#include "runtime/kernels/KernelInterface.h"
 
 using namespace mlir;
 using namespace spmd::runtime;

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/KernelInterface.h"
-#include "runtime/TensorOps.h"
+#include "runtime/kernels/KernelInterface.h"
+#include "runtime/exec/TensorOps.h"
 
 #include "ir/SpmdOps.h"
 

@@ -1,6 +1,6 @@
 //===- ControlFlowKernels.cpp - Loops, branches, calls, returns -----------===//
 
-#include "runtime/KernelInterface.h"
+#include "runtime/kernels/KernelInterface.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -10,7 +10,7 @@
 #ifndef SPMD_RUNTIME_KERNELS_DESTINATIONSTEP_H
 #define SPMD_RUNTIME_KERNELS_DESTINATIONSTEP_H
 
-#include "runtime/Executable.h"
+#include "runtime/exec/Executable.h"
 
 #include <cstring>
 

@@ -10,10 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/WorkingBytes.h"
-#include "runtime/Executable.h"
-#include "runtime/Parallel.h"
-#include "runtime/TensorOps.h"
-#include "runtime/gemm/GemmKernels.h"
+#include "runtime/exec/Executable.h"
+#include "runtime/kernels/Parallel.h"
+#include "runtime/exec/TensorOps.h"
+#include "runtime/kernels/gemm/GemmKernels.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"

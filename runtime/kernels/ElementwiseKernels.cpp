@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/KernelInterface.h"
-#include "runtime/ScalarProgram.h"
+#include "runtime/kernels/KernelInterface.h"
+#include "runtime/kernels/ScalarProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

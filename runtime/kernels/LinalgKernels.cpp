@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/CpuPath.h"
-#include "runtime/KernelInterface.h"
-#include "runtime/Parallel.h"
-#include "runtime/ScalarProgram.h"
+#include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/KernelInterface.h"
+#include "runtime/kernels/Parallel.h"
+#include "runtime/kernels/ScalarProgram.h"
 #include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

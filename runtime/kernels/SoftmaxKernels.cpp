@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/CpuPath.h"
-#include "runtime/KernelInterface.h"
-#include "runtime/Parallel.h"
-#include "runtime/gemm/GemmKernels.h"
+#include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/KernelInterface.h"
+#include "runtime/kernels/Parallel.h"
+#include "runtime/kernels/gemm/GemmKernels.h"
 #include "runtime/kernels/DestinationStep.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -10,7 +10,7 @@
 #ifndef SPMD_RUNTIME_KERNELS_STRUCTUREDKERNELS_H
 #define SPMD_RUNTIME_KERNELS_STRUCTUREDKERNELS_H
 
-#include "runtime/Executable.h"
+#include "runtime/exec/Executable.h"
 
 namespace spmd::runtime {
 

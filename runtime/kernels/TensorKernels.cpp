@@ -1,7 +1,7 @@
 //===- TensorKernels.cpp - Constants, tensor creation, slices, reshapes ---===//
 
-#include "runtime/KernelInterface.h"
-#include "runtime/TensorOps.h"
+#include "runtime/kernels/KernelInterface.h"
+#include "runtime/exec/TensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"

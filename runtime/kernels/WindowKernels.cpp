@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/CpuPath.h"
-#include "runtime/Executable.h"
-#include "runtime/Parallel.h"
-#include "runtime/ScalarProgram.h"
+#include "runtime/kernels/CpuPath.h"
+#include "runtime/exec/Executable.h"
+#include "runtime/kernels/Parallel.h"
+#include "runtime/kernels/ScalarProgram.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"

@@ -1,6 +1,6 @@
 //===- CheckTest.cpp - What spmd-run --check accepts ----------------------===//
 
-#include "runtime/Check.h"
+#include "runtime/exec/Check.h"
 #include "passes/Dialects.h"
 #include "driver/Compile.h"
 

@@ -1,7 +1,7 @@
 //===- CommunicatorTest.cpp - In-process collectives ----------------------===//
 
-#include "runtime/Communicator.h"
-#include "runtime/TensorOps.h"
+#include "runtime/comm/Communicator.h"
+#include "runtime/exec/TensorOps.h"
 
 #include <gtest/gtest.h>
 

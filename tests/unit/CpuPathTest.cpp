@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/CpuPath.h"
+#include "runtime/kernels/CpuPath.h"
 #include "passes/Dialects.h"
 #include "driver/Compile.h"
-#include "runtime/gemm/GemmKernels.h"
+#include "runtime/kernels/gemm/GemmKernels.h"
 
 #include "mlir/Parser/Parser.h"
 

@@ -1,8 +1,8 @@
 //===- DevicePoolTest.cpp - Devices multiplexed over a few threads --------===//
 
-#include "runtime/Communicator.h"
-#include "runtime/DevicePool.h"
-#include "runtime/HostTensor.h"
+#include "runtime/comm/Communicator.h"
+#include "runtime/devices/DevicePool.h"
+#include "runtime/exec/HostTensor.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Executable.h"
-#include "runtime/Npy.h"
+#include "runtime/exec/Executable.h"
+#include "runtime/exec/Npy.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"

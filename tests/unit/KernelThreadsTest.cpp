@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Parallel.h"
+#include "runtime/kernels/Parallel.h"
 
 #include "gtest/gtest.h"
 

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Mutation.h"
-#include "runtime/Npy.h"
+#include "runtime/exec/Npy.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,5 +1,4 @@
-//===- ReshardSimulator.h - Runs reshard plans on simulated devices -*- C++
-//-*-===//
+//===- ReshardSimulator.h - Reshard plans on simulated devices --*- C++ -*-===//
 //
 // Executes ReshardSteps on per-device buffers with the semantics of the
 // spmd collectives (padding included), so tests can check that a plan

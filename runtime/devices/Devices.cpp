@@ -1,0 +1,275 @@
+//===- Devices.cpp - Running on all local devices -------------------------===//
+
+#include "runtime/devices/Devices.h"
+#include "runtime/devices/DevicePool.h"
+#include "runtime/comm/MpiWorld.h"
+#include "runtime/exec/TensorOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+using namespace spmd;
+
+namespace spmd::runtime {
+
+/// Fills `t` with values no correct partitioned program can depend on:
+/// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
+/// in turn for integers. So a reduction that counts padding shows it,
+/// whatever its kind.
+static void poison(HostTensor &t) {
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (isFloat(t.type())) {
+      static const double kFloats[] = {NAN, INFINITY, -INFINITY};
+      t.setFloat(i, kFloats[i % 3]);
+    } else {
+      int64_t bits = 8 * dtypeBytes(t.type());
+      int64_t largest = bits >= 64 ? std::numeric_limits<int64_t>::max()
+                                   : (int64_t(1) << (bits - 1)) - 1;
+      const int64_t kInts[] = {largest, -largest - 1, 1};
+      t.setInt(i, kInts[i % 3]);
+    }
+  }
+}
+
+TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
+                   int64_t device, ReductionKind partialKind) {
+  return shardFor(global.data(), global.type(), layout, device, partialKind);
+}
+
+TensorRef shardFor(const uint8_t *global, DType type,
+                   const ShardLayout &layout, int64_t device,
+                   ReductionKind partialKind) {
+  llvm::SmallVector<int64_t> local = layout.localShape();
+  auto out = std::make_shared<HostTensor>(
+      type, std::vector<int64_t>(local.begin(), local.end()));
+  std::vector<int64_t> offsets, sizes;
+  bool padded = false;
+  for (const DimSlice &slice : layout.sliceOf(device)) {
+    offsets.push_back(slice.offset);
+    sizes.push_back(slice.valid);
+    padded |= slice.valid < slice.size;
+  }
+  // Padding holds unspecified values: poisoned, so that reading it as data
+  // cannot go unnoticed.
+  if (padded)
+    poison(*out);
+  // A pending sum: the first device of each group over the partial axes
+  // holds the value, the others zero, so that their sum is the value.
+  // Every device holds it for max and min.
+  if (partialKind == ReductionKind::Sum) {
+    llvm::SmallVector<int64_t> coords = layout.mesh().coordsOf(device);
+    if (llvm::any_of(layout.partialAxes(),
+                     [&](AxisIndex a) { return coords[a] != 0; })) {
+      HostTensor zeros(type, sizes);
+      copyBox(zeros, std::vector<int64_t>(sizes.size(), 0), sizes, *out,
+              std::vector<int64_t>(sizes.size(), 0));
+      return out;
+    }
+  }
+  copyBox(global, layout.globalShape(), offsets, sizes, *out,
+          std::vector<int64_t>(sizes.size(), 0));
+  return out;
+}
+
+ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
+                             std::vector<TensorRef> locals,
+                             std::optional<ShardLayout> layout,
+                             ReductionKind partialKind, int64_t firstDevice)
+    : globalShape(std::move(globalShape)), layout_(std::move(layout)),
+      partialKind_(partialKind) {
+  for (auto [index, data] : llvm::enumerate(locals)) {
+    int64_t device = firstDevice + index;
+    std::vector<DimSlice> slices;
+    if (layout_) {
+      llvm::SmallVector<DimSlice> of = layout_->sliceOf(device);
+      slices.assign(of.begin(), of.end());
+    } else {
+      for (int64_t size : this->globalShape)
+        slices.push_back({0, size, size});
+    }
+    shards.push_back({device, std::move(data), std::move(slices)});
+  }
+}
+
+llvm::Expected<HostTensor> ShardedTensor::toHost() const {
+  if (!layout_)
+    return HostTensor(*shards.front().data);
+  if (int64_t(shards.size()) != layout_->mesh().numDevices())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the tensor's shards are on several processes: gather them over "
+        "the processes");
+  std::vector<TensorRef> locals;
+  for (const Shard &shard : shards)
+    locals.push_back(shard.data);
+  return assemble(locals, *layout_, partialKind_);
+}
+
+llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
+                                    const ShardLayout &layout,
+                                    ReductionKind partialKind) {
+  const DeviceMesh &mesh = layout.mesh();
+  std::vector<int64_t> shape(layout.globalShape());
+  HostTensor global(locals[0]->type(), shape);
+  // One device per shard: the first of each partial group, whose group's
+  // buffers are reduced first.
+  for (int64_t device = 0; device < mesh.numDevices(); ++device) {
+    llvm::SmallVector<int64_t> partialGroup =
+        mesh.groupOf(device, layout.partialAxes());
+    llvm::SmallVector<int64_t> index = layout.shardIndex(device);
+    if (partialGroup.front() != device)
+      continue;
+    // Write each shard once: from the first device holding it.
+    bool first = true;
+    for (int64_t other : layout.devicesHolding(index))
+      if (other < device &&
+          mesh.groupOf(other, layout.partialAxes()).front() == other)
+        first = false;
+    if (!first)
+      continue;
+    std::vector<TensorRef> parts;
+    for (int64_t member : partialGroup)
+      parts.push_back(locals[member]);
+    TensorRef value = parts.size() > 1 ? reduce(parts, partialKind) : parts[0];
+    std::vector<int64_t> offsets, sizes;
+    for (const DimSlice &slice : layout.sliceOf(device)) {
+      offsets.push_back(slice.offset);
+      sizes.push_back(slice.valid);
+    }
+    copyBox(*value, std::vector<int64_t>(sizes.size(), 0), sizes, global,
+            offsets);
+  }
+  return global;
+}
+
+llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
+                                        MpiWorld *world, bool everywhere) {
+  const std::optional<ShardLayout> &layout = tensor.layout();
+  // Replicated: every device holds all of it.
+  if (!world || !layout)
+    return tensor.toHost();
+  llvm::ArrayRef<ShardedTensor::Shard> shards = tensor.localShards();
+  DType type = shards.front().data->type();
+  llvm::SmallVector<int64_t> shape = layout->localShape();
+  std::vector<int64_t> localShape(shape.begin(), shape.end());
+  int64_t rank = world->rank();
+  int64_t devices = layout->mesh().numDevices();
+  int64_t localDevices = devices / world->size();
+  int64_t firstLocal = rank * localDevices;
+  std::vector<TensorRef> locals(devices);
+  std::vector<Message> messages;
+  for (int64_t device = 0; device < devices; ++device) {
+    int64_t owner = device / localDevices;
+    if (owner == rank) {
+      locals[device] = shards[device - firstLocal].data;
+      if (rank != 0)
+        messages.push_back(
+            {0, locals[device]->data(), locals[device]->sizeInBytes(), true});
+    } else if (rank == 0) {
+      locals[device] = std::make_shared<HostTensor>(type, localShape,
+                                                    Init::None);
+      messages.push_back({owner, locals[device]->data(),
+                          locals[device]->sizeInBytes(), false});
+    }
+  }
+  if (llvm::Error err = world->exchange(0, messages, "gathering a result"))
+    return std::move(err);
+  HostTensor global;
+  if (rank == 0) {
+    llvm::Expected<HostTensor> assembled =
+        assemble(locals, *layout, tensor.partialKind());
+    if (!assembled)
+      return assembled.takeError();
+    global = std::move(*assembled);
+  } else if (everywhere) {
+    global = HostTensor(type, std::vector<int64_t>(tensor.shape()), Init::None);
+  }
+  if (!everywhere)
+    return global;
+  messages.clear();
+  for (int64_t r = 1; r < world->size(); ++r)
+    if (rank == 0 || r == rank)
+      messages.push_back({rank == 0 ? r : 0, global.data(),
+                          global.sizeInBytes(), rank == 0});
+  if (llvm::Error err = world->exchange(0, messages, "sending a result"))
+    return std::move(err);
+  return global;
+}
+
+llvm::Expected<int64_t> maxLocalDevices() {
+  const char *env = std::getenv("SPMD_MAX_LOCAL_DEVICES");
+  if (!env || !*env)
+    return kDefaultMaxLocalDevices;
+  int64_t limit;
+  if (llvm::StringRef(env).getAsInteger(10, limit) || limit < 1 ||
+      limit > DeviceMesh::kMaxDevices)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("SPMD_MAX_LOCAL_DEVICES={0} is not an integer in [1, "
+                      "{1}]",
+                      env, DeviceMesh::kMaxDevices));
+  return limit;
+}
+
+llvm::Error checkLocalDevices(int64_t numDevices) {
+  llvm::Expected<int64_t> limit = maxLocalDevices();
+  if (!limit)
+    return limit.takeError();
+  // Devices cost a reserved stack and their buffers; the limit keeps a
+  // mistyped mesh from reserving the address space.
+  if (numDevices > *limit)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the mesh has {0} devices; one process runs at most {1} "
+                      "(SPMD_MAX_LOCAL_DEVICES)",
+                      numDevices, *limit));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<std::vector<RValue>>>
+runOnDevices(const Executable &executable, llvm::StringRef function,
+             std::vector<std::vector<RValue>> args, int64_t numDevices,
+             Communicator &communicator, KernelThreads threadsPerDevice,
+             std::shared_ptr<MemoryStats> memory, DevicePool *pool,
+             int64_t firstDevice) {
+  if (llvm::Error error = checkLocalDevices(numDevices))
+    return error;
+  std::vector<std::vector<RValue>> results(numDevices);
+  std::vector<std::string> errors(numDevices);
+  // The device that failed first: the others stop at their next collective
+  // and their errors only name it.
+  std::atomic<int64_t> firstFailed{-1};
+  std::optional<DevicePool> own;
+  if (!pool)
+    pool = &own.emplace();
+  if (llvm::Error error = pool->run(
+          numDevices, defaultDeviceWorkers(numDevices), [&](int64_t index) {
+            MemoryScope::setCurrent({memory, index});
+            DeviceContext context;
+            context.device = firstDevice + index;
+            context.threads = threadsPerDevice;
+            context.communicator = &communicator;
+            llvm::Expected<std::vector<RValue>> out =
+                executable.run(function, std::move(args[index]), context);
+            if (out) {
+              results[index] = std::move(*out);
+              return;
+            }
+            errors[index] = llvm::toString(out.takeError());
+            if (communicator.fail(context.device))
+              firstFailed = index;
+          }))
+    return error;
+  if (int64_t index = firstFailed; index >= 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "device " +
+                                       std::to_string(firstDevice + index) +
+                                       ": " + errors[index]);
+  return results;
+}
+
+} // namespace spmd::runtime

@@ -1,0 +1,76 @@
+//===- TensorOps.h - Whole-tensor helpers ----------------------*- C++ -*-===//
+//
+// Concatenation, pieces along a dimension and elementwise reduction of host
+// tensors: what collectives and host transfers are made of.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_TENSOROPS_H
+#define SPMD_RUNTIME_TENSOROPS_H
+
+#include "runtime/exec/HostTensor.h"
+#include "sharding/TensorSharding.h"
+
+namespace spmd::runtime {
+
+/// Calls `body(index)` for every index of `shape` without its last `inner`
+/// dimensions, the last of them fastest (nothing if any size is 0): the
+/// loop over rows of the kernels that move whole rows.
+template <typename Body>
+void forEachOuterIndex(llvm::ArrayRef<int64_t> shape, size_t inner,
+                       Body body) {
+  for (int64_t s : shape)
+    if (s == 0)
+      return;
+  size_t outer = shape.size() - std::min(inner, shape.size());
+  std::vector<int64_t> idx(outer, 0);
+  while (true) {
+    body(llvm::ArrayRef<int64_t>(idx));
+    int64_t d = int64_t(outer) - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// Copies the box [offsets, offsets + sizes) of `from` into `to` at
+/// `toOffsets` (both row-major, same element type).
+void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
+             llvm::ArrayRef<int64_t> sizes, HostTensor &to,
+             llvm::ArrayRef<int64_t> toOffsets);
+/// The same from the row-major data of a `fromShape` tensor of `to`'s
+/// element type (a file mapped in memory, say).
+void copyBox(const uint8_t *from, llvm::ArrayRef<int64_t> fromShape,
+             llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+             HostTensor &to, llvm::ArrayRef<int64_t> toOffsets);
+
+/// Piece `k` of `size` elements along `dim` (zeros past the end).
+TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size);
+/// The concatenation of `parts` along `dim`.
+TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim);
+/// Copies element 0 of `t` to all its elements.
+void broadcastFirst(HostTensor &t);
+/// The first `size` elements along `dim`.
+TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size);
+/// The elementwise reduction of `parts`, in order.
+TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind);
+/// `count` elements of `tensor` (row-major) from element `begin`.
+struct ElementSpan {
+  const HostTensor *tensor;
+  int64_t begin;
+};
+/// The elementwise reduction of `parts` (in order) into `count` elements of
+/// `out` from `outBegin`; `out` may be the first part, at the same place.
+void reduceElements(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
+                    HostTensor &out, int64_t outBegin, int64_t count);
+/// Elements [begin, end) (row-major) of the reduction of `parts`, into `out`.
+void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
+                HostTensor &out, int64_t begin, int64_t end);
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_TENSOROPS_H

@@ -1,0 +1,127 @@
+//===- ScalarProgram.h - Scalar op sequences run over blocks ----*- C++ -*-===//
+//
+// The body of a linalg op (or one elementwise arith/math op) compiled once
+// into a list of instructions over registers. Each register holds a block of
+// up to kBlock lanes, so one pass over the instructions computes kBlock
+// elements: the IR is never walked at run time and the inner loops are
+// plain array loops the compiler vectorises. Floats compute in double,
+// integers in int64 wrapped to their width.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_SCALARPROGRAM_H
+#define SPMD_RUNTIME_SCALARPROGRAM_H
+
+#include "runtime/exec/HostTensor.h"
+
+#include "mlir/IR/Block.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+namespace spmd::runtime {
+
+constexpr int64_t kBlock = 256;
+
+/// The float format a float register's lanes are rounded to after each
+/// instruction (they compute in double): bf16 rounds differently from f16.
+enum class FloatFormat : uint8_t { F16, BF16, F32, Double };
+
+/// What a register's lanes stand for: floats computed in double and rounded
+/// to `format`, or integers computed in int64 and wrapped to `width` bits.
+struct ElementKind {
+  bool isFloat = true;
+  FloatFormat format = FloatFormat::Double; // floats
+  unsigned width = 64;                      // integers: bit width
+
+  /// The kind of an MLIR scalar type.
+  static ElementKind of(mlir::Type type);
+};
+
+/// A register: a block of floats or of integers.
+struct Register : ElementKind {
+  alignas(64) double f[kBlock];
+  alignas(64) int64_t i[kBlock];
+};
+
+enum class Opcode : uint8_t;
+
+struct Instruction {
+  Opcode op;
+  unsigned dst, a = 0, b = 0, c = 0;
+  int64_t attr = 0; // a comparison's predicate; an Extract's first index
+};
+
+class ScalarProgram {
+public:
+  /// Compiles the ops of `body` (up to its terminator). Block arguments are
+  /// registers 0..n-1. `outer(value)` gives the register index of a value
+  /// defined outside the body (filled by the caller before running);
+  /// `index(d)` that of `linalg.index d`.
+  /// `tensor.extract` reads tensors defined outside the body (embedding
+  /// tables): `table(value)` gives their position in the `tables` that
+  /// `run` receives.
+  static llvm::Expected<ScalarProgram>
+  compile(mlir::Block &body,
+          llvm::function_ref<std::optional<unsigned>(mlir::Value)> outer,
+          llvm::function_ref<unsigned(int64_t)> index, unsigned numRegisters,
+          llvm::function_ref<std::optional<unsigned>(mlir::Value)> table = {});
+
+  /// A program of one elementwise op whose operands are registers
+  /// 0..n-1; the result is register n.
+  static llvm::Expected<ScalarProgram> compileOp(mlir::Operation *op);
+
+  unsigned numRegisters() const { return registerKinds.size(); }
+  /// The registers the terminator yields.
+  llvm::ArrayRef<unsigned> results() const { return yields; }
+  /// Sets register kinds (float or int, width) in `regs`.
+  void prepare(std::vector<Register> &regs) const;
+  /// Runs the instructions over `lanes` lanes; with `part`, only those
+  /// whose entry in it is `inPart`. Reads of a table clamp each position
+  /// into its bounds (out-of-bounds reads are undefined; padded iterations
+  /// of partitioned programs make them).
+  void run(std::vector<Register> &regs, int64_t lanes,
+           llvm::ArrayRef<const HostTensor *> tables = {},
+           llvm::ArrayRef<bool> part = {}, bool inPart = true) const;
+
+  /// The instructions computing one value for every lane when the registers
+  /// marked in `uniform` (indexed by register) hold one: those reading only
+  /// such registers or constants. Running them on one lane, as a layer
+  /// norm's per-row scale or a broadcast bias's transform, saves the work
+  /// of the other lanes.
+  struct Uniformity {
+    /// Per instruction: whether it is uniform.
+    llvm::SmallVector<bool, 0> instructions;
+    /// Uniform registers, not constants, whose lane 0 must be copied to the
+    /// others before the rest runs: read by the rest, or yielded.
+    std::vector<unsigned> spread;
+    bool any = false;
+  };
+  Uniformity uniformity(std::vector<bool> uniform) const;
+
+private:
+  friend class ScalarProgramBuilder;
+
+  /// `run` compiled for the CPU path that `run` picks.
+  void execute(std::vector<Register> &regs, int64_t lanes,
+               llvm::ArrayRef<const HostTensor *> tables,
+               llvm::ArrayRef<bool> part, bool inPart) const;
+  /// Evaluates the table read `in` over `lanes` lanes.
+  void readTable(const Instruction &in, std::vector<Register> &regs,
+                 int64_t lanes,
+                 llvm::ArrayRef<const HostTensor *> tables) const;
+  /// The registers instruction `in` reads.
+  llvm::SmallVector<unsigned, 3> reads(const Instruction &in) const;
+
+  std::vector<Instruction> code;
+  std::vector<ElementKind> registerKinds;
+  std::vector<std::pair<unsigned, double>> floatConstants;
+  std::vector<std::pair<unsigned, int64_t>> intConstants;
+  std::vector<unsigned> yields;
+  /// Index registers of table reads (an Extract's `attr` is its first).
+  std::vector<unsigned> extractIndices;
+};
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_SCALARPROGRAM_H
