@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LIT = os.path.join(HERE, "..", "lit")
 UNARY = os.path.join(LIT, "run", "Inputs", "unary.mlir")  # one 16x32xf32 argument
 VALID = os.path.join(LIT, "tools", "Inputs", "valid.mlir")
-MESH_CONFIG = os.path.join(LIT, "passes", "Inputs", "mesh-2x2.yaml")
+MESH_CONFIG = os.path.join(LIT, "Inputs", "mesh-2x2.yaml")
 
 INTEGERS = ["0", "-1", "1", "2", "3", "4", "7", "255", "256", "257", "1000",
             "8192", "8193", "65536", "16777216", "16777217", "2147483647",

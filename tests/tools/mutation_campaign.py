@@ -41,7 +41,7 @@ NUMBERS = ["0", "-1", "1", "3", "7", "65536", "4294967296",
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIT = os.path.join(HERE, "..", "lit")
 UNARY = os.path.join(LIT, "run", "Inputs", "unary.mlir")  # one 16x32xf32 argument
-EMPTY = os.path.join(LIT, "passes", "Inputs", "empty.mlir")
+EMPTY = os.path.join(LIT, "Inputs", "empty.mlir")
 
 
 def mutate_text(text, rng, chars):
@@ -139,8 +139,8 @@ def main():
                  sorted(glob.glob(os.path.join(LIT, "run", "Inputs", "*.mlir")))]
     elif a.kind == "configs":
         seeds = [open(p).read() for p in
-                 sorted(glob.glob(os.path.join(LIT, "passes", "Inputs", "*.yaml")) +
-                        glob.glob(os.path.join(LIT, "passes", "Inputs", "*.json")))]
+                 sorted(glob.glob(os.path.join(LIT, "Inputs", "*.yaml")) +
+                        glob.glob(os.path.join(LIT, "Inputs", "*.json")))]
     keep = a.keep or tempfile.mkdtemp(prefix="mutants-")
     os.makedirs(keep, exist_ok=True)
     env = dict(os.environ, SPMD_MAX_TENSOR_BYTES="100000000",

@@ -34,17 +34,17 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIT = os.path.normpath(os.path.join(HERE, "..", "lit"))
 PROGRAMS = [
-    os.path.join(LIT, "passes", "Inputs", "auto-shard-mlp.mlir"),
+    os.path.join(LIT, "Inputs", "auto-shard-mlp.mlir"),
     os.path.join(LIT, "run", "Inputs", "mlp.mlir"),
     os.path.join(LIT, "run", "Inputs", "auto-shard", "4axis-matmul.mlir"),
-    os.path.join(LIT, "passes", "Inputs", "uses-batch.mlir"),
-    os.path.join(LIT, "passes", "Inputs", "empty.mlir"),
+    os.path.join(LIT, "Inputs", "uses-batch.mlir"),
+    os.path.join(LIT, "Inputs", "empty.mlir"),
 ]
 MESH_CONFIGS = [
-    os.path.join(LIT, "passes", "Inputs", "hybrid.yaml"),
-    os.path.join(LIT, "passes", "Inputs", "hybrid-2x4.yaml"),
-    os.path.join(LIT, "passes", "Inputs", "zero-size.yaml"),
-    os.path.join(LIT, "passes", "Inputs", "huge-mesh.yaml"),
+    os.path.join(LIT, "Inputs", "hybrid.yaml"),
+    os.path.join(LIT, "Inputs", "hybrid-2x4.yaml"),
+    os.path.join(LIT, "Inputs", "zero-size.yaml"),
+    os.path.join(LIT, "Inputs", "huge-mesh.yaml"),
 ]
 # What runs before a pass so that it has something to work on.
 BEFORE = {
