@@ -3,7 +3,7 @@
 // f32 runs the blocked GEMM of PackedGemm.h, f64 Eigen's; softmax rows
 // take Eigen's exp at this path's vector width.
 //
-// Compiled once per CPU path (runtime/gemm/CMakeLists.txt), each time into
+// Compiled once per CPU path (runtime/kernels/gemm/CMakeLists.txt), each time into
 // its own shared library with hidden symbols: Eigen chooses its packet
 // width from the compiler's flags, and the copies of its templates must not
 // be merged across paths. SPMD_GEMM_ENTRY names the table's entry point.
