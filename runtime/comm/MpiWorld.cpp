@@ -508,6 +508,12 @@ void MpiWorld::announceStop(const std::string &message) {
 }
 
 void MpiWorld::stop(const std::string &message, int code) {
+  // After a wait that failed, the processes cannot all meet: waiting for
+  // them would only add to the timeout.
+  if (broken_) {
+    announceStop(message);
+    std::exit(code);
+  }
   Pending pending;
   pending.requests.emplace_back();
   pending.peers.push_back(-1);

@@ -122,9 +122,14 @@ static void printError(const llvm::Twine &message) {
 /// The processes of the run: null without MPI.
 static MpiWorld *world = nullptr;
 
+[[noreturn]] static void runFailed(const llvm::Twine &message);
+
 /// A bad input: one error, exit code 2. Every process meets the same one
-/// (they read the same files) and prints it.
+/// (they read the same files) and prints it. An error after another process
+/// stopped answering (while the program is loaded, say) is that failure.
 [[noreturn]] static void badInput(const llvm::Twine &message) {
+  if (world && world->broken())
+    runFailed(message);
   printError(message);
   if (world)
     world->stop(message.str(), 2);
