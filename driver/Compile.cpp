@@ -114,7 +114,8 @@ static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
   return module;
 }
 
-/// The unpartitioned programs of `global` a check runs (runtime/exec/Program.h).
+/// The unpartitioned programs of `global` a check runs
+/// (runtime/exec/Program.h).
 static llvm::Expected<runtime::ReferenceModules>
 buildReferences(ModuleOp global) {
   runtime::ReferenceModules modules;
@@ -159,8 +160,7 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
     // runs: most runs check nothing, and compiling it (three times, with the
     // f64 forms) copies every constant of a model three times more.
     facts.longestReduction = longestReduction(*module);
-    auto global =
-        std::make_shared<OwningOpRef<ModuleOp>>(module->clone());
+    auto global = std::make_shared<OwningOpRef<ModuleOp>>(module->clone());
     facts.reference = [global] { return buildReferences(**global); };
     if (!module->getOps<mlir::spmd::MeshOp>().empty())
       if (llvm::Error err = runPipeline(*module, options, Phase::Propagate,
@@ -176,8 +176,7 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
     for (const mlir::spmd::CollectiveTraffic &c : report->collectives)
       facts.collectiveBytes.push_back({c.kind, c.commBytes});
   }
-  if (llvm::Error err =
-          runPipeline(*module, options, Phase::Fuse, Phase::Fuse))
+  if (llvm::Error err = runPipeline(*module, options, Phase::Fuse, Phase::Fuse))
     return std::move(err);
   return runtime::Program::load(*module, entry, std::move(facts));
 }

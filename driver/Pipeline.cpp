@@ -17,7 +17,8 @@ static void addPhase(OpPassManager &pm, const PipelineOptions &options,
   switch (phase) {
   case Phase::MeshConfig:
     if (!options.meshConfig.empty())
-      pm.addPass(createSpmdMeshConfig(SpmdMeshConfigOptions{options.meshConfig}));
+      pm.addPass(
+          createSpmdMeshConfig(SpmdMeshConfigOptions{options.meshConfig}));
     return;
   case Phase::Import:
     pm.addPass(createSpmdImport());

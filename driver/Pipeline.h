@@ -38,8 +38,8 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                      "before propagation"),
       llvm::cl::init(false)};
   Option<std::string> memoryBudget{
-      *this, "memory-budget",
-      llvm::cl::desc("spmd-auto-shard's memory-budget"), llvm::cl::init("")};
+      *this, "memory-budget", llvm::cl::desc("spmd-auto-shard's memory-budget"),
+      llvm::cl::init("")};
   Option<double> dcnCost{*this, "dcn-cost",
                          llvm::cl::desc("spmd-auto-shard's dcn-cost"),
                          llvm::cl::init(10)};

@@ -10,11 +10,11 @@
 namespace spmd::runtime {
 
 std::string checkSummary(const CheckResult &result) {
-  std::string text = llvm::formatv("check: {0} max_abs_err={1:e} "
-                                   "max_rel_err={2:e} worst={3:e}\n",
-                                   result.pass ? "PASS" : "FAIL",
-                                   result.maxAbsErr, result.maxRelErr,
-                                   result.worst);
+  std::string text =
+      llvm::formatv("check: {0} max_abs_err={1:e} "
+                    "max_rel_err={2:e} worst={3:e}\n",
+                    result.pass ? "PASS" : "FAIL", result.maxAbsErr,
+                    result.maxRelErr, result.worst);
   if (result.unbounded)
     text += llvm::formatv(
         "check: {0} elements not checked: their error scale is unbounded "
