@@ -17,6 +17,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "tests/unit/ModelsContext.h"
+
 #include "gtest/gtest.h"
 
 #include <set>
@@ -28,12 +30,7 @@ namespace {
 class BodyCombinerTest : public ::testing::Test {
 protected:
   BodyCombinerTest() {
-    DialectRegistry registry;
-    registry.insert<SpmdDialect, arith::ArithDialect, func::FuncDialect,
-                    linalg::LinalgDialect, tensor::TensorDialect>();
-    registerShardingModels(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    ::spmd::testing::loadModelDialects(context);
   }
 
   OwningOpRef<ModuleOp> parse(StringRef source) {

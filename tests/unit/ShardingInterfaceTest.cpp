@@ -10,6 +10,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 
+#include "tests/unit/ModelsContext.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir;
@@ -19,12 +21,7 @@ namespace {
 class ShardingModelsTest : public ::testing::Test {
 protected:
   ShardingModelsTest() {
-    DialectRegistry registry;
-    registry.insert<SpmdDialect, arith::ArithDialect, func::FuncDialect,
-                    linalg::LinalgDialect, tensor::TensorDialect>();
-    registerShardingModels(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    ::spmd::testing::loadModelDialects(context);
     module = parseSourceString<ModuleOp>(R"mlir(
       func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) -> tensor<4x2xf32> {
         %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
