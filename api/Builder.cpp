@@ -160,20 +160,30 @@ static std::string typeText(mlir::Type type) {
   return text;
 }
 
-mlir::Type detail::elementType(runtime::DType type,
+mlir::Type detail::elementType(runtime::ElementType type,
                                mlir::MLIRContext *context) {
   mlir::Builder b(context);
   switch (type) {
-  case runtime::DType::F32: return b.getF32Type();
-  case runtime::DType::F64: return b.getF64Type();
-  case runtime::DType::F16: return b.getF16Type();
-  case runtime::DType::BF16: return b.getBF16Type();
-  case runtime::DType::I1: return b.getI1Type();
-  case runtime::DType::I8: return b.getI8Type();
-  case runtime::DType::I16: return b.getI16Type();
-  case runtime::DType::I32: return b.getI32Type();
-  case runtime::DType::I64: return b.getI64Type();
-  case runtime::DType::Index: return b.getIndexType();
+  case runtime::ElementType::F32:
+    return b.getF32Type();
+  case runtime::ElementType::F64:
+    return b.getF64Type();
+  case runtime::ElementType::F16:
+    return b.getF16Type();
+  case runtime::ElementType::BF16:
+    return b.getBF16Type();
+  case runtime::ElementType::I1:
+    return b.getI1Type();
+  case runtime::ElementType::I8:
+    return b.getI8Type();
+  case runtime::ElementType::I16:
+    return b.getI16Type();
+  case runtime::ElementType::I32:
+    return b.getI32Type();
+  case runtime::ElementType::I64:
+    return b.getI64Type();
+  case runtime::ElementType::Index:
+    return b.getIndexType();
   }
   return b.getF32Type();
 }
@@ -221,11 +231,11 @@ Value Program::constant(const HostTensor &value) {
   TensorBuilder tb(*state_);
   if (!value.status().ok())
     return tb.error(std::string(value.status().message()));
-  const runtime::HostTensor &host = detail::TensorStorage::of(value);
+  const runtime::HostBuffer &host = detail::TensorStorage::of(value);
   mlir::Type element = detail::elementType(host.type(), state_->context.get());
   auto type = RankedTensorType::get(host.shape(), element);
   mlir::DenseElementsAttr attr;
-  if (host.type() == runtime::DType::I1) {
+  if (host.type() == runtime::ElementType::I1) {
     llvm::SmallVector<bool> bits;
     for (int64_t i = 0; i < host.numElements(); ++i)
       bits.push_back(host.getInt(i) != 0);

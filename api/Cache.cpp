@@ -189,7 +189,7 @@ fromPartitioned(OwnedModule owned, std::string text, const std::string &entry) {
     return absl::InvalidArgumentError("the module has no function @" + entry);
   std::vector<TensorSharding> inputs = shardingsOf(function, false, meshName);
   std::vector<TensorSharding> outputs = shardingsOf(function, true, meshName);
-  llvm::Expected<std::unique_ptr<runtime::Program>> program =
+  llvm::Expected<std::unique_ptr<runtime::LoadedProgram>> program =
       driver::compile(std::move(module), entry);
   if (!program)
     return detail::toStatus(program.takeError());

@@ -12,7 +12,7 @@
 
 #include "mesh/DeviceMesh.h"
 #include "runtime/devices/Devices.h"
-#include "runtime/exec/Program.h"
+#include "runtime/exec/LoadedProgram.h"
 #include "sharding/TensorSharding.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -50,14 +50,14 @@ absl::StatusOr<TensorSharding> shardingOf(const DeviceMesh &mesh,
 /// What a moved-from Program answers.
 absl::Status movedFrom();
 
-runtime::DType toRuntime(DType type);
-std::optional<DType> fromRuntime(runtime::DType type);
+runtime::ElementType toRuntime(DType type);
+std::optional<DType> fromRuntime(runtime::ElementType type);
 
 struct TensorStorage {
   runtime::TensorRef tensor;
   /// Why the shape given was refused.
   absl::Status status;
-  static const runtime::HostTensor &of(const HostTensor &t) {
+  static const runtime::HostBuffer &of(const HostTensor &t) {
     return *t.storage_->tensor;
   }
   static HostTensor wrap(runtime::TensorRef tensor);
@@ -66,7 +66,7 @@ struct TensorStorage {
 /// A tensor on the devices: the runtime's shards with the mesh and the
 /// sharding that place them.
 struct ShardedStorage {
-  runtime::ShardedTensor tensor;
+  runtime::ShardedBuffer tensor;
   DeviceMesh mesh;
   TensorSharding sharding;
   DType dtype;
@@ -81,7 +81,7 @@ struct ShardedStorage {
 };
 
 /// The MLIR element type of `type`.
-mlir::Type elementType(runtime::DType type, mlir::MLIRContext *context);
+mlir::Type elementType(runtime::ElementType type, mlir::MLIRContext *context);
 
 /// A context with every dialect programs may use, diagnostics naming ops
 /// by location.
@@ -103,7 +103,7 @@ struct Compiled {
   Compiled(std::unique_ptr<mlir::MLIRContext> context, DeviceMesh mesh)
       : context(std::move(context)), mesh(std::move(mesh)) {}
   std::unique_ptr<mlir::MLIRContext> context;
-  std::unique_ptr<runtime::Program> program;
+  std::unique_ptr<runtime::LoadedProgram> program;
   DeviceMesh mesh;
   std::vector<TensorSharding> inputShardings, outputShardings;
   /// The partitioned module, as text.

@@ -82,7 +82,7 @@ mlir::func::FuncOp ProgramState::entryFunction() const {
 static std::optional<DType> elementDType(mlir::Type type) {
   auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
   mlir::Type element = tensor ? tensor.getElementType() : type;
-  llvm::Expected<runtime::DType> dtype = runtime::dtypeOf(element);
+  llvm::Expected<runtime::ElementType> dtype = runtime::elementTypeOf(element);
   if (!dtype) {
     llvm::consumeError(dtype.takeError());
     return std::nullopt;
@@ -539,14 +539,14 @@ absl::Status Program::compile(const CompileOptions &options) {
   if (!compiled.ok())
     return compiled.status();
   // spmd::DType has the usual integer widths only; spmd-run runs the others.
-  const runtime::Program &program = *(*compiled)->program;
+  const runtime::LoadedProgram &program = *(*compiled)->program;
   for (llvm::ArrayRef<runtime::TensorSpec> specs :
        {program.inputs(), program.outputs()})
     for (const runtime::TensorSpec &spec : specs)
       if (!detail::fromRuntime(spec.type))
         return absl::UnimplementedError(
             fmt::format("the C++ API has no element type {} (spmd-run runs it)",
-                        runtime::dtypeName(spec.type).str()));
+                        runtime::elementTypeName(spec.type).str()));
   state_->compiled = std::move(*compiled);
   state_->compiledHash = key;
   state_->autoShardReport = std::move(report);
@@ -567,7 +567,7 @@ absl::StatusOr<std::string> Program::partitioned() const {
 }
 
 /// Counts the bytes one run of `program` communicates, per collective.
-static void countCommunication(const runtime::Program &program) {
+static void countCommunication(const runtime::LoadedProgram &program) {
   for (auto [kind, bytes] : program.collectiveBytes())
     detail::addCounter(
         fmt::format("bytes_{}", stringifyCollectiveKind(kind).str()), bytes);
@@ -615,7 +615,7 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
       detail::cachedCompile(llvm::xxh3_64bits(text), text, "reshard");
   if (!compiled.ok())
     return compiled.status();
-  llvm::Expected<std::vector<runtime::ShardedTensor>> moved = [&] {
+  llvm::Expected<std::vector<runtime::ShardedBuffer>> moved = [&] {
     std::lock_guard<std::mutex> lock((*compiled)->running);
     std::vector<std::vector<runtime::TensorRef>> perDevice;
     for (runtime::TensorRef &local : tensor.locals())
@@ -637,9 +637,9 @@ static absl::StatusOr<std::vector<runtime::TensorRef>>
 placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
   const runtime::TensorSpec &spec = compiled.program->inputs()[i];
   auto describe = [](DType t, const std::vector<int64_t> &shape) {
-    return fmt::format(
-        "{}[{}]", runtime::dtypeName(detail::toRuntime(t)).str(),
-        fmt::join(shape, ", "));
+    return fmt::format("{}[{}]",
+                       runtime::elementTypeName(detail::toRuntime(t)).str(),
+                       fmt::join(shape, ", "));
   };
   std::optional<DType> want = detail::fromRuntime(spec.type);
   DType given;
@@ -685,7 +685,7 @@ Program::run(std::vector<Input> inputs) {
   if (absl::Status status = compile(); !status.ok())
     return status;
   detail::Compiled &compiled = *state_->compiled;
-  runtime::Program &program = *compiled.program;
+  runtime::LoadedProgram &program = *compiled.program;
   if (inputs.size() != program.inputs().size())
     return absl::InvalidArgumentError(
         fmt::format("@{} takes {} inputs but {} were given", state_->entry,
@@ -701,7 +701,7 @@ Program::run(std::vector<Input> inputs) {
       perDevice[d].push_back((*placed)[d]);
   }
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<std::vector<runtime::ShardedTensor>> results = [&] {
+  llvm::Expected<std::vector<runtime::ShardedBuffer>> results = [&] {
     std::lock_guard<std::mutex> lock(compiled.running);
     return program.runSharded(std::move(perDevice));
   }();

@@ -13,33 +13,52 @@ namespace spmd {
 using detail::ShardedStorage;
 using detail::TensorStorage;
 
-runtime::DType detail::toRuntime(DType type) {
+runtime::ElementType detail::toRuntime(DType type) {
   switch (type) {
-  case DType::F32: return runtime::DType::F32;
-  case DType::F64: return runtime::DType::F64;
-  case DType::F16: return runtime::DType::F16;
-  case DType::BF16: return runtime::DType::BF16;
-  case DType::I1: return runtime::DType::I1;
-  case DType::I8: return runtime::DType::I8;
-  case DType::I16: return runtime::DType::I16;
-  case DType::I32: return runtime::DType::I32;
-  case DType::I64: return runtime::DType::I64;
+  case DType::F32:
+    return runtime::ElementType::F32;
+  case DType::F64:
+    return runtime::ElementType::F64;
+  case DType::F16:
+    return runtime::ElementType::F16;
+  case DType::BF16:
+    return runtime::ElementType::BF16;
+  case DType::I1:
+    return runtime::ElementType::I1;
+  case DType::I8:
+    return runtime::ElementType::I8;
+  case DType::I16:
+    return runtime::ElementType::I16;
+  case DType::I32:
+    return runtime::ElementType::I32;
+  case DType::I64:
+    return runtime::ElementType::I64;
   }
-  return runtime::DType::F32;
+  return runtime::ElementType::F32;
 }
 
-std::optional<DType> detail::fromRuntime(runtime::DType type) {
+std::optional<DType> detail::fromRuntime(runtime::ElementType type) {
   switch (type) {
-  case runtime::DType::F32: return DType::F32;
-  case runtime::DType::F64: return DType::F64;
-  case runtime::DType::F16: return DType::F16;
-  case runtime::DType::BF16: return DType::BF16;
-  case runtime::DType::I1: return DType::I1;
-  case runtime::DType::I8: return DType::I8;
-  case runtime::DType::I16: return DType::I16;
-  case runtime::DType::I32: return DType::I32;
-  case runtime::DType::I64: return DType::I64;
-  case runtime::DType::Index: return DType::I64;
+  case runtime::ElementType::F32:
+    return DType::F32;
+  case runtime::ElementType::F64:
+    return DType::F64;
+  case runtime::ElementType::F16:
+    return DType::F16;
+  case runtime::ElementType::BF16:
+    return DType::BF16;
+  case runtime::ElementType::I1:
+    return DType::I1;
+  case runtime::ElementType::I8:
+    return DType::I8;
+  case runtime::ElementType::I16:
+    return DType::I16;
+  case runtime::ElementType::I32:
+    return DType::I32;
+  case runtime::ElementType::I64:
+    return DType::I64;
+  case runtime::ElementType::Index:
+    return DType::I64;
   }
   return std::nullopt;
 }
@@ -76,7 +95,7 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
     : storage_(std::make_shared<TensorStorage>()) {
   storage_->status = checkShape(shape);
   // An invalid tensor holds nothing; every call given it returns why.
-  storage_->tensor = std::make_shared<runtime::HostTensor>(
+  storage_->tensor = std::make_shared<runtime::HostBuffer>(
       detail::toRuntime(dtype),
       storage_->status.ok() ? std::move(shape) : std::vector<int64_t>{0});
 }
@@ -90,7 +109,7 @@ absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
   int64_t elements = 1;
   for (int64_t d : shape)
     elements *= d;
-  int64_t width = runtime::dtypeBytes(detail::toRuntime(dtype));
+  int64_t width = runtime::elementTypeBytes(detail::toRuntime(dtype));
   if (int64_t(bytes) != elements * width)
     return absl::InvalidArgumentError(
         fmt::format("{} bytes given for a tensor of shape [{}] that holds {}",
@@ -112,7 +131,7 @@ const void *HostTensor::data() const { return storage_->tensor->data(); }
 void *HostTensor::data() {
   // Copy on write: tensors share buffers with the devices' shards.
   if (storage_->tensor.use_count() > 1)
-    storage_->tensor = std::make_shared<runtime::HostTensor>(*storage_->tensor);
+    storage_->tensor = std::make_shared<runtime::HostBuffer>(*storage_->tensor);
   return storage_->tensor->data();
 }
 double HostTensor::at(int64_t flat_index) const {
@@ -123,7 +142,7 @@ double HostTensor::at(int64_t flat_index) const {
 absl::Status HostTensor::typeMismatch() const {
   return absl::InvalidArgumentError(
       fmt::format("the tensor holds {}",
-                  runtime::dtypeName(storage_->tensor->type()).str()));
+                  runtime::elementTypeName(storage_->tensor->type()).str()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -138,7 +157,7 @@ ShardedTensor ShardedStorage::wrap(std::shared_ptr<ShardedStorage> storage) {
 
 std::vector<runtime::TensorRef> ShardedStorage::locals() const {
   std::vector<runtime::TensorRef> buffers;
-  for (const runtime::ShardedTensor::Shard &shard : tensor.localShards())
+  for (const runtime::ShardedBuffer::Shard &shard : tensor.localShards())
     buffers.push_back(shard.data);
   return buffers;
 }
@@ -159,7 +178,7 @@ std::vector<ShardedTensor::Shard> ShardedTensor::local_shards() const {
   std::vector<Shard> shards;
   if (!storage_)
     return shards;
-  for (const runtime::ShardedTensor::Shard &shard :
+  for (const runtime::ShardedBuffer::Shard &shard :
        storage_->tensor.localShards()) {
     Shard out{TensorStorage::wrap(shard.data), {}, shard.device};
     for (const DimSlice &slice : shard.slices)
@@ -179,12 +198,12 @@ absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
   if (!storage_)
     return absl::FailedPreconditionError(
         "the tensor holds nothing (it was never placed on devices)");
-  llvm::Expected<runtime::HostTensor> whole = runtime::gatherToHost(
-      storage_->tensor, processes(), /*everywhere=*/true);
+  llvm::Expected<runtime::HostBuffer> whole =
+      runtime::gatherToHost(storage_->tensor, processes(), /*everywhere=*/true);
   if (!whole)
     return detail::toStatus(whole.takeError(), absl::StatusCode::kInternal);
   return TensorStorage::wrap(
-      std::make_shared<runtime::HostTensor>(std::move(*whole)));
+      std::make_shared<runtime::HostBuffer>(std::move(*whole)));
 }
 
 absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
@@ -195,7 +214,7 @@ absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
   absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
   if (!deviceMesh.ok())
     return deviceMesh.status();
-  const runtime::HostTensor &host = TensorStorage::of(tensor);
+  const runtime::HostBuffer &host = TensorStorage::of(tensor);
   absl::StatusOr<TensorSharding> sharding =
       detail::shardingOf(*deviceMesh, "mesh", spec, host.rank());
   if (!sharding.ok())
@@ -217,7 +236,7 @@ absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
     locals.push_back(
         runtime::shardFor(host, *layout, device, ReductionKind::Sum));
   auto storage = std::make_shared<ShardedStorage>(ShardedStorage{
-      runtime::ShardedTensor(host.shape().vec(), std::move(locals), *layout,
+      runtime::ShardedBuffer(host.shape().vec(), std::move(locals), *layout,
                              ReductionKind::Sum, first),
       *deviceMesh, *sharding, tensor.dtype(), host.shape().vec()});
   return ShardedStorage::wrap(std::move(storage));

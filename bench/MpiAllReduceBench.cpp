@@ -55,8 +55,8 @@ int main(int argc, char **argv) {
   const std::string what = "bench all_reduce";
   Collective allReduce{CollectiveKind::AllReduce};
 
-  auto input =
-      std::make_shared<HostTensor>(DType::F32, std::vector<int64_t>{elements});
+  auto input = std::make_shared<HostBuffer>(ElementType::F32,
+                                            std::vector<int64_t>{elements});
   for (int64_t i = 0; i < elements; ++i)
     input->as<float>()[i] = float((i + rank) % 7);
   std::vector<float> bareOut(elements);

@@ -64,15 +64,15 @@ mlir::MLIRContext &context() {
   return *ctx;
 }
 
-std::unique_ptr<Program> compile(const std::string &source) {
+std::unique_ptr<LoadedProgram> compile(const std::string &source) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, &context());
   if (!module) {
     llvm::errs() << "bench: cannot parse\n" << source;
     std::exit(2);
   }
-  llvm::Expected<std::unique_ptr<Program>> program =
-      ::spmd::driver::compile(std::move(module), "main");
+  llvm::Expected<std::unique_ptr<LoadedProgram>> program =
+      spmd::driver::compile(std::move(module), "main");
   if (!program) {
     llvm::errs() << "bench: " << llvm::toString(program.takeError()) << "\n";
     std::exit(2);
@@ -80,8 +80,8 @@ std::unique_ptr<Program> compile(const std::string &source) {
   return std::move(*program);
 }
 
-HostTensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
-  HostTensor t(DType::F32, std::move(shape));
+HostBuffer randomTensor(std::vector<int64_t> shape, unsigned seed) {
+  HostBuffer t(ElementType::F32, std::move(shape));
   float *p = t.as<float>();
   uint32_t state = seed * 2654435761u + 1;
   for (int64_t i = 0; i < t.numElements(); ++i) {
@@ -93,8 +93,8 @@ HostTensor randomTensor(std::vector<int64_t> shape, unsigned seed) {
 
 /// Shards `args` once; every iteration runs the program on its devices,
 /// each with `threads` threads (0: the default, cores / devices).
-void runProgram(benchmark::State &state, Program &program,
-                llvm::ArrayRef<HostTensor> args, int64_t threads) {
+void runProgram(benchmark::State &state, LoadedProgram &program,
+                llvm::ArrayRef<HostBuffer> args, int64_t threads) {
   if (threads > 0)
     program.setThreadsPerDevice(threads);
   state.counters["threads"] = program.threadsPerDevice();
@@ -144,10 +144,10 @@ void BM_GemmSpmd(benchmark::State &state) {
   int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   std::string a = tensorType({m, k}), b = tensorType({k, n}),
               c = tensorType({m, n});
-  std::unique_ptr<Program> program = compile(zeroInitProgram(
-      {{m, k}, {k, n}}, {m, n},
-      "linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%f : " + c +
-          ") -> " + c));
+  std::unique_ptr<LoadedProgram> program =
+      compile(zeroInitProgram({{m, k}, {k, n}}, {m, n},
+                              "linalg.matmul ins(%a, %b : " + a + ", " + b +
+                                  ") outs(%f : " + c + ") -> " + c));
   runProgram(state, *program, {randomTensor({m, k}, 1), randomTensor({k, n}, 2)},
              state.range(3));
 }
@@ -155,7 +155,7 @@ void BM_GemmSpmd(benchmark::State &state) {
 /// Eigen built for the runtime's path, one thread (without OpenMP).
 void BM_GemmEigen(benchmark::State &state) {
   int64_t m = state.range(0), k = state.range(1), n = state.range(2);
-  HostTensor a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
+  HostBuffer a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
   std::vector<float> c(m * n);
   for (auto _ : state) {
     std::fill(c.begin(), c.end(), 0.0f);
@@ -168,7 +168,7 @@ void BM_GemmEigen(benchmark::State &state) {
 void BM_GemmOpenBlas(benchmark::State &state) {
   int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   openblas_set_num_threads(state.range(3));
-  HostTensor a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
+  HostBuffer a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
   std::vector<float> c(m * n);
   for (auto _ : state) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
@@ -182,7 +182,7 @@ void BM_BatchGemmOpenBlas(benchmark::State &state) {
   int64_t batch = state.range(0), m = state.range(1), k = state.range(2),
           n = state.range(3);
   openblas_set_num_threads(1);
-  HostTensor a = randomTensor({batch, m, k}, 1),
+  HostBuffer a = randomTensor({batch, m, k}, 1),
              b = randomTensor({batch, k, n}, 2);
   std::vector<float> c(batch * m * n);
   for (auto _ : state) {
@@ -200,10 +200,10 @@ void BM_BatchMatmulSpmd(benchmark::State &state) {
           n = state.range(3);
   std::string a = tensorType({batch, m, k}), b = tensorType({batch, k, n}),
               c = tensorType({batch, m, n});
-  std::unique_ptr<Program> program = compile(zeroInitProgram(
-      {{batch, m, k}, {batch, k, n}}, {batch, m, n},
-      "linalg.batch_matmul ins(%a, %b : " + a + ", " + b + ") outs(%f : " +
-          c + ") -> " + c));
+  std::unique_ptr<LoadedProgram> program =
+      compile(zeroInitProgram({{batch, m, k}, {batch, k, n}}, {batch, m, n},
+                              "linalg.batch_matmul ins(%a, %b : " + a + ", " +
+                                  b + ") outs(%f : " + c + ") -> " + c));
   runProgram(state, *program,
              {randomTensor({batch, m, k}, 1), randomTensor({batch, k, n}, 2)},
              1);
@@ -216,7 +216,7 @@ void BM_ConvSpmd(benchmark::State &state) {
           f = state.range(3), oh = h - kh + 1;
   std::string in = tensorType({1, h, h, c}), w = tensorType({kh, kh, c, f}),
               out = tensorType({1, oh, oh, f});
-  std::unique_ptr<Program> program = compile(zeroInitProgram(
+  std::unique_ptr<LoadedProgram> program = compile(zeroInitProgram(
       {{1, h, h, c}, {kh, kh, c, f}}, {1, oh, oh, f},
       "linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
       "strides = dense<1> : tensor<2xi64>} ins(%a, %b : " +
@@ -231,7 +231,7 @@ void BM_DepthwiseSpmd(benchmark::State &state) {
   int64_t h = state.range(0), c = state.range(1), oh = h - 2;
   std::string in = tensorType({1, h, h, c}), w = tensorType({3, 3, c}),
               out = tensorType({1, oh, oh, c});
-  std::unique_ptr<Program> program = compile(zeroInitProgram(
+  std::unique_ptr<LoadedProgram> program = compile(zeroInitProgram(
       {{1, h, h, c}, {3, 3, c}}, {1, oh, oh, c},
       "linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : "
       "tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %b : " +
@@ -244,10 +244,11 @@ constexpr int64_t kRows = 4096, kRowLength = 1024; // 16 MiB of f32
 
 void BM_SoftmaxSpmd(benchmark::State &state) {
   std::string t = tensorType({kRows, kRowLength});
-  std::unique_ptr<Program> program = compile(
-      "func.func @main(%a: " + t + ") -> " + t + " {\n  %e = tensor.empty() : " +
-      t + "\n  %r = linalg.softmax dimension(1) ins(%a : " + t + ") outs(%e : " +
-      t + ") -> " + t + "\n  return %r : " + t + "\n}\n");
+  std::unique_ptr<LoadedProgram> program = compile(
+      "func.func @main(%a: " + t + ") -> " + t +
+      " {\n  %e = tensor.empty() : " + t +
+      "\n  %r = linalg.softmax dimension(1) ins(%a : " + t +
+      ") outs(%e : " + t + ") -> " + t + "\n  return %r : " + t + "\n}\n");
   runProgram(state, *program, {randomTensor({kRows, kRowLength}, 1)}, 1);
 }
 
@@ -283,7 +284,7 @@ void BM_LayerNormSpmd(benchmark::State &state) {
       "  %y = linalg.generic {indexing_maps = [#i, #r, #i], iterator_types = [\"parallel\", \"parallel\"]} ins(%c, %var : " + t + ", " + r + ") outs(%et : " + t + ") {\n"
       "  ^bb0(%p: f32, %v: f32, %o: f32):\n    %m = arith.divf %v, %n : f32\n    %d = arith.addf %m, %eps : f32\n    %s = math.rsqrt %d : f32\n    %q = arith.mulf %p, %s : f32\n    linalg.yield %q : f32\n  } -> " + t + "\n"
       "  return %y : " + t + "\n}\n";
-  std::unique_ptr<Program> program = compile(s);
+  std::unique_ptr<LoadedProgram> program = compile(s);
   runProgram(state, *program, {randomTensor({kRows, kRowLength}, 1)}, 1);
 }
 
@@ -303,7 +304,7 @@ void BM_Memcpy(benchmark::State &state) {
 
 void BM_ElementwiseSpmd(benchmark::State &state) {
   std::string t = "tensor<" + std::to_string(kElements) + "xf32>";
-  std::unique_ptr<Program> program = compile(
+  std::unique_ptr<LoadedProgram> program = compile(
       "#m = affine_map<(i) -> (i)>\n"
       "func.func @main(%a: " +
       t + ", %b: " + t + ") -> " + t +
@@ -337,7 +338,7 @@ constexpr int64_t kSquare = 4096; // 4096x4096 f32 = 64 MiB
 void runSquareOp(benchmark::State &state, const std::string &resultType,
                  const std::string &body) {
   std::string t = "tensor<4096x4096xf32>";
-  std::unique_ptr<Program> program =
+  std::unique_ptr<LoadedProgram> program =
       compile("func.func @main(%a: " + t + ") -> " + resultType + " {\n" +
               "  %z = arith.constant 0.0 : f32\n" + body + "}\n");
   runProgram(state, *program, {randomTensor({kSquare, kSquare}, 9)},
@@ -381,12 +382,13 @@ void BM_ReduceSpmd(benchmark::State &state) {
 
 void BM_AllReduceSpmd(benchmark::State &state) {
   std::string t = "tensor<" + std::to_string(kReduceElements) + "xf32>";
-  std::string sharding = "{spmd.sharding = #spmd.sharding<@mesh, [{\"x\"}]>}";
+  std::string sharding = "{spmd.sharding = #spmd.sharding<@mesh, [{}]>}";
   // Each device's argument is its own buffer (the global argument is split
-  // over "x"); the partitioned program all-reduces it.
+  // over "x"); the partitioned program all-reduces it, so every device
+  // holds the whole (replicated) sum.
   std::string g =
       "tensor<" + std::to_string(kReduceElements * kReduceDevices) + "xf32>";
-  std::unique_ptr<Program> program =
+  std::unique_ptr<LoadedProgram> program =
       compile("module attributes {spmd.partitioned} {\n"
               "spmd.mesh @mesh = <[\"x\"=" +
               std::to_string(kReduceDevices) +
@@ -450,8 +452,8 @@ std::string mlpSource(int64_t devices) {
 }
 
 void BM_MlpSpmd(benchmark::State &state) {
-  std::unique_ptr<Program> program = compile(mlpSource(state.range(0)));
-  std::vector<HostTensor> args = {randomTensor({kBatch, kWidth}, 6)};
+  std::unique_ptr<LoadedProgram> program = compile(mlpSource(state.range(0)));
+  std::vector<HostBuffer> args = {randomTensor({kBatch, kWidth}, 6)};
   for (int64_t l = 0; l < kLayers; ++l)
     args.push_back(randomTensor({kWidth, kWidth}, 7 + l));
   runProgram(state, *program, args, /*threads=*/1);

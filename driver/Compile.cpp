@@ -73,7 +73,8 @@ static double narrowestEpsilon(ModuleOp module) {
       Type element = getElementTypeOrSelf(type);
       if (!isa<Float16Type, BFloat16Type, Float32Type>(element))
         continue;
-      llvm::Expected<runtime::DType> dtype = runtime::dtypeOf(element);
+      llvm::Expected<runtime::ElementType> dtype =
+          runtime::elementTypeOf(element);
       if (!dtype)
         llvm::consumeError(dtype.takeError());
       else
@@ -115,7 +116,7 @@ static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
 }
 
 /// The unpartitioned programs of `global` a check runs
-/// (runtime/exec/Program.h).
+/// (runtime/exec/LoadedProgram.h).
 static llvm::Expected<runtime::ReferenceModules>
 buildReferences(ModuleOp global) {
   runtime::ReferenceModules modules;
@@ -134,7 +135,7 @@ buildReferences(ModuleOp global) {
   return modules;
 }
 
-llvm::Expected<std::unique_ptr<runtime::Program>>
+llvm::Expected<std::unique_ptr<runtime::LoadedProgram>>
 compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
         const PipelineOptions &options,
         llvm::function_ref<void(ModuleOp)> onPartitioned) {
@@ -178,7 +179,7 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
   }
   if (llvm::Error err = runPipeline(*module, options, Phase::Fuse, Phase::Fuse))
     return std::move(err);
-  return runtime::Program::load(*module, entry, std::move(facts));
+  return runtime::LoadedProgram::load(*module, entry, std::move(facts));
 }
 
 } // namespace spmd::driver

@@ -10,7 +10,7 @@
 #define SPMD_DRIVER_COMPILE_H
 
 #include "driver/Pipeline.h"
-#include "runtime/exec/Program.h"
+#include "runtime/exec/LoadedProgram.h"
 
 namespace spmd::driver {
 
@@ -24,7 +24,7 @@ llvm::Error runPipeline(mlir::ModuleOp module, const PipelineOptions &options,
 /// it is already partitioned, then the executable. `entry` empty means the
 /// function no other function calls. `onPartitioned` sees the module once
 /// partitioned, before the executor's phases.
-llvm::Expected<std::unique_ptr<runtime::Program>>
+llvm::Expected<std::unique_ptr<runtime::LoadedProgram>>
 compile(mlir::OwningOpRef<mlir::ModuleOp> module, llvm::StringRef entry,
         const PipelineOptions &options = {},
         llvm::function_ref<void(mlir::ModuleOp)> onPartitioned = {});

@@ -2,6 +2,7 @@
 
 #include "driver/Pipeline.h"
 
+#include "ir/Namespaces.h"
 #include "passes/PassOptionChecks.h"
 
 #include "mlir/Pass/PassRegistry.h"

@@ -5,7 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
-using ::spmd::ReductionKind;
+using namespace mlir::spmd;
 
 std::optional<ReductionKind> mlir::spmd::combinerKind(Operation *op) {
   if (llvm::isa_and_nonnull<arith::AddFOp, arith::AddIOp>(op))

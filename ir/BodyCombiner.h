@@ -11,6 +11,7 @@
 #ifndef SPMD_IR_BODYCOMBINER_H
 #define SPMD_IR_BODYCOMBINER_H
 
+#include "ir/Namespaces.h"
 #include "sharding/TensorSharding.h"
 
 #include "mlir/IR/Block.h"
@@ -22,12 +23,12 @@ namespace mlir::spmd {
 /// The reduction `op` applies when it combines two values: addf and addi
 /// are Sum, maximumf and maxsi Max, minimumf and minsi Min, maxnumf MaxNum,
 /// minnumf MinNum. Nothing for any other op, or for null.
-std::optional<::spmd::ReductionKind> combinerKind(Operation *op);
+std::optional<ReductionKind> combinerKind(Operation *op);
 
 /// The combiner of a body that is `yield combiner(element, accumulator)`
 /// (operands in either order) and nothing else.
-std::optional<::spmd::ReductionKind> foldCombiner(Block &body, Value element,
-                                                  Value accumulator);
+std::optional<ReductionKind> foldCombiner(Block &body, Value element,
+                                          Value accumulator);
 
 } // namespace mlir::spmd
 

@@ -6,26 +6,27 @@
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
+using namespace mlir::spmd;
 
 ArrayAttr mlir::spmd::factorSplitAttr(MLIRContext *context,
-                                      const ::spmd::DeviceMesh &mesh,
-                                      ArrayRef<::spmd::AxisList> split) {
+                                      const DeviceMesh &mesh,
+                                      ArrayRef<AxisList> split) {
   SmallVector<Attribute> factors;
-  for (const ::spmd::AxisList &axes : split) {
+  for (const AxisList &axes : split) {
     SmallVector<Attribute> names;
-    for (::spmd::AxisIndex axis : axes)
+    for (AxisIndex axis : axes)
       names.push_back(StringAttr::get(context, mesh.axisName(axis)));
     factors.push_back(ArrayAttr::get(context, names));
   }
   return ArrayAttr::get(context, factors);
 }
 
-FailureOr<std::optional<std::vector<::spmd::AxisList>>>
-mlir::spmd::readFactorSplit(Operation *op, const ::spmd::DeviceMesh &mesh,
+FailureOr<std::optional<std::vector<AxisList>>>
+mlir::spmd::readFactorSplit(Operation *op, const DeviceMesh &mesh,
                             unsigned numFactors) {
   Attribute attr = op->getAttr(SpmdDialect::kFactorSplitAttrName);
   if (!attr)
-    return std::optional<std::vector<::spmd::AxisList>>();
+    return std::optional<std::vector<AxisList>>();
   auto bad = [&]() {
     return op->emitError("'")
            << SpmdDialect::kFactorSplitAttrName << "' must list, for each of "
@@ -36,16 +37,16 @@ mlir::spmd::readFactorSplit(Operation *op, const ::spmd::DeviceMesh &mesh,
   auto factors = dyn_cast<ArrayAttr>(attr);
   if (!factors || factors.size() != numFactors)
     return bad();
-  std::vector<::spmd::AxisList> split;
+  std::vector<AxisList> split;
   llvm::SmallBitVector used(mesh.rank());
   for (Attribute factor : factors) {
     auto names = dyn_cast<ArrayAttr>(factor);
     if (!names)
       return bad();
-    ::spmd::AxisList &axes = split.emplace_back();
+    AxisList &axes = split.emplace_back();
     for (Attribute name : names) {
       auto text = dyn_cast<StringAttr>(name);
-      std::optional<::spmd::AxisIndex> axis =
+      std::optional<AxisIndex> axis =
           text ? mesh.axisIndex(text.getValue()) : std::nullopt;
       if (!axis || used.test(*axis))
         return bad();

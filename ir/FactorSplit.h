@@ -12,6 +12,7 @@
 #ifndef SPMD_IR_FACTORSPLIT_H
 #define SPMD_IR_FACTORSPLIT_H
 
+#include "ir/Namespaces.h"
 #include "mesh/DeviceMesh.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -22,16 +23,15 @@
 namespace mlir::spmd {
 
 /// `split`, the mesh axes of each factor, as `spmd.factor_split` holds it.
-ArrayAttr factorSplitAttr(MLIRContext *context, const ::spmd::DeviceMesh &mesh,
-                          ArrayRef<::spmd::AxisList> split);
+ArrayAttr factorSplitAttr(MLIRContext *context, const DeviceMesh &mesh,
+                          ArrayRef<AxisList> split);
 
 /// The split written on `op` for a rule of `numFactors` factors over
 /// `mesh`, or nullopt where none is written. Fails with a diagnostic on
 /// `op` where the attribute is not one list of `mesh`'s axis names per
 /// factor, each axis named once.
-FailureOr<std::optional<std::vector<::spmd::AxisList>>>
-readFactorSplit(Operation *op, const ::spmd::DeviceMesh &mesh,
-                unsigned numFactors);
+FailureOr<std::optional<std::vector<AxisList>>>
+readFactorSplit(Operation *op, const DeviceMesh &mesh, unsigned numFactors);
 
 } // namespace mlir::spmd
 

@@ -1,6 +1,7 @@
 //===- FunctionMesh.cpp - The mesh a function's values default to ---------===//
 
 #include "ir/FunctionMesh.h"
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 
 using namespace mlir;

@@ -9,6 +9,7 @@
 #ifndef SPMD_IR_FUNCTIONMESH_H
 #define SPMD_IR_FUNCTIONMESH_H
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::spmd {

@@ -1,6 +1,7 @@
 //===- LocalIR.cpp - IR for what one device computes about itself ---------===//
 
 #include "ir/LocalIR.h"
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -11,17 +12,16 @@ using namespace mlir;
 using namespace mlir::spmd;
 
 Value mlir::spmd::shardOffset(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                              ArrayRef<::spmd::AxisIndex> axes,
-                              int64_t shardSize) {
+                              ArrayRef<AxisIndex> axes, int64_t shardSize) {
   return arith::MulIOp::create(
       b, loc, linearIndex(b, loc, mesh, axes),
       arith::ConstantIndexOp::create(b, loc, shardSize));
 }
 
 Value mlir::spmd::linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                              ArrayRef<::spmd::AxisIndex> axes) {
+                              ArrayRef<AxisIndex> axes) {
   Value index = arith::ConstantIndexOp::create(b, loc, 0);
-  for (::spmd::AxisIndex axis : axes) {
+  for (AxisIndex axis : axes) {
     Value size =
         arith::ConstantIndexOp::create(b, loc, mesh.mesh.axisSize(axis));
     Value coordinate = AxisIndexOp::create(
@@ -60,35 +60,40 @@ Value mlir::spmd::maskOutside(OpBuilder &b, Location loc, Value local,
 }
 
 Value mlir::spmd::validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                             ArrayRef<::spmd::AxisIndex> axes,
-                             int64_t globalSize, int64_t shardSize) {
+                             ArrayRef<AxisIndex> axes, int64_t globalSize,
+                             int64_t shardSize) {
   return arith::SubIOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, globalSize),
       shardOffset(b, loc, mesh, axes, shardSize));
 }
 
-TypedAttr mlir::spmd::identityOf(OpBuilder &b, ::spmd::ReductionKind kind,
-                                 Type type) {
+TypedAttr mlir::spmd::identityOf(OpBuilder &b, ReductionKind kind, Type type) {
+  bool isMax = kind == ReductionKind::Max || kind == ReductionKind::MaxNum;
   if (auto floatType = llvm::dyn_cast<FloatType>(type)) {
-    // -0.0, not +0.0: -0.0 + x is x for every x, -0.0 included.
-    if (kind == ::spmd::ReductionKind::Sum)
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    switch (kind) {
+    case ReductionKind::Sum:
+      // -0.0, not +0.0: -0.0 + x is x for every x, -0.0 included.
       return b.getFloatAttr(type, -0.0);
-    return b.getFloatAttr(
-        type, llvm::APFloat::getInf(floatType.getFloatSemantics(),
-                                    kind == ::spmd::ReductionKind::Max));
+    case ReductionKind::Max:
+    case ReductionKind::Min:
+      return b.getFloatAttr(type, llvm::APFloat::getInf(semantics, isMax));
+    case ReductionKind::MaxNum:
+    case ReductionKind::MinNum:
+      // maxnumf(NaN, x) is x for every x, NaN included (an infinity would
+      // turn a block of NaNs into the infinity).
+      return b.getFloatAttr(type, llvm::APFloat::getQNaN(semantics));
+    }
   }
   unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  llvm::APInt value = kind == ::spmd::ReductionKind::Sum
-                          ? llvm::APInt(width, 0)
-                      : kind == ::spmd::ReductionKind::Max
-                          ? llvm::APInt::getSignedMinValue(width)
-                          : llvm::APInt::getSignedMaxValue(width);
+  llvm::APInt value = kind == ReductionKind::Sum ? llvm::APInt(width, 0)
+                      : isMax ? llvm::APInt::getSignedMinValue(width)
+                              : llvm::APInt::getSignedMaxValue(width);
   return b.getIntegerAttr(type, value);
 }
 
 Value mlir::spmd::keepOnOne(OpBuilder &b, Location loc, Value local,
-                            const MeshInfo &mesh,
-                            ArrayRef<::spmd::AxisIndex> axes,
+                            const MeshInfo &mesh, ArrayRef<AxisIndex> axes,
                             TypedAttr identity, int64_t position) {
   Value at = arith::ConstantIndexOp::create(b, loc, position);
   Value isOwner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,

@@ -9,28 +9,29 @@
 #ifndef SPMD_IR_LOCALIR_H
 #define SPMD_IR_LOCALIR_H
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingInterface.h"
 
 namespace mlir::spmd {
 
 /// This device's index along `axes` (major to minor), as an index value.
 Value linearIndex(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                  ArrayRef<::spmd::AxisIndex> axes);
+                  ArrayRef<AxisIndex> axes);
 
 /// The global position of this device's first element of a dimension
 /// split over `axes` in shards of `shardSize`.
 Value shardOffset(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                  ArrayRef<::spmd::AxisIndex> axes, int64_t shardSize);
+                  ArrayRef<AxisIndex> axes, int64_t shardSize);
 
 /// The number of valid (not padding) positions of this device's shard of a
 /// dimension of `globalSize` split over `axes` in shards of `shardSize`
 /// (negative or above `shardSize` at the ends: compare, do not index).
 Value validCount(OpBuilder &b, Location loc, const MeshInfo &mesh,
-                 ArrayRef<::spmd::AxisIndex> axes, int64_t globalSize,
+                 ArrayRef<AxisIndex> axes, int64_t globalSize,
                  int64_t shardSize);
 
 /// The identity of reduction `kind` for elements of `type`.
-TypedAttr identityOf(OpBuilder &b, ::spmd::ReductionKind kind, Type type);
+TypedAttr identityOf(OpBuilder &b, ReductionKind kind, Type type);
 
 /// `local` with the elements of dimension `dim` at positions outside
 /// [lo, hi) replaced by `fill`.
@@ -41,7 +42,7 @@ Value maskOutside(OpBuilder &b, Location loc, Value local, int64_t dim,
 /// of `identity` on the others: a partial value over `axes` whose reduction
 /// is that device's `local`.
 Value keepOnOne(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
-                ArrayRef<::spmd::AxisIndex> axes, TypedAttr identity,
+                ArrayRef<AxisIndex> axes, TypedAttr identity,
                 int64_t position = 0);
 
 /// The bytes one element of a tensor element type takes on a device.

@@ -9,6 +9,7 @@
 #ifndef SPMD_IR_LOCATIONS_H
 #define SPMD_IR_LOCATIONS_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
 

@@ -15,6 +15,7 @@
 #ifndef SPMD_IR_REGIONFLOW_H
 #define SPMD_IR_REGIONFLOW_H
 
+#include "ir/Namespaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 namespace mlir::spmd {

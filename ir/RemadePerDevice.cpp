@@ -2,6 +2,7 @@
 
 #include "ir/RemadePerDevice.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"

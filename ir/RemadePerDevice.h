@@ -12,6 +12,7 @@
 #ifndef SPMD_IR_REMADEPERDEVICE_H
 #define SPMD_IR_REMADEPERDEVICE_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 

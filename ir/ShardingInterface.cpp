@@ -1,6 +1,7 @@
 //===- ShardingInterface.cpp - What an op tells the compiler --------------===//
 
 #include "ir/ShardingInterface.h"
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 
@@ -68,9 +69,8 @@ Operation *mlir::spmd::cloneLocal(LocalRebuild &rebuild) {
 
 RankedTensorType mlir::spmd::localType(RankedTensorType type,
                                        const MeshInfo &mesh,
-                                       const ::spmd::ShardState &state) {
-  std::vector<int64_t> shape =
-      ::spmd::localShape(mesh.mesh, type.getShape(), state);
+                                       const ShardState &state) {
+  std::vector<int64_t> shape = localShape(mesh.mesh, type.getShape(), state);
   return RankedTensorType::get(shape, type.getElementType());
 }
 
@@ -103,7 +103,7 @@ LogicalResult mlir::spmd::verifyShardingRule(Operation *op,
     if (int64_t(dims.size()) != rankOf(t))
       return fail("gives tensor " + Twine(t) + " " + Twine(dims.size()) +
                   " dimensions; it has " + Twine(rankOf(t)));
-    for (const ::spmd::DimFactors &factors : dims)
+    for (const DimFactors &factors : dims)
       for (unsigned f : factors)
         if (f >= rule.numFactors())
           return fail("names factor " + Twine(f) + " of " +
@@ -117,20 +117,19 @@ LogicalResult mlir::spmd::verifyShardingRule(Operation *op,
   return success();
 }
 
-std::optional<::spmd::ReductionKind>
-mlir::spmd::getReductionKind(Operation *op, unsigned result) {
+std::optional<ReductionKind> mlir::spmd::getReductionKind(Operation *op,
+                                                          unsigned result) {
   if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op))
     return sharding.getReductionKind(result);
   return std::nullopt;
 }
 
-std::optional<::spmd::ReductionKind>
-mlir::spmd::getSplitReductionKind(Operation *op) {
-  std::optional<::spmd::ReductionKind> kind;
+std::optional<ReductionKind> mlir::spmd::getSplitReductionKind(Operation *op) {
+  std::optional<ReductionKind> kind;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     if (!llvm::isa<RankedTensorType>(result.getType()))
       continue;
-    std::optional<::spmd::ReductionKind> k = getReductionKind(op, i);
+    std::optional<ReductionKind> k = getReductionKind(op, i);
     if (!k || (kind && *kind != *k))
       return std::nullopt;
     kind = k;

@@ -11,6 +11,7 @@
 #ifndef SPMD_IR_SHARDINGINTERFACE_H
 #define SPMD_IR_SHARDINGINTERFACE_H
 
+#include "ir/Namespaces.h"
 #include "sharding/ShardState.h"
 #include "sharding/ShardingRule.h"
 
@@ -26,7 +27,7 @@ namespace mlir::spmd {
 /// A mesh the partitioner works on: its symbol and its value.
 struct MeshInfo {
   FlatSymbolRefAttr symbol;
-  ::spmd::DeviceMesh mesh;
+  DeviceMesh mesh;
 };
 
 /// Where a global tensor value lives during partitioning: its local value
@@ -34,7 +35,7 @@ struct MeshInfo {
 struct LocalValue {
   Value local;
   const MeshInfo *mesh = nullptr;
-  ::spmd::ShardState state;
+  ShardState state;
 };
 
 /// An input dimension read through a window: operand `operand`'s dimension
@@ -57,10 +58,9 @@ struct WindowedDim {
 
 /// An op's factor rule and the input dimensions it reads through windows,
 /// made together so that the windows name the rule's factors.
-struct OpShardingRule : ::spmd::ShardingRule {
+struct OpShardingRule : ShardingRule {
   OpShardingRule() = default;
-  explicit OpShardingRule(::spmd::ShardingRule rule)
-      : ::spmd::ShardingRule(std::move(rule)) {}
+  explicit OpShardingRule(ShardingRule rule) : ShardingRule(std::move(rule)) {}
 
   SmallVector<WindowedDim> windows;
 };
@@ -75,12 +75,12 @@ class LocalRebuild {
 public:
   LocalRebuild(Operation *op, OpBuilder &builder, ArrayRef<Value> operands,
                IRMapping &mapping, ArrayRef<Type> resultTypes,
-               const OpShardingRule *rule, ArrayRef<::spmd::AxisList> split,
+               const OpShardingRule *rule, ArrayRef<AxisList> split,
                ArrayRef<std::pair<unsigned, Value>> skippedIterations,
                llvm::function_ref<Value(unsigned)> loopOffset)
-      : op(op), b(builder), locals(operands), map(mapping),
-        types(resultTypes), rule(rule), splitAxes(split),
-        skipped(skippedIterations), offsetOf(loopOffset) {}
+      : op(op), b(builder), locals(operands), map(mapping), types(resultTypes),
+        rule(rule), splitAxes(split), skipped(skippedIterations),
+        offsetOf(loopOffset) {}
 
   /// The global op.
   Operation *getOp() const { return op; }
@@ -118,7 +118,7 @@ private:
   IRMapping &map;
   ArrayRef<Type> types;
   const OpShardingRule *rule;
-  ArrayRef<::spmd::AxisList> splitAxes;
+  ArrayRef<AxisList> splitAxes;
   ArrayRef<std::pair<unsigned, Value>> skipped;
   llvm::function_ref<Value(unsigned)> offsetOf;
 };
@@ -134,7 +134,7 @@ public:
   /// The local value of `global` in layout `state`, resharded (once per
   /// value and layout) if needed; errors are reported on `user`.
   virtual FailureOr<Value> get(Operation *user, Value global,
-                               const ::spmd::ShardState &state) = 0;
+                               const ShardState &state) = 0;
   /// The local form of any value: a tensor in its current layout, or the
   /// mapped scalar.
   virtual Value current(Value global) = 0;
@@ -147,7 +147,7 @@ public:
                                               FlatSymbolRefAttr symbol) = 0;
   /// The layout propagation gave `value`; replicated on the default mesh
   /// when it has none.
-  virtual FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>>
+  virtual FailureOr<std::pair<const MeshInfo *, ShardState>>
   annotatedLayout(Value value) = 0;
 
   /// The default partitioning: splits the factors of the op's rule by cost.
@@ -166,7 +166,7 @@ bool touchesTensors(Operation *op);
 
 /// The local type of a tensor of `type` in `state` on `mesh`.
 RankedTensorType localType(RankedTensorType type, const MeshInfo &mesh,
-                           const ::spmd::ShardState &state);
+                           const ShardState &state);
 
 } // namespace mlir::spmd
 
@@ -186,14 +186,13 @@ LogicalResult verifyShardingRule(Operation *op, const OpShardingRule &rule);
 
 /// The reduction result `result` of `op` is pending when its reduction
 /// factors are split; nullopt when they must not be split.
-std::optional<::spmd::ReductionKind> getReductionKind(Operation *op,
-                                                      unsigned result);
+std::optional<ReductionKind> getReductionKind(Operation *op, unsigned result);
 
 /// The reduction every result of `op` is pending when a reduction factor
 /// is split: nullopt when some result has none or they differ (the
 /// padding of shared inputs can hold one identity only). What the
 /// partitioner does and what auto-sharding may choose.
-std::optional<::spmd::ReductionKind> getSplitReductionKind(Operation *op);
+std::optional<ReductionKind> getSplitReductionKind(Operation *op);
 
 } // namespace mlir::spmd
 

@@ -1,6 +1,7 @@
 //===- ShardingModels.cpp - ShardingOpInterface for upstream ops ----------===//
 
 #include "ir/ShardingModels.h"
+#include "ir/Namespaces.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
@@ -30,25 +31,23 @@ bool rules::allStatic(Operation *op) {
          llvm::all_of(op->getResultTypes(), ok);
 }
 
-void rules::addScalars(::spmd::ShardingRule &rule, unsigned count) {
+void rules::addScalars(ShardingRule &rule, unsigned count) {
   for (unsigned i = 0; i < count; ++i)
     rule.addTensor({});
 }
 
-::spmd::TensorFactors rules::dimsExcept(::spmd::ShardingRule &rule,
-                                        ArrayRef<int64_t> shape, int64_t dim,
-                                        ::spmd::FactorKind kind) {
-  ::spmd::TensorFactors dims;
+TensorFactors rules::dimsExcept(ShardingRule &rule, ArrayRef<int64_t> shape,
+                                int64_t dim, FactorKind kind) {
+  TensorFactors dims;
   for (auto [d, size] : llvm::enumerate(shape))
     dims.push_back({rule.addFactor(
-        size, int64_t(d) == dim ? kind : ::spmd::FactorKind::Parallel)});
+        size, int64_t(d) == dim ? kind : FactorKind::Parallel)});
   return dims;
 }
 
-::spmd::TensorFactors rules::freeDims(::spmd::ShardingRule &rule,
-                                      ArrayRef<int64_t> shape,
-                                      ::spmd::FactorKind kind) {
-  ::spmd::TensorFactors dims;
+TensorFactors rules::freeDims(ShardingRule &rule, ArrayRef<int64_t> shape,
+                              FactorKind kind) {
+  TensorFactors dims;
   for (int64_t size : shape)
     dims.push_back({rule.addFactor(size, kind)});
   return dims;

@@ -10,6 +10,7 @@
 #ifndef SPMD_IR_SHARDINGMODELS_H
 #define SPMD_IR_SHARDINGMODELS_H
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingInterface.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -39,17 +40,15 @@ std::optional<SmallVector<int64_t>> staticShape(Value value);
 /// True when every operand and result is a static tensor or not shaped.
 bool allStatic(Operation *op);
 /// Adds `count` rank-0 tensors (operands that are not tensors).
-void addScalars(::spmd::ShardingRule &rule, unsigned count);
+void addScalars(ShardingRule &rule, unsigned count);
 /// Adds one factor of `kind` per dimension of `shape` and returns them as
 /// a tensor's dimensions.
-::spmd::TensorFactors
-freeDims(::spmd::ShardingRule &rule, ArrayRef<int64_t> shape,
-         ::spmd::FactorKind kind = ::spmd::FactorKind::Parallel);
+TensorFactors freeDims(ShardingRule &rule, ArrayRef<int64_t> shape,
+                       FactorKind kind = FactorKind::Parallel);
 /// One factor per dimension of `shape`: `kind` for dimension `dim`,
 /// parallel for the others (a concatenated or normalized dimension).
-::spmd::TensorFactors dimsExcept(::spmd::ShardingRule &rule,
-                                 ArrayRef<int64_t> shape, int64_t dim,
-                                 ::spmd::FactorKind kind);
+TensorFactors dimsExcept(ShardingRule &rule, ArrayRef<int64_t> shape,
+                         int64_t dim, FactorKind kind);
 } // namespace rules
 
 } // namespace mlir::spmd

@@ -7,6 +7,7 @@
 
 #include "ir/SpmdDialect.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringExtras.h"
@@ -36,8 +37,7 @@ bool mlir::spmd::isCollectiveReductionAttr(Attribute attr) {
   if (!integer || !integer.getType().isSignlessInteger(32))
     return false;
   int64_t value = integer.getInt();
-  return value >= 0 && value <= static_cast<int64_t>(ReductionKind::MinNum) &&
-         ::spmd::isCollectiveReduction(static_cast<ReductionKind>(value));
+  return value >= 0 && value <= static_cast<int64_t>(ReductionKind::MinNum);
 }
 
 static std::vector<std::string> toStrings(ArrayRef<StringAttr> attrs) {
@@ -117,7 +117,7 @@ Attribute MeshAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   // Iota ids are the default; drop them so equal meshes are equal attributes.
-  if (static_cast<int64_t>(deviceIds.size()) == ::spmd::product(shape) &&
+  if (static_cast<int64_t>(deviceIds.size()) == product(shape) &&
       llvm::all_of(llvm::enumerate(deviceIds), [](auto it) {
         return it.value() == static_cast<int64_t>(it.index());
       }))
@@ -147,18 +147,18 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape,
                                ArrayRef<int64_t> deviceIds) {
   if (llvm::Error err =
-          ::spmd::DeviceMesh::verify(toStrings(axisNames), shape, deviceIds))
+          DeviceMesh::verify(toStrings(axisNames), shape, deviceIds))
     return emitError() << "invalid mesh: " << llvm::toString(std::move(err));
   return success();
 }
 
-::spmd::DeviceMesh MeshAttr::toMesh() const {
-  return llvm::cantFail(::spmd::DeviceMesh::create(
+DeviceMesh MeshAttr::toMesh() const {
+  return llvm::cantFail(DeviceMesh::create(
       toStrings(getAxisNames()), std::vector<int64_t>(getShape()),
       std::vector<int64_t>(getDeviceIds())));
 }
 
-MeshAttr MeshAttr::get(MLIRContext *context, const ::spmd::DeviceMesh &mesh) {
+MeshAttr MeshAttr::get(MLIRContext *context, const DeviceMesh &mesh) {
   std::vector<int64_t> ids;
   if (!mesh.hasIotaDeviceIds())
     ids = mesh.deviceIds();
@@ -249,9 +249,9 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
         llvm::SMLoc kindLoc = parser.getCurrentLocation();
         if (parser.parseKeyword(&name) || parser.parseGreater())
           return {};
-        std::optional<ReductionKind> parsed = ::spmd::symbolizeReduction(name);
-        if (!parsed || !::spmd::isCollectiveReduction(*parsed)) {
-          SmallVector<StringRef> names = ::spmd::collectiveReductionNames();
+        std::optional<ReductionKind> parsed = symbolizeReduction(name);
+        if (!parsed) {
+          SmallVector<StringRef> names = reductionNames();
           parser.emitError(kindLoc, "unknown reduction '")
               << name << "' (expected "
               << llvm::join(ArrayRef(names).drop_back(), ", ") << " or "
@@ -289,24 +289,24 @@ void ShardingAttr::print(AsmPrinter &printer) const {
   if (!getPartial().empty()) {
     printer << ", partial";
     if (getPartialKind() != ReductionKind::Sum)
-      printer << '<' << ::spmd::stringifyReduction(getPartialKind()) << '>';
+      printer << '<' << stringifyReduction(getPartialKind()) << '>';
     printer << '=';
     printAxisList(printer, getPartial());
   }
   printer << '>';
 }
 
-static ::spmd::TensorSharding
-makeTensorSharding(FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
-                   ArrayRef<StringAttr> replicated,
-                   ArrayRef<StringAttr> partial, ReductionKind kind) {
-  std::vector<::spmd::DimSharding> libDims;
+static TensorSharding makeTensorSharding(FlatSymbolRefAttr mesh,
+                                         ArrayRef<DimShardingAttr> dims,
+                                         ArrayRef<StringAttr> replicated,
+                                         ArrayRef<StringAttr> partial,
+                                         ReductionKind kind) {
+  std::vector<DimSharding> libDims;
   for (DimShardingAttr dim : dims)
     libDims.push_back(
         {toStrings(dim.getAxes()), dim.getIsOpen(), dim.getPriority()});
-  return ::spmd::TensorSharding(mesh.getValue().str(), std::move(libDims),
-                                toStrings(replicated), toStrings(partial),
-                                kind);
+  return TensorSharding(mesh.getValue().str(), std::move(libDims),
+                        toStrings(replicated), toStrings(partial), kind);
 }
 
 LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -317,7 +317,7 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    ReductionKind kind) {
   if (!mesh)
     return emitError() << "sharding needs a mesh symbol";
-  ::spmd::TensorSharding sharding =
+  TensorSharding sharding =
       makeTensorSharding(mesh, dims, replicated, partial, kind);
   if (llvm::Error err = sharding.verify())
     return emitError() << "invalid sharding " << sharding.str() << ": "
@@ -325,15 +325,15 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-::spmd::TensorSharding ShardingAttr::toTensorSharding() const {
+TensorSharding ShardingAttr::toTensorSharding() const {
   return makeTensorSharding(getMesh(), getDims(), getReplicated(), getPartial(),
                             getPartialKind());
 }
 
 ShardingAttr ShardingAttr::get(MLIRContext *context,
-                               const ::spmd::TensorSharding &sharding) {
+                               const TensorSharding &sharding) {
   SmallVector<DimShardingAttr> dims;
-  for (const ::spmd::DimSharding &dim : sharding.dims)
+  for (const DimSharding &dim : sharding.dims)
     dims.push_back(DimShardingAttr::get(context, toAttrs(context, dim.axes),
                                         dim.open, dim.priority));
   return get(context, FlatSymbolRefAttr::get(context, sharding.meshName), dims,

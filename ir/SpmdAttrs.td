@@ -10,7 +10,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 // parses and prints it, stored as its number in an i32.
 def Spmd_ReductionAttr : Attr<
     CPred<"::mlir::spmd::isCollectiveReductionAttr($_self)">,
-    "a reduction collectives carry (sum, max or min)"> {
+    "a reduction kind (sum, max, min, maxnum or minnum)"> {
   let storageType = "::mlir::IntegerAttr";
   let returnType = "::spmd::ReductionKind";
   let convertFromStorage =

@@ -2,6 +2,7 @@
 
 #include "ir/SpmdOps.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 

@@ -3,6 +3,7 @@
 #ifndef SPMD_IR_SPMDDIALECT_H
 #define SPMD_IR_SPMDDIALECT_H
 
+#include "ir/Namespaces.h"
 #include "mesh/DeviceMesh.h"
 #include "sharding/TensorSharding.h"
 
@@ -21,13 +22,9 @@
 
 namespace mlir::spmd {
 
-// The kinds are the sharding library's, in the IR as in the libraries.
-using ::spmd::CollectiveKind;
-using ::spmd::ReductionKind;
-
 /// A collective's reduction attribute: the kind's number in an i32.
 IntegerAttr reductionAttr(MLIRContext *context, ReductionKind kind);
-/// Whether `attr` is such an attribute, of a kind collectives carry.
+/// Whether `attr` is such an attribute: a ReductionKind's number.
 bool isCollectiveReductionAttr(Attribute attr);
 
 /// The mesh that `meshRef` names as seen from `from`, or an error through

@@ -2,6 +2,7 @@
 
 #include "ir/SpmdOps.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
@@ -45,7 +46,7 @@ ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &tables) {
 
 std::optional<OpShardingRule> ShardingConstraintOp::getShardingRule() {
   return OpShardingRule(
-      ::spmd::ShardingRule::identity(getInput().getType().getShape(), 2));
+      ShardingRule::identity(getInput().getType().getShape(), 2));
 }
 
 /// The input, brought to the written layout.
@@ -55,8 +56,8 @@ LogicalResult ShardingConstraintOp::partition(PartitionContext &context) {
   if (failed(mesh))
     return failure();
   // verifySymbolUses checked the sharding against this mesh.
-  ::spmd::ShardState state = llvm::cantFail(
-      ::spmd::toState((*mesh)->mesh, getSharding().toTensorSharding()));
+  ShardState state =
+      llvm::cantFail(toState((*mesh)->mesh, getSharding().toTensorSharding()));
   FailureOr<Value> local = context.get(*this, getInput(), state);
   if (failed(local))
     return failure();
@@ -201,24 +202,22 @@ LogicalResult RedistributeOp::verifyGroupShapes(int64_t) {
 
 /// The layouts give the local shapes, and name only the group's axes.
 LogicalResult
-RedistributeOp::verifyOnMesh(const ::spmd::DeviceMesh &mesh,
+RedistributeOp::verifyOnMesh(const DeviceMesh &mesh,
                              const llvm::SmallSet<StringRef, 4> &axes) {
   for (auto [layout, type, name] :
        {std::make_tuple(getFrom(), getInput().getType(), "operand"),
         std::make_tuple(getTo(), getType(), "result")}) {
     if (layout.getMesh() != getMeshAttr())
       return emitOpError() << "layouts must be on the collective's mesh";
-    llvm::Expected<::spmd::ShardState> state =
-        ::spmd::toState(mesh, layout.toTensorSharding());
+    llvm::Expected<ShardState> state = toState(mesh, layout.toTensorSharding());
     if (!state)
       return emitOpError() << llvm::toString(state.takeError());
-    for (const ::spmd::AxisList &dim : state->dims)
-      for (::spmd::AxisIndex axis : dim)
+    for (const AxisList &dim : state->dims)
+      for (AxisIndex axis : dim)
         if (!axes.contains(mesh.axisName(axis)))
           return emitOpError() << "axis \"" << mesh.axisName(axis)
                                << "\" of a layout is not in the group";
-    std::vector<int64_t> local =
-        ::spmd::localShape(mesh, getGlobalShape(), *state);
+    std::vector<int64_t> local = localShape(mesh, getGlobalShape(), *state);
     if (ArrayRef<int64_t>(local) != type.getShape())
       return emitOpError() << "the " << name << " type " << type
                            << " is not the local type of its layout";
@@ -272,28 +271,27 @@ static void printPairs(OpAsmPrinter &printer, Operation *,
 }
 
 //===----------------------------------------------------------------------===//
-// custom<Reduction>: `max`, a name of ::spmd::ReductionKind.
+// custom<Reduction>: `max`, a name of ReductionKind.
 //===----------------------------------------------------------------------===//
 
 static ParseResult parseReduction(OpAsmParser &parser, IntegerAttr &attr) {
   llvm::SMLoc loc = parser.getCurrentLocation();
   std::string name;
-  std::optional<::spmd::ReductionKind> kind;
+  std::optional<ReductionKind> kind;
   if (succeeded(parser.parseOptionalKeywordOrString(&name)))
-    kind = ::spmd::symbolizeReduction(name);
-  if (!kind || !::spmd::isCollectiveReduction(*kind))
+    kind = symbolizeReduction(name);
+  if (!kind)
     return parser.emitError(loc, "expected string or keyword containing one "
                                  "of the following enum values for "
                                  "attribute 'reduction' [")
-           << llvm::join(::spmd::collectiveReductionNames(), ", ") << "]";
+           << llvm::join(reductionNames(), ", ") << "]";
   attr = reductionAttr(parser.getContext(), *kind);
   return success();
 }
 
 static void printReduction(OpAsmPrinter &printer, Operation *,
                            IntegerAttr attr) {
-  printer << ::spmd::stringifyReduction(
-      static_cast<::spmd::ReductionKind>(attr.getInt()));
+  printer << stringifyReduction(static_cast<ReductionKind>(attr.getInt()));
 }
 
 #define GET_OP_CLASSES

@@ -8,6 +8,7 @@
 
 #include "ir/SpmdOps.h"
 
+#include "ir/Namespaces.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -40,7 +41,7 @@ mlir::spmd::verifyShardingFor(ShardingAttr sharding, Type type, Operation *from,
       lookupMesh(from, sharding.getMesh(), emitError, tables);
   if (failed(mesh))
     return failure();
-  ::spmd::TensorSharding value = sharding.toTensorSharding();
+  TensorSharding value = sharding.toTensorSharding();
   if (llvm::Error err = value.verify(mesh->toMesh(), rank))
     return emitError() << "sharding " << value.str() << " does not fit " << type
                        << ": " << llvm::toString(std::move(err));
@@ -54,11 +55,11 @@ LogicalResult mlir::spmd::verifyCollective(CollectiveOpInterface op,
       lookupMesh(op, op.getMeshAttr(), emitError, &tables);
   if (failed(mesh))
     return failure();
-  ::spmd::DeviceMesh meshValue = mesh->toMesh();
+  DeviceMesh meshValue = mesh->toMesh();
   llvm::SmallSet<StringRef, 4> seen;
   int64_t groupSize = 1;
   for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
-    std::optional<::spmd::AxisIndex> index = meshValue.axisIndex(axis);
+    std::optional<AxisIndex> index = meshValue.axisIndex(axis);
     if (!index)
       return emitError() << "mesh " << op.getMeshAttr() << " has no axis named "
                          << axis;

@@ -3,6 +3,7 @@
 #ifndef SPMD_IR_VALUETYPES_H
 #define SPMD_IR_VALUETYPES_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/Operation.h"
 
 namespace mlir::spmd {

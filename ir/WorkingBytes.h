@@ -10,6 +10,7 @@
 #ifndef SPMD_IR_WORKINGBYTES_H
 #define SPMD_IR_WORKINGBYTES_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/Operation.h"
 
 #include <cstdint>

@@ -19,13 +19,13 @@
 
 #include "partitioner/CapturedReads.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::AxisList;
 
 /// The loop whose position `index` is, if it is one.
 static std::optional<unsigned> loopOf(Value index) {
@@ -47,10 +47,12 @@ static bool onlyYieldsReadsOf(linalg::LinalgOp op, Value table) {
       });
 }
 
-::spmd::ShardState mlir::spmd::capturedReadLayout(
-    linalg::LinalgOp op, Value table, const ::spmd::ShardState &current,
-    const ::spmd::DeviceMesh &mesh, ArrayRef<AxisList> loopAxes,
-    ArrayRef<int64_t> loopSizes, AxisList *pendingAxes) {
+ShardState mlir::spmd::capturedReadLayout(linalg::LinalgOp op, Value table,
+                                          const ShardState &current,
+                                          const DeviceMesh &mesh,
+                                          ArrayRef<AxisList> loopAxes,
+                                          ArrayRef<int64_t> loopSizes,
+                                          AxisList *pendingAxes) {
   auto type = llvm::cast<RankedTensorType>(table.getType());
   assert(current.dims.size() == size_t(type.getRank()) &&
          loopAxes.size() == loopSizes.size() &&
@@ -62,7 +64,7 @@ static bool onlyYieldsReadsOf(linalg::LinalgOp op, Value table) {
     loopUsed.append(axes.begin(), axes.end());
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
-  ::spmd::ShardState layout;
+  ShardState layout;
   layout.dims.resize(type.getRank());
   bool allExtracts = llvm::all_of(table.getUses(), [&](OpOperand &use) {
     return !op->isProperAncestor(use.getOwner()) ||
@@ -84,7 +86,7 @@ static bool onlyYieldsReadsOf(linalg::LinalgOp op, Value table) {
               shard)
         continue;
       if (captured.size() == 1 && onlyYieldsReadsOf(op, table) &&
-          llvm::none_of(axes, [&](::spmd::AxisIndex a) {
+          llvm::none_of(axes, [&](AxisIndex a) {
             return llvm::is_contained(loopUsed, a);
           })) {
         pending = true;
@@ -111,7 +113,7 @@ mlir::spmd::planCapturedReads(linalg::LinalgOp op, Partitioner &p,
   for (Value table : captured) {
     if (!llvm::isa<RankedTensorType>(table.getType()) || !p.has(table))
       continue;
-    ::spmd::ShardState layout =
+    ShardState layout =
         capturedReadLayout(op, table, p.lookup(table).state, mesh.mesh,
                            loopAxes, loopSizes, &reads.pendingAxes);
     FailureOr<Value> local = p.get(op, table, layout);
@@ -172,8 +174,7 @@ void mlir::spmd::rewriteCapturedReads(OpBuilder &b, linalg::LinalgOp local,
         read = arith::SelectOp::create(
             b, loc, holds, read,
             arith::ConstantOp::create(
-                b, loc,
-                identityOf(b, ::spmd::ReductionKind::Sum, read.getType())));
+                b, loc, identityOf(b, ReductionKind::Sum, read.getType())));
       extract.getResult().replaceAllUsesWith(read);
       extract.erase();
     }

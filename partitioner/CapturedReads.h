@@ -8,6 +8,7 @@
 #ifndef SPMD_PARTITIONER_CAPTUREDREADS_H
 #define SPMD_PARTITIONER_CAPTUREDREADS_H
 
+#include "ir/Namespaces.h"
 #include "partitioner/Partitioner.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,11 +19,11 @@ struct CapturedReads {
   struct Table {
     Value global;
     Value local;
-    ::spmd::ShardState layout;
+    ShardState layout;
   };
   std::vector<Table> tables;
   /// The op's results are pending sums over these axes.
-  ::spmd::AxisList pendingAxes;
+  AxisList pendingAxes;
 };
 
 /// The layout `op`'s body reads `table` in when the table is in `current`
@@ -31,19 +32,18 @@ struct CapturedReads {
 /// to `pendingAxes` the axes over which the op's results become pending
 /// sums. The partitioner brings the table there, and auto-sharding prices
 /// that copy.
-::spmd::ShardState capturedReadLayout(linalg::LinalgOp op, Value table,
-                                      const ::spmd::ShardState &current,
-                                      const ::spmd::DeviceMesh &mesh,
-                                      ArrayRef<::spmd::AxisList> loopAxes,
-                                      ArrayRef<int64_t> loopSizes,
-                                      ::spmd::AxisList *pendingAxes = nullptr);
+ShardState capturedReadLayout(linalg::LinalgOp op, Value table,
+                              const ShardState &current, const DeviceMesh &mesh,
+                              ArrayRef<AxisList> loopAxes,
+                              ArrayRef<int64_t> loopSizes,
+                              AxisList *pendingAxes = nullptr);
 
 /// Chooses the layout of each tensor `op`'s body reads from outside it,
 /// given how its loops are split (`loopAxes`, loops of `loopSizes`), and
 /// brings the tensors there.
 FailureOr<CapturedReads> planCapturedReads(linalg::LinalgOp op, Partitioner &p,
                                            const MeshInfo &mesh,
-                                           ArrayRef<::spmd::AxisList> loopAxes,
+                                           ArrayRef<AxisList> loopAxes,
                                            ArrayRef<int64_t> loopSizes);
 
 /// Rewrites the reads in the body of `local` (the op's local clone, whose

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "ir/RegionFlow.h"
 #include "partitioner/Partitioner.h"
 
@@ -244,7 +245,7 @@ LogicalResult mlir::spmd::partitionConstant(Operation *op, Partitioner &p) {
   FailureOr<Layout> layout = p.annotatedLayout(result);
   if (failed(layout))
     return failure();
-  ::spmd::ShardState state = layout->second;
+  ShardState state = layout->second;
   state.partial.clear();
   if (Value made = p.rematerialize(result, *layout->first, state)) {
     p.set(result, {made, layout->first, state});
@@ -254,7 +255,7 @@ LogicalResult mlir::spmd::partitionConstant(Operation *op, Partitioner &p) {
   Operation *global = p.builder().clone(*op);
   global->removeAttr(SpmdDialect::kShardingAttrName);
   global->removeAttr(SpmdDialect::kOriginsAttrName);
-  ::spmd::ShardState whole;
+  ShardState whole;
   whole.dims.resize(type.getRank());
   p.set(result, {global->getResult(0), layout->first, whole});
   return success();

@@ -2,6 +2,7 @@
 
 #include "partitioner/Halo.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -47,12 +48,12 @@ static Value cut(OpBuilder &b, Location loc, Value value, int64_t dim,
 Value mlir::spmd::emitHaloWindow(OpBuilder &b, Location loc, Value local,
                                  const WindowedDim &dim, const HaloShape &shape,
                                  const MeshInfo &mesh,
-                                 ArrayRef<::spmd::AxisIndex> axes) {
+                                 ArrayRef<AxisIndex> axes) {
   assert(shape.left <= shape.localIn && shape.right <= shape.localIn &&
          "halos within the neighbours' shards (haloShape)");
   int64_t n = mesh.mesh.groupSize(axes);
   SmallVector<StringRef> names;
-  for (::spmd::AxisIndex axis : axes)
+  for (AxisIndex axis : axes)
     names.push_back(mesh.mesh.axisName(axis));
   ArrayAttr axesAttr = b.getStrArrayAttr(names);
   auto shift = [&](Value piece, int64_t by) {

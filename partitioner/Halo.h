@@ -14,6 +14,7 @@
 #ifndef SPMD_PARTITIONER_HALO_H
 #define SPMD_PARTITIONER_HALO_H
 
+#include "ir/Namespaces.h"
 #include "partitioner/Partitioner.h"
 
 namespace mlir::spmd {
@@ -33,7 +34,7 @@ std::optional<HaloShape> haloShape(const WindowedDim &dim, int64_t factorSize,
 /// `axes` along `dim.dim`): halos exchanged, joined, and cut.
 Value emitHaloWindow(OpBuilder &b, Location loc, Value local,
                      const WindowedDim &dim, const HaloShape &shape,
-                     const MeshInfo &mesh, ArrayRef<::spmd::AxisIndex> axes);
+                     const MeshInfo &mesh, ArrayRef<AxisIndex> axes);
 
 /// `consumer`'s window read through `producer`'s, a window of stride 1 and
 /// no extent on the same dimension (a pad, a unit-stride slice): the same

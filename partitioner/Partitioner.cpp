@@ -4,6 +4,7 @@
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
 #include "ir/Locations.h"
+#include "ir/Namespaces.h"
 #include "ir/RegionFlow.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -58,7 +59,7 @@ static ShardingAttr annotation(Value value) {
 }
 
 Layout Partitioner::replicated(RankedTensorType type) const {
-  ::spmd::ShardState state;
+  ShardState state;
   state.dims.resize(type.getRank());
   return {defaultMesh, std::move(state)};
 }
@@ -83,8 +84,8 @@ FailureOr<Layout> Partitioner::layoutOf(Operation *anchor,
   FailureOr<const MeshInfo *> mesh = meshFor(anchor, sharding.getMesh());
   if (failed(mesh))
     return failure();
-  llvm::Expected<::spmd::ShardState> state =
-      ::spmd::toState((*mesh)->mesh, sharding.toTensorSharding());
+  llvm::Expected<ShardState> state =
+      toState((*mesh)->mesh, sharding.toTensorSharding());
   if (!state)
     return anchor->emitError() << llvm::toString(state.takeError());
   return layouts.try_emplace(sharding, *mesh, std::move(*state))
@@ -132,7 +133,7 @@ static bool visibleFrom(Block *defined, Block *at) {
 }
 
 Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
-                                 const ::spmd::ShardState &state) {
+                                 const ShardState &state) {
   if (!state.partial.empty() || !isRemadePerDevice(global))
     return {};
   // Scalars are mapped before the tensors made from them (dominance).
@@ -159,7 +160,7 @@ Value Partitioner::rematerialize(Value global, const MeshInfo &mesh,
 }
 
 FailureOr<Value> Partitioner::get(Operation *user, Value global,
-                                  const ::spmd::ShardState &state) {
+                                  const ShardState &state) {
   const LocalValue &current = values.at(global);
   if (current.state == state)
     return current.local;
@@ -186,16 +187,16 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   // it for max and min). No communication.
   bool sameKind = current.state.partial.empty() ||
                   current.state.reduction == state.reduction;
-  ::spmd::ShardState kept = state;
+  ShardState kept = state;
   kept.partial.clear();
   if (sameKind)
-    for (::spmd::AxisIndex axis : current.state.partial)
+    for (AxisIndex axis : current.state.partial)
       if (llvm::is_contained(state.partial, axis))
         kept.partial.push_back(axis);
   kept.reduction = kept.partial.empty() ? state.reduction
                                         : current.state.reduction;
-  ::spmd::AxisList added;
-  for (::spmd::AxisIndex axis : state.partial)
+  AxisList added;
+  for (AxisIndex axis : state.partial)
     if (!llvm::is_contained(kept.partial, axis))
       added.push_back(axis);
   if (!added.empty()) {
@@ -203,22 +204,22 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
     if (failed(whole))
       return failure();
     Value local = *whole;
-    if (state.reduction == ::spmd::ReductionKind::Sum)
+    if (state.reduction == ReductionKind::Sum)
       local = keepOnOne(
           b, user->getLoc(), local, *current.mesh, added,
           identityOf(b, state.reduction, type.getElementType()));
     return remember(local);
   }
   int64_t bytes = elementBytes(type.getElementType());
-  const ::spmd::ReshardPlan *plan = planCache.plan(
-      current.mesh->mesh, type.getShape(), bytes, current.state, state);
+  const ReshardPlan *plan = planCache.plan(current.mesh->mesh, type.getShape(),
+                                           bytes, current.state, state);
   // A copy already made may be closer to the layout wanted (a value needed
   // gathered and split another way is sliced from the gathered copy).
-  const ::spmd::ReshardPlan *direct = plan;
+  const ReshardPlan *direct = plan;
   Value source = current.local;
-  const ::spmd::ShardState *sourceState = &current.state;
+  const ShardState *sourceState = &current.state;
   for (Copy *copy : visible) {
-    const ::spmd::ReshardPlan *fromCopy = planCache.plan(
+    const ReshardPlan *fromCopy = planCache.plan(
         current.mesh->mesh, type.getShape(), bytes, copy->state, state);
     if (fromCopy && (!plan || fromCopy->cost < plan->cost)) {
       plan = fromCopy;
@@ -232,14 +233,14 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   if (!plan)
     return user->emitError()
            << "cannot reshard an operand from "
-           << ::spmd::describe(current.mesh->mesh,
-                               current.mesh->symbol.getValue(), current.state)
+           << describe(current.mesh->mesh, current.mesh->symbol.getValue(),
+                       current.state)
            << " to "
-           << ::spmd::describe(current.mesh->mesh,
-                               current.mesh->symbol.getValue(), state);
+           << describe(current.mesh->mesh, current.mesh->symbol.getValue(),
+                       state);
   if (plan->fallback)
     user->emitRemark() << "reshard planning stopped after "
-                       << ::spmd::kReshardSearchBudget
+                       << kReshardSearchBudget
                        << " layouts: gathering and slicing instead (exact, "
                           "not the fewest bytes)";
   LLVM_DEBUG({
@@ -247,15 +248,14 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
                  << "' at ";
     printFileLineCol(llvm::dbgs(), user->getLoc());
     llvm::dbgs() << ": "
-                 << ::spmd::describe(current.mesh->mesh,
-                                     current.mesh->symbol.getValue(),
-                                     *sourceState)
+                 << describe(current.mesh->mesh,
+                             current.mesh->symbol.getValue(), *sourceState)
                  << " -> "
-                 << ::spmd::describe(current.mesh->mesh,
-                                     current.mesh->symbol.getValue(), state)
+                 << describe(current.mesh->mesh,
+                             current.mesh->symbol.getValue(), state)
                  << " by";
-    for (const ::spmd::ReshardStep &step : plan->steps)
-      llvm::dbgs() << " " << ::spmd::stringifyCollectiveKind(step.kind);
+    for (const ReshardStep &step : plan->steps)
+      llvm::dbgs() << " " << stringifyCollectiveKind(step.kind);
     llvm::dbgs() << " (" << llvm::format("%.1f", plan->cost) << " bytes)\n";
   });
   Value local =
@@ -269,9 +269,8 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
 }
 
 Value Partitioner::reshardEarly(Operation *user, Value global,
-                                const ::spmd::ShardState &state,
-                                const ::spmd::ReshardPlan &direct,
-                                double planned) {
+                                const ShardState &state,
+                                const ReshardPlan &direct, double planned) {
   LocalValue &current = values.at(global);
   Block *block = b.getInsertionBlock();
   auto made = copies.find(global);
@@ -279,14 +278,14 @@ Value Partitioner::reshardEarly(Operation *user, Value global,
     return {};
   auto type = llvm::cast<RankedTensorType>(global.getType());
   int64_t bytes = elementBytes(type.getElementType());
-  const ::spmd::DeviceMesh &mesh = current.mesh->mesh;
+  const DeviceMesh &mesh = current.mesh->mesh;
   // Earlier copies in this block that the new layout slices into for free.
-  SmallVector<std::pair<Copy *, const ::spmd::ReshardPlan *>> derived;
+  SmallVector<std::pair<Copy *, const ReshardPlan *>> derived;
   double saved = planned - direct.cost;
   for (Copy &copy : made->second) {
     if (copy.cost <= 0 || copy.local.getParentBlock() != block)
       continue;
-    const ::spmd::ReshardPlan *slice =
+    const ReshardPlan *slice =
         planCache.plan(mesh, type.getShape(), bytes, state, copy.state);
     if (!slice || slice->cost > 0)
       continue;
@@ -320,6 +319,17 @@ Value Partitioner::reshardEarly(Operation *user, Value global,
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
+  LogicalResult rebuilt = rebuildOp(op);
+  assert((failed(rebuilt) || llvm::all_of(op->getResults(),
+                                          [&](Value result) {
+                                            return values.contains(result) ||
+                                                   scalarMap.contains(result);
+                                          })) &&
+         "every result of a partitioned op has its local value");
+  return rebuilt;
+}
+
+LogicalResult Partitioner::rebuildOp(Operation *op) {
   if (auto sharding = llvm::dyn_cast<ShardingOpInterface>(op)) {
     if (op->getNumResults() == 1 && sharding.onlyMovesThroughWindows())
       if (std::optional<OpShardingRule> rule = sharding.getShardingRule())
@@ -425,7 +435,7 @@ LogicalResult Partitioner::partitionReplicated(Operation *op) {
       mapScalar(result, localResult);
       continue;
     }
-    ::spmd::ShardState whole;
+    ShardState whole;
     whole.dims.resize(type.getRank());
     set(result, {localResult, mesh, std::move(whole)});
   }

@@ -23,6 +23,7 @@
 #define SPMD_PARTITIONER_PARTITIONER_H
 
 #include "ir/LocalIR.h"
+#include "ir/Namespaces.h"
 #include "ir/RemadePerDevice.h"
 #include "ir/SpmdOps.h"
 #include "partitioner/ReshardPlanner.h"
@@ -35,15 +36,15 @@
 namespace mlir::spmd {
 
 /// A value's mesh and layout.
-using Layout = std::pair<const MeshInfo *, ::spmd::ShardState>;
+using Layout = std::pair<const MeshInfo *, ShardState>;
 
 /// What partitionByRule decides for an op (RulePartitioner.cpp): the split
 /// of every factor of its rule (none: the op is computed whole), and per
 /// tensor of the rule the layout and local type that split gives it and
 /// whether the operand is read through its producer.
 struct RuleDecision {
-  std::optional<std::vector<::spmd::AxisList>> split;
-  std::vector<::spmd::ShardState> layouts;
+  std::optional<std::vector<AxisList>> split;
+  std::vector<ShardState> layouts;
   std::vector<RankedTensorType> localTypes;
   llvm::SmallBitVector readsThrough;
 };
@@ -62,7 +63,7 @@ public:
     return values.at(global);
   }
   FailureOr<Value> get(Operation *user, Value global,
-                       const ::spmd::ShardState &state) override;
+                       const ShardState &state) override;
   Value current(Value global) override;
   void set(Value global, LocalValue value) override;
   void mapScalar(Value global, Value local) override {
@@ -105,7 +106,7 @@ public:
   /// `global` made afresh in layout `state` on `mesh` when it is remade per
   /// device (isRemadePerDevice): cheaper than moving it. Null otherwise.
   Value rematerialize(Value global, const MeshInfo &mesh,
-                      const ::spmd::ShardState &state);
+                      const ShardState &state);
   /// Whether rematerialize makes `global` (at no communication) in every
   /// layout that is not pending a reduction.
   bool isRematerializable(Value global) const {
@@ -127,14 +128,15 @@ private:
   /// made, and those copies remade from it, if that moves fewer bytes than
   /// `planned` plus theirs (a value split one way for a first user and
   /// gathered for a later one is gathered once). Null otherwise.
-  Value reshardEarly(Operation *user, Value global,
-                     const ::spmd::ShardState &state,
-                     const ::spmd::ReshardPlan &direct, double planned);
+  Value reshardEarly(Operation *user, Value global, const ShardState &state,
+                     const ReshardPlan &direct, double planned);
   /// `sharding` as a layout (errors at `anchor`), converted once per
   /// attribute.
   FailureOr<Layout> layoutOf(Operation *anchor, ShardingAttr sharding);
   LogicalResult partitionFunction(func::FuncOp function);
   LogicalResult partitionOp(Operation *op);
+  /// partitionOp by the op's kind: its interface, trait or rule.
+  LogicalResult rebuildOp(Operation *op);
 
   ModuleOp module;
   OpBuilder b;
@@ -148,7 +150,7 @@ private:
   /// A layout a value has been brought to (resharded, remade), with its
   /// local value and the bytes it took.
   struct Copy {
-    ::spmd::ShardState state;
+    ShardState state;
     Value local;
     double cost = 0;
   };
@@ -162,7 +164,7 @@ private:
   IRMapping scalarMap;
   /// See movingRule.
   llvm::DenseMap<Value, OpShardingRule> movingRules;
-  ::spmd::ReshardPlanCache planCache;
+  ReshardPlanCache planCache;
   /// partitionByRule's decisions, by all they depend on
   /// (RulePartitioner.cpp): repeated layers decide once. Nodes stay where
   /// they are while the map grows.
@@ -191,9 +193,8 @@ LogicalResult partitionConstant(Operation *op, Partitioner &p);
 /// in `from`), the first one marked with `minBytes`, the reshard's lower
 /// bound.
 Value emitReshard(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
-                  ArrayRef<int64_t> globalShape,
-                  const ::spmd::ShardState &from,
-                  const ::spmd::ReshardPlan &plan, double minBytes);
+                  ArrayRef<int64_t> globalShape, const ShardState &from,
+                  const ReshardPlan &plan, double minBytes);
 
 } // namespace mlir::spmd
 

@@ -2,6 +2,7 @@
 
 #include "partitioner/Partitioner.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -22,30 +23,29 @@ static Value truncate(OpBuilder &b, Location loc, Value value, int64_t dim,
 
 /// `state` as a sharding attribute (closed dimensions, no partial axes).
 static ShardingAttr shardingOf(MLIRContext *context, const MeshInfo &mesh,
-                               const ::spmd::ShardState &state) {
-  std::vector<::spmd::DimSharding> dims;
-  for (const ::spmd::AxisList &axes : state.dims) {
+                               const ShardState &state) {
+  std::vector<DimSharding> dims;
+  for (const AxisList &axes : state.dims) {
     dims.emplace_back();
-    for (::spmd::AxisIndex axis : axes)
+    for (AxisIndex axis : axes)
       dims.back().axes.push_back(mesh.mesh.axisName(axis).str());
   }
-  return ShardingAttr::get(
-      context, ::spmd::TensorSharding(mesh.symbol.getValue().str(), dims));
+  return ShardingAttr::get(context,
+                           TensorSharding(mesh.symbol.getValue().str(), dims));
 }
 
 Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
                               const MeshInfo &mesh,
                               ArrayRef<int64_t> globalShape,
-                              const ::spmd::ShardState &from,
-                              const ::spmd::ReshardPlan &plan,
+                              const ShardState &from, const ReshardPlan &plan,
                               double minBytes) {
   MLIRContext *context = b.getContext();
-  const ::spmd::ShardState *before = &from;
-  for (const ::spmd::ReshardStep &step : plan.steps) {
+  const ShardState *before = &from;
+  for (const ReshardStep &step : plan.steps) {
     bool first = &step == &plan.steps.front();
     auto type = llvm::cast<RankedTensorType>(local.getType());
     SmallVector<StringRef> names;
-    for (::spmd::AxisIndex axis : step.axes)
+    for (AxisIndex axis : step.axes)
       names.push_back(mesh.mesh.axisName(axis));
     ArrayAttr axes = b.getStrArrayAttr(names);
     int64_t n = mesh.mesh.groupSize(step.axes);
@@ -54,19 +54,19 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       return RankedTensorType::get(shape, type.getElementType());
     };
     switch (step.kind) {
-    case ::spmd::CollectiveKind::AllGather:
+    case CollectiveKind::AllGather:
       shape[step.dim] *= n;
       local = AllGatherOp::create(b, loc, resultType(), local, mesh.symbol,
                                   axes, b.getI64IntegerAttr(step.dim));
       if (step.truncate)
         local = truncate(b, loc, local, step.dim, step.truncate);
       break;
-    case ::spmd::CollectiveKind::AllSlice:
+    case CollectiveKind::AllSlice:
       shape[step.dim] = llvm::divideCeil(shape[step.dim], n);
       local = AllSliceOp::create(b, loc, resultType(), local, mesh.symbol, axes,
                                  b.getI64IntegerAttr(step.dim));
       break;
-    case ::spmd::CollectiveKind::AllToAll:
+    case CollectiveKind::AllToAll:
       shape[step.dim] /= n;
       shape[step.concatDim] *= n;
       local = AllToAllOp::create(b, loc, resultType(), local, mesh.symbol, axes,
@@ -75,25 +75,25 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       if (step.truncate)
         local = truncate(b, loc, local, step.concatDim, step.truncate);
       break;
-    case ::spmd::CollectiveKind::AllReduce:
+    case CollectiveKind::AllReduce:
       local = AllReduceOp::create(b, loc, type, local, mesh.symbol, axes,
                                   reductionAttr(context, step.reduction));
       break;
-    case ::spmd::CollectiveKind::ReduceScatter:
+    case CollectiveKind::ReduceScatter:
       shape[step.dim] = llvm::divideCeil(shape[step.dim], n);
       local = ReduceScatterOp::create(b, loc, resultType(), local, mesh.symbol,
                                       axes, b.getI64IntegerAttr(step.dim),
                                       reductionAttr(context, step.reduction));
       break;
-    case ::spmd::CollectiveKind::CollectivePermute: {
+    case CollectiveKind::CollectivePermute: {
       SmallVector<int64_t> pairs;
-      for (auto [source, target] : ::spmd::permutationPairs(mesh.mesh, step))
+      for (auto [source, target] : permutationPairs(mesh.mesh, step))
         pairs.append({source, target});
       local = CollectivePermuteOp::create(b, loc, type, local, mesh.symbol,
                                           axes, b.getDenseI64ArrayAttr(pairs));
       break;
     }
-    case ::spmd::CollectiveKind::Redistribute:
+    case CollectiveKind::Redistribute:
       local = RedistributeOp::create(
           b, loc, RankedTensorType::get(step.localShape, type.getElementType()),
           local, mesh.symbol, axes, shardingOf(context, mesh, *before),
@@ -106,8 +106,8 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
     if (step.truncate)
       collective = collective->getOperand(0).getDefiningOp();
     // Saturated: a count beyond int64 is never wrapped around.
-    int64_t bytes = ::spmd::byteCount(minBytes).value_or(
-        std::numeric_limits<int64_t>::max());
+    int64_t bytes =
+        byteCount(minBytes).value_or(std::numeric_limits<int64_t>::max());
     collective->setAttr(SpmdDialect::kMinBytesAttrName,
                         b.getI64IntegerAttr(first ? bytes : 0));
   }

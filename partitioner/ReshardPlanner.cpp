@@ -459,7 +459,9 @@ llvm::Expected<ReshardPlan> spmd::planReshard(const DeviceMesh &mesh,
   if (std::optional<ReshardPlan> direct =
           redistributePlan(mesh, shape, elementBytes, from, to);
       !oneCollective && direct && direct->cost < plan->cost)
-    return *direct;
+    *plan = std::move(*direct);
+  assert((plan->steps.empty() ? from : plan->steps.back().after) == to &&
+         "a reshard plan ends at its target layout");
   return plan;
 }
 

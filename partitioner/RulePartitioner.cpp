@@ -12,6 +12,7 @@
 
 #include "ir/FactorSplit.h"
 #include "ir/Locations.h"
+#include "ir/Namespaces.h"
 #include "partitioner/CapturedReads.h"
 #include "partitioner/Halo.h"
 
@@ -27,11 +28,7 @@
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::AxisList;
-using ::spmd::DimFactors;
-using ::spmd::FactorKind;
-using Reduction = ::spmd::ReductionKind;
-using ::spmd::ShardState;
+using Reduction = ReductionKind;
 
 /// Local compute is charged as this many bytes of communication per
 /// iteration (one multiply-add): communicating a byte costs about as much as
@@ -76,7 +73,7 @@ class RuleChoice {
 public:
   RuleChoice(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
              SmallVectorImpl<RuleTensor> &tensors,
-             std::optional<Reduction> combiner, ::spmd::ReshardPlanCache &plans)
+             std::optional<Reduction> combiner, ReshardPlanCache &plans)
       : op(op), rule(rule), mesh(mesh), tensors(tensors), combiner(combiner),
         plans(plans), windows(rule.windows) {}
 
@@ -152,7 +149,7 @@ private:
   const MeshInfo &mesh;
   SmallVectorImpl<RuleTensor> &tensors;
   std::optional<Reduction> combiner;
-  ::spmd::ReshardPlanCache &plans;
+  ReshardPlanCache &plans;
   ArrayRef<WindowedDim> windows;
   double bestCost = 0;
   size_t evaluated = 0;
@@ -163,9 +160,8 @@ private:
 std::optional<ShardState>
 RuleChoice::layout(unsigned t, const std::vector<AxisList> &split) const {
   ShardState state;
-  for (const ::spmd::DimFactors &factors : rule.tensors[t]) {
-    AxisList axes =
-        ::spmd::composeDim(factors, split, rule.factorSizes, mesh.mesh);
+  for (const DimFactors &factors : rule.tensors[t]) {
+    AxisList axes = composeDim(factors, split, rule.factorSizes, mesh.mesh);
     size_t wanted = 0;
     for (unsigned f : factors)
       wanted += split[f].size();
@@ -187,8 +183,8 @@ std::vector<std::vector<AxisList>> RuleChoice::candidates() const {
   auto suggest = [&](unsigned t, const ShardState &state) {
     SmallVector<AxisList> projected(rule.numFactors());
     for (auto [d, factors] : llvm::enumerate(rule.tensors[t]))
-      ::spmd::projectDim(state.dims[d], factors, rule.factorSizes, mesh.mesh,
-                         projected);
+      projectDim(state.dims[d], factors, rule.factorSizes, mesh.mesh,
+                 projected);
     for (unsigned f = 0; f < rule.numFactors(); ++f)
       if (!projected[f].empty() &&
           !llvm::is_contained(options[f], projected[f]))
@@ -226,7 +222,7 @@ RuleChoice::inputCost(RankedTensorType type, const ShardState &from,
   // An operand made from scalars (a zero-filled init) is remade in the
   // layout wanted, moving nothing.
   if (!remade) {
-    const ::spmd::ReshardPlan *plan =
+    const ReshardPlan *plan =
         plans.plan(mesh.mesh, type.getShape(),
                    elementBytes(type.getElementType()), from, to);
     if (!plan)
@@ -241,9 +237,8 @@ RuleChoice::inputCost(RankedTensorType type, const ShardState &from,
         halo(window, type.getDimSize(window.dim), split);
     if (!shape)
       return std::nullopt;
-    std::vector<int64_t> local =
-        ::spmd::localShape(mesh.mesh, type.getShape(), to);
-    double rowBytes = double(::spmd::product(local)) / local[window.dim] *
+    std::vector<int64_t> local = localShape(mesh.mesh, type.getShape(), to);
+    double rowBytes = double(product(local)) / local[window.dim] *
                       elementBytes(type.getElementType());
     total += (shape->left + shape->right) * rowBytes;
   }
@@ -369,13 +364,13 @@ RuleChoice::choose(const std::vector<AxisList> *only) {
       return;
     }
     for (const AxisList &axes : options[f]) {
-      if (llvm::any_of(axes, [&](::spmd::AxisIndex a) { return used[a]; }))
+      if (llvm::any_of(axes, [&](AxisIndex a) { return used[a]; }))
         continue;
-      for (::spmd::AxisIndex a : axes)
+      for (AxisIndex a : axes)
         used[a] = true;
       split[f] = axes;
       search(f + 1);
-      for (::spmd::AxisIndex a : axes)
+      for (AxisIndex a : axes)
         used[a] = false;
     }
   };
@@ -406,8 +401,8 @@ static double shiftHalos(const ReadThrough &through, RankedTensorType result,
                          const ShardState &state, const MeshInfo &mesh) {
   double bytes = 0;
   std::vector<int64_t> local =
-      ::spmd::localShape(mesh.mesh, through.type.getShape(), state);
-  int64_t elements = ::spmd::product(local);
+      localShape(mesh.mesh, through.type.getShape(), state);
+  int64_t elements = product(local);
   for (const WindowedDim &shift : through.shifts) {
     const AxisList &axes = state.dims[shift.dim];
     if (axes.empty())
@@ -538,7 +533,7 @@ static void choiceKey(Operation *op, const OpShardingRule &rule,
   list(rule.factorSizes);
   for (FactorKind kind : rule.factorKinds)
     key.push_back(int64_t(kind));
-  for (const ::spmd::TensorFactors &dims : rule.tensors) {
+  for (const TensorFactors &dims : rule.tensors) {
     key.push_back(dims.size());
     for (const DimFactors &factors : dims)
       list(factors);
@@ -662,7 +657,7 @@ traceSplit(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
   }
   llvm::dbgs() << "split";
   for (unsigned f = 0; f < rule.numFactors(); ++f) {
-    llvm::dbgs() << " " << ::spmd::ShardingRule::factorName(f) << "=[";
+    llvm::dbgs() << " " << ShardingRule::factorName(f) << "=[";
     llvm::interleaveComma((*split)[f], llvm::dbgs(), [&](auto a) {
       llvm::dbgs() << mesh.mesh.axisName(a);
     });
@@ -832,7 +827,7 @@ LogicalResult RuleRewrite::maskPaddedOperand(unsigned t) {
       return op->emitError()
              << "the sharding model of '" << op->getName() << "' pads operand "
              << t << " with the identity, which has no dimension of factor "
-             << ::spmd::ShardingRule::factorName(f);
+             << ShardingRule::factorName(f);
     operands[t] =
         maskOutside(b, loc, operands[t], dim - dims.begin(),
                     arith::ConstantIndexOp::create(b, loc, 0), bound,

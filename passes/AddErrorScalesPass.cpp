@@ -1,5 +1,6 @@
 //===- AddErrorScalesPass.cpp - spmd-add-error-scales ---------------------===//
 
+#include "ir/Namespaces.h"
 #include "passes/ErrorScales.h"
 #include "passes/Passes.h"
 

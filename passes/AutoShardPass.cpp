@@ -3,6 +3,7 @@
 #include "ir/FactorSplit.h"
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "passes/AutoShardProblem.h"
 #include "passes/PassOptionChecks.h"
@@ -130,7 +131,7 @@ OptionCheck mlir::spmd::memoryBudgetCheck() {
 
 /// `bytes` for the report: an int64 where it fits (a peak of values of
 /// 2^63 bytes or more does not).
-static llvm::json::Value byteCount(double bytes) {
+static llvm::json::Value reportBytes(double bytes) {
   if (bytes >= 0 && bytes < AutoShardSettings::kBudgetLimit)
     return int64_t(std::llround(bytes));
   // INT64_MAX itself, as a double.
@@ -190,9 +191,9 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
       0.0, std::chrono::duration<double>(
                deadline - std::chrono::steady_clock::now())
                .count());
-  llvm::Expected<::spmd::ShardingSolution> solution =
-      settings.enumerate ? ::spmd::solveExhaustively(problem->problem, left)
-                         : ::spmd::solveWithCbc(problem->problem, left);
+  llvm::Expected<ShardingSolution> solution =
+      settings.enumerate ? solveExhaustively(problem->problem, left)
+                         : solveWithCbc(problem->problem, left);
   if (!solution)
     return function.emitError("auto-sharding found no plan: ")
            << llvm::toString(solution.takeError());
@@ -207,7 +208,7 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
         << " nodes keep only the replicated strategy and "
         << problem->reshardsEstimated
         << " reshards are costed by their whole target blocks";
-  if (solution->status == ::spmd::ShardingSolution::Status::TimeLimit)
+  if (solution->status == ShardingSolution::Status::TimeLimit)
     function.emitWarning("auto-sharding stopped at its time limit of ")
         << formatNumber(settings.timeLimit) << " s; the best plan found is used (modelled "
         << total << " s, no plan below "
@@ -216,26 +217,25 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
   // Write the chosen layouts: arguments, op results, then results.
   MLIRContext *context = function.getContext();
   StringRef name = SpmdDialect::kShardingAttrName;
-  auto attrOf = [&](::spmd::ShardState state) {
+  auto attrOf = [&](ShardState state) {
     return ShardingAttr::get(
-        context, ::spmd::toSharding(mesh.mesh, mesh.symbol.getValue(), state));
+        context, toSharding(mesh.mesh, mesh.symbol.getValue(), state));
   };
   Block &body = function.getBody().front();
   llvm::json::Array arguments, results;
   updateArgAttrs(function, [&](unsigned i, NamedAttrList &attrs) {
     Value arg = body.getArgument(i);
-    std::optional<::spmd::ShardState> layout = problem->layout(arg, choice);
+    std::optional<ShardState> layout = problem->layout(arg, choice);
     if (problem->isChosen(arg))
       attrs.set(name, attrOf(*layout));
     if (layout)
       arguments.push_back(llvm::json::Object{
           {"index", i},
-          {"sharding",
-           ::spmd::describe(mesh.mesh, mesh.symbol.getValue(), *layout)},
+          {"sharding", describe(mesh.mesh, mesh.symbol.getValue(), *layout)},
           {"chosen", problem->isChosen(arg)}});
   });
   for (Operation &op : body) {
-    if (std::optional<ArrayRef<::spmd::AxisList>> split =
+    if (std::optional<ArrayRef<AxisList>> split =
             problem->factorSplit(&op, choice))
       op.setAttr(SpmdDialect::kFactorSplitAttrName,
                  factorSplitAttr(context, mesh.mesh, *split));
@@ -253,10 +253,10 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
     bool chosen = false;
     if (auto written = dyn_cast_or_null<ShardingAttr>(attrs.get(name))) {
       sharding = written.toTensorSharding().str();
-    } else if (std::optional<::spmd::ShardState> layout =
+    } else if (std::optional<ShardState> layout =
                    problem->resultLayout(i, choice)) {
       attrs.set(name, attrOf(*layout));
-      sharding = ::spmd::describe(mesh.mesh, mesh.symbol.getValue(), *layout);
+      sharding = describe(mesh.mesh, mesh.symbol.getValue(), *layout);
       chosen = true;
     } else {
       return; // Left to propagation.
@@ -269,39 +269,40 @@ LogicalResult shard(func::FuncOp function, const AutoShardSettings &settings,
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  const ::spmd::ShardingProblem &p = problem->problem;
+  const ShardingProblem &p = problem->problem;
   llvm::json::Object cost{
       {"total_seconds", total},
       {"compute_seconds", compute},
       {"communication_seconds", total - compute},
-      {"peak_memory_bytes", byteCount(::spmd::peakMemory(p, choice))}};
+      {"peak_memory_bytes", reportBytes(peakMemory(p, choice))}};
   if (std::isfinite(settings.memoryBudget))
-    cost["memory_budget_bytes"] = byteCount(settings.memoryBudget);
+    cost["memory_budget_bytes"] = reportBytes(settings.memoryBudget);
   // A cut search is no proof of optimality.
-  ::spmd::ShardingSolution::Status status =
-      cut ? ::spmd::ShardingSolution::Status::TimeLimit : solution->status;
+  ShardingSolution::Status status =
+      cut ? ShardingSolution::Status::TimeLimit : solution->status;
   report.push_back(llvm::json::Object{
       {"function", function.getSymName()},
       {"mesh", mesh.symbol.getValue()},
       {"arguments", std::move(arguments)},
       {"results", std::move(results)},
       {"cost", std::move(cost)},
-      {"solver", llvm::json::Object{
-                     {"name", settings.enumerate ? "enumerate" : "cbc"},
-                     {"status", ::spmd::stringifyStatus(status)},
-                     {"bound_seconds", solution->bound + problem->fixedSeconds},
-                     {"solve_seconds", solution->seconds},
-                     {"seconds", seconds},
-                     {"ops", problem->opsModelled},
-                     {"nodes_before_sharing", problem->nodesBeforeSharing},
-                     {"nodes", int64_t(p.nodes.size())},
-                     {"edges", int64_t(p.edges.size())},
-                     {"live_sets", int64_t(p.liveSets.size())},
-                     {"nodes_searched", problem->nodesSearched},
-                     {"cut_by_time_limit",
-                      llvm::json::Object{
-                          {"nodes", problem->nodesCutByTimeLimit},
-                          {"reshards", int64_t(problem->reshardsEstimated)}}}}}});
+      {"solver",
+       llvm::json::Object{
+           {"name", settings.enumerate ? "enumerate" : "cbc"},
+           {"status", stringifyStatus(status)},
+           {"bound_seconds", solution->bound + problem->fixedSeconds},
+           {"solve_seconds", solution->seconds},
+           {"seconds", seconds},
+           {"ops", problem->opsModelled},
+           {"nodes_before_sharing", problem->nodesBeforeSharing},
+           {"nodes", int64_t(p.nodes.size())},
+           {"edges", int64_t(p.edges.size())},
+           {"live_sets", int64_t(p.liveSets.size())},
+           {"nodes_searched", problem->nodesSearched},
+           {"cut_by_time_limit",
+            llvm::json::Object{
+                {"nodes", problem->nodesCutByTimeLimit},
+                {"reshards", int64_t(problem->reshardsEstimated)}}}}}});
   // Long runs say what took the time.
   if (seconds > 10)
     function.emitRemark("auto-sharded in ")

@@ -3,6 +3,7 @@
 #include "passes/AutoShardProblem.h"
 
 #include "ir/LocalIR.h"
+#include "ir/Namespaces.h"
 #include "ir/RemadePerDevice.h"
 #include "ir/SpmdOps.h"
 #include "ir/WorkingBytes.h"
@@ -26,7 +27,6 @@ static constexpr size_t kMaxStrategies = 64;
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::ShardState;
 
 namespace mlir::spmd {
 
@@ -41,8 +41,8 @@ public:
                           std::chrono::steady_clock::time_point deadline)
       : result(result), function(function), mesh(mesh.mesh),
         meshSymbol(mesh.symbol), settings(settings), deadline(deadline),
-        costs(::spmd::AxisCosts::uniform(mesh.mesh, 1 / settings.bytesPerSecond,
-                                         dcnAxes, settings.dcnCost)) {
+        costs(AxisCosts::uniform(mesh.mesh, 1 / settings.bytesPerSecond,
+                                 dcnAxes, settings.dcnCost)) {
     costs.secondsPerFlop = 1 / settings.flopsPerSecond;
   }
 
@@ -98,10 +98,10 @@ private:
   unsigned heldFrom(Value operand);
   /// Holds the working buffers of `op`'s kernel where it runs.
   void chargeWorkingBytes(Operation *op, unsigned node,
-                          ArrayRef<::spmd::OpStrategy> strategies);
+                          ArrayRef<OpStrategy> strategies);
   /// Charges the tables `op`'s body reads, under its strategies.
   void chargeCapturedReads(linalg::LinalgOp op, unsigned node,
-                           ArrayRef<::spmd::OpStrategy> strategies,
+                           ArrayRef<OpStrategy> strategies,
                            ArrayRef<int64_t> loopSizes);
   /// Charges producing `value` in `layouts` (per strategy of `node`) where
   /// it must end up in `target`.
@@ -123,18 +123,18 @@ private:
   /// How the strategies of a node with `rule` are searched: within
   /// kMaxStrategies, or the replicated one alone past the deadline
   /// (counted in the result).
-  ::spmd::StrategySearch searchFor(const ::spmd::ShardingRule &rule);
+  StrategySearch searchFor(const ShardingRule &rule);
   llvm::hash_code opKey(Operation *op, int depth);
   llvm::hash_code nodeKey(const Node &node);
 
   AutoShardProblem &result;
   func::FuncOp function;
-  const ::spmd::DeviceMesh &mesh;
+  const DeviceMesh &mesh;
   FlatSymbolRefAttr meshSymbol;
   const AutoShardSettings &settings;
   std::chrono::steady_clock::time_point deadline;
-  ::spmd::AxisCosts costs;
-  ::spmd::ReshardPlanCache plans;
+  AxisCosts costs;
+  ReshardPlanCache plans;
 
   std::vector<Node> nodes;
   std::vector<ModelValue> values;
@@ -171,10 +171,10 @@ static std::vector<int64_t> shapeOf(Value value) {
   return {};
 }
 
-static double bytesOf(const ::spmd::DeviceMesh &mesh, Value value,
+static double bytesOf(const DeviceMesh &mesh, Value value,
                       const ShardState &state) {
-  std::vector<int64_t> local = ::spmd::localShape(mesh, shapeOf(value), state);
-  return double(::spmd::product(local)) *
+  std::vector<int64_t> local = localShape(mesh, shapeOf(value), state);
+  return double(product(local)) *
          double(elementBytes(getElementTypeOrSelf(value.getType())));
 }
 
@@ -195,7 +195,7 @@ static bool isStaticTensor(Value value) {
 static double fullBytes(Value value) {
   if (!isStaticTensor(value))
     return 0;
-  return double(::spmd::product(shapeOf(value))) *
+  return double(product(shapeOf(value))) *
          double(elementBytes(getElementTypeOrSelf(value.getType())));
 }
 
@@ -221,8 +221,7 @@ void AutoShardProblemBuilder::addFreeValue(Value value, unsigned node,
 
 LogicalResult AutoShardProblemBuilder::pin(Value value, ShardingAttr sharding,
                                            Operation *where) {
-  llvm::Expected<ShardState> state =
-      ::spmd::toState(mesh, sharding.toTensorSharding());
+  llvm::Expected<ShardState> state = toState(mesh, sharding.toTensorSharding());
   if (!state)
     return where->emitError("cannot auto-shard around this sharding: ")
            << llvm::toString(state.takeError());
@@ -235,13 +234,12 @@ double AutoShardProblemBuilder::reshard(Value value, const ShardState &from,
                                         const ShardState &to) {
   // Past the deadline, reshards on meshes of many axes are estimated
   // without the search over devices that dominates building there.
-  bool quick = mesh.rank() > ::spmd::kPlannedAxes && !(from == to) &&
+  bool quick = mesh.rank() > kPlannedAxes && !(from == to) &&
                std::chrono::steady_clock::now() > deadline;
   result.reshardsEstimated += quick;
-  return ::spmd::reshardSeconds(
-      plans, mesh, shapeOf(value),
-      elementBytes(getElementTypeOrSelf(value.getType())), from, to, costs,
-      quick);
+  return reshardSeconds(plans, mesh, shapeOf(value),
+                        elementBytes(getElementTypeOrSelf(value.getType())),
+                        from, to, costs, quick);
 }
 
 void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
@@ -257,19 +255,19 @@ void AutoShardProblemBuilder::chargeRead(Value operand, unsigned node,
 double AutoShardProblemBuilder::copyBytes(Value value, const ShardState &from,
                                           const ShardState &to) {
   double element = double(elementBytes(getElementTypeOrSelf(value.getType())));
-  const ::spmd::ReshardPlan *plan =
-      mesh.rank() > ::spmd::kPlannedAxes
+  const ReshardPlan *plan =
+      mesh.rank() > kPlannedAxes
           ? nullptr
           : plans.plan(mesh, shapeOf(value), int64_t(element), from, to);
   if (!plan || plan->fallback)
     return fullBytes(value) + bytesOf(mesh, value, from) +
            bytesOf(mesh, value, to);
   double bytes = 0, input = bytesOf(mesh, value, from);
-  for (const ::spmd::ReshardStep &step : plan->steps) {
-    double output = double(::spmd::product(step.localShape)) * element;
+  for (const ReshardStep &step : plan->steps) {
+    double output = double(product(step.localShape)) * element;
     bytes += output;
-    if (step.kind == ::spmd::CollectiveKind::ReduceScatter ||
-        step.kind == ::spmd::CollectiveKind::AllToAll)
+    if (step.kind == CollectiveKind::ReduceScatter ||
+        step.kind == CollectiveKind::AllToAll)
       bytes += input;
     input = output;
   }
@@ -360,8 +358,7 @@ void AutoShardProblemBuilder::chargeRead(
     heldCopy(operand, node, -1, strategies).bytes[s] += bytes;
     unsigned at = position[current];
     auto [span, inserted] = remadeSpans.try_emplace(
-        {size_t(recipe(operand)),
-         ::spmd::localShape(mesh, shapeOf(operand), layout)},
+        {size_t(recipe(operand)), localShape(mesh, shapeOf(operand), layout)},
         at, at, bytes);
     std::get<0>(span->second) = std::min(std::get<0>(span->second), at);
     std::get<1>(span->second) = std::max(std::get<1>(span->second), at);
@@ -433,17 +430,17 @@ void AutoShardProblemBuilder::chargeUnknown(Operation *op) {
 }
 
 void AutoShardProblemBuilder::chargeWorkingBytes(
-    Operation *op, unsigned node, ArrayRef<::spmd::OpStrategy> strategies) {
+    Operation *op, unsigned node, ArrayRef<OpStrategy> strategies) {
   std::vector<double> bytes;
-  for (const ::spmd::OpStrategy &strategy : strategies) {
+  for (const OpStrategy &strategy : strategies) {
     std::vector<std::vector<int64_t>> local;
     for (auto [t, layout] : llvm::enumerate(strategy.tensors))
-      local.push_back(::spmd::localShape(
-          mesh,
-          shapeOf(t < op->getNumOperands()
-                      ? op->getOperand(t)
-                      : op->getResult(t - op->getNumOperands())),
-          layout));
+      local.push_back(
+          localShape(mesh,
+                     shapeOf(t < op->getNumOperands()
+                                 ? op->getOperand(t)
+                                 : op->getResult(t - op->getNumOperands())),
+                     layout));
     SmallVector<ArrayRef<int64_t>> operands(
         local.begin(), local.begin() + op->getNumOperands());
     SmallVector<ArrayRef<int64_t>> results(local.begin() + op->getNumOperands(),
@@ -457,7 +454,7 @@ void AutoShardProblemBuilder::chargeWorkingBytes(
 }
 
 void AutoShardProblemBuilder::chargeCapturedReads(
-    linalg::LinalgOp op, unsigned node, ArrayRef<::spmd::OpStrategy> strategies,
+    linalg::LinalgOp op, unsigned node, ArrayRef<OpStrategy> strategies,
     ArrayRef<int64_t> loopSizes) {
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
@@ -497,15 +494,14 @@ llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
   return key;
 }
 
-::spmd::StrategySearch
-AutoShardProblemBuilder::searchFor(const ::spmd::ShardingRule &rule) {
-  ::spmd::StrategySearch search;
+StrategySearch AutoShardProblemBuilder::searchFor(const ShardingRule &rule) {
+  StrategySearch search;
   search.limit = kMaxStrategies;
   if (std::chrono::steady_clock::now() > deadline) {
     search.limit = 1;
     ++result.nodesCutByTimeLimit;
   } else if (std::pow(double(rule.numFactors() + 1), double(mesh.rank())) >
-             ::spmd::kEnumeratedChoices) {
+             kEnumeratedChoices) {
     ++result.nodesSearched;
   }
   return search;
@@ -517,18 +513,18 @@ AutoShardProblemBuilder::searchFor(const ::spmd::ShardingRule &rule) {
 std::vector<ShardState> AutoShardProblemBuilder::everyLayout(
     ArrayRef<int64_t> shape,
     llvm::function_ref<bool(const ShardState &)> keep) {
-  ::spmd::ShardingRule rule = ::spmd::ShardingRule::identity(shape, 1);
+  ShardingRule rule = ShardingRule::identity(shape, 1);
   std::vector<std::vector<int64_t>> shapes{
       std::vector<int64_t>(shape.begin(), shape.end())};
   std::vector<ShardState> layouts;
-  for (::spmd::OpStrategy &s : ::spmd::enumerateStrategies(
-           mesh, rule, shapes, 1, 1, 0, costs, searchFor(rule)))
+  for (OpStrategy &s :
+       enumerateStrategies(mesh, rule, shapes, 1, 1, 0, costs, searchFor(rule)))
     if (!keep || keep(s.tensors[0]))
       layouts.push_back(std::move(s.tensors[0]));
   // As for ops: the first layout and the smallest others.
   if (layouts.size() > kMaxStrategies) {
     auto bytes = [&](const ShardState &layout) {
-      return ::spmd::product(::spmd::localShape(mesh, shape, layout));
+      return product(localShape(mesh, shape, layout));
     };
     std::stable_sort(layouts.begin() + 1, layouts.end(),
                      [&](const ShardState &a, const ShardState &b) {
@@ -544,11 +540,11 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
     return success();
   auto written = function.getArgAttrOfType<ShardingAttr>(
       argument.getArgNumber(), SpmdDialect::kShardingAttrName);
-  std::optional<::spmd::TensorSharding> user;
+  std::optional<TensorSharding> user;
   if (written) {
     user = written.toTensorSharding();
-    bool open = llvm::any_of(
-        user->dims, [](const ::spmd::DimSharding &d) { return d.open; });
+    bool open =
+        llvm::any_of(user->dims, [](const DimSharding &d) { return d.open; });
     // A value on another mesh is left to propagation.
     if (written.getMesh() != meshSymbol)
       return success();
@@ -559,7 +555,7 @@ LogicalResult AutoShardProblemBuilder::addArgument(BlockArgument argument) {
   }
   std::optional<ShardState> writtenState;
   if (user) {
-    llvm::Expected<ShardState> state = ::spmd::toState(mesh, *user);
+    llvm::Expected<ShardState> state = toState(mesh, *user);
     if (!state)
       return function.emitError("cannot auto-shard argument #")
              << argument.getArgNumber() << ": "
@@ -604,17 +600,16 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
                                           const OpShardingRule &rule) {
   if (op->getNumResults() != 1 || !isStaticTensor(op->getResult(0)) ||
       op->hasAttr(SpmdDialect::kShardingAttrName) ||
-      llvm::any_of(rule.factorKinds, [](::spmd::FactorKind kind) {
-        return kind != ::spmd::FactorKind::Parallel;
+      llvm::any_of(rule.factorKinds, [](FactorKind kind) {
+        return kind != FactorKind::Parallel;
       }))
     return false;
   Value resultValue = op->getResult(0);
-  int64_t elements = ::spmd::product(shapeOf(resultValue));
+  int64_t elements = product(shapeOf(resultValue));
   int leader = -1;
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
     if (result.free.count(operand) && isStaticTensor(operand) &&
-        ::spmd::product(shapeOf(operand)) == elements &&
-        !shapeOf(operand).empty()) {
+        product(shapeOf(operand)) == elements && !shapeOf(operand).empty()) {
       leader = int(i);
       break;
     }
@@ -624,25 +619,24 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
   std::vector<ShardState> leaderLayouts =
       result.free[op->getOperand(leader)].layouts;
   unsigned numOperands = op->getNumOperands();
-  double points = double(::spmd::product(rule.factorSizes));
+  double points = double(product(rule.factorSizes));
   double flops = flopsPerPoint(op);
   std::vector<ShardState> resultLayouts;
   for (size_t s = 0; s < leaderLayouts.size(); ++s) {
-    llvm::SmallVector<::spmd::AxisList, 4> factorAxes(rule.numFactors());
+    llvm::SmallVector<AxisList, 4> factorAxes(rule.numFactors());
     for (auto [d, dim] : llvm::enumerate(rule.tensors[leader]))
-      ::spmd::projectDim(leaderLayouts[s].dims[d], dim, rule.factorSizes, mesh,
-                         factorAxes);
+      projectDim(leaderLayouts[s].dims[d], dim, rule.factorSizes, mesh,
+                 factorAxes);
     // A factor whose axes a compound dimension would not give back (a
     // reshape's minor part split before its major one) is not split; the
     // leader is then resharded, and charged for it below.
     for (bool changed = true; changed;) {
       changed = false;
-      for (const ::spmd::TensorFactors &tensor : rule.tensors)
-        for (const ::spmd::DimFactors &dim : tensor) {
-          ::spmd::AxisList axes =
-              ::spmd::composeDim(dim, factorAxes, rule.factorSizes, mesh);
-          llvm::SmallVector<::spmd::AxisList, 4> back(rule.numFactors());
-          ::spmd::projectDim(axes, dim, rule.factorSizes, mesh, back);
+      for (const TensorFactors &tensor : rule.tensors)
+        for (const DimFactors &dim : tensor) {
+          AxisList axes = composeDim(dim, factorAxes, rule.factorSizes, mesh);
+          llvm::SmallVector<AxisList, 4> back(rule.numFactors());
+          projectDim(axes, dim, rule.factorSizes, mesh, back);
           for (unsigned f : dim)
             if (back[f] != factorAxes[f]) {
               factorAxes[f].clear();
@@ -651,16 +645,15 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
         }
     }
     double localPoints = points;
-    for (const ::spmd::AxisList &axes : factorAxes)
-      for (::spmd::AxisIndex a : axes)
+    for (const AxisList &axes : factorAxes)
+      for (AxisIndex a : axes)
         localPoints /= double(mesh.axisSize(a));
     nodes[node].compute[s] += flops * localPoints * costs.secondsPerFlop;
     nodes[node].cost[s] += flops * localPoints * costs.secondsPerFlop;
     for (unsigned t = 0; t < rule.numTensors(); ++t) {
       ShardState layout;
-      for (const ::spmd::DimFactors &dim : rule.tensors[t]) {
-        ::spmd::AxisList axes =
-            ::spmd::composeDim(dim, factorAxes, rule.factorSizes, mesh);
+      for (const DimFactors &dim : rule.tensors[t]) {
+        AxisList axes = composeDim(dim, factorAxes, rule.factorSizes, mesh);
         layout.dims.emplace_back(axes.begin(), axes.end());
       }
       if (t < numOperands)
@@ -737,12 +730,12 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   // Results pending over split reductions get the op's one combiner, as
   // the partitioner leaves them; an op without one keeps its reductions
   // whole.
-  std::optional<::spmd::ReductionKind> combiner = getSplitReductionKind(op);
-  ::spmd::StrategySearch search = searchFor(*rule);
+  std::optional<ReductionKind> combiner = getSplitReductionKind(op);
+  StrategySearch search = searchFor(*rule);
   search.splitReductions = combiner.has_value();
-  std::vector<::spmd::OpStrategy> strategies = ::spmd::enumerateStrategies(
+  std::vector<OpStrategy> strategies = enumerateStrategies(
       mesh, *rule, shapes, numOperands, 1, flops, costs, search);
-  llvm::erase_if(strategies, [&](::spmd::OpStrategy &s) {
+  llvm::erase_if(strategies, [&](OpStrategy &s) {
     for (unsigned r = 0; r < op->getNumResults(); ++r) {
       ShardState &layout = s.tensors[numOperands + r];
       if (layout.partial.empty())
@@ -761,17 +754,16 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   // and so do the reshards each edge plans: the replicated one and the
   // least compute are kept.
   if (strategies.size() > kMaxStrategies) {
-    std::stable_sort(
-        strategies.begin() + 1, strategies.end(),
-        [](const ::spmd::OpStrategy &a, const ::spmd::OpStrategy &b) {
-          return a.computeSeconds < b.computeSeconds;
-        });
+    std::stable_sort(strategies.begin() + 1, strategies.end(),
+                     [](const OpStrategy &a, const OpStrategy &b) {
+                       return a.computeSeconds < b.computeSeconds;
+                     });
     strategies.resize(kMaxStrategies);
   }
   unsigned node = addNode(strategies.size(), op);
   AutoShardProblem::Splits &split = result.splits[op];
   split.node = node;
-  for (const ::spmd::OpStrategy &strategy : strategies)
+  for (const OpStrategy &strategy : strategies)
     split.factorAxes.push_back(strategy.factorAxes);
   for (auto [s, strategy] : llvm::enumerate(strategies)) {
     nodes[node].cost[s] += strategy.computeSeconds;
@@ -786,7 +778,7 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
       op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult value : op->getResults()) {
     std::vector<ShardState> layouts;
-    for (::spmd::OpStrategy &s : strategies)
+    for (OpStrategy &s : strategies)
       layouts.push_back(s.tensors[numOperands + value.getResultNumber()]);
     ShardingAttr sharding =
         written ? written.getShardings()[value.getResultNumber()]
@@ -807,7 +799,7 @@ void AutoShardProblemBuilder::addReturn(Operation *op) {
     if (auto written = function.getResultAttrOfType<ShardingAttr>(
             i, SpmdDialect::kShardingAttrName)) {
       llvm::Expected<ShardState> target =
-          ::spmd::toState(mesh, written.toTensorSharding());
+          toState(mesh, written.toTensorSharding());
       if (!target || written.getMesh() != meshSymbol ||
           !isStaticTensor(operand)) {
         llvm::consumeError(target.takeError());
@@ -912,7 +904,7 @@ void AutoShardProblemBuilder::share() {
     numClasses += inserted;
     classOf[n] = it->second;
   }
-  ::spmd::ShardingProblem &problem = result.problem;
+  ShardingProblem &problem = result.problem;
   problem.nodes.resize(numClasses);
   result.compute.resize(numClasses);
   for (size_t n = 0; n < nodes.size(); ++n) {
@@ -957,7 +949,7 @@ void AutoShardProblemBuilder::share() {
 /// One live set per program point where a value starts, over the values of
 /// the classes (so repeated layers give the same sets, kept once).
 void AutoShardProblemBuilder::addLiveSets() {
-  ::spmd::ShardingProblem &problem = result.problem;
+  ShardingProblem &problem = result.problem;
   Block &body = function.getBody().front();
   unsigned end = body.getOperations().size() + 1;
   auto lastUse = [&](Value value) {
@@ -1046,7 +1038,7 @@ void AutoShardProblemBuilder::addLiveSets() {
       std::vector<std::pair<unsigned, unsigned>> held(liveTerms.begin(),
                                                       liveTerms.end());
       if (seen.insert({set, held, fixed}).second) {
-        ::spmd::ShardingProblem::LiveSet liveSet;
+        ShardingProblem::LiveSet liveSet;
         liveSet.fixedBytes = fixed;
         for (auto [value, count] : set)
           liveSet.values.insert(liveSet.values.end(), count, value);
@@ -1135,20 +1127,19 @@ AutoShardProblem::resultLayout(unsigned index,
   return std::nullopt;
 }
 
-std::optional<ArrayRef<::spmd::AxisList>>
+std::optional<ArrayRef<AxisList>>
 AutoShardProblem::factorSplit(Operation *op, ArrayRef<unsigned> choice) const {
   auto it = splits.find(op);
   if (it == splits.end())
     return std::nullopt;
-  return ArrayRef<::spmd::AxisList>(
-      it->second.factorAxes[choice[it->second.node]]);
+  return ArrayRef<AxisList>(it->second.factorAxes[choice[it->second.node]]);
 }
 
 double AutoShardProblem::seconds(ArrayRef<unsigned> choice) const {
   double total = fixedSeconds;
   for (size_t v = 0; v < problem.nodes.size(); ++v)
     total += problem.nodes[v].cost[choice[v]];
-  for (const ::spmd::ShardingProblem::Edge &e : problem.edges)
+  for (const ShardingProblem::Edge &e : problem.edges)
     total += e.cost[choice[e.from] * problem.strategies(e.to) + choice[e.to]];
   return total;
 }

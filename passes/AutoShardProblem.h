@@ -33,6 +33,7 @@
 #ifndef SPMD_PASSES_AUTOSHARDPROBLEM_H
 #define SPMD_PASSES_AUTOSHARDPROBLEM_H
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingInterface.h"
 #include "partitioner/AutoShardModel.h"
 #include "partitioner/AutoShardStrategies.h"
@@ -89,19 +90,19 @@ public:
 
   /// The layout `value` has under `choice`: its pinned layout, the one its
   /// node's strategy gives it, or nullopt (remade or unknown values).
-  std::optional<::spmd::ShardState> layout(Value value,
-                                           ArrayRef<unsigned> choice) const;
+  std::optional<ShardState> layout(Value value,
+                                   ArrayRef<unsigned> choice) const;
   /// Whether the layout of `value` is chosen (not written by the user).
   bool isChosen(Value value) const { return free.count(value); }
   /// The layout chosen for the function's result `index`, or nullopt
   /// where the user wrote one or its value is not modelled.
-  std::optional<::spmd::ShardState>
-  resultLayout(unsigned index, ArrayRef<unsigned> choice) const;
+  std::optional<ShardState> resultLayout(unsigned index,
+                                         ArrayRef<unsigned> choice) const;
 
   /// The mesh axes of each factor of `op`'s rule under `choice`, for ops
   /// the model chose a strategy for (not those following an operand's
   /// layout); nullopt for the others.
-  std::optional<llvm::ArrayRef<::spmd::AxisList>>
+  std::optional<llvm::ArrayRef<AxisList>>
   factorSplit(Operation *op, ArrayRef<unsigned> choice) const;
 
   /// The modelled seconds of `choice`, the part of them spent computing,
@@ -109,7 +110,7 @@ public:
   double seconds(ArrayRef<unsigned> choice) const;
   double computeSeconds(ArrayRef<unsigned> choice) const;
 
-  ::spmd::ShardingProblem problem;
+  ShardingProblem problem;
   /// Seconds no choice changes (reshards between written layouts).
   double fixedSeconds = 0;
   /// Counts before nodes shared their choices.
@@ -124,18 +125,18 @@ public:
 private:
   struct FreeValue {
     unsigned node;
-    std::vector<::spmd::ShardState> layouts;
+    std::vector<ShardState> layouts;
   };
   llvm::MapVector<Value, FreeValue> free;
   struct Splits {
     unsigned node;
     /// Per strategy, the axes of each factor.
-    std::vector<std::vector<::spmd::AxisList>> factorAxes;
+    std::vector<std::vector<AxisList>> factorAxes;
   };
   llvm::DenseMap<Operation *, Splits> splits;
   /// Function results left open: their index and their own node.
   std::vector<std::pair<unsigned, FreeValue>> results;
-  llvm::DenseMap<Value, ::spmd::ShardState> pinned;
+  llvm::DenseMap<Value, ShardState> pinned;
   /// Per node and strategy: the compute part of its cost.
   std::vector<std::vector<double>> compute;
 

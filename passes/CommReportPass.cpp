@@ -1,5 +1,6 @@
 //===- CommReportPass.cpp - spmd-comm-report ------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "partitioner/Partitioner.h"
 #include "partitioner/ReshardPlanner.h"
 #include "passes/PassOptionChecks.h"
@@ -38,7 +39,7 @@ static WalkResult tooManyBytes(Operation *op, StringRef what) {
 llvm::json::Value mlir::spmd::CommReport::toJson() const {
   llvm::json::Array entries;
   for (const CollectiveTraffic &c : collectives) {
-    llvm::json::Object entry{{"op", ::spmd::stringifyCollectiveKind(c.kind)},
+    llvm::json::Object entry{{"op", stringifyCollectiveKind(c.kind)},
                              {"axes", llvm::json::Array(c.axes)},
                              {"group_size", c.groupSize},
                              {"bytes", c.bytes},
@@ -62,14 +63,14 @@ FailureOr<CommReport> mlir::spmd::buildCommReport(ModuleOp module) {
       op->emitError("collective on an unknown mesh");
       return WalkResult::interrupt();
     }
-    ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
+    DeviceMesh value = mesh.getMesh().toMesh();
     int64_t groupSize = 1;
     std::vector<std::string> axes;
     for (auto axis : op.getAxesAttr().getAsRange<StringAttr>()) {
       groupSize *= value.axisSize(*value.axisIndex(axis.getValue()));
       axes.push_back(axis.getValue().str());
     }
-    ::spmd::CollectiveKind kind = op.getCollectiveKind();
+    CollectiveKind kind = op.getCollectiveKind();
     std::optional<int64_t> in = tensorBytes(op->getOperand(0).getType());
     std::optional<int64_t> out = tensorBytes(op->getResult(0).getType());
     if (!in || !out)
@@ -77,18 +78,18 @@ FailureOr<CommReport> mlir::spmd::buildCommReport(ModuleOp module) {
     double bytes;
     if (auto redistribute = llvm::dyn_cast<RedistributeOp>(op.getOperation())) {
       // What the devices receive, on average: the pieces are point to point.
-      llvm::Expected<::spmd::ShardState> from =
-          ::spmd::toState(value, redistribute.getFrom().toTensorSharding());
-      llvm::Expected<::spmd::ShardState> to =
-          ::spmd::toState(value, redistribute.getTo().toTensorSharding());
+      llvm::Expected<ShardState> from =
+          toState(value, redistribute.getFrom().toTensorSharding());
+      llvm::Expected<ShardState> to =
+          toState(value, redistribute.getTo().toTensorSharding());
       assert(from && to && "verified layouts");
-      bytes = ::spmd::minReceiveBytes(
+      bytes = minReceiveBytes(
           value, redistribute.getGlobalShape(),
           elementBytes(redistribute.getType().getElementType()), *from, *to);
     } else {
-      bytes = ::spmd::commBytes(kind, groupSize, *in, *out);
+      bytes = commBytes(kind, groupSize, *in, *out);
     }
-    std::optional<int64_t> comm = ::spmd::byteCount(bytes);
+    std::optional<int64_t> comm = byteCount(bytes);
     if (!comm)
       return tooManyBytes(op, "the volume it moves");
     std::optional<int64_t> sum = llvm::checkedAdd(total, *comm);

@@ -11,6 +11,7 @@
 #ifndef SPMD_PASSES_DIALECTS_H
 #define SPMD_PASSES_DIALECTS_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace mlir::spmd {

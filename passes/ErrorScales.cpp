@@ -11,6 +11,7 @@
 
 #include "passes/ErrorScales.h"
 
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 #include "passes/RepeatedMatrix.h"
 

@@ -41,6 +41,7 @@
 #ifndef SPMD_PASSES_ERRORSCALES_H
 #define SPMD_PASSES_ERRORSCALES_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::spmd {

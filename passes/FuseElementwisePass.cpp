@@ -2,6 +2,7 @@
 
 #include "passes/Passes.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"

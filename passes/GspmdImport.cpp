@@ -1,5 +1,6 @@
 //===- GspmdImport.cpp - mhlo.sharding strings to spmd --------------------===//
 
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 #include "passes/Import.h"
 #include "sharding/GspmdSharding.h"
@@ -18,7 +19,7 @@ struct Annotation {
   func::FuncOp function;
   bool isResult;
   unsigned index;
-  ::spmd::GspmdSharding sharding;
+  GspmdSharding sharding;
   unsigned rank;
 };
 } // namespace
@@ -39,8 +40,8 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
       auto text = attrs ? attrs.getAs<StringAttr>(kGspmdAttrName) : nullptr;
       if (!text)
         return success();
-      llvm::Expected<::spmd::GspmdSharding> parsed =
-          ::spmd::GspmdSharding::parse(text.getValue());
+      llvm::Expected<GspmdSharding> parsed =
+          GspmdSharding::parse(text.getValue());
       if (!parsed)
         return function.emitError()
                << (isResult ? "result #" : "argument #") << index << ": "
@@ -66,14 +67,14 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
   MLIRContext *context = module.getContext();
   SymbolTable symbols(module);
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  auto addMesh = [&](const ::spmd::DeviceMesh &mesh) {
+  auto addMesh = [&](const DeviceMesh &mesh) {
     std::string name = freshName(symbols, "mesh");
     auto op = MeshOp::create(builder, module.getLoc(), name,
                              MeshAttr::get(context, mesh));
     symbols.insert(op);
     return name;
   };
-  auto annotate = [&](Annotation &a, const ::spmd::TensorSharding &s) {
+  auto annotate = [&](Annotation &a, const TensorSharding &s) {
     ShardingAttr attr = ShardingAttr::get(context, s);
     if (a.isResult) {
       a.function.removeResultAttr(a.index, kGspmdAttrName);
@@ -85,15 +86,15 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
   };
 
   // One mesh for all when the device orders allow it.
-  std::vector<::spmd::GspmdSharding> all;
+  std::vector<GspmdSharding> all;
   std::vector<unsigned> ranks;
   for (const Annotation &a : annotations) {
     all.push_back(a.sharding);
     ranks.push_back(a.rank);
   }
   std::string commonName = freshName(symbols, "mesh");
-  llvm::Expected<std::pair<::spmd::DeviceMesh, std::vector<::spmd::TensorSharding>>>
-      common = ::spmd::GspmdSharding::toSpmdCommon(all, ranks, commonName);
+  llvm::Expected<std::pair<DeviceMesh, std::vector<TensorSharding>>> common =
+      GspmdSharding::toSpmdCommon(all, ranks, commonName);
   if (common) {
     addMesh(common->first);
     for (auto [a, s] : llvm::zip_equal(annotations, common->second))
@@ -105,13 +106,13 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
   // Otherwise a mesh per distinct device layout of the tiled shardings;
   // replicated and maximal ones hold whole tensors, on the first of those
   // meshes (a mesh of their own would keep them from meeting the others).
-  std::vector<std::pair<::spmd::DeviceMesh, std::string>> meshes;
+  std::vector<std::pair<DeviceMesh, std::string>> meshes;
   std::stable_partition(annotations.begin(), annotations.end(),
                         [](const Annotation &a) {
-    return a.sharding.kind == ::spmd::GspmdSharding::Kind::Tiled;
-  });
+                          return a.sharding.kind == GspmdSharding::Kind::Tiled;
+                        });
   for (Annotation &a : annotations) {
-    llvm::Expected<std::pair<::spmd::DeviceMesh, ::spmd::TensorSharding>> own =
+    llvm::Expected<std::pair<DeviceMesh, TensorSharding>> own =
         a.sharding.toSpmd(a.rank, "");
     if (!own)
       return a.function.emitError()
@@ -119,8 +120,7 @@ LogicalResult mlir::spmd::importGspmdShardings(ModuleOp module) {
              << llvm::toString(own.takeError());
     auto found = llvm::find_if(
         meshes, [&](const auto &m) { return m.first == own->first; });
-    if (a.sharding.kind != ::spmd::GspmdSharding::Kind::Tiled &&
-        !meshes.empty())
+    if (a.sharding.kind != GspmdSharding::Kind::Tiled && !meshes.empty())
       found = meshes.begin();
     std::string name =
         found != meshes.end() ? found->second : addMesh(own->first);

@@ -3,6 +3,7 @@
 #ifndef SPMD_PASSES_IMPORT_H
 #define SPMD_PASSES_IMPORT_H
 
+#include "ir/Namespaces.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::spmd {

@@ -1,5 +1,6 @@
 //===- ImportPass.cpp - spmd-import ---------------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "passes/Import.h"
 #include "passes/Passes.h"
 

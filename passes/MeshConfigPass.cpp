@@ -1,5 +1,6 @@
 //===- MeshConfigPass.cpp - Mesh @mesh from a HybridMesh file -------------===//
 
+#include "ir/Namespaces.h"
 #include "mesh/MeshConfig.h"
 #include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
@@ -42,12 +43,11 @@ struct MeshConfigPass : mlir::spmd::impl::SpmdMeshConfigBase<MeshConfigPass> {
                                        "--spmd-mesh-config=FILE");
       return signalPassFailure();
     }
-    llvm::Expected<::spmd::HybridDeviceMesh> hybrid =
-        ::spmd::loadMeshConfigFile(file);
+    llvm::Expected<HybridDeviceMesh> hybrid = loadMeshConfigFile(file);
     if (!hybrid) {
       llvm::handleAllErrors(
           hybrid.takeError(),
-          [&](const ::spmd::ConfigError &err) {
+          [&](const ConfigError &err) {
             // Errors inside the file point into it; others (an unreadable
             // file) are about the module being processed.
             if (err.line)

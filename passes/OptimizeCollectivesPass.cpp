@@ -1,7 +1,8 @@
 //===- OptimizeCollectivesPass.cpp - spmd-optimize-collectives ------------===//
 
-#include "passes/Passes.h"
 #include "ir/LocalIR.h"
+#include "ir/Namespaces.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
@@ -32,7 +33,7 @@ private:
     auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
     if (!mesh)
       return 0;
-    ::spmd::DeviceMesh value = mesh.getMesh().toMesh();
+    DeviceMesh value = mesh.getMesh().toMesh();
     int64_t size = 1;
     for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
       size *= value.axisSize(*value.axisIndex(axis.getValue()));

@@ -1,5 +1,6 @@
 //===- PartitionPass.cpp - spmd-partition ---------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "partitioner/Partitioner.h"
 #include "passes/Passes.h"

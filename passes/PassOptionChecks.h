@@ -13,6 +13,7 @@
 #ifndef SPMD_PASSES_PASSOPTIONCHECKS_H
 #define SPMD_PASSES_PASSOPTIONCHECKS_H
 
+#include "ir/Namespaces.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

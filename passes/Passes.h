@@ -3,6 +3,7 @@
 #ifndef SPMD_PASSES_PASSES_H
 #define SPMD_PASSES_PASSES_H
 
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 #include "sharding/Propagation.h"
 
@@ -28,7 +29,7 @@ namespace mlir::spmd {
 /// counts it, per device and call: its operand's bytes, the ring
 /// algorithm's volume and, for a reshard's, the reshard's lower bound.
 struct CollectiveTraffic {
-  ::spmd::CollectiveKind kind;
+  CollectiveKind kind;
   std::vector<std::string> axes;
   int64_t groupSize, bytes, commBytes;
   std::optional<int64_t> minBytes;

@@ -1,5 +1,6 @@
 //===- PropagatePass.cpp - spmd-propagate ---------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"

@@ -8,6 +8,7 @@
 
 #include "passes/RepeatedMatrix.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -14,6 +14,7 @@
 #ifndef SPMD_PASSES_REPEATEDMATRIX_H
 #define SPMD_PASSES_REPEATEDMATRIX_H
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace mlir::spmd {

@@ -15,10 +15,9 @@ LogicalResult mlir::spmd::writeReport(ModuleOp module,
     llvm::outs() << llvm::formatv("{0:2}", report) << "\n";
     return success();
   }
-  llvm::Error written =
-      ::spmd::writeFile(output, what, [&](llvm::raw_ostream &os) {
-        os << llvm::formatv("{0:2}", report) << "\n";
-      });
+  llvm::Error written = writeFile(output, what, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", report) << "\n";
+  });
   if (written)
     return emitError(module.getLoc()) << llvm::toString(std::move(written));
   return success();

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 #include "passes/Import.h"
 
@@ -50,23 +51,23 @@ static FailureOr<ShardingAttr> convert(shard::ShardingOp sharding,
       return sharding.emitError()
              << "sharding splits " << axes.size() << " dimensions of a rank-"
              << rank << " tensor";
-  std::vector<::spmd::DimSharding> dims(rank);
+  std::vector<DimSharding> dims(rank);
   for (auto [d, dimAxes] : llvm::enumerate(axes.take_front(rank)))
     for (int16_t axis : dimAxes.asArrayRef())
       dims[d].axes.push_back(axisName(axis));
-  return ShardingAttr::get(
-      context, ::spmd::TensorSharding(sharding.getGrid().str(), dims));
+  return ShardingAttr::get(context,
+                           TensorSharding(sharding.getGrid().str(), dims));
 }
 
 /// A sharding with every dimension open: nothing known yet.
 static ShardingAttr openSharding(FlatSymbolRefAttr mesh, Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-  std::vector<::spmd::DimSharding> dims(tensor ? tensor.getRank() : 0);
-  for (::spmd::DimSharding &dim : dims)
+  std::vector<DimSharding> dims(tensor ? tensor.getRank() : 0);
+  for (DimSharding &dim : dims)
     dim.open = true;
   return ShardingAttr::get(
       mesh.getContext(),
-      ::spmd::TensorSharding(mesh.getValue().str(), std::move(dims)));
+      TensorSharding(mesh.getValue().str(), std::move(dims)));
 }
 
 /// Records `sharding` as the sharding `value` is defined with. Returns false
@@ -141,8 +142,7 @@ LogicalResult mlir::spmd::importShardDialect(ModuleOp module) {
                          << gridShape.size()
                          << "-axis grid; the extra axes are imported with "
                             "size 1";
-    llvm::Expected<::spmd::DeviceMesh> mesh =
-        ::spmd::DeviceMesh::create(names, shape);
+    llvm::Expected<DeviceMesh> mesh = DeviceMesh::create(names, shape);
     if (!mesh)
       return grid.emitError() << llvm::toString(mesh.takeError());
     OpBuilder builder(grid);

@@ -4,6 +4,7 @@
 
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
+#include "ir/Namespaces.h"
 #include "ir/RegionFlow.h"
 #include "ir/RemadePerDevice.h"
 #include "ir/ShardingModels.h"
@@ -19,7 +20,6 @@
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::PropagationGraph;
 using NodeId = PropagationGraph::NodeId;
 
 namespace {
@@ -32,11 +32,11 @@ public:
   void write(bool debugOrigins);
   /// Propagates; fails (with errors on the ops) where an op's tensors are
   /// sharded on different meshes, which no partitioning can implement.
-  LogicalResult run(::spmd::PropagationStrategy strategy);
+  LogicalResult run(PropagationStrategy strategy);
 
 private:
-  std::vector<std::pair<std::string, ::spmd::DeviceMesh>> meshList() {
-    std::vector<std::pair<std::string, ::spmd::DeviceMesh>> meshes;
+  std::vector<std::pair<std::string, DeviceMesh>> meshList() {
+    std::vector<std::pair<std::string, DeviceMesh>> meshes;
     for (MeshOp mesh : meshOps)
       meshes.emplace_back(mesh.getSymName().str(), mesh.getMesh().toMesh());
     return meshes;
@@ -56,7 +56,7 @@ private:
   /// Identity edge: the tensors among `values` share their sharding.
   void tie(ArrayRef<Value> values);
   void tieNodes(ArrayRef<NodeId> ids, ArrayRef<int64_t> shape);
-  void addEdge(::spmd::ShardingRule &&rule, SmallVector<NodeId> ids,
+  void addEdge(ShardingRule &&rule, SmallVector<NodeId> ids,
                unsigned numOperands);
   LogicalResult setUser(NodeId node, ShardingAttr sharding, Location loc,
                         std::string origin);
@@ -86,7 +86,7 @@ private:
   absl::flat_hash_map<std::vector<int64_t>, ShardingAttr> shardingAttrs;
   std::vector<int64_t> keyScratch;
   /// User shardings converted, once per attribute.
-  llvm::DenseMap<ShardingAttr, ::spmd::TensorSharding> userShardings;
+  llvm::DenseMap<ShardingAttr, TensorSharding> userShardings;
   /// Written attributes: a long program writes a few distinct ones.
   llvm::DenseMap<ShardingAttr, ShardingPerValueAttr> perValueAttrs;
   llvm::DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr>
@@ -163,17 +163,17 @@ void ModulePropagation::tieNodes(ArrayRef<NodeId> ids,
     if (id != PropagationGraph::kScalar && !llvm::is_contained(distinct, id))
       distinct.push_back(id);
   if (distinct.size() >= 2)
-    addEdge(::spmd::ShardingRule::identity(shape, distinct.size()), distinct,
+    addEdge(ShardingRule::identity(shape, distinct.size()), distinct,
             distinct.size());
 }
 
-void ModulePropagation::addEdge(::spmd::ShardingRule &&rule,
-                                SmallVector<NodeId> ids, unsigned numOperands) {
+void ModulePropagation::addEdge(ShardingRule &&rule, SmallVector<NodeId> ids,
+                                unsigned numOperands) {
   graph.addEdge(std::move(rule), std::move(ids), numOperands);
   edgeOps.push_back(currentOp);
 }
 
-LogicalResult ModulePropagation::run(::spmd::PropagationStrategy strategy) {
+LogicalResult ModulePropagation::run(PropagationStrategy strategy) {
   graph.setEdgeNamer([&](unsigned edge) {
     Operation *op = edgeOps[edge];
     return "'" + op->getName().getStringRef().str() + "' at " +
@@ -226,11 +226,10 @@ LogicalResult ModulePropagation::setUser(NodeId node, ShardingAttr sharding,
   if (node == PropagationGraph::kScalar) {
     // Values outside the graph (dynamic shapes) stay whole: a split written
     // on one cannot be honoured.
-    ::spmd::TensorSharding written = sharding.toTensorSharding();
+    TensorSharding written = sharding.toTensorSharding();
     if (written.partial.empty() &&
-        llvm::all_of(written.dims, [](const ::spmd::DimSharding &d) {
-          return d.axes.empty();
-        }))
+        llvm::all_of(written.dims,
+                     [](const DimSharding &d) { return d.axes.empty(); }))
       return success();
     return emitError(loc) << "cannot split a tensor of dynamic shape ("
                           << origin
@@ -388,7 +387,7 @@ ShardingAttr ModulePropagation::shardingAttr(NodeId node, Type type) {
     return it->second;
   }
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-  return ShardingAttr::get(context, ::spmd::TensorSharding::replicatedOf(
+  return ShardingAttr::get(context, TensorSharding::replicatedOf(
                                         meshOps[defaultMesh].getSymName().str(),
                                         tensor ? tensor.getRank() : 0));
 }

@@ -11,6 +11,7 @@
 #ifndef SPMD_PASSES_SHARDINGPROPAGATION_H
 #define SPMD_PASSES_SHARDINGPROPAGATION_H
 
+#include "ir/Namespaces.h"
 #include "sharding/Propagation.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -18,8 +19,7 @@
 namespace mlir::spmd {
 
 struct PropagationOptions {
-  ::spmd::PropagationStrategy strategy =
-      ::spmd::PropagationStrategy::Aggressive;
+  PropagationStrategy strategy = PropagationStrategy::Aggressive;
   /// Record in `spmd.sharding_origins` where each dimension's sharding came
   /// from.
   bool debugOrigins = false;

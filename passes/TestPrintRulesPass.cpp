@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "passes/Passes.h"
 
@@ -25,12 +26,12 @@ using namespace mlir::spmd;
 static std::string describeRule(Operation *op, const OpShardingRule &rule) {
   std::string text = rule.str(op->getNumOperands());
   llvm::raw_string_ostream os(text);
-  if (llvm::is_contained(rule.factorKinds, ::spmd::FactorKind::Reduction)) {
+  if (llvm::is_contained(rule.factorKinds, FactorKind::Reduction)) {
     os << " pending=[";
     llvm::interleaveComma(op->getResults(), os, [&](OpResult result) {
-      std::optional<::spmd::ReductionKind> kind =
+      std::optional<ReductionKind> kind =
           getReductionKind(op, result.getResultNumber());
-      os << (kind ? ::spmd::stringifyReduction(*kind) : "none");
+      os << (kind ? stringifyReduction(*kind) : "none");
     });
     os << "]";
   }
@@ -38,9 +39,8 @@ static std::string describeRule(Operation *op, const OpShardingRule &rule) {
     os << " windows={";
     llvm::interleaveComma(rule.windows, os, [&](const WindowedDim &w) {
       os << "operand" << w.operand << "[" << w.dim << "]: " << w.stride << "*"
-         << ::spmd::ShardingRule::factorName(w.factor) << " + [0, "
-         << w.extent << "] " << (w.offset < 0 ? "- " : "+ ")
-         << std::abs(w.offset);
+         << ShardingRule::factorName(w.factor) << " + [0, " << w.extent << "] "
+         << (w.offset < 0 ? "- " : "+ ") << std::abs(w.offset);
       if (w.fill)
         os << " else " << w.fill;
     });

@@ -12,6 +12,7 @@
 #ifndef SPMD_PASSES_UPSTREAMPARSERGUARD_H
 #define SPMD_PASSES_UPSTREAMPARSERGUARD_H
 
+#include "ir/Namespaces.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>

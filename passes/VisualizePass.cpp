@@ -1,6 +1,7 @@
 //===- VisualizePass.cpp - spmd-visualize ---------------------------------===//
 
 #include "ir/FunctionAttrs.h"
+#include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 #include "passes/PassOptionChecks.h"
 #include "passes/Passes.h"
@@ -41,14 +42,14 @@ struct VisualizePass : mlir::spmd::impl::SpmdVisualizeBase<VisualizePass> {
       return;
     os << "@" << function.getSymName() << " " << what << " " << tensor << " "
        << sharding << "\n";
-    llvm::Expected<::spmd::ShardLayout> layout = ::spmd::ShardLayout::get(
-        sharding.toTensorSharding(), mesh.getMesh().toMesh(),
-        tensor.getShape());
+    llvm::Expected<ShardLayout> layout =
+        ShardLayout::get(sharding.toTensorSharding(), mesh.getMesh().toMesh(),
+                         tensor.getShape());
     if (!layout) {
       os << "  (" << llvm::toString(layout.takeError()) << ")\n";
       return;
     }
-    llvm::Expected<std::string> grid = ::spmd::drawShardingGrid(*layout);
+    llvm::Expected<std::string> grid = drawShardingGrid(*layout);
     if (!grid) {
       os << "  (" << llvm::toString(grid.takeError()) << ")\n";
       return;
@@ -86,7 +87,7 @@ struct VisualizePass : mlir::spmd::impl::SpmdVisualizeBase<VisualizePass> {
       llvm::errs() << grids;
       return;
     }
-    if (llvm::Error error = ::spmd::writeFile(
+    if (llvm::Error error = writeFile(
             output, "grids", [&](llvm::raw_ostream &file) { file << grids; })) {
       emitError(getOperation().getLoc()) << llvm::toString(std::move(error));
       signalPassFailure();

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/Namespaces.h"
 #include "passes/Passes.h"
 #include "passes/WidenFloats.h"
 

@@ -59,27 +59,10 @@ std::optional<ReductionKind> spmd::symbolizeReduction(llvm::StringRef name) {
   return kindIn(kReductionNames, name);
 }
 
-bool spmd::isCollectiveReduction(ReductionKind kind) {
-  return kind == ReductionKind::Sum || kind == ReductionKind::Max ||
-         kind == ReductionKind::Min;
-}
-
-ReductionKind spmd::collectiveReductionOf(ReductionKind kind) {
-  switch (kind) {
-  case ReductionKind::MaxNum:
-    return ReductionKind::Max;
-  case ReductionKind::MinNum:
-    return ReductionKind::Min;
-  default:
-    return kind;
-  }
-}
-
-llvm::SmallVector<llvm::StringRef> spmd::collectiveReductionNames() {
+llvm::SmallVector<llvm::StringRef> spmd::reductionNames() {
   llvm::SmallVector<llvm::StringRef> names;
   for (const KindName<ReductionKind> &entry : kReductionNames)
-    if (isCollectiveReduction(entry.kind))
-      names.push_back(entry.name);
+    names.push_back(entry.name);
   return names;
 }
 
@@ -148,9 +131,6 @@ llvm::Error TensorSharding::verify() const {
   for (const std::string &axis : partial)
     if (llvm::Error err = use(axis, "partial"))
       return err;
-  if (!isCollectiveReduction(partialKind))
-    return makeError("a partial value cannot be pending as " +
-                     stringifyReduction(partialKind));
   return llvm::Error::success();
 }
 

@@ -32,12 +32,10 @@ enum class ReductionKind { Sum, Max, Min, MaxNum, MinNum };
 /// spelling.
 llvm::StringRef stringifyReduction(ReductionKind kind);
 std::optional<ReductionKind> symbolizeReduction(llvm::StringRef name);
-/// Partial values and collectives carry Sum, Max and Min only: a split
-/// reduction whose body is maxnumf or minnumf is pending as Max or Min.
-bool isCollectiveReduction(ReductionKind kind);
-ReductionKind collectiveReductionOf(ReductionKind kind);
-/// The names of the kinds isCollectiveReduction accepts, in enum order.
-llvm::SmallVector<llvm::StringRef> collectiveReductionNames();
+/// The names of the kinds, in enum order. Partial values and collectives
+/// carry every kind: a split maxnumf reduction stays maxnum, since a
+/// device whose block is all NaN must not win the collective.
+llvm::SmallVector<llvm::StringRef> reductionNames();
 
 /// The collectives of the spmd dialect, one per op (whose mnemonic is the
 /// kind's name): the steps of a reshard plan, the communication report's

@@ -20,7 +20,7 @@ struct SumSquaresKernel
     int64_t length = sum.getInput().getType().getShape().back();
     return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
       const float *x = frame.slots[input].tensor->as<float>();
-      auto out = std::make_shared<HostTensor>(DType::F32, shape);
+      auto out = std::make_shared<HostBuffer>(ElementType::F32, shape);
       float *n = out->as<float>();
       for (int64_t row = 0; row < out->numElements(); ++row) {
         double total = 0;

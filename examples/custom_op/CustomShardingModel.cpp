@@ -10,6 +10,7 @@
 
 #include "CustomDialect.h"
 
+#include "ir/Namespaces.h"
 #include "ir/ShardingInterface.h"
 
 using namespace mlir;
@@ -23,22 +24,20 @@ struct SumSquaresSharding
     ArrayRef<int64_t> shape =
         llvm::cast<custom::SumSquaresOp>(op).getInput().getType().getShape();
     OpShardingRule rule;
-    ::spmd::TensorFactors input, result;
+    TensorFactors input, result;
     for (int64_t size : shape.drop_back()) {
-      unsigned f = rule.addFactor(size, ::spmd::FactorKind::Parallel);
+      unsigned f = rule.addFactor(size, FactorKind::Parallel);
       input.push_back({f});
       result.push_back({f});
     }
-    input.push_back(
-        {rule.addFactor(shape.back(), ::spmd::FactorKind::Reduction)});
+    input.push_back({rule.addFactor(shape.back(), FactorKind::Reduction)});
     rule.addTensor(input);
     rule.addTensor(result);
     return rule;
   }
 
-  std::optional<::spmd::ReductionKind> getReductionKind(Operation *,
-                                                        unsigned) const {
-    return ::spmd::ReductionKind::Sum;
+  std::optional<ReductionKind> getReductionKind(Operation *, unsigned) const {
+    return ReductionKind::Sum;
   }
 
   std::optional<SmallVector<unsigned>>

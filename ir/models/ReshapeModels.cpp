@@ -9,12 +9,12 @@
 
 #include "ir/ShardingModels.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::ShardingRule;
 
 /// Source is operand 0, result is result 0; other operands (the shape
 /// tensor of tensor.reshape) get their own need-replication factors.
@@ -30,8 +30,9 @@ static std::optional<OpShardingRule> reshapeRule(Operation *op) {
   rule.tensors = {pair.tensors[0]};
   for (Value operand : op->getOperands().drop_front()) {
     std::optional<SmallVector<int64_t>> shape = rules::staticShape(operand);
-    rule.addTensor(rules::freeDims(rule, shape ? *shape : SmallVector<int64_t>(),
-                                   ::spmd::FactorKind::NeedReplication));
+    rule.addTensor(rules::freeDims(rule,
+                                   shape ? *shape : SmallVector<int64_t>(),
+                                   FactorKind::NeedReplication));
   }
   rule.addTensor(pair.tensors[1]);
   return rule;

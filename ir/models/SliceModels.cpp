@@ -14,6 +14,7 @@
 #include "ir/ShardingModels.h"
 
 #include "ir/LocalIR.h"
+#include "ir/Namespaces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -23,8 +24,6 @@
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::FactorKind;
-using ::spmd::TensorFactors;
 
 /// Whether [offset, offset + size) with `stride` covers all of `dim`.
 static bool coversWhole(int64_t offset, int64_t size, int64_t stride,
@@ -86,7 +85,7 @@ struct ExtractSliceModel
   LogicalResult partition(Operation *op, PartitionContext &context) const {
     auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
     const LocalValue &source = context.lookup(slice.getSource());
-    const ::spmd::ShardState &state = source.state;
+    const ShardState &state = source.state;
     ArrayRef<int64_t> shape = slice.getSourceType().getShape();
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     if (!state.partial.empty() || !slice.getType().hasStaticShape())
@@ -119,8 +118,8 @@ struct ExtractSliceModel
     auto local = llvm::cast<RankedTensorType>(source.local.getType());
     SmallVector<OpFoldResult> offsets, sizes, strides;
     SmallVector<int64_t> resultShape;
-    ::spmd::ShardState result;
-    result.reduction = ::spmd::ReductionKind::Sum;
+    ShardState result;
+    result.reduction = ReductionKind::Sum;
     SmallVector<OpFoldResult> mixedOffsets = slice.getMixedOffsets();
     SmallVector<OpFoldResult> mixedSizes = slice.getMixedSizes();
     SmallVector<OpFoldResult> mixedStrides = slice.getMixedStrides();
@@ -152,7 +151,7 @@ struct ExtractSliceModel
                                 ? local.getDimSize(d)
                                 : slice.getType().getDimSize(r));
       ++r;
-      result.dims.push_back(owner[d] ? ::spmd::AxisList() : state.dims[d]);
+      result.dims.push_back(owner[d] ? AxisList() : state.dims[d]);
     }
     auto resultType =
         RankedTensorType::get(resultShape, slice.getType().getElementType());
@@ -165,10 +164,10 @@ struct ExtractSliceModel
       if (owner[d])
         position = position * source.mesh->mesh.groupSize(state.dims[d]) +
                    *owner[d];
-    cut = keepOnOne(b, loc, cut, *source.mesh, result.partial,
-                    identityOf(b, ::spmd::ReductionKind::Sum,
-                               resultType.getElementType()),
-                    position);
+    cut = keepOnOne(
+        b, loc, cut, *source.mesh, result.partial,
+        identityOf(b, ReductionKind::Sum, resultType.getElementType()),
+        position);
     context.set(slice.getResult(), {cut, source.mesh, result});
     return success();
   }
@@ -228,8 +227,8 @@ struct InsertSliceModel
       destDims.push_back({f});
       if (dropped.test(d))
         continue;
-      sourceDims.push_back(whole ? ::spmd::DimFactors{f}
-                                 : ::spmd::DimFactors{rule.addFactor(
+      sourceDims.push_back(whole ? DimFactors{f}
+                                 : DimFactors{rule.addFactor(
                                        source[s], FactorKind::Permutation)});
       ++s;
     }
@@ -247,7 +246,7 @@ struct InsertSliceModel
   /// Other layouts go by the rule.
   LogicalResult partition(Operation *op, PartitionContext &context) const {
     auto insert = llvm::cast<tensor::InsertSliceOp>(op);
-    FailureOr<std::pair<const MeshInfo *, ::spmd::ShardState>> layout =
+    FailureOr<std::pair<const MeshInfo *, ShardState>> layout =
         context.annotatedLayout(insert.getResult());
     if (failed(layout))
       return failure();
@@ -278,11 +277,10 @@ struct InsertSliceModel
 
     // The source: split like the destination where it covers it whole,
     // whole where it is inserted at an offset.
-    ::spmd::ShardState sourceState;
+    ShardState sourceState;
     for (unsigned d = 0; d < dest.size(); ++d)
       if (sourceDim[d])
-        sourceState.dims.push_back(whole[d] ? state.dims[d]
-                                            : ::spmd::AxisList());
+        sourceState.dims.push_back(whole[d] ? state.dims[d] : AxisList());
     FailureOr<Value> localSource =
         context.get(op, insert.getSource(), sourceState);
     FailureOr<Value> localDest = context.get(op, insert.getDest(), state);

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/BodyCombiner.h"
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 
@@ -30,8 +31,7 @@
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::FactorKind;
-using Reduction = ::spmd::ReductionKind;
+using Reduction = ReductionKind;
 
 /// (loop, coefficient) terms and the constant of a sum of scaled loops.
 struct LinearTerms {
@@ -92,7 +92,7 @@ static std::optional<OpShardingRule> structuredRule(linalg::LinalgOp op) {
     });
   };
   auto tensorOf = [&](OpOperand &operand) {
-    ::spmd::TensorFactors dims;
+    TensorFactors dims;
     bool isInput = op.isDpsInput(&operand);
     for (auto [d, e] :
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
@@ -390,10 +390,7 @@ struct StructuredModel
     if (contributions(linalgOp).empty())
       return std::nullopt;
     Value yielded = linalgOp.getBlock()->getTerminator()->getOperand(result);
-    std::optional<Reduction> kind = combinerKind(yielded.getDefiningOp());
-    if (!kind)
-      return std::nullopt;
-    return ::spmd::collectiveReductionOf(*kind);
+    return combinerKind(yielded.getDefiningOp());
   }
 
   std::optional<SmallVector<unsigned>>
@@ -425,9 +422,9 @@ struct SoftmaxModel
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
     auto softmax = llvm::cast<linalg::SoftmaxOp>(op);
     OpShardingRule rule;
-    ::spmd::TensorFactors dims = rules::dimsExcept(
-        rule, softmax.getInputOperandType().getShape(), softmax.getDimension(),
-        FactorKind::NeedReplication);
+    TensorFactors dims =
+        rules::dimsExcept(rule, softmax.getInputOperandType().getShape(),
+                          softmax.getDimension(), FactorKind::NeedReplication);
     for (unsigned t = 0; t < 3; ++t) // input, init, result
       rule.addTensor(dims);
     return rule;

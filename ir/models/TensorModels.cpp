@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/LocalIR.h"
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdOps.h"
 
@@ -22,7 +23,6 @@
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::FactorKind;
 
 namespace {
 /// A global position in a tensor of `state`, as this device sees it.
@@ -34,13 +34,13 @@ struct LocalPosition {
 
 static LocalPosition localPosition(OpBuilder &b, Location loc,
                                    const MeshInfo &mesh,
-                                   const ::spmd::ShardState &state,
+                                   const ShardState &state,
                                    RankedTensorType global,
                                    ValueRange indices) {
   LocalPosition position;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   for (auto [d, index] : llvm::enumerate(indices)) {
-    const ::spmd::AxisList &axes = state.dims[d];
+    const AxisList &axes = state.dims[d];
     if (axes.empty()) {
       position.indices.push_back(index);
       continue;
@@ -106,8 +106,8 @@ struct FromElementsModel
 struct CastModel
     : ShardingOpInterface::ExternalModel<CastModel, tensor::CastOp> {
   std::optional<OpShardingRule> getShardingRule(Operation *op) const {
-    return OpShardingRule(::spmd::ShardingRule::identity(
-        *rules::staticShape(op->getResult(0)), 2));
+    return OpShardingRule(
+        ShardingRule::identity(*rules::staticShape(op->getResult(0)), 2));
   }
 };
 
@@ -127,7 +127,7 @@ struct GatherModel
         gather.getResult().getType().getRank() ==
         int64_t(indices.size() - 1 + source.size() - gathered.size());
     OpShardingRule rule;
-    ::spmd::TensorFactors sourceDims, indexDims, resultDims;
+    TensorFactors sourceDims, indexDims, resultDims;
     for (int64_t size : indices.drop_back()) {
       unsigned f = rule.addFactor(size, FactorKind::Parallel);
       indexDims.push_back({f});
@@ -171,9 +171,9 @@ struct ExtractModel
   LogicalResult partition(Operation *op, PartitionContext &context) const {
     auto extract = llvm::cast<tensor::ExtractOp>(op);
     const LocalValue &source = context.lookup(extract.getTensor());
-    const ::spmd::ShardState &state = source.state;
-    ::spmd::AxisList axes;
-    for (const ::spmd::AxisList &dim : state.dims)
+    const ShardState &state = source.state;
+    AxisList axes;
+    for (const AxisList &dim : state.dims)
       axes.append(dim.begin(), dim.end());
     axes.append(state.partial.begin(), state.partial.end());
     OpBuilder &b = context.builder();
@@ -189,9 +189,8 @@ struct ExtractModel
         b, loc, mesh, state, extract.getTensor().getType(), indices);
     Value element =
         tensor::ExtractOp::create(b, loc, source.local, position.indices);
-    ::spmd::ReductionKind kind = state.partial.empty()
-                                     ? ::spmd::ReductionKind::Sum
-                                     : state.reduction;
+    ReductionKind kind =
+        state.partial.empty() ? ReductionKind::Sum : state.reduction;
     if (position.holds)
       element = arith::SelectOp::create(
           b, loc, position.holds, element,
@@ -200,7 +199,7 @@ struct ExtractModel
     auto single = RankedTensorType::get({1}, element.getType());
     Value packed = tensor::FromElementsOp::create(b, loc, single, element);
     SmallVector<StringRef> names;
-    for (::spmd::AxisIndex axis : axes)
+    for (AxisIndex axis : axes)
       names.push_back(mesh.mesh.axisName(axis));
     Value reduced = AllReduceOp::create(b, loc, single, packed, mesh.symbol,
                                         b.getStrArrayAttr(names),
@@ -222,7 +221,7 @@ struct InsertModel
     auto insert = llvm::cast<tensor::InsertOp>(op);
     OpShardingRule rule;
     rule.addTensor({}); // the scalar
-    ::spmd::TensorFactors dims =
+    TensorFactors dims =
         rules::freeDims(rule, insert.getDest().getType().getShape());
     rule.addTensor(dims);
     rules::addScalars(rule, insert.getIndices().size());
@@ -234,7 +233,7 @@ struct InsertModel
     auto insert = llvm::cast<tensor::InsertOp>(op);
     const LocalValue &dest = context.lookup(insert.getDest());
     // A pending reduction is done first: the element replaces a whole value.
-    ::spmd::ShardState state = dest.state;
+    ShardState state = dest.state;
     state.partial.clear();
     const MeshInfo *mesh = dest.mesh;
     FailureOr<Value> local = context.get(op, insert.getDest(), state);

@@ -7,12 +7,12 @@
 
 #include "ir/ShardingModels.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::spmd;
-using ::spmd::FactorKind;
 
 namespace {
 /// tosa.matmul: [b, m, k] x [b, k, n] -> [b, m, n], plus two zero points. A
@@ -43,9 +43,8 @@ struct MatMulModel
     return rule;
   }
 
-  std::optional<::spmd::ReductionKind> getReductionKind(Operation *,
-                                                        unsigned) const {
-    return ::spmd::ReductionKind::Sum;
+  std::optional<ReductionKind> getReductionKind(Operation *, unsigned) const {
+    return ReductionKind::Sum;
   }
 
   std::optional<SmallVector<unsigned>>

@@ -13,6 +13,7 @@
 
 #include "ir/ShardingModels.h"
 
+#include "ir/Namespaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/OpDefinition.h"
@@ -33,9 +34,9 @@ static std::optional<OpShardingRule> elementwiseRule(Operation *op) {
     return std::nullopt;
 
   OpShardingRule rule;
-  ::spmd::TensorFactors resultDims;
+  TensorFactors resultDims;
   for (int64_t size : *shape)
-    resultDims.push_back({rule.addFactor(size, ::spmd::FactorKind::Parallel)});
+    resultDims.push_back({rule.addFactor(size, FactorKind::Parallel)});
   for (Value operand : op->getOperands()) {
     std::optional<SmallVector<int64_t>> operandShape =
         rules::staticShape(operand);
@@ -46,7 +47,7 @@ static std::optional<OpShardingRule> elementwiseRule(Operation *op) {
     if (operandShape->size() > shape->size())
       return std::nullopt;
     size_t offset = shape->size() - operandShape->size();
-    ::spmd::TensorFactors dims;
+    TensorFactors dims;
     for (auto [d, size] : llvm::enumerate(*operandShape)) {
       if (size == (*shape)[offset + d])
         dims.push_back(resultDims[offset + d]);

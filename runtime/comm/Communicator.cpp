@@ -109,8 +109,7 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
   case CollectiveKind::Redistribute: {
     // The part of each member's block that this member's block covers.
     const Block &mine = targetBlocks[position];
-    auto result =
-        std::make_shared<HostTensor>(all[0]->type(), resultShape);
+    auto result = std::make_shared<HostBuffer>(all[0]->type(), resultShape);
     size_t rank = resultShape.size();
     for (size_t j = 0; j < all.size(); ++j) {
       const Block &theirs = sourceBlocks[j];
@@ -134,7 +133,7 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
       if (pairs[i + 1] == position)
         return all[pairs[i]];
     // A member no pair targets receives zeros.
-    return std::make_shared<HostTensor>(all[0]->type(),
+    return std::make_shared<HostBuffer>(all[0]->type(),
                                         std::vector<int64_t>(all[0]->shape()));
   case CollectiveKind::AllSlice:
     break; // its kernel slices locally
@@ -181,7 +180,7 @@ LocalCommunicator::allReduce(const std::string &key, const std::string &what,
   // The first member allocates the result (counted on its device).
   TensorRef result;
   if (position == 0)
-    result = std::make_shared<HostTensor>(
+    result = std::make_shared<HostBuffer>(
         local->type(), std::vector<int64_t>(local->shape()), Init::None);
   llvm::Expected<std::vector<TensorRef>> inputs =
       exchange(key + "/in", what, device, group, std::move(local));

@@ -11,7 +11,7 @@
 #ifndef SPMD_RUNTIME_COMMUNICATOR_H
 #define SPMD_RUNTIME_COMMUNICATOR_H
 
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 #include "sharding/TensorSharding.h"
 
 #include "llvm/Support/Error.h"

@@ -290,10 +290,10 @@ struct Exchange {
   }
 };
 
-TensorRef like(const HostTensor &t, std::vector<int64_t> shape = {}) {
+TensorRef like(const HostBuffer &t, std::vector<int64_t> shape = {}) {
   if (shape.empty() && t.rank() > 0)
     shape.assign(t.shape().begin(), t.shape().end());
-  return std::make_shared<HostTensor>(t.type(), std::move(shape), Init::None);
+  return std::make_shared<HostBuffer>(t.type(), std::move(shape), Init::None);
 }
 } // namespace
 
@@ -385,7 +385,7 @@ llvm::Error Leader::run() {
 /// Process j of `group` owns elements [n*j/k, n*(j+1)/k) of the flattened
 /// buffer `t` (k processes) in an all-reduce.
 static std::pair<int64_t, int64_t>
-chunkOf(const MpiCommunicator::Plan::Group &group, const HostTensor &t,
+chunkOf(const MpiCommunicator::Plan::Group &group, const HostBuffer &t,
         int64_t process) {
   int64_t n = t.numElements(), k = group.processes.size();
   int64_t j = llvm::find(group.processes, process) - group.processes.begin();
@@ -394,10 +394,10 @@ chunkOf(const MpiCommunicator::Plan::Group &group, const HostTensor &t,
 
 /// chunkOf as (byte offset, bytes), for messages.
 static std::pair<int64_t, int64_t>
-chunkBytesOf(const MpiCommunicator::Plan::Group &group, const HostTensor &t,
+chunkBytesOf(const MpiCommunicator::Plan::Group &group, const HostBuffer &t,
              int64_t process) {
   auto [begin, end] = chunkOf(group, t, process);
-  int64_t size = dtypeBytes(t.type());
+  int64_t size = elementTypeBytes(t.type());
   return {begin * size, (end - begin) * size};
 }
 
@@ -492,7 +492,7 @@ llvm::Error Leader::allToAll() {
   std::vector<std::map<std::pair<int64_t, int64_t>, TensorRef>> received(
       plan.groups.size());
   auto pieceOf = [&](const Group &group, int64_t source, int64_t target) {
-    const HostTensor &t = *inputOf(group, source);
+    const HostBuffer &t = *inputOf(group, source);
     return piece(t, collective.dim, target,
                  t.shape()[collective.dim] / int64_t(group.members.size()));
   };
@@ -550,7 +550,7 @@ llvm::Error Leader::permute() {
           value = group.processOf[pairs[i]] == me ? inputOf(group, pairs[i])
                                                   : received[g][i];
       if (!value) // no source: zeros
-        value = std::make_shared<HostTensor>(
+        value = std::make_shared<HostBuffer>(
             anyInput(group)->type(),
             std::vector<int64_t>(anyInput(group)->shape()));
       setOutput(group, target, value);

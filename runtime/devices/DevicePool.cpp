@@ -1,7 +1,7 @@
 //===- DevicePool.cpp - Devices multiplexed over a few threads ------------===//
 
 #include "runtime/devices/DevicePool.h"
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

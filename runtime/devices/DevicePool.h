@@ -26,7 +26,7 @@
 namespace spmd::runtime {
 
 /// Worker threads and device stacks, kept from one run to the next (a
-/// Program keeps one), so a run starts no thread and maps no stack that
+/// LoadedProgram keeps one), so a run starts no thread and maps no stack that
 /// an earlier one made.
 class DevicePool {
 public:

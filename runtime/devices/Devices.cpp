@@ -20,13 +20,13 @@ namespace spmd::runtime {
 /// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
 /// in turn for integers. So a reduction that counts padding shows it,
 /// whatever its kind.
-static void poison(HostTensor &t) {
+static void poison(HostBuffer &t) {
   for (int64_t i = 0; i < t.numElements(); ++i) {
     if (isFloat(t.type())) {
       static const double kFloats[] = {NAN, INFINITY, -INFINITY};
       t.setFloat(i, kFloats[i % 3]);
     } else {
-      int64_t bits = 8 * dtypeBytes(t.type());
+      int64_t bits = 8 * elementTypeBytes(t.type());
       int64_t largest = bits >= 64 ? std::numeric_limits<int64_t>::max()
                                    : (int64_t(1) << (bits - 1)) - 1;
       const int64_t kInts[] = {largest, -largest - 1, 1};
@@ -35,16 +35,16 @@ static void poison(HostTensor &t) {
   }
 }
 
-TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
+TensorRef shardFor(const HostBuffer &global, const ShardLayout &layout,
                    int64_t device, ReductionKind partialKind) {
   return shardFor(global.data(), global.type(), layout, device, partialKind);
 }
 
-TensorRef shardFor(const uint8_t *global, DType type,
+TensorRef shardFor(const uint8_t *global, ElementType type,
                    const ShardLayout &layout, int64_t device,
                    ReductionKind partialKind) {
   llvm::SmallVector<int64_t> local = layout.localShape();
-  auto out = std::make_shared<HostTensor>(
+  auto out = std::make_shared<HostBuffer>(
       type, std::vector<int64_t>(local.begin(), local.end()));
   std::vector<int64_t> offsets, sizes;
   bool padded = false;
@@ -64,7 +64,7 @@ TensorRef shardFor(const uint8_t *global, DType type,
     llvm::SmallVector<int64_t> coords = layout.mesh().coordsOf(device);
     if (llvm::any_of(layout.partialAxes(),
                      [&](AxisIndex a) { return coords[a] != 0; })) {
-      HostTensor zeros(type, sizes);
+      HostBuffer zeros(type, sizes);
       copyBox(zeros, std::vector<int64_t>(sizes.size(), 0), sizes, *out,
               std::vector<int64_t>(sizes.size(), 0));
       return out;
@@ -75,7 +75,7 @@ TensorRef shardFor(const uint8_t *global, DType type,
   return out;
 }
 
-ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
+ShardedBuffer::ShardedBuffer(std::vector<int64_t> globalShape,
                              std::vector<TensorRef> locals,
                              std::optional<ShardLayout> layout,
                              ReductionKind partialKind, int64_t firstDevice)
@@ -95,9 +95,9 @@ ShardedTensor::ShardedTensor(std::vector<int64_t> globalShape,
   }
 }
 
-llvm::Expected<HostTensor> ShardedTensor::toHost() const {
+llvm::Expected<HostBuffer> ShardedBuffer::toHost() const {
   if (!layout_)
-    return HostTensor(*shards.front().data);
+    return HostBuffer(*shards.front().data);
   if (int64_t(shards.size()) != layout_->mesh().numDevices())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -109,12 +109,12 @@ llvm::Expected<HostTensor> ShardedTensor::toHost() const {
   return assemble(locals, *layout_, partialKind_);
 }
 
-llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
+llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind) {
   const DeviceMesh &mesh = layout.mesh();
   std::vector<int64_t> shape(layout.globalShape());
-  HostTensor global(locals[0]->type(), shape);
+  HostBuffer global(locals[0]->type(), shape);
   // One device per shard: the first of each partial group, whose group's
   // buffers are reduced first.
   for (int64_t device = 0; device < mesh.numDevices(); ++device) {
@@ -146,14 +146,14 @@ llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
   return global;
 }
 
-llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
+llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                                         MpiWorld *world, bool everywhere) {
   const std::optional<ShardLayout> &layout = tensor.layout();
   // Replicated: every device holds all of it.
   if (!world || !layout)
     return tensor.toHost();
-  llvm::ArrayRef<ShardedTensor::Shard> shards = tensor.localShards();
-  DType type = shards.front().data->type();
+  llvm::ArrayRef<ShardedBuffer::Shard> shards = tensor.localShards();
+  ElementType type = shards.front().data->type();
   llvm::SmallVector<int64_t> shape = layout->localShape();
   std::vector<int64_t> localShape(shape.begin(), shape.end());
   int64_t rank = world->rank();
@@ -170,23 +170,23 @@ llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
         messages.push_back(
             {0, locals[device]->data(), locals[device]->sizeInBytes(), true});
     } else if (rank == 0) {
-      locals[device] = std::make_shared<HostTensor>(type, localShape,
-                                                    Init::None);
+      locals[device] =
+          std::make_shared<HostBuffer>(type, localShape, Init::None);
       messages.push_back({owner, locals[device]->data(),
                           locals[device]->sizeInBytes(), false});
     }
   }
   if (llvm::Error err = world->exchange(0, messages, "gathering a result"))
     return std::move(err);
-  HostTensor global;
+  HostBuffer global;
   if (rank == 0) {
-    llvm::Expected<HostTensor> assembled =
+    llvm::Expected<HostBuffer> assembled =
         assemble(locals, *layout, tensor.partialKind());
     if (!assembled)
       return assembled.takeError();
     global = std::move(*assembled);
   } else if (everywhere) {
-    global = HostTensor(type, std::vector<int64_t>(tensor.shape()), Init::None);
+    global = HostBuffer(type, std::vector<int64_t>(tensor.shape()), Init::None);
   }
   if (!everywhere)
     return global;

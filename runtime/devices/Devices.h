@@ -18,7 +18,7 @@ namespace spmd::runtime {
 
 /// A tensor split over devices: each device's local buffer, with the
 /// global ranges it holds. Without a layout the tensor is replicated.
-class ShardedTensor {
+class ShardedBuffer {
 public:
   struct Shard {
     int64_t device;
@@ -28,7 +28,7 @@ public:
 
   /// `locals[i]` is device `firstDevice + i`'s buffer: every device's, or
   /// under MPI those of this process.
-  ShardedTensor(std::vector<int64_t> globalShape, std::vector<TensorRef> locals,
+  ShardedBuffer(std::vector<int64_t> globalShape, std::vector<TensorRef> locals,
                 std::optional<ShardLayout> layout, ReductionKind partialKind,
                 int64_t firstDevice = 0);
 
@@ -39,7 +39,7 @@ public:
   /// The global tensor: each element from a device holding it, partial
   /// values combined over their groups. Needs every device's shard (with
   /// several processes, see assembleOverProcesses).
-  llvm::Expected<HostTensor> toHost() const;
+  llvm::Expected<HostBuffer> toHost() const;
 
 private:
   std::vector<int64_t> globalShape;
@@ -54,7 +54,7 @@ class MpiWorld;
 /// it). Each process sends its shards to rank 0, which assembles them; with
 /// `everywhere` rank 0 then sends the whole tensor to every process, else
 /// the others get an empty tensor.
-llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
+llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                                         MpiWorld *world, bool everywhere);
 
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:
@@ -64,16 +64,16 @@ llvm::Expected<HostTensor> gatherToHost(const ShardedTensor &tensor,
 /// value and the others zeros; for max and min every device holds it. The
 /// kind has no default, since the layout does not carry it and zeros are
 /// no identity of max or min.
-TensorRef shardFor(const HostTensor &global, const ShardLayout &layout,
+TensorRef shardFor(const HostBuffer &global, const ShardLayout &layout,
                    int64_t device, ReductionKind partialKind);
 /// The same from the row-major data of the global tensor (of `type`),
 /// which is only read where the shard lies.
-TensorRef shardFor(const uint8_t *global, DType type,
+TensorRef shardFor(const uint8_t *global, ElementType type,
                    const ShardLayout &layout, int64_t device,
                    ReductionKind partialKind);
 /// The global tensor from every device's local buffer (`locals[d]` on
 /// device d): each element from a device holding it; partial axes summed.
-llvm::Expected<HostTensor> assemble(llvm::ArrayRef<TensorRef> locals,
+llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
                                     ReductionKind partialKind);
 

@@ -7,13 +7,13 @@
 
 namespace spmd::runtime {
 
-double epsilonOf(DType type) {
+double epsilonOf(ElementType type) {
   switch (type) {
-  case DType::F64:
+  case ElementType::F64:
     return std::ldexp(1.0, -52);
-  case DType::F16:
+  case ElementType::F16:
     return std::ldexp(1.0, -10);
-  case DType::BF16:
+  case ElementType::BF16:
     return std::ldexp(1.0, -7);
   default:
     return std::ldexp(1.0, -23);
@@ -21,11 +21,11 @@ double epsilonOf(DType type) {
 }
 
 /// The smallest normal value of a float type.
-static double smallestNormal(DType type) {
+static double smallestNormal(ElementType type) {
   switch (type) {
-  case DType::F64:
+  case ElementType::F64:
     return std::ldexp(1.0, -1022);
-  case DType::F16:
+  case ElementType::F16:
     return std::ldexp(1.0, -14);
   default: // f32 and bf16
     return std::ldexp(1.0, -126);
@@ -33,13 +33,13 @@ static double smallestNormal(DType type) {
 }
 
 /// The largest finite value of a float type.
-static double largestFinite(DType type) {
+static double largestFinite(ElementType type) {
   switch (type) {
-  case DType::F64:
+  case ElementType::F64:
     return std::numeric_limits<double>::max();
-  case DType::F16:
+  case ElementType::F16:
     return 65504;
-  case DType::BF16:
+  case ElementType::BF16:
     return std::ldexp(255.0, 120);
   default:
     return std::numeric_limits<float>::max();
@@ -49,8 +49,8 @@ static double largestFinite(DType type) {
 /// Whether the program overflows `type` where the f64 program `wide` does
 /// not: the reference `ref` is not finite, or `wide` is beyond the type's
 /// range, at a finite element of `wide`.
-static bool overflows(const HostTensor &ref, const HostTensor &wide,
-                      DType type) {
+static bool overflows(const HostBuffer &ref, const HostBuffer &wide,
+                      ElementType type) {
   for (int64_t e = 0; e < ref.numElements(); ++e) {
     double w = wide.getAsDouble(e);
     if (std::isfinite(w) && (!std::isfinite(ref.getAsDouble(e)) ||
@@ -60,9 +60,9 @@ static bool overflows(const HostTensor &ref, const HostTensor &wide,
   return false;
 }
 
-std::vector<HostTensor> absoluteValues(llvm::ArrayRef<HostTensor> inputs) {
-  std::vector<HostTensor> result(inputs.begin(), inputs.end());
-  for (HostTensor &t : result)
+std::vector<HostBuffer> absoluteValues(llvm::ArrayRef<HostBuffer> inputs) {
+  std::vector<HostBuffer> result(inputs.begin(), inputs.end());
+  for (HostBuffer &t : result)
     if (isFloat(t.type()))
       for (int64_t e = 0; e < t.numElements(); ++e)
         t.setFloat(e, std::fabs(t.getFloat(e)));
@@ -80,17 +80,17 @@ static double slack(double scaled, CheckResult &result) {
   return std::isnan(scaled) ? 0 : scaled;
 }
 
-CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
-                         llvm::ArrayRef<HostTensor> reference,
-                         llvm::ArrayRef<HostTensor> wide,
-                         llvm::ArrayRef<HostTensor> magnitude,
+CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
+                         llvm::ArrayRef<HostBuffer> reference,
+                         llvm::ArrayRef<HostBuffer> wide,
+                         llvm::ArrayRef<HostBuffer> magnitude,
                          int64_t longestReduction) {
   CheckResult result;
   double k = std::sqrt(double(std::max<int64_t>(longestReduction, 1)));
   for (size_t o = 0; o < outputs.size(); ++o) {
-    const HostTensor &out = outputs[o], &ref = reference[o];
-    DType type = ref.type();
-    bool useWide = o < wide.size() && isFloat(type) && type != DType::F64;
+    const HostBuffer &out = outputs[o], &ref = reference[o];
+    ElementType type = ref.type();
+    bool useWide = o < wide.size() && isFloat(type) && type != ElementType::F64;
     double eps = epsilonOf(type);
     // The reference's typical error over the tensor: where a value is the
     // small difference of large terms, its own error can be small by

@@ -28,7 +28,7 @@
 #ifndef SPMD_RUNTIME_CHECK_H
 #define SPMD_RUNTIME_CHECK_H
 
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 
 namespace spmd::runtime {
 
@@ -55,17 +55,17 @@ struct CheckResult {
 
 /// `wide` holds the f64 results of the same program (or is empty) and
 /// `magnitude` their error scales (or is empty).
-CheckResult checkOutputs(llvm::ArrayRef<HostTensor> outputs,
-                         llvm::ArrayRef<HostTensor> reference,
-                         llvm::ArrayRef<HostTensor> wide,
-                         llvm::ArrayRef<HostTensor> magnitude,
+CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
+                         llvm::ArrayRef<HostBuffer> reference,
+                         llvm::ArrayRef<HostBuffer> wide,
+                         llvm::ArrayRef<HostBuffer> magnitude,
                          int64_t longestReduction);
 
 /// `inputs` with every float element replaced by its absolute value.
-std::vector<HostTensor> absoluteValues(llvm::ArrayRef<HostTensor> inputs);
+std::vector<HostBuffer> absoluteValues(llvm::ArrayRef<HostBuffer> inputs);
 
 /// The distance between 1 and the next larger value of a float type.
-double epsilonOf(DType type);
+double epsilonOf(ElementType type);
 
 } // namespace spmd::runtime
 

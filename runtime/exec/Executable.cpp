@@ -23,20 +23,20 @@ llvm::Error opError(Operation *op, const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
 }
 
-llvm::Expected<DType> dtypeOf(Type type) {
+llvm::Expected<ElementType> elementTypeOf(Type type) {
   if (type.isF32())
-    return DType::F32;
+    return ElementType::F32;
   if (type.isF64())
-    return DType::F64;
+    return ElementType::F64;
   if (type.isF16())
-    return DType::F16;
+    return ElementType::F16;
   if (type.isBF16())
-    return DType::BF16;
+    return ElementType::BF16;
   if (type.isIndex())
-    return DType::Index;
+    return ElementType::Index;
   if (auto integer = llvm::dyn_cast<IntegerType>(type))
     if (integer.getWidth() >= 1 && integer.getWidth() <= 64)
-      return integerDType(integer.getWidth());
+      return integerElementType(integer.getWidth());
   std::string name;
   llvm::raw_string_ostream os(name);
   type.print(os);
@@ -224,7 +224,7 @@ Executable::run(llvm::StringRef name, std::vector<RValue> args,
   return std::move(frame.results);
 }
 
-const ::spmd::DeviceMesh *Executable::mesh(llvm::StringRef symbol) const {
+const DeviceMesh *Executable::mesh(llvm::StringRef symbol) const {
   auto it = meshes.find(symbol);
   return it == meshes.end() ? nullptr : &it->second;
 }

@@ -12,7 +12,7 @@
 
 #include "mesh/DeviceMesh.h"
 #include "runtime/comm/Communicator.h"
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 #include "runtime/kernels/Parallel.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -112,7 +112,7 @@ private:
 llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context);
 
 /// The element type of an MLIR type, or an error naming it.
-llvm::Expected<DType> dtypeOf(mlir::Type type);
+llvm::Expected<ElementType> elementTypeOf(mlir::Type type);
 /// An error located at `op`: `file:line:col: error: 'op.name': message`.
 llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
 

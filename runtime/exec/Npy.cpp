@@ -17,43 +17,43 @@ static llvm::Error fail(llvm::StringRef path, const llvm::Twine &why) {
                                  path + ": " + why);
 }
 
-static std::optional<DType> fromDescr(llvm::StringRef descr) {
+static std::optional<ElementType> fromDescr(llvm::StringRef descr) {
   if (descr == "<f4")
-    return DType::F32;
+    return ElementType::F32;
   if (descr == "<f8")
-    return DType::F64;
+    return ElementType::F64;
   if (descr == "<f2")
-    return DType::F16;
+    return ElementType::F16;
   if (descr == "|b1")
-    return DType::I1;
+    return ElementType::I1;
   if (descr == "|i1" || descr == "<i1")
-    return DType::I8;
+    return ElementType::I8;
   if (descr == "<i2")
-    return DType::I16;
+    return ElementType::I16;
   if (descr == "<i4")
-    return DType::I32;
+    return ElementType::I32;
   if (descr == "<i8")
-    return DType::I64;
+    return ElementType::I64;
   return std::nullopt;
 }
 
 /// Integers are written in their storage container (i4 as int8,
 /// sign-extended), bf16 as f32, index as int64.
-static llvm::StringRef toDescr(DType type) {
+static llvm::StringRef toDescr(ElementType type) {
   switch (type) {
-  case DType::F32:
-  case DType::BF16:
+  case ElementType::F32:
+  case ElementType::BF16:
     return "<f4";
-  case DType::F64:
+  case ElementType::F64:
     return "<f8";
-  case DType::F16:
+  case ElementType::F16:
     return "<f2";
-  case DType::I1:
+  case ElementType::I1:
     return "|b1";
   default:
     break;
   }
-  switch (dtypeBytes(type)) {
+  switch (elementTypeBytes(type)) {
   case 1:
     return "|i1";
   case 2:
@@ -76,7 +76,7 @@ static llvm::StringRef field(llvm::StringRef header, llvm::StringRef key) {
   return rest.ltrim();
 }
 
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
+llvm::Expected<HostBuffer> readNpy(llvm::StringRef path,
                                    uint64_t maxDataBytes) {
   uint64_t maxBytes =
       maxDataBytes > std::numeric_limits<uint64_t>::max() - kMaxNpyHeaderBytes
@@ -120,7 +120,7 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
   if (!descr.consume_front("'"))
     return fail(path, "header has no descr");
   descr = descr.take_until([](char c) { return c == '\''; });
-  std::optional<DType> type = fromDescr(descr);
+  std::optional<ElementType> type = fromDescr(descr);
   if (!type)
     return fail(path, "unsupported element type '" + descr + "'");
   if (field(header, "fortran_order").starts_with("True"))
@@ -143,7 +143,7 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
   }
   // The header may promise anything: the data it promises must be in the
   // file before anything is allocated.
-  std::optional<int64_t> expected = dtypeBytes(*type);
+  std::optional<int64_t> expected = elementTypeBytes(*type);
   for (int64_t size : shape)
     if (expected)
       expected = llvm::checkedMul(*expected, size);
@@ -159,29 +159,29 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
                  reinterpret_cast<const uint8_t *>(bytes.data()) + data};
 }
 
-llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+llvm::Expected<HostBuffer> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef path) {
   llvm::Expected<NpyView> view = parseNpyHeader(bytes, path);
   if (!view)
     return view.takeError();
-  HostTensor tensor(view->type, view->shape);
+  HostBuffer tensor(view->type, view->shape);
   std::memcpy(tensor.data(), view->data, tensor.sizeInBytes());
   return tensor;
 }
 
 /// The NumPy type an iN of an odd width is written as (its storage
 /// container), if `type` is one.
-static std::optional<DType> containerOf(DType type) {
-  if (isFloat(type) || type == DType::Index || type == DType::I1)
+static std::optional<ElementType> containerOf(ElementType type) {
+  if (isFloat(type) || type == ElementType::Index || type == ElementType::I1)
     return std::nullopt;
-  DType container = integerDType(8 * dtypeBytes(type));
+  ElementType container = integerElementType(8 * elementTypeBytes(type));
   return container == type ? std::nullopt : std::optional(container);
 }
 
 /// Why `tensor` cannot be read as an iN: its first element outside
 /// [-2^(N-1), 2^N - 1], the values an iN literal may have in MLIR (both
 /// readings of N bits; they are stored wrapped to N bits).
-static std::optional<std::string> outOfRange(const HostTensor &tensor,
+static std::optional<std::string> outOfRange(const HostBuffer &tensor,
                                              unsigned width) {
   int64_t low = -(int64_t(1) << (width - 1));
   int64_t high = int64_t((uint64_t(1) << width) - 1); // width < 64
@@ -194,21 +194,22 @@ static std::optional<std::string> outOfRange(const HostTensor &tensor,
   return std::nullopt;
 }
 
-llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want,
+llvm::Expected<HostBuffer> readNpy(llvm::StringRef path, ElementType want,
                                    uint64_t maxDataBytes) {
-  llvm::Expected<HostTensor> read = readNpy(path, maxDataBytes);
+  llvm::Expected<HostBuffer> read = readNpy(path, maxDataBytes);
   if (!read || read->type() == want)
     return read;
-  bool compatible = (want == DType::BF16 && read->type() == DType::F32) ||
-                    (want == DType::Index && read->type() == DType::I64) ||
-                    containerOf(want) == read->type();
+  bool compatible =
+      (want == ElementType::BF16 && read->type() == ElementType::F32) ||
+      (want == ElementType::Index && read->type() == ElementType::I64) ||
+      containerOf(want) == read->type();
   if (!compatible)
-    return fail(path, "holds " + dtypeName(read->type()) + " but " +
-                          dtypeName(want) + " is expected");
+    return fail(path, "holds " + elementTypeName(read->type()) + " but " +
+                          elementTypeName(want) + " is expected");
   if (containerOf(want))
     if (std::optional<std::string> why = outOfRange(*read, intWidth(want)))
       return fail(path, *why);
-  HostTensor converted(want, std::vector<int64_t>(read->shape()));
+  HostBuffer converted(want, std::vector<int64_t>(read->shape()));
   for (int64_t i = 0; i < read->numElements(); ++i) {
     if (isFloat(want))
       converted.setFloat(i, read->getFloat(i));
@@ -218,7 +219,7 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path, DType want,
   return converted;
 }
 
-llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor) {
+llvm::Error writeNpy(llvm::StringRef path, const HostBuffer &tensor) {
   std::string header = "{'descr': '" + toDescr(tensor.type()).str() +
                        "', 'fortran_order': False, 'shape': (";
   for (int64_t size : tensor.shape())
@@ -235,7 +236,7 @@ llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor) {
   return writeFile(path, "tensor", [&](llvm::raw_ostream &os) {
     os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
        << char((header.size() >> 8) & 0xff) << header;
-    if (tensor.type() == DType::BF16) {
+    if (tensor.type() == ElementType::BF16) {
       for (int64_t i = 0; i < tensor.numElements(); ++i) {
         float v = float(tensor.getFloat(i));
         os.write(reinterpret_cast<const char *>(&v), 4);

@@ -12,7 +12,7 @@
 #ifndef SPMD_RUNTIME_NPY_H
 #define SPMD_RUNTIME_NPY_H
 
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 
 #include "llvm/Support/Error.h"
 
@@ -26,29 +26,29 @@ inline constexpr uint64_t kMaxNpyHeaderBytes = uint64_t(1) << 16;
 /// The tensor in the .npy file at `path`: a regular file (a FIFO, a device
 /// or a directory is refused unread) of at most kMaxNpyHeaderBytes plus
 /// `maxDataBytes` (callers pass their tensor limit). Errors name the file.
-llvm::Expected<HostTensor>
+llvm::Expected<HostBuffer>
 readNpy(llvm::StringRef path,
         uint64_t maxDataBytes = std::numeric_limits<int64_t>::max());
 /// The header of the .npy file `bytes` and where its data starts (in
 /// `bytes`, which must outlive the view); the data is checked to be there.
 struct NpyView {
-  DType type;
+  ElementType type;
   std::vector<int64_t> shape;
   const uint8_t *data;
 };
 llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
                                        llvm::StringRef name);
 /// The tensor the .npy file `bytes` holds; errors are prefixed by `name`.
-llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+llvm::Expected<HostBuffer> parseNpy(llvm::StringRef bytes,
                                     llvm::StringRef name);
 /// Converts to `want` when the file holds a compatible type (bf16 from
 /// <f4, index from <i8, iN from its container).
-llvm::Expected<HostTensor>
-readNpy(llvm::StringRef path, DType want,
+llvm::Expected<HostBuffer>
+readNpy(llvm::StringRef path, ElementType want,
         uint64_t maxDataBytes = std::numeric_limits<int64_t>::max());
 /// Writes `tensor` to `path`; every write is checked, the close included
 /// (a full disk is an error naming the file).
-llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
+llvm::Error writeNpy(llvm::StringRef path, const HostBuffer &tensor);
 
 } // namespace spmd::runtime
 

@@ -41,7 +41,7 @@ llvm::json::Object checkJson(const CheckResult &result) {
 }
 
 /// This process's traffic as JSON text, to gather.
-static std::string ownTraffic(const Program &program) {
+static std::string ownTraffic(const LoadedProgram &program) {
   llvm::json::Object own;
   for (const auto &[name, traffic] : program.mpiTraffic())
     own[name] = llvm::json::Object{{"collective", traffic.collective},
@@ -54,7 +54,7 @@ static std::string ownTraffic(const Program &program) {
   return text;
 }
 
-llvm::Expected<llvm::json::Array> gatherMpiTraffic(const Program &program,
+llvm::Expected<llvm::json::Array> gatherMpiTraffic(const LoadedProgram &program,
                                                    MpiWorld *world) {
   llvm::json::Array entries;
   if (!world)

@@ -10,7 +10,7 @@
 #define SPMD_RUNTIME_RUNREPORT_H
 
 #include "runtime/exec/Check.h"
-#include "runtime/exec/Program.h"
+#include "runtime/exec/LoadedProgram.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -26,7 +26,7 @@ llvm::json::Object checkJson(const CheckResult &result);
 /// Every process's bytes through MPI per collective, on rank 0: for each
 /// collective its kind, calls, the bytes of all processes and of each.
 /// Every process of `world` calls it; without one it is empty.
-llvm::Expected<llvm::json::Array> gatherMpiTraffic(const Program &program,
+llvm::Expected<llvm::json::Array> gatherMpiTraffic(const LoadedProgram &program,
                                                    MpiWorld *world);
 
 } // namespace spmd::runtime

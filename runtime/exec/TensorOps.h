@@ -8,10 +8,45 @@
 #ifndef SPMD_RUNTIME_TENSOROPS_H
 #define SPMD_RUNTIME_TENSOROPS_H
 
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 #include "sharding/TensorSharding.h"
 
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
 namespace spmd::runtime {
+
+/// `a` and `b` combined as ReductionKind `c` says: by the kernels' folds
+/// and by the collectives alike.
+template <ReductionKind c, typename T> T combine(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (c) { // a constant: the branch folds away
+    case ReductionKind::Sum:
+      return a + b;
+    case ReductionKind::Max:
+      return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b);
+    case ReductionKind::Min:
+      return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b);
+    case ReductionKind::MaxNum:
+      return std::fmax(a, b);
+    case ReductionKind::MinNum:
+      return std::fmin(a, b);
+    }
+  } else {
+    switch (c) {
+    case ReductionKind::Sum:
+      return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+    case ReductionKind::Max:
+    case ReductionKind::MaxNum:
+      return std::max(a, b);
+    case ReductionKind::Min:
+    case ReductionKind::MinNum:
+      return std::min(a, b);
+    }
+  }
+  return a;
+}
 
 /// Calls `body(index)` for every index of `shape` without its last `inner`
 /// dimensions, the last of them fastest (nothing if any size is 0): the
@@ -39,37 +74,37 @@ void forEachOuterIndex(llvm::ArrayRef<int64_t> shape, size_t inner,
 
 /// Copies the box [offsets, offsets + sizes) of `from` into `to` at
 /// `toOffsets` (both row-major, same element type).
-void copyBox(const HostTensor &from, llvm::ArrayRef<int64_t> offsets,
-             llvm::ArrayRef<int64_t> sizes, HostTensor &to,
+void copyBox(const HostBuffer &from, llvm::ArrayRef<int64_t> offsets,
+             llvm::ArrayRef<int64_t> sizes, HostBuffer &to,
              llvm::ArrayRef<int64_t> toOffsets);
 /// The same from the row-major data of a `fromShape` tensor of `to`'s
 /// element type (a file mapped in memory, say).
 void copyBox(const uint8_t *from, llvm::ArrayRef<int64_t> fromShape,
              llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
-             HostTensor &to, llvm::ArrayRef<int64_t> toOffsets);
+             HostBuffer &to, llvm::ArrayRef<int64_t> toOffsets);
 
 /// Piece `k` of `size` elements along `dim` (zeros past the end).
-TensorRef piece(const HostTensor &t, int64_t dim, int64_t k, int64_t size);
+TensorRef piece(const HostBuffer &t, int64_t dim, int64_t k, int64_t size);
 /// The concatenation of `parts` along `dim`.
 TensorRef concat(llvm::ArrayRef<TensorRef> parts, int64_t dim);
 /// Copies element 0 of `t` to all its elements.
-void broadcastFirst(HostTensor &t);
+void broadcastFirst(HostBuffer &t);
 /// The first `size` elements along `dim`.
-TensorRef truncate(const HostTensor &t, int64_t dim, int64_t size);
+TensorRef truncate(const HostBuffer &t, int64_t dim, int64_t size);
 /// The elementwise reduction of `parts`, in order.
 TensorRef reduce(llvm::ArrayRef<TensorRef> parts, ReductionKind kind);
 /// `count` elements of `tensor` (row-major) from element `begin`.
 struct ElementSpan {
-  const HostTensor *tensor;
+  const HostBuffer *tensor;
   int64_t begin;
 };
 /// The elementwise reduction of `parts` (in order) into `count` elements of
 /// `out` from `outBegin`; `out` may be the first part, at the same place.
 void reduceElements(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
-                    HostTensor &out, int64_t outBegin, int64_t count);
+                    HostBuffer &out, int64_t outBegin, int64_t count);
 /// Elements [begin, end) (row-major) of the reduction of `parts`, into `out`.
 void reduceInto(llvm::ArrayRef<TensorRef> parts, ReductionKind kind,
-                HostTensor &out, int64_t begin, int64_t end);
+                HostBuffer &out, int64_t begin, int64_t end);
 
 } // namespace spmd::runtime
 

@@ -8,8 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/kernels/KernelInterface.h"
+#include "ir/Namespaces.h"
 #include "runtime/exec/TensorOps.h"
+#include "runtime/kernels/KernelInterface.h"
 
 #include "ir/SpmdOps.h"
 
@@ -23,7 +24,7 @@ namespace spmd::runtime {
 
 /// Fails unless `device` is one of `mesh`'s: an op on a smaller mesh than
 /// the program runs on.
-static llvm::Error onMesh(const ::spmd::DeviceMesh &mesh, int64_t device,
+static llvm::Error onMesh(const DeviceMesh &mesh, int64_t device,
                           const std::string &what) {
   if (device < mesh.numDevices())
     return llvm::Error::success();
@@ -36,15 +37,15 @@ static llvm::Error onMesh(const ::spmd::DeviceMesh &mesh, int64_t device,
 namespace {
 /// What every collective kernel needs: its group axes and a name.
 struct CollectiveInfo {
-  const ::spmd::DeviceMesh *mesh;
-  ::spmd::AxisList axes;
+  const DeviceMesh *mesh;
+  AxisList axes;
   std::string name;
 };
 } // namespace
 
 static llvm::Expected<CollectiveInfo> infoOf(CollectiveOpInterface op,
                                              KernelContext &ctx) {
-  const ::spmd::DeviceMesh *mesh = ctx.exec().mesh(op.getMeshAttr().getValue());
+  const DeviceMesh *mesh = ctx.exec().mesh(op.getMeshAttr().getValue());
   if (!mesh)
     return opError(op, "unknown mesh");
   CollectiveInfo info{mesh, {}, ""};
@@ -135,20 +136,19 @@ static llvm::Expected<Step> buildPermute(Operation *op, KernelContext &ctx) {
 static llvm::Expected<Step> buildRedistribute(Operation *op,
                                               KernelContext &ctx) {
   auto redistribute = llvm::cast<RedistributeOp>(op);
-  const ::spmd::DeviceMesh *mesh =
-      ctx.exec().mesh(redistribute.getMesh());
+  const DeviceMesh *mesh = ctx.exec().mesh(redistribute.getMesh());
   if (!mesh)
     return opError(op, "unknown mesh");
-  llvm::Expected<::spmd::ShardState> from =
-      ::spmd::toState(*mesh, redistribute.getFrom().toTensorSharding());
-  llvm::Expected<::spmd::ShardState> to =
-      ::spmd::toState(*mesh, redistribute.getTo().toTensorSharding());
+  llvm::Expected<ShardState> from =
+      toState(*mesh, redistribute.getFrom().toTensorSharding());
+  llvm::Expected<ShardState> to =
+      toState(*mesh, redistribute.getTo().toTensorSharding());
   if (!from || !to) {
     llvm::consumeError(from.takeError());
     llvm::consumeError(to.takeError());
     return opError(op, "layouts not on the mesh");
   }
-  ::spmd::AxisList axes;
+  AxisList axes;
   llvm::SmallVector<int64_t> sizes;
   for (auto axis : redistribute.getAxes().getAsRange<StringAttr>()) {
     axes.push_back(*mesh->axisIndex(axis.getValue()));
@@ -161,13 +161,11 @@ static llvm::Expected<Step> buildRedistribute(Operation *op,
   // Blocks depend only on the coordinates along the group's axes, which
   // include every axis either layout names.
   llvm::SmallVector<int64_t> coords(mesh->rank(), 0);
-  for (int64_t p = 0, e = ::spmd::product(sizes); p < e; ++p) {
-    for (auto [axis, c] : llvm::zip_equal(axes, ::spmd::delinearize(p, sizes)))
+  for (int64_t p = 0, e = product(sizes); p < e; ++p) {
+    for (auto [axis, c] : llvm::zip_equal(axes, delinearize(p, sizes)))
       coords[axis] = c;
-    collective.sourceBlocks.push_back(
-        ::spmd::blockBounds(*mesh, shape, *from, coords));
-    collective.targetBlocks.push_back(
-        ::spmd::blockBounds(*mesh, shape, *to, coords));
+    collective.sourceBlocks.push_back(blockBounds(*mesh, shape, *from, coords));
+    collective.targetBlocks.push_back(blockBounds(*mesh, shape, *to, coords));
   }
   return buildCollective(op, ctx, std::move(collective));
 }
@@ -195,10 +193,10 @@ static llvm::Expected<Step> buildAllSlice(Operation *op, KernelContext &ctx) {
 
 static llvm::Expected<Step> buildAxisIndex(Operation *op, KernelContext &ctx) {
   auto index = llvm::cast<AxisIndexOp>(op);
-  const ::spmd::DeviceMesh *mesh = ctx.exec().mesh(index.getMesh());
+  const DeviceMesh *mesh = ctx.exec().mesh(index.getMesh());
   if (!mesh)
     return opError(op, "unknown mesh");
-  ::spmd::AxisIndex axis = *mesh->axisIndex(index.getAxis());
+  AxisIndex axis = *mesh->axisIndex(index.getAxis());
   unsigned result = ctx.slot(index.getResult());
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
     if (llvm::Error err =

@@ -29,12 +29,12 @@ KernelBuilder destinationKernel(Output output, Compute compute) {
     unsigned init = context.slot(op->getOperands().back()),
              result = context.slot(op->getResult(0));
     return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-      const HostTensor &start = *frame.slots[init].tensor;
-      auto out = std::make_shared<HostTensor>(
+      const HostBuffer &start = *frame.slots[init].tensor;
+      auto out = std::make_shared<HostBuffer>(
           start.type(), std::vector<int64_t>(start.shape()), Init::None);
       if (output == Output::CopyOfInit)
         std::memcpy(out->data(), start.data(), start.sizeInBytes());
-      std::vector<const HostTensor *> in;
+      std::vector<const HostBuffer *> in;
       for (unsigned slot : inputs)
         in.push_back(frame.slots[slot].tensor.get());
       compute(in, *out, ctx);

@@ -93,8 +93,8 @@ static bool isZero(Value init) {
   return matchPattern(init, m_AnyZeroFloat());
 }
 
-template <typename T> static DType dtypeOf() {
-  return sizeof(T) == 4 ? DType::F32 : DType::F64;
+template <typename T> static ElementType elementTypeOf() {
+  return sizeof(T) == 4 ? ElementType::F32 : ElementType::F64;
 }
 
 /// The element type shared by every operand of `op`, if f32 or f64.
@@ -200,12 +200,12 @@ static void copyView(const Packing &view, T *strided, T *dense) {
 /// The operand packed as a dense [batch, rows, cols] buffer in `scratch`.
 template <typename T>
 static T *dense(const Packing &view, T *data,
-                std::optional<HostTensor> &scratch) {
+                std::optional<HostBuffer> &scratch) {
   using U = std::remove_const_t<T>;
   int64_t count = 1;
   for (int64_t s : view.sizes)
     count *= s;
-  scratch.emplace(dtypeOf<U>(), std::vector<int64_t>{count}, Init::None);
+  scratch.emplace(elementTypeOf<U>(), std::vector<int64_t>{count}, Init::None);
   copyView<U, true>(view, const_cast<U *>(data), scratch->as<U>());
   return scratch->as<U>();
 }
@@ -230,7 +230,7 @@ template <typename T> struct Matrices {
 /// else packed densely in `scratch`.
 template <typename T>
 static Matrices<T> matrices(const Packing &view, T *data, int64_t rows,
-                            int64_t cols, std::optional<HostTensor> &scratch,
+                            int64_t cols, std::optional<HostBuffer> &scratch,
                             bool rowMajorOnly) {
   std::optional<GemmOperand<T>> inPlace = view.matrix(data, rows, cols);
   if (inPlace && !(rowMajorOnly && inPlace->transposed))
@@ -240,10 +240,10 @@ static Matrices<T> matrices(const Packing &view, T *data, int64_t rows,
 }
 
 template <typename T>
-static void contract(const Contraction &c, const HostTensor &a,
-                     const HostTensor &b, HostTensor &out, bool accumulate,
+static void contract(const Contraction &c, const HostBuffer &a,
+                     const HostBuffer &b, HostBuffer &out, bool accumulate,
                      KernelThreads threads) {
-  std::optional<HostTensor> scratchA, scratchB, scratchC;
+  std::optional<HostBuffer> scratchA, scratchB, scratchC;
   // Inputs are only read: their GemmOperand is of const T.
   auto ma = matrices<const T>(c.a, a.as<T>(), c.m, c.k, scratchA, false);
   auto mb = matrices<const T>(c.b, b.as<T>(), c.k, c.n, scratchB, false);
@@ -351,8 +351,8 @@ std::optional<KernelBuilder> contractionKernel(Operation *op) {
   bool accumulate = !isZero(op->getOperands().back());
   return destinationKernel(
       accumulate ? Output::CopyOfInit : Output::Uninitialized,
-      [c = *contraction, accumulate](llvm::ArrayRef<const HostTensor *> in,
-                                     HostTensor &out,
+      [c = *contraction, accumulate](llvm::ArrayRef<const HostBuffer *> in,
+                                     HostBuffer &out,
                                      const DeviceContext &ctx) {
         if (c.isF32)
           contract<float>(c, *in[0], *in[1], out, accumulate, ctx.threads);
@@ -393,10 +393,11 @@ static std::optional<ConvShape> convShapeOf(Operation *op) {
 
 /// The im2col matrix, of the working bytes the plan priced (workingBytes).
 template <typename T>
-static HostTensor im2colBuffer(int64_t colBytes, int64_t elements) {
+static HostBuffer im2colBuffer(int64_t colBytes, int64_t elements) {
   assert(colBytes >= elements * int64_t(sizeof(T)) &&
          "workingBytes prices the im2col matrix the kernel fills");
-  return HostTensor(dtypeOf<T>(), {colBytes / int64_t(sizeof(T))}, Init::None);
+  return HostBuffer(elementTypeOf<T>(), {colBytes / int64_t(sizeof(T))},
+                    Init::None);
 }
 
 /// NHWC: out[pixels x F] += col[pixels x (KH KW C)] * filter[(KH KW C) x F],
@@ -418,7 +419,7 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
              step * s.ow, k, s.f, accumulate, threads);
       continue;
     }
-    HostTensor col = im2colBuffer<T>(colBytes, s.pixels() * k);
+    HostBuffer col = im2colBuffer<T>(colBytes, s.pixels() * k);
     T *cols = reinterpret_cast<T *>(col.data());
     parallelFor(threadsFor(threads, s.pixels() * k * s.f), s.pixels(),
                 [&](int64_t first, int64_t last) {
@@ -453,7 +454,7 @@ static void convChannelsFirst(const ConvShape &s, const T *in, const T *filter,
       gemm(filter, image, result, s.f, k, s.pixels(), accumulate, threads);
       continue;
     }
-    HostTensor col = im2colBuffer<T>(colBytes, k * s.pixels());
+    HostBuffer col = im2colBuffer<T>(colBytes, k * s.pixels());
     T *cols = reinterpret_cast<T *>(col.data());
     parallelFor(threadsFor(threads, k * s.pixels()), k,
                 [&](int64_t first, int64_t last) {
@@ -486,7 +487,7 @@ std::optional<KernelBuilder> convolutionKernel(Operation *op) {
   return destinationKernel(
       accumulate ? Output::CopyOfInit : Output::Uninitialized,
       [s = *shape, isF32, accumulate,
-       colBytes](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+       colBytes](llvm::ArrayRef<const HostBuffer *> in, HostBuffer &out,
                  const DeviceContext &ctx) {
         auto run = [&](auto zero) {
           using T = decltype(zero);

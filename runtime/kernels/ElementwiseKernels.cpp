@@ -44,17 +44,18 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
       return llvm::Error::success();
     });
   }
-  llvm::Expected<DType> dtype = dtypeOf(tensorType.getElementType());
+  llvm::Expected<ElementType> dtype =
+      elementTypeOf(tensorType.getElementType());
   if (!dtype)
     return opError(op, llvm::toString(dtype.takeError()));
-  DType type = *dtype;
+  ElementType type = *dtype;
   std::vector<int64_t> shape(tensorType.getShape());
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
     thread_local std::vector<Register> regs;
     program->prepare(regs);
-    auto out = std::make_shared<HostTensor>(type, shape);
+    auto out = std::make_shared<HostBuffer>(type, shape);
     int64_t total = out->numElements();
-    std::vector<const HostTensor *> inputs;
+    std::vector<const HostBuffer *> inputs;
     for (unsigned slot : operands)
       inputs.push_back(frame.slots[slot].tensor.get());
     unsigned resultReg = program->results()[0];
@@ -67,9 +68,9 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
           std::fill(regs[r].i, regs[r].i + lanes, v.i);
           continue;
         }
-        const HostTensor &in = *inputs[r];
+        const HostBuffer &in = *inputs[r];
         if (regs[r].isFloat) {
-          if (in.type() == DType::F32) {
+          if (in.type() == ElementType::F32) {
             const float *p = in.as<float>() + start;
             for (int64_t k = 0; k < lanes; ++k)
               regs[r].f[k] = p[k];
@@ -84,7 +85,7 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
       }
       program->run(regs, lanes);
       const Register &res = regs[resultReg];
-      if (res.isFloat && type == DType::F32) {
+      if (res.isFloat && type == ElementType::F32) {
         float *p = out->as<float>() + start;
         for (int64_t k = 0; k < lanes; ++k)
           p[k] = float(res.f[k]);

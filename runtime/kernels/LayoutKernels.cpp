@@ -155,7 +155,7 @@ static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
 
 template <typename T>
 static void run(const Movement &m, const void *input, void *output,
-                std::optional<HostTensor> &scratch, KernelThreads threads) {
+                std::optional<HostBuffer> &scratch, KernelThreads threads) {
   const T *in = static_cast<const T *>(input);
   T *out = static_cast<T *>(output);
   size_t rank = m.outShape.size();
@@ -191,10 +191,10 @@ static void run(const Movement &m, const void *input, void *output,
     int64_t count = 1;
     for (int64_t s : kept)
       count *= s;
-    scratch.emplace(m.elementBytes == 8   ? DType::I64
-                    : m.elementBytes == 4 ? DType::I32
-                    : m.elementBytes == 2 ? DType::I16
-                                          : DType::I8,
+    scratch.emplace(m.elementBytes == 8   ? ElementType::I64
+                    : m.elementBytes == 4 ? ElementType::I32
+                    : m.elementBytes == 2 ? ElementType::I16
+                                          : ElementType::I8,
                     std::vector<int64_t>{count}, Init::None);
     permute(in, keptStride, kept, scratch->as<T>(), threads);
     ordered = scratch->as<T>();
@@ -241,13 +241,13 @@ static std::optional<Movement> movementOf(linalg::LinalgOp op) {
   AffineMap outMap = op.getMatchingIndexingMap(&op->getOpOperand(1));
   if (!inMap.isProjectedPermutation() || !outMap.isPermutation())
     return std::nullopt;
-  llvm::Expected<DType> dtype = dtypeOf(in.getElementType());
+  llvm::Expected<ElementType> dtype = elementTypeOf(in.getElementType());
   if (!dtype) {
     llvm::consumeError(dtype.takeError());
     return std::nullopt;
   }
   Movement m;
-  m.elementBytes = dtypeBytes(*dtype);
+  m.elementBytes = elementTypeBytes(*dtype);
   m.inShape.assign(in.getShape().begin(), in.getShape().end());
   for (unsigned j = 0; j < outMap.getNumResults(); ++j) {
     unsigned loop = outMap.getDimPosition(j);
@@ -268,9 +268,9 @@ std::optional<KernelBuilder> layoutKernel(Operation *op) {
     return std::nullopt;
   return destinationKernel(
       Output::Uninitialized,
-      [m = *movement](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+      [m = *movement](llvm::ArrayRef<const HostBuffer *> in, HostBuffer &out,
                       const DeviceContext &ctx) {
-        std::optional<HostTensor> scratch;
+        std::optional<HostBuffer> scratch;
         const void *from = in[0]->data();
         switch (m.elementBytes) {
         case 1:

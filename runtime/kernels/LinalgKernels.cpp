@@ -37,7 +37,7 @@ struct Access {
   bool isTensor;
   int64_t base = 0;          // element offset at loop indices 0
   std::vector<int64_t> coef; // element stride per loop
-  DType type = DType::F32;
+  ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
 };
 
@@ -98,14 +98,14 @@ linearForm(AffineExpr expr, unsigned numLoops) {
   return std::make_pair(base, coef);
 }
 
-static void load(Register &reg, const HostTensor &t, int64_t offset,
+static void load(Register &reg, const HostBuffer &t, int64_t offset,
                  int64_t stride, int64_t lanes) {
   if (reg.isFloat) {
-    if (t.type() == DType::F32 && stride == 1) {
+    if (t.type() == ElementType::F32 && stride == 1) {
       const float *p = t.as<float>() + offset;
       for (int64_t k = 0; k < lanes; ++k)
         reg.f[k] = p[k];
-    } else if (t.type() == DType::F32) {
+    } else if (t.type() == ElementType::F32) {
       const float *p = t.as<float>() + offset;
       for (int64_t k = 0; k < lanes; ++k)
         reg.f[k] = p[k * stride];
@@ -119,10 +119,10 @@ static void load(Register &reg, const HostTensor &t, int64_t offset,
   }
 }
 
-static void store(const Register &reg, HostTensor &t, int64_t offset,
+static void store(const Register &reg, HostBuffer &t, int64_t offset,
                   int64_t stride, int64_t lanes) {
   if (reg.isFloat) {
-    if (t.type() == DType::F32 && stride == 1) {
+    if (t.type() == ElementType::F32 && stride == 1) {
       float *p = t.as<float>() + offset;
 #if defined(__SSE2__)
       // Outputs far larger than the caches bypass them: no line is read
@@ -139,7 +139,7 @@ static void store(const Register &reg, HostTensor &t, int64_t offset,
 #endif
       for (int64_t k = 0; k < lanes; ++k)
         p[k] = float(reg.f[k]);
-    } else if (t.type() == DType::F32) {
+    } else if (t.type() == ElementType::F32) {
       float *p = t.as<float>() + offset;
       for (int64_t k = 0; k < lanes; ++k)
         p[k * stride] = float(reg.f[k]);
@@ -157,12 +157,12 @@ static void store(const Register &reg, HostTensor &t, int64_t offset,
 /// [begin, end): ranges of it write distinct output elements, so threads
 /// may run disjoint ranges at once.
 static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
-                          llvm::ArrayRef<const HostTensor *> tensors,
+                          llvm::ArrayRef<const HostBuffer *> tensors,
                           llvm::ArrayRef<TensorRef> outputs, int64_t begin,
                           int64_t end) {
   thread_local std::vector<Register> regs;
   kernel.program.prepare(regs);
-  llvm::SmallVector<const HostTensor *, 2> tables;
+  llvm::SmallVector<const HostBuffer *, 2> tables;
   for (unsigned slot : kernel.tableSlots)
     tables.push_back(frame.slots[slot].tensor.get());
   for (auto [reg, slot] : kernel.outerRegisters) {
@@ -249,15 +249,15 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
   // Outputs start as copies of the inits.
   std::vector<TensorRef> outputs;
   for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o) {
-    const HostTensor &init = *frame.slots[kernel.operands[o].slot].tensor;
+    const HostBuffer &init = *frame.slots[kernel.operands[o].slot].tensor;
     bool readsInit = kernel.readsInit[o - kernel.numInputs];
-    auto out = std::make_shared<HostTensor>(
+    auto out = std::make_shared<HostBuffer>(
         init.type(), std::vector<int64_t>(init.shape()), Init::None);
     if (readsInit)
       std::memcpy(out->data(), init.data(), init.sizeInBytes());
     outputs.push_back(out);
   }
-  std::vector<const HostTensor *> tensors;
+  std::vector<const HostBuffer *> tensors;
   for (size_t o = 0; o < kernel.operands.size(); ++o)
     tensors.push_back(
         o < kernel.numInputs
@@ -309,7 +309,7 @@ static llvm::Expected<Step> buildStructured(Operation *op,
     access.isTensor = bool(type);
     access.coef.assign(numLoops, 0);
     if (type) {
-      llvm::Expected<DType> dtype = dtypeOf(type.getElementType());
+      llvm::Expected<ElementType> dtype = elementTypeOf(type.getElementType());
       if (!dtype)
         return opError(op, llvm::toString(dtype.takeError()));
       access.type = *dtype;

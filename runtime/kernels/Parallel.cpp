@@ -1,7 +1,7 @@
 //===- Parallel.cpp - Threads inside one device ---------------------------===//
 
 #include "runtime/kernels/Parallel.h"
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>

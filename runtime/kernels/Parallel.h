@@ -2,8 +2,8 @@
 //
 // A kernel may split its work over its device's threads
 // (--threads-per-device): the calling thread and helpers from a pool that
-// lives as long as the Program, so no kernel call starts a thread. Helpers
-// count their allocations for the calling device.
+// lives as long as the LoadedProgram, so no kernel call starts a thread.
+// Helpers count their allocations for the calling device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +24,7 @@ inline constexpr int64_t kMaxThreadsPerDevice = 256;
 /// each for thousands of devices failed to start.
 inline constexpr int64_t kMaxKernelHelpers = 1024;
 
-/// Persistent helper threads shared by the devices of a Program.
+/// Persistent helper threads shared by the devices of a LoadedProgram.
 class KernelThreadPool {
 public:
   /// A pool of `threads` helpers, at least 1 and at most kMaxKernelHelpers

@@ -34,7 +34,7 @@ namespace spmd::runtime {
 namespace {
 struct Reduction {
   ReductionKind combiner;
-  DType type;
+  ElementType type;
   int64_t outer = 1, reduced = 1, inner = 1;
 };
 
@@ -118,7 +118,7 @@ static void reduceParts(const Reduction &r, const T *x, T *y, int64_t first,
 }
 
 template <typename T>
-static void reduce(const Reduction &r, const HostTensor &in, HostTensor &out,
+static void reduce(const Reduction &r, const HostBuffer &in, HostBuffer &out,
                    KernelThreads threads) {
   int64_t outputs = r.outer * r.inner;
   KernelThreads parts = threads.atMost(
@@ -172,10 +172,10 @@ static std::optional<Reduction> reductionOf(linalg::LinalgOp op) {
   // loops may sit anywhere).
   Reduction r;
   r.combiner = *combiner;
-  r.type = element.isF32()         ? DType::F32
-           : element.isF64()       ? DType::F64
-           : element.isInteger(32) ? DType::I32
-                                   : DType::I64;
+  r.type = element.isF32()         ? ElementType::F32
+           : element.isF64()       ? ElementType::F64
+           : element.isInteger(32) ? ElementType::I32
+                                   : ElementType::I64;
   int phase = 0; // 0 outer, 1 reduced, 2 inner
   for (auto [loop, range] : llvm::enumerate(ranges)) {
     bool reduced = iterators[loop] == utils::IteratorType::reduction;
@@ -200,14 +200,14 @@ std::optional<KernelBuilder> reductionKernel(Operation *op) {
     return std::nullopt;
   return destinationKernel(
       Output::CopyOfInit,
-      [r = *reduction](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+      [r = *reduction](llvm::ArrayRef<const HostBuffer *> in, HostBuffer &out,
                        const DeviceContext &ctx) {
         switch (r.type) {
-        case DType::F32:
+        case ElementType::F32:
           return reduce<float>(r, *in[0], out, ctx.threads);
-        case DType::F64:
+        case ElementType::F64:
           return reduce<double>(r, *in[0], out, ctx.threads);
-        case DType::I32:
+        case ElementType::I32:
           return reduce<int32_t>(r, *in[0], out, ctx.threads);
         default:
           return reduce<int64_t>(r, *in[0], out, ctx.threads);

@@ -400,7 +400,7 @@ static bool compareInt(arith::CmpIPredicate p, int64_t x, int64_t y,
 }
 
 void ScalarProgram::run(std::vector<Register> &regs, int64_t n,
-                        llvm::ArrayRef<const HostTensor *> tables,
+                        llvm::ArrayRef<const HostBuffer *> tables,
                         llvm::ArrayRef<bool> part, bool inPart) const {
   onCpuPath([&] { execute(regs, n, tables, part, inPart); });
 }
@@ -532,9 +532,9 @@ static void evaluate(Opcode op, const Lanes &l) {
 /// index registers hold, clamped into the table.
 void ScalarProgram::readTable(const Instruction &in,
                               std::vector<Register> &regs, int64_t n,
-                              llvm::ArrayRef<const HostTensor *> tables) const {
+                              llvm::ArrayRef<const HostBuffer *> tables) const {
   Register &d = regs[in.dst];
-  const HostTensor &t = *tables[in.a];
+  const HostBuffer &t = *tables[in.a];
   llvm::ArrayRef<int64_t> shape = t.shape();
   for (int64_t k = 0; k < n; ++k) {
     int64_t offset = 0;
@@ -551,7 +551,7 @@ void ScalarProgram::readTable(const Instruction &in,
 }
 
 void ScalarProgram::execute(std::vector<Register> &regs, int64_t n,
-                            llvm::ArrayRef<const HostTensor *> tables,
+                            llvm::ArrayRef<const HostBuffer *> tables,
                             llvm::ArrayRef<bool> part, bool inPart) const {
   for (auto [i, in] : llvm::enumerate(code)) {
     if (!part.empty() && part[i] != inPart)

@@ -12,7 +12,7 @@
 #ifndef SPMD_RUNTIME_SCALARPROGRAM_H
 #define SPMD_RUNTIME_SCALARPROGRAM_H
 
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
@@ -81,7 +81,7 @@ public:
   /// into its bounds (out-of-bounds reads are undefined; padded iterations
   /// of partitioned programs make them).
   void run(std::vector<Register> &regs, int64_t lanes,
-           llvm::ArrayRef<const HostTensor *> tables = {},
+           llvm::ArrayRef<const HostBuffer *> tables = {},
            llvm::ArrayRef<bool> part = {}, bool inPart = true) const;
 
   /// The instructions computing one value for every lane when the registers
@@ -104,12 +104,12 @@ private:
 
   /// `run` compiled for the CPU path that `run` picks.
   void execute(std::vector<Register> &regs, int64_t lanes,
-               llvm::ArrayRef<const HostTensor *> tables,
+               llvm::ArrayRef<const HostBuffer *> tables,
                llvm::ArrayRef<bool> part, bool inPart) const;
   /// Evaluates the table read `in` over `lanes` lanes.
   void readTable(const Instruction &in, std::vector<Register> &regs,
                  int64_t lanes,
-                 llvm::ArrayRef<const HostTensor *> tables) const;
+                 llvm::ArrayRef<const HostBuffer *> tables) const;
   /// The registers instruction `in` reads.
   llvm::SmallVector<unsigned, 3> reads(const Instruction &in) const;
 

@@ -29,10 +29,9 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
     return opError(op, "needs statically shaped tensors");
   int64_t dim = softmax.getDimension();
   return destinationKernel(
-      Output::Uninitialized,
-      [dim](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
-            const DeviceContext &ctx) {
-        const HostTensor &x = *in[0];
+      Output::Uninitialized, [dim](llvm::ArrayRef<const HostBuffer *> in,
+                                   HostBuffer &out, const DeviceContext &ctx) {
+        const HostBuffer &x = *in[0];
         llvm::ArrayRef<int64_t> shape = x.shape();
         int64_t length = shape[dim], inner = 1;
         for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d)
@@ -40,7 +39,7 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
         int64_t outer = length ? x.numElements() / (length * inner) : 0;
         int64_t rows = outer * inner;
         KernelThreads threads = ctx.threads.atMost(rows * length / (1 << 16));
-        if (x.type() == DType::F32 && inner == 1) {
+        if (x.type() == ElementType::F32 && inner == 1) {
           auto kernel = gemmKernels().softmaxRowsF32;
           const float *from = x.as<float>();
           float *to = out.as<float>();
@@ -75,9 +74,9 @@ static llvm::Expected<Step> buildSoftmax(Operation *op, KernelContext &ctx) {
           rowsThrough([=](int64_t i) { return double(from[i]); },
                       [=](int64_t i, double v) { to[i] = T(v); });
         };
-        if (x.type() == DType::F32)
+        if (x.type() == ElementType::F32)
           typed(0.0f);
-        else if (x.type() == DType::F64)
+        else if (x.type() == ElementType::F64)
           typed(0.0);
         else
           rowsThrough([&](int64_t i) { return x.getFloat(i); },

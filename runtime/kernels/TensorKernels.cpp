@@ -21,7 +21,7 @@ namespace spmd::runtime {
 namespace {
 /// The dtype and static shape of a tensor type.
 struct TensorInfo {
-  DType type;
+  ElementType type;
   std::vector<int64_t> shape;
 };
 } // namespace
@@ -30,7 +30,7 @@ static llvm::Expected<TensorInfo> infoOf(Operation *op, Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return opError(op, "needs statically shaped tensors");
-  llvm::Expected<DType> dtype = dtypeOf(tensor.getElementType());
+  llvm::Expected<ElementType> dtype = elementTypeOf(tensor.getElementType());
   if (!dtype)
     return opError(op, llvm::toString(dtype.takeError()));
   return TensorInfo{*dtype, std::vector<int64_t>(tensor.getShape())};
@@ -46,7 +46,7 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
     return info.takeError();
   // Every branch below writes every element.
   auto tensor =
-      std::make_shared<HostTensor>(info->type, info->shape, Init::None);
+      std::make_shared<HostBuffer>(info->type, info->shape, Init::None);
   if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
@@ -63,7 +63,7 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
   if (!dense)
     return opError(op, "unsupported constant");
   Type element = dense.getElementType();
-  int64_t bytes = dtypeBytes(info->type);
+  int64_t bytes = elementTypeBytes(info->type);
   int64_t n = dense.isSplat() ? std::min<int64_t>(1, tensor->numElements())
                               : tensor->numElements();
   if (!dense.isSplat() && element.isIntOrFloat() && !element.isInteger(1) &&
@@ -77,8 +77,9 @@ static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
   } else {
     auto it = dense.value_begin<APInt>();
     for (int64_t i = 0; i < n; ++i, ++it)
-      tensor->setInt(i, info->type == DType::I1 ? int64_t((*it).getBoolValue())
-                                                : (*it).getSExtValue());
+      tensor->setInt(i, info->type == ElementType::I1
+                            ? int64_t((*it).getBoolValue())
+                            : (*it).getSExtValue());
   }
   if (dense.isSplat())
     broadcastFirst(*tensor);
@@ -148,9 +149,9 @@ static llvm::Expected<Step> buildGather(Operation *op, KernelContext &ctx) {
            indices = ctx.slot(gather.getIndices()),
            result = ctx.slot(gather.getResult());
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
-    const HostTensor &src = *frame.slots[source].tensor;
-    const HostTensor &idx = *frame.slots[indices].tensor;
-    auto out = std::make_shared<HostTensor>(info.type, info.shape, Init::None);
+    const HostBuffer &src = *frame.slots[source].tensor;
+    const HostBuffer &idx = *frame.slots[indices].tensor;
+    auto out = std::make_shared<HostBuffer>(info.type, info.shape, Init::None);
     llvm::ArrayRef<int64_t> shape = src.shape();
     std::vector<int64_t> strides = src.strides();
     int64_t tuples = idx.numElements() / int64_t(dims.size());
@@ -163,7 +164,7 @@ static llvm::Expected<Step> buildGather(Operation *op, KernelContext &ctx) {
     int64_t sliceSize = 1;
     for (int64_t d : kept)
       sliceSize *= shape[d];
-    size_t bytes = dtypeBytes(src.type());
+    size_t bytes = elementTypeBytes(src.type());
     const uint8_t *from = src.data();
     uint8_t *to = out->data();
     for (int64_t t = 0; t < tuples; ++t) {
@@ -197,7 +198,7 @@ static llvm::Expected<Step> buildEmpty(Operation *op, KernelContext &ctx) {
   // overwrite it, so it is not even zeroed.
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
     frame.slots[result] = RValue::ofTensor(
-        std::make_shared<HostTensor>(info.type, info.shape, Init::None));
+        std::make_shared<HostBuffer>(info.type, info.shape, Init::None));
     return llvm::Error::success();
   });
 }
@@ -210,8 +211,8 @@ static llvm::Expected<Step> buildReshape(Operation *op, KernelContext &ctx) {
   unsigned source = ctx.slot(op->getOperand(0));
   unsigned result = ctx.slot(op->getResult(0));
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
-    const HostTensor &in = *frame.slots[source].tensor;
-    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    const HostBuffer &in = *frame.slots[source].tensor;
+    auto out = std::make_shared<HostBuffer>(info.type, info.shape);
     std::memcpy(out->data(), in.data(), in.sizeInBytes());
     frame.slots[result] = RValue::ofTensor(out);
     return llvm::Error::success();
@@ -314,12 +315,12 @@ static llvm::Expected<Step> buildExtractSlice(Operation *op,
       frame.slots[result] = RValue::ofTensor(in);
       return llvm::Error::success();
     }
-    auto out = std::make_shared<HostTensor>(info.type, info.shape, Init::None);
+    auto out = std::make_shared<HostBuffer>(info.type, info.shape, Init::None);
     if (unitStrides && info.shape.size() == box.sizes.size()) {
       copyBox(*in, box.offsets, box.sizes, *out,
               std::vector<int64_t>(box.sizes.size(), 0));
     } else {
-      int64_t bytes = dtypeBytes(info.type);
+      int64_t bytes = elementTypeBytes(info.type);
       forEachInBox(in->shape(), box, [&](int64_t s, int64_t t) {
         std::memcpy(out->data() + t * bytes, in->data() + s * bytes, bytes);
       });
@@ -339,12 +340,12 @@ static llvm::Expected<Step> buildInsertSlice(Operation *op,
   unsigned dest = ctx.slot(insert.getDest());
   unsigned result = ctx.slot(insert.getResult());
   return Step([=, p = *params](Frame &frame, DeviceContext &) -> llvm::Error {
-    const HostTensor &in = *frame.slots[source].tensor;
-    const HostTensor &into = *frame.slots[dest].tensor;
-    auto out = std::make_shared<HostTensor>(
+    const HostBuffer &in = *frame.slots[source].tensor;
+    const HostBuffer &into = *frame.slots[dest].tensor;
+    auto out = std::make_shared<HostBuffer>(
         into.type(), std::vector<int64_t>(into.shape()), Init::None);
     std::memcpy(out->data(), into.data(), into.sizeInBytes());
-    int64_t bytes = dtypeBytes(into.type());
+    int64_t bytes = elementTypeBytes(into.type());
     Box box = p.box(frame);
     for (size_t d = 0; d < box.sizes.size(); ++d)
       if (box.offsets[d] < 0 ||
@@ -395,8 +396,8 @@ static llvm::Expected<Step> buildPad(Operation *op, KernelContext &ctx) {
   unsigned source = ctx.slot(pad.getSource());
   unsigned result = ctx.slot(pad.getResult());
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
-    const HostTensor &in = *frame.slots[source].tensor;
-    auto out = std::make_shared<HostTensor>(info.type, info.shape, Init::None);
+    const HostBuffer &in = *frame.slots[source].tensor;
+    auto out = std::make_shared<HostBuffer>(info.type, info.shape, Init::None);
     double f = constantFloat.value_or(0);
     int64_t i = constantInt.value_or(0);
     if (padSlot) {
@@ -429,11 +430,11 @@ static llvm::Expected<Step> buildConcat(Operation *op, KernelContext &ctx) {
   int64_t dim = concat.getDim();
   unsigned result = ctx.slot(concat.getResult());
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
-    auto out = std::make_shared<HostTensor>(info.type, info.shape);
-    int64_t bytes = dtypeBytes(info.type);
+    auto out = std::make_shared<HostBuffer>(info.type, info.shape);
+    int64_t bytes = elementTypeBytes(info.type);
     int64_t offset = 0;
     for (unsigned slot : inputs) {
-      const HostTensor &in = *frame.slots[slot].tensor;
+      const HostBuffer &in = *frame.slots[slot].tensor;
       Box box{std::vector<int64_t>(in.rank(), 0),
               std::vector<int64_t>(in.shape()),
               std::vector<int64_t>(in.rank(), 1)};
@@ -469,7 +470,7 @@ static llvm::Expected<Step> buildExtract(Operation *op, KernelContext &ctx) {
     indices.push_back(ctx.slot(v));
   unsigned result = ctx.slot(extract.getResult());
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
-    const HostTensor &in = *frame.slots[source].tensor;
+    const HostBuffer &in = *frame.slots[source].tensor;
     bool inBounds;
     int64_t flat = flatIndex(frame, indices, in.shape(), inBounds);
     if (!inBounds)
@@ -491,13 +492,13 @@ static llvm::Expected<Step> buildInsert(Operation *op, KernelContext &ctx) {
     indices.push_back(ctx.slot(v));
   unsigned result = ctx.slot(insert.getResult());
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
-    const HostTensor &into = *frame.slots[dest].tensor;
+    const HostBuffer &into = *frame.slots[dest].tensor;
     bool inBounds;
     int64_t flat = flatIndex(frame, indices, into.shape(), inBounds);
     if (!inBounds)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "tensor.insert out of bounds");
-    auto out = std::make_shared<HostTensor>(into.type(),
+    auto out = std::make_shared<HostBuffer>(into.type(),
                                             std::vector<int64_t>(into.shape()));
     std::memcpy(out->data(), into.data(), into.sizeInBytes());
     const RValue &v = frame.slots[scalar];
@@ -520,7 +521,7 @@ static llvm::Expected<Step> buildSplat(Operation *op, KernelContext &ctx) {
   bool splat = llvm::isa<tensor::SplatOp>(op);
   unsigned result = ctx.slot(op->getResult(0));
   return Step([=, info = *info](Frame &frame, DeviceContext &) {
-    auto out = std::make_shared<HostTensor>(info.type, info.shape);
+    auto out = std::make_shared<HostBuffer>(info.type, info.shape);
     for (int64_t e = 0; e < out->numElements(); ++e) {
       const RValue &v = frame.slots[elements[splat ? 0 : e]];
       if (isFloat(info.type))

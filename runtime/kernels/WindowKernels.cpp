@@ -173,7 +173,7 @@ std::optional<KernelBuilder> windowKernel(Operation *op) {
     return std::nullopt;
   return destinationKernel(
       Output::CopyOfInit,
-      [s = *window](llvm::ArrayRef<const HostTensor *> in, HostTensor &out,
+      [s = *window](llvm::ArrayRef<const HostBuffer *> in, HostBuffer &out,
                     const DeviceContext &ctx) {
         bool weighted = s.accumulate == Accumulate::MulAdd;
         if (s.isF32)

@@ -9,7 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
-  llvm::Expected<spmd::runtime::HostTensor> tensor =
+  llvm::Expected<spmd::runtime::HostBuffer> tensor =
       spmd::runtime::parseNpy(bytes, "fuzz.npy");
   if (!tensor) {
     llvm::consumeError(tensor.takeError());

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/AutoShardProblem.h"
+#include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
@@ -67,22 +68,21 @@ protected:
     if (failed(problem))
       return 0;
     EXPECT_LE(problem->opsModelled, 8u) << source;
-    ::spmd::ShardingProblem &p = problem->problem;
+    ShardingProblem &p = problem->problem;
     double choices = 1;
     for (size_t v = 0; v < p.nodes.size(); ++v)
       choices *= double(p.strategies(v));
     if (choices > 2e7)
       return choices;
     if (budgetFraction > 0) {
-      auto unlimited = ::spmd::solveWithCbc(p, 60);
+      auto unlimited = solveWithCbc(p, 60);
       EXPECT_TRUE(bool(unlimited));
       if (!unlimited)
         return choices;
-      p.memoryBudget =
-          ::spmd::peakMemory(p, unlimited->choice) * budgetFraction;
+      p.memoryBudget = peakMemory(p, unlimited->choice) * budgetFraction;
     }
-    auto exact = ::spmd::solveExhaustively(p);
-    auto cbc = ::spmd::solveWithCbc(p, 60);
+    auto exact = solveExhaustively(p);
+    auto cbc = solveWithCbc(p, 60);
     if (feasible)
       *feasible = bool(exact);
     EXPECT_EQ(bool(exact), bool(cbc)) << source;
@@ -96,10 +96,10 @@ protected:
       }
       return choices;
     }
-    EXPECT_EQ(cbc->status, ::spmd::ShardingSolution::Status::Optimal);
+    EXPECT_EQ(cbc->status, ShardingSolution::Status::Optimal);
     EXPECT_NEAR(cbc->cost, exact->cost, 1e-9 * std::max(1.0, exact->cost))
         << source;
-    EXPECT_LE(::spmd::peakMemory(p, cbc->choice), p.memoryBudget);
+    EXPECT_LE(peakMemory(p, cbc->choice), p.memoryBudget);
     return choices;
   }
 

@@ -17,7 +17,7 @@ namespace {
 
 /// `v` rounded to bf16, as a bf16 tensor stores it.
 double bf16(double v) {
-  HostTensor t(DType::BF16, {1});
+  HostBuffer t(ElementType::BF16, {1});
   t.setFloat(0, v);
   return t.getFloat(0);
 }
@@ -26,8 +26,8 @@ double bf16(double v) {
 /// the exact sum (the f64 reference), the sum of their absolute values (the
 /// magnitude), and the sum in two halves (the partitioned program's order).
 struct Sums {
-  HostTensor reference{DType::BF16, {4}}, wide{DType::F64, {4}},
-      magnitude{DType::F64, {4}}, reassociated{DType::BF16, {4}};
+  HostBuffer reference{ElementType::BF16, {4}}, wide{ElementType::F64, {4}},
+      magnitude{ElementType::F64, {4}}, reassociated{ElementType::BF16, {4}};
 };
 
 Sums bf16Sums(unsigned seed, double low = -1) {
@@ -65,7 +65,7 @@ TEST(Check, ReassociatedLowPrecisionSumsPass) {
 TEST(Check, EighteenPercentOffFailsInBf16) {
   for (unsigned seed = 0; seed < 50; ++seed) {
     Sums sums = bf16Sums(seed);
-    HostTensor wrong(DType::BF16, {4});
+    HostBuffer wrong(ElementType::BF16, {4});
     for (int row = 0; row < 4; ++row)
       wrong.setFloat(row, bf16(sums.wide.getFloat(row) * 1.18 + 0.18));
     CheckResult result =
@@ -83,7 +83,7 @@ TEST(Check, EighteenPercentOffFailsInBf16) {
 TEST(Check, FifteenPercentOffAPositiveBf16SumFails) {
   for (unsigned seed = 0; seed < 50; ++seed) {
     Sums sums = bf16Sums(seed, /*low=*/0);
-    HostTensor wrong(DType::BF16, {4});
+    HostBuffer wrong(ElementType::BF16, {4});
     for (int row = 0; row < 4; ++row)
       wrong.setFloat(row, bf16(sums.wide.getFloat(row) * 1.15));
     for (int64_t k : {10, 10000}) {
@@ -99,7 +99,7 @@ TEST(Check, FifteenPercentOffAPositiveBf16SumFails) {
 }
 
 TEST(Check, IntegersMustBeEqual) {
-  HostTensor a(DType::I32, {3}), b(DType::I32, {3});
+  HostBuffer a(ElementType::I32, {3}), b(ElementType::I32, {3});
   for (int i = 0; i < 3; ++i) {
     a.setInt(i, i);
     b.setInt(i, i);
@@ -110,14 +110,14 @@ TEST(Check, IntegersMustBeEqual) {
 }
 
 TEST(Check, LargeIntegersMustBeEqualToTheLastBit) {
-  HostTensor a(DType::I64, {1}), b(DType::I64, {1});
+  HostBuffer a(ElementType::I64, {1}), b(ElementType::I64, {1});
   a.setInt(0, (int64_t(1) << 60) + 1);
   b.setInt(0, int64_t(1) << 60);
   EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1).pass);
 }
 
 TEST(Check, NonFiniteValuesMustMatch) {
-  HostTensor a(DType::F32, {2}), b(DType::F32, {2});
+  HostBuffer a(ElementType::F32, {2}), b(ElementType::F32, {2});
   a.setFloat(0, NAN);
   b.setFloat(0, NAN);
   a.setFloat(1, INFINITY);
@@ -136,8 +136,8 @@ TEST(Check, NonFiniteValuesMustMatch) {
 // seed 3310 case 28); the finite ones are still checked, and without such
 // evidence the infinities must match.
 TEST(Check, OverflowsOfTheFloatTypeAreCountedNotFailed) {
-  HostTensor out(DType::F16, {3}), ref(DType::F16, {3}), wide(DType::F64, {3}),
-      scale(DType::F64, {3});
+  HostBuffer out(ElementType::F16, {3}), ref(ElementType::F16, {3}),
+      wide(ElementType::F64, {3}), scale(ElementType::F64, {3});
   double outs[] = {65472, INFINITY, 1}, refs[] = {INFINITY, 43872, 1},
          wides[] = {70000, 43872, 1};
   for (int e = 0; e < 3; ++e) {
@@ -159,7 +159,7 @@ TEST(Check, OverflowsOfTheFloatTypeAreCountedNotFailed) {
 // Without an f64 reference (f64 programs) the tolerance is relative to the
 // magnitude and grows with the reduction length.
 TEST(Check, F64OutputsUseTheScaledTolerance) {
-  HostTensor a(DType::F64, {1}), b(DType::F64, {1});
+  HostBuffer a(ElementType::F64, {1}), b(ElementType::F64, {1});
   b.setFloat(0, 1.0);
   a.setFloat(0, 1.0 + 1e-13);
   EXPECT_TRUE(checkOutputs({a}, {b}, {}, {}, 100).pass);
@@ -172,8 +172,8 @@ TEST(Check, F64OutputsUseTheScaledTolerance) {
 // checked (it failed as if the scale were 0); a non-finite one must still
 // match the reference.
 TEST(Check, UnboundedScalesAreCountedNotFailed) {
-  HostTensor out(DType::BF16, {2}), ref(DType::BF16, {2}),
-      wide(DType::F64, {2}), scale(DType::F64, {2});
+  HostBuffer out(ElementType::BF16, {2}), ref(ElementType::BF16, {2}),
+      wide(ElementType::F64, {2}), scale(ElementType::F64, {2});
   for (int e = 0; e < 2; ++e) {
     ref.setFloat(e, 1);
     wide.setFloat(e, 1);
@@ -193,23 +193,24 @@ TEST(Check, UnboundedScalesAreCountedNotFailed) {
 }
 
 /// An entry of a program of the lit tests' inputs, compiled.
-std::unique_ptr<Program> compileInput(mlir::MLIRContext &context,
-                                      llvm::StringRef file,
-                                      llvm::StringRef entry) {
+std::unique_ptr<LoadedProgram> compileInput(mlir::MLIRContext &context,
+                                            llvm::StringRef file,
+                                            llvm::StringRef entry) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>((SPMD_LIT_INPUTS "/" + file).str(),
                                             &context);
   EXPECT_TRUE(module);
-  llvm::Expected<std::unique_ptr<Program>> program =
+  llvm::Expected<std::unique_ptr<LoadedProgram>> program =
       ::spmd::driver::compile(std::move(module), entry);
   EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
   return std::move(*program);
 }
 
-std::vector<HostTensor> uniformInputs(const Program &program, unsigned seed) {
+std::vector<HostBuffer> uniformInputs(const LoadedProgram &program,
+                                      unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> value(-1, 1);
-  std::vector<HostTensor> inputs;
+  std::vector<HostBuffer> inputs;
   for (const TensorSpec &spec : program.inputs()) {
     inputs.emplace_back(spec.type, spec.shape);
     for (int64_t e = 0; e < inputs.back().numElements(); ++e)
@@ -229,13 +230,13 @@ void checkPrograms(llvm::StringRef file, llvm::ArrayRef<const char *> entries,
   mlir::spmd::registerInputDialects(registry);
   mlir::MLIRContext context(registry);
   for (const char *entry : entries) {
-    std::unique_ptr<Program> program = compileInput(context, file, entry);
+    std::unique_ptr<LoadedProgram> program = compileInput(context, file, entry);
     ASSERT_TRUE(program);
     for (unsigned seed = 0; seed < seeds; ++seed) {
-      std::vector<HostTensor> inputs = uniformInputs(*program, seed);
-      llvm::Expected<std::vector<HostTensor>> outputs = program->run(inputs);
+      std::vector<HostBuffer> inputs = uniformInputs(*program, seed);
+      llvm::Expected<std::vector<HostBuffer>> outputs = program->run(inputs);
       ASSERT_TRUE(bool(outputs)) << llvm::toString(outputs.takeError());
-      for (HostTensor &out : *outputs)
+      for (HostBuffer &out : *outputs)
         for (int64_t e = 0; e < out.numElements(); ++e)
           out.setFloat(e, out.getFloat(e) * factor);
       llvm::Expected<CheckResult> result = program->check(inputs, *outputs);

@@ -21,8 +21,8 @@ template <typename Body> void onDevices(int64_t n, Body body) {
     t.join();
 }
 
-TensorRef filled(DType type, int64_t elements, int64_t device) {
-  auto t = std::make_shared<HostTensor>(type, std::vector<int64_t>{elements});
+TensorRef filled(ElementType type, int64_t elements, int64_t device) {
+  auto t = std::make_shared<HostBuffer>(type, std::vector<int64_t>{elements});
   for (int64_t i = 0; i < elements; ++i) {
     int64_t v = (i * 7 + device * 13) % 29 - 14;
     if (isFloat(type))
@@ -34,7 +34,7 @@ TensorRef filled(DType type, int64_t elements, int64_t device) {
 }
 
 struct AllReduceCase {
-  DType type;
+  ElementType type;
   int64_t elements;
   int64_t devices;
   ReductionKind kind;
@@ -72,13 +72,13 @@ TEST_P(AllReduceTest, EveryMemberGetsTheReduction) {
 
 INSTANTIATE_TEST_SUITE_P(
     Sizes, AllReduceTest,
-    ::testing::Values(AllReduceCase{DType::F32, 100, 4, ReductionKind::Sum},
-                      AllReduceCase{DType::F32, 300001, 4, ReductionKind::Sum},
-                      AllReduceCase{DType::F32, 300001, 3, ReductionKind::Max},
-                      AllReduceCase{DType::F64, 200003, 2, ReductionKind::Min},
-                      AllReduceCase{DType::I32, 300007, 4, ReductionKind::Sum},
-                      AllReduceCase{DType::BF16, 700001, 4,
-                                    ReductionKind::Max}));
+    ::testing::Values(
+        AllReduceCase{ElementType::F32, 100, 4, ReductionKind::Sum},
+        AllReduceCase{ElementType::F32, 300001, 4, ReductionKind::Sum},
+        AllReduceCase{ElementType::F32, 300001, 3, ReductionKind::Max},
+        AllReduceCase{ElementType::F64, 200003, 2, ReductionKind::Min},
+        AllReduceCase{ElementType::I32, 300007, 4, ReductionKind::Sum},
+        AllReduceCase{ElementType::BF16, 700001, 4, ReductionKind::Max}));
 
 TEST(LocalCommunicator, MissingMemberTimesOutNamingIt) {
   LocalCommunicator communicator(std::chrono::milliseconds(50));
@@ -86,7 +86,7 @@ TEST(LocalCommunicator, MissingMemberTimesOutNamingIt) {
   for (int64_t elements : {16, 1 << 20}) {
     llvm::Expected<TensorRef> out = communicator.allReduce(
         "k" + std::to_string(elements), "'spmd.all_reduce' at loc", 0, group,
-        filled(DType::F32, elements, 0), ReductionKind::Sum);
+        filled(ElementType::F32, elements, 0), ReductionKind::Sum);
     ASSERT_FALSE(bool(out));
     std::string message = llvm::toString(out.takeError());
     EXPECT_NE(message.find("'spmd.all_reduce' at loc"), std::string::npos);

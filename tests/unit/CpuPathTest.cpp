@@ -97,7 +97,7 @@ TEST(CpuPath, ProgramsAgreeOnEveryPath) {
       } -> tensor<37x523xf32>
       return %r : tensor<37x523xf32>
     })mlir";
-  HostTensor a(DType::F32, {m, k}), bt(DType::F32, {n, k});
+  HostBuffer a(ElementType::F32, {m, k}), bt(ElementType::F32, {n, k});
   for (int64_t i = 0; i < m * k; ++i)
     a.setFloat(i, std::sin(0.37 * i));
   for (int64_t i = 0; i < n * k; ++i)

@@ -1,8 +1,8 @@
 //===- DevicePoolTest.cpp - Devices multiplexed over a few threads --------===//
 
-#include "runtime/comm/Communicator.h"
 #include "runtime/devices/DevicePool.h"
-#include "runtime/exec/HostTensor.h"
+#include "runtime/comm/Communicator.h"
+#include "runtime/exec/HostBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,8 @@ using namespace spmd::runtime;
 namespace {
 
 TensorRef scalar(int64_t value) {
-  auto t = std::make_shared<HostTensor>(DType::I64, std::vector<int64_t>{});
+  auto t =
+      std::make_shared<HostBuffer>(ElementType::I64, std::vector<int64_t>{});
   t->setInt(0, value);
   return t;
 }
@@ -189,7 +190,7 @@ TEST(LocalCommunicator, AFailedDeviceEndsTheWaitOfThreads) {
 
 namespace {
 
-// One pool for many runs of different sizes (a Program's): each run gets
+// One pool for many runs of different sizes (a LoadedProgram's): each run gets
 // its devices' collectives right, and the pool starts no thread past its
 // workers.
 // A pool whose first run needed no helper thread starts one for its next

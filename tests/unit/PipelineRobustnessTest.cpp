@@ -24,8 +24,8 @@
 
 
 using namespace mlir;
-using ::spmd::runtime::HostTensor;
-using ::spmd::runtime::Program;
+using ::spmd::runtime::HostBuffer;
+using ::spmd::runtime::LoadedProgram;
 using ::spmd::runtime::TensorSpec;
 
 /// Whether running `module` stays small: few devices, small tensors.
@@ -76,7 +76,7 @@ TEST_P(PipelineRobustness, MutantsNeverCrash) {
     for (const std::string &entry : entries) {
       OwningOpRef<ModuleOp> copy =
           parseSourceString<ModuleOp>(mutant, &context);
-      llvm::Expected<std::unique_ptr<Program>> program =
+      llvm::Expected<std::unique_ptr<LoadedProgram>> program =
           ::spmd::driver::compile(std::move(copy), entry);
       if (!program) {
         llvm::consumeError(program.takeError());
@@ -85,15 +85,15 @@ TEST_P(PipelineRobustness, MutantsNeverCrash) {
       ++compiled;
       if (!small)
         continue;
-      std::vector<HostTensor> inputs;
+      std::vector<HostBuffer> inputs;
       for (const TensorSpec &spec : (*program)->inputs())
         inputs.emplace_back(spec.type, spec.shape);
-      llvm::Expected<std::vector<HostTensor>> out = (*program)->run(inputs);
+      llvm::Expected<std::vector<HostBuffer>> out = (*program)->run(inputs);
       if (out)
         ++ran;
       else
         llvm::consumeError(out.takeError());
-      llvm::Expected<std::vector<HostTensor>> reference =
+      llvm::Expected<std::vector<HostBuffer>> reference =
           (*program)->runGlobal(inputs);
       if (!reference)
         llvm::consumeError(reference.takeError());

@@ -21,13 +21,13 @@ using namespace spmd::runtime;
 
 namespace {
 
-std::unique_ptr<Program> compile(mlir::MLIRContext &context,
-                                 llvm::StringRef source) {
+std::unique_ptr<LoadedProgram> compile(mlir::MLIRContext &context,
+                                       llvm::StringRef source) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, &context);
   EXPECT_TRUE(module);
-  llvm::Expected<std::unique_ptr<Program>> program =
-      ::spmd::driver::compile(std::move(module), "");
+  llvm::Expected<std::unique_ptr<LoadedProgram>> program =
+      driver::compile(std::move(module), "");
   EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
   return std::move(*program);
 }
@@ -40,9 +40,9 @@ mlir::DialectRegistry inputDialects() {
 
 // An uneven split (5 rows over 2 devices) and a replicated result: every
 // shard says which global elements it holds, and toHost reassembles.
-TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
+TEST(LoadedProgram, RunShardedKeepsResultsOnTheirDevices) {
   mlir::MLIRContext context(inputDialects());
-  std::unique_ptr<Program> program = compile(context, R"mlir(
+  std::unique_ptr<LoadedProgram> program = compile(context, R"mlir(
     spmd.mesh @mesh = <["x"=2]>
     func.func @main(%a: tensor<5x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
                     %b: tensor<3xf32>)
@@ -54,18 +54,18 @@ TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
   ASSERT_TRUE(program);
   ASSERT_EQ(program->numDevices(), 2);
 
-  HostTensor a(DType::F32, {5, 4}), b(DType::F32, {3});
+  HostBuffer a(ElementType::F32, {5, 4}), b(ElementType::F32, {3});
   for (int64_t i = 0; i < 20; ++i)
     a.setFloat(i, i);
   for (int64_t i = 0; i < 3; ++i)
     b.setFloat(i, i + 1);
-  llvm::Expected<std::vector<ShardedTensor>> out = program->runSharded({a, b});
+  llvm::Expected<std::vector<ShardedBuffer>> out = program->runSharded({a, b});
   ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
   ASSERT_EQ(out->size(), 2u);
 
-  const ShardedTensor &rows = (*out)[0];
+  const ShardedBuffer &rows = (*out)[0];
   ASSERT_EQ(rows.localShards().size(), 2u);
-  for (const ShardedTensor::Shard &shard : rows.localShards()) {
+  for (const ShardedBuffer::Shard &shard : rows.localShards()) {
     const DimSlice &r = shard.slices[0];
     EXPECT_EQ(r.offset, shard.device * 3);
     EXPECT_EQ(r.size, 3);
@@ -76,13 +76,13 @@ TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
     for (int64_t i = 0; i < r.valid * 4; ++i)
       EXPECT_EQ(shard.data->getFloat(i), 2.0 * (r.offset * 4 + i));
   }
-  llvm::Expected<HostTensor> whole = rows.toHost();
+  llvm::Expected<HostBuffer> whole = rows.toHost();
   ASSERT_TRUE(bool(whole));
   for (int64_t i = 0; i < 20; ++i)
     EXPECT_EQ(whole->getFloat(i), 2.0 * i);
 
-  const ShardedTensor &squares = (*out)[1];
-  for (const ShardedTensor::Shard &shard : squares.localShards()) {
+  const ShardedBuffer &squares = (*out)[1];
+  for (const ShardedBuffer::Shard &shard : squares.localShards()) {
     EXPECT_EQ(shard.slices[0].offset, 0);
     EXPECT_EQ(shard.slices[0].valid, 3);
     for (int64_t i = 0; i < 3; ++i)
@@ -94,9 +94,9 @@ TEST(Program, RunShardedKeepsResultsOnTheirDevices) {
 // sum over "y" is the input (the first device of each group the value, the
 // others zeros), so returning it replicated gives the input back, not twice
 // it.
-TEST(Program, PartialSumArgumentIsSplitIntoShares) {
+TEST(LoadedProgram, PartialSumArgumentIsSplitIntoShares) {
   mlir::MLIRContext context(inputDialects());
-  std::unique_ptr<Program> program = compile(context, R"mlir(
+  std::unique_ptr<LoadedProgram> program = compile(context, R"mlir(
     spmd.mesh @mesh = <["x"=2, "y"=2]>
     func.func @main(%a: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], partial={"y"}>})
         -> (tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
@@ -105,7 +105,7 @@ TEST(Program, PartialSumArgumentIsSplitIntoShares) {
   ASSERT_TRUE(program);
   ASSERT_EQ(program->numDevices(), 4);
 
-  HostTensor a(DType::F32, {4});
+  HostBuffer a(ElementType::F32, {4});
   for (int64_t i = 0; i < 4; ++i)
     a.setFloat(i, i + 1);
   std::vector<TensorRef> shards = program->shard(0, a);
@@ -116,7 +116,7 @@ TEST(Program, PartialSumArgumentIsSplitIntoShares) {
       EXPECT_EQ(shards[device]->getFloat(i), device % 2 == 0 ? i + 1 : 0.0)
           << "device " << device << " element " << i;
 
-  llvm::Expected<std::vector<HostTensor>> out = program->run({a});
+  llvm::Expected<std::vector<HostBuffer>> out = program->run({a});
   ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
   for (int64_t i = 0; i < 4; ++i)
     EXPECT_EQ((*out)[0].getFloat(i), i + 1.0);
@@ -124,9 +124,9 @@ TEST(Program, PartialSumArgumentIsSplitIntoShares) {
 
 // A pending max (or min) is its value on every device: each device may keep
 // the input whole.
-TEST(Program, PartialMaxArgumentIsOnEveryDevice) {
+TEST(LoadedProgram, PartialMaxArgumentIsOnEveryDevice) {
   mlir::MLIRContext context(inputDialects());
-  std::unique_ptr<Program> program = compile(context, R"mlir(
+  std::unique_ptr<LoadedProgram> program = compile(context, R"mlir(
     spmd.mesh @mesh = <["x"=2, "y"=2]>
     func.func @main(%a: tensor<3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{}], partial<max>={"x", "y"}>})
         -> (tensor<3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
@@ -134,13 +134,13 @@ TEST(Program, PartialMaxArgumentIsOnEveryDevice) {
     })mlir");
   ASSERT_TRUE(program);
 
-  HostTensor a(DType::I32, {3});
+  HostBuffer a(ElementType::I32, {3});
   for (int64_t i = 0; i < 3; ++i)
     a.setInt(i, -5 + 4 * i);
   for (const TensorRef &shard : program->shard(0, a))
     for (int64_t i = 0; i < 3; ++i)
       EXPECT_EQ(shard->getInt(i), -5 + 4 * i);
-  llvm::Expected<std::vector<HostTensor>> out = program->run({a});
+  llvm::Expected<std::vector<HostBuffer>> out = program->run({a});
   ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
   for (int64_t i = 0; i < 3; ++i)
     EXPECT_EQ((*out)[0].getInt(i), -5 + 4 * i);
@@ -150,7 +150,7 @@ TEST(Program, PartialMaxArgumentIsOnEveryDevice) {
 
 namespace {
 
-bool sameBytes(const HostTensor &a, const HostTensor &b) {
+bool sameBytes(const HostBuffer &a, const HostBuffer &b) {
   return a.sizeInBytes() == b.sizeInBytes() &&
          std::memcmp(a.data(), b.data(), a.sizeInBytes()) == 0;
 }
@@ -158,9 +158,9 @@ bool sameBytes(const HostTensor &a, const HostTensor &b) {
 // Two Programs running at once in one process: each gets the values and
 // the per-device peak memory it gets alone (the figures were process-wide,
 // and one run reset the other's).
-TEST(Program, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
+TEST(LoadedProgram, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
   mlir::MLIRContext contextA(inputDialects()), contextB(inputDialects());
-  std::unique_ptr<Program> a = compile(contextA, R"mlir(
+  std::unique_ptr<LoadedProgram> a = compile(contextA, R"mlir(
     spmd.mesh @mesh = <["x"=4]>
     func.func @main(%a: tensor<1024x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
         -> (tensor<1024x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
@@ -168,7 +168,7 @@ TEST(Program, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
       %1 = arith.addf %0, %a : tensor<1024x256xf32>
       return %1 : tensor<1024x256xf32>
     })mlir");
-  std::unique_ptr<Program> b = compile(contextB, R"mlir(
+  std::unique_ptr<LoadedProgram> b = compile(contextB, R"mlir(
     spmd.mesh @mesh = <["y"=2]>
     func.func @main(%a: tensor<2048x512xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
         -> tensor<512xf32> {
@@ -179,14 +179,15 @@ TEST(Program, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
       return %r : tensor<512xf32>
     })mlir");
   ASSERT_TRUE(a && b);
-  HostTensor inA(DType::F32, {1024, 256}), inB(DType::F32, {2048, 512});
+  HostBuffer inA(ElementType::F32, {1024, 256}),
+      inB(ElementType::F32, {2048, 512});
   for (int64_t i = 0; i < inA.numElements(); ++i)
     inA.setFloat(i, (i % 17) * 0.25);
   for (int64_t i = 0; i < inB.numElements(); ++i)
     inB.setFloat(i, (i % 13) * 0.5);
 
-  auto runAlone = [](Program &program, const HostTensor &input) {
-    llvm::Expected<std::vector<HostTensor>> out = program.run({input});
+  auto runAlone = [](LoadedProgram &program, const HostBuffer &input) {
+    llvm::Expected<std::vector<HostBuffer>> out = program.run({input});
     EXPECT_TRUE(bool(out)) << llvm::toString(out.takeError());
     return std::make_pair(std::move((*out)[0]), program.peakBytesOfLastRun());
   };
@@ -200,11 +201,11 @@ TEST(Program, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
 
   std::vector<std::string> failures;
   std::mutex mutex;
-  auto repeat = [&](Program &program, const HostTensor &input,
-                    const HostTensor &expected,
+  auto repeat = [&](LoadedProgram &program, const HostBuffer &input,
+                    const HostBuffer &expected,
                     const std::vector<int64_t> &peaks, const char *name) {
     for (int i = 0; i < 8; ++i) {
-      llvm::Expected<std::vector<HostTensor>> out = program.run({input});
+      llvm::Expected<std::vector<HostBuffer>> out = program.run({input});
       std::lock_guard<std::mutex> guard(mutex);
       if (!out)
         failures.push_back(llvm::toString(out.takeError()));

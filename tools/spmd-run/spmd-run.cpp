@@ -169,8 +169,8 @@ static constexpr std::chrono::minutes kVerdictWait{30};
   std::exit(code);
 }
 
-static HostTensor randomTensor(const TensorSpec &spec, std::mt19937_64 &rng) {
-  HostTensor t(spec.type, spec.shape);
+static HostBuffer randomTensor(const TensorSpec &spec, std::mt19937_64 &rng) {
+  HostBuffer t(spec.type, spec.shape);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int64_t> small(0, 1);
   for (int64_t i = 0; i < t.numElements(); ++i) {
@@ -186,7 +186,7 @@ static std::string shapeText(const TensorSpec &spec) {
   std::string text = "tensor<";
   for (int64_t s : spec.shape)
     text += std::to_string(s) + "x";
-  return text + dtypeName(spec.type).str() + ">";
+  return text + elementTypeName(spec.type).str() + ">";
 }
 
 /// The value of the environment variable `name`, if set and not empty.
@@ -310,7 +310,7 @@ static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context
 }
 
 /// `module` compiled by the driver for the devices.
-static std::unique_ptr<Program>
+static std::unique_ptr<LoadedProgram>
 compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
   spmd::driver::PipelineOptions pipeline;
   if (!meshConfig.empty()) {
@@ -331,13 +331,13 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
                                     partitioned.print(os);
                                   });
   };
-  llvm::Expected<std::unique_ptr<Program>> compiled =
+  llvm::Expected<std::unique_ptr<LoadedProgram>> compiled =
       spmd::driver::compile(std::move(module), entry, pipeline, dump);
   if (dumpError)
     badInput(llvm::toString(std::move(dumpError)));
   if (!compiled)
     badInput(llvm::toString(compiled.takeError()));
-  Program &program = **compiled;
+  LoadedProgram &program = **compiled;
   if (devicesFlag && devicesFlag != program.numLocalDevices())
     badInput(llvm::formatv(
         "the mesh has {0} devices{1} but --devices={2}; a "
@@ -357,11 +357,11 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
 /// tensors where the check needs them (returned). Under MPI a process reads
 /// from an input file only where its shards lie (random inputs are drawn
 /// whole, in one sequence).
-static std::vector<HostTensor>
-readInputs(const Program &program,
+static std::vector<HostBuffer>
+readInputs(const LoadedProgram &program,
            std::vector<std::vector<TensorRef>> &perDevice) {
   bool needWhole = leads() && check;
-  std::vector<HostTensor> inputs;
+  std::vector<HostBuffer> inputs;
   perDevice.assign(program.numLocalDevices(), {});
   auto addShards = [&](std::vector<TensorRef> shards) {
     for (auto [index, shard] : llvm::enumerate(shards))
@@ -370,7 +370,7 @@ readInputs(const Program &program,
   std::mt19937_64 rng(seed);
   for (auto [i, spec] : llvm::enumerate(program.inputs())) {
     if (inputsDir.empty()) {
-      HostTensor whole = randomTensor(spec, rng);
+      HostBuffer whole = randomTensor(spec, rng);
       addShards(program.shard(i, whole));
       if (needWhole)
         inputs.push_back(std::move(whole));
@@ -398,7 +398,7 @@ readInputs(const Program &program,
       }
       // Of a type to convert: read whole, as below.
     }
-    llvm::Expected<HostTensor> read =
+    llvm::Expected<HostBuffer> read =
         readNpy(path, spec.type, maxTensorBytes());
     if (!read)
       badInput(llvm::toString(read.takeError()));
@@ -414,9 +414,9 @@ readInputs(const Program &program,
 /// The timed runs: their median in ms; the outputs of the last in
 /// `outputs` (on rank 0). Under MPI the processes start each run together;
 /// a run lasts as long as its slowest process.
-static double timedRuns(Program &program,
+static double timedRuns(LoadedProgram &program,
                         const std::vector<std::vector<TensorRef>> &perDevice,
-                        std::vector<HostTensor> &outputs) {
+                        std::vector<HostBuffer> &outputs) {
   std::vector<double> runTimes;
   for (int64_t k = 0; k < iters; ++k) {
     if (world)
@@ -424,13 +424,13 @@ static double timedRuns(Program &program,
         runFailed(llvm::toString(std::move(err)));
     program.clearMpiTraffic();
     auto start = std::chrono::steady_clock::now();
-    llvm::Expected<std::vector<ShardedTensor>> out =
+    llvm::Expected<std::vector<ShardedBuffer>> out =
         program.runSharded(perDevice);
     if (!out)
       runFailed(llvm::toString(out.takeError()));
     outputs.clear();
-    for (const ShardedTensor &result : *out) {
-      llvm::Expected<HostTensor> whole =
+    for (const ShardedBuffer &result : *out) {
+      llvm::Expected<HostBuffer> whole =
           program.toHost(result, /*everywhere=*/false);
       if (!whole)
         runFailed(llvm::toString(whole.takeError()));
@@ -451,7 +451,7 @@ static double timedRuns(Program &program,
   return runTimes[runTimes.size() / 2];
 }
 
-static void writeOutputs(llvm::ArrayRef<HostTensor> outputs) {
+static void writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
   for (auto [i, out] : llvm::enumerate(outputs)) {
     llvm::SmallString<128> path(outputsDir);
     llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
@@ -462,8 +462,8 @@ static void writeOutputs(llvm::ArrayRef<HostTensor> outputs) {
 
 /// The check of `outputs` against the unpartitioned program, printed; its
 /// report in `report`. The exit code: 0 if it passes.
-static int checkRun(Program &program, llvm::ArrayRef<HostTensor> inputs,
-                    llvm::ArrayRef<HostTensor> outputs,
+static int checkRun(LoadedProgram &program, llvm::ArrayRef<HostBuffer> inputs,
+                    llvm::ArrayRef<HostBuffer> outputs,
                     llvm::json::Object &report) {
   llvm::Expected<CheckResult> result = program.check(inputs, outputs);
   if (!result)
@@ -498,14 +498,15 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   // Diagnostics name ops by location, never by a generic-form dump.
   context.printOpOnDiagnostic(false);
-  std::unique_ptr<Program> program = compileProgram(parseProgram(context));
+  std::unique_ptr<LoadedProgram> program =
+      compileProgram(parseProgram(context));
   double compileMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
   std::vector<std::vector<TensorRef>> perDevice;
-  std::vector<HostTensor> inputs = readInputs(*program, perDevice);
-  std::vector<HostTensor> outputs;
+  std::vector<HostBuffer> inputs = readInputs(*program, perDevice);
+  std::vector<HostBuffer> outputs;
   double runMs = timedRuns(*program, perDevice, outputs);
   std::vector<int64_t> peaks = program->peakBytesOfLastRun();
   llvm::Expected<llvm::json::Array> mpiReport =

@@ -158,7 +158,7 @@ func.func @bad_priority(%x: tensor<8xf32>) {
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @bad_reduction(%x: tensor<8xf32>) {
-  // expected-error @+1 {{unknown reduction 'mean' (expected sum, max or min)}}
+  // expected-error @+1 {{unknown reduction 'mean' (expected sum, max, min, maxnum or minnum)}}
   %0 = spmd.sharding_constraint %x <@mesh, [{}], partial<mean>={"data"}> : tensor<8xf32>
   return
 }

@@ -46,11 +46,11 @@ func.func @softmax(%a: tensor<4x8xf32>, %c: tensor<4x8xf32>) -> tensor<4x8xf32> 
 }
 
 // A shifted read (a finite difference) is a window of the output loop;
-// each result is pending its own combiner, and a body that is not
+// each result is pending its own combiner (maxnumf as maxnum), and a body that is not
 // `combine(x, acc)` leaves its reductions whole.
 // CHECK-LABEL: func.func @shift_and_combiners
 // CHECK: linalg.generic {{.*}}spmd.sharding_rule = "([i], [i], [i]) -> ([i]) {i=7} permutation={i} windows={operand0[0]: 1*i + [0, 0] + 1}"
-// CHECK: linalg.generic {{.*}}spmd.sharding_rule = "([i, j], [i], [i]) -> ([i], [i]) {i=4, j=8} reduction={j} pending=[max, min]"
+// CHECK: linalg.generic {{.*}}spmd.sharding_rule = "([i, j], [i], [i]) -> ([i], [i]) {i=4, j=8} reduction={j} pending=[maxnum, min]"
 // CHECK: linalg.generic {{.*}}spmd.sharding_rule = "([i, j], [i]) -> ([i]) {i=4, j=8} reduction={j} pending=[none]"
 #id1 = affine_map<(d0) -> (d0)>
 #next = affine_map<(d0) -> (d0 + 1)>

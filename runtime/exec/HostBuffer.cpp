@@ -1,6 +1,6 @@
-//===- HostTensor.cpp - Tensors in memory ---------------------------------===//
+//===- HostBuffer.cpp - Tensors in memory ---------------------------------===//
 
-#include "runtime/exec/HostTensor.h"
+#include "runtime/exec/HostBuffer.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -142,24 +142,24 @@ TrackedBytes::~TrackedBytes() {
   BlockPool::get().give(ptr, size);
 }
 
-DType integerDType(unsigned width) {
+ElementType integerElementType(unsigned width) {
   assert(width >= 1 && width <= 64 && "integers have 1 to 64 bits");
-  return DType(kIntegerDTypeBase + width);
+  return ElementType(kIntegerElementTypeBase + width);
 }
 
-static bool isIntegerDType(DType type) {
-  return uint8_t(type) > kIntegerDTypeBase;
+static bool isIntegerElementType(ElementType type) {
+  return uint8_t(type) > kIntegerElementTypeBase;
 }
 
-int64_t dtypeBytes(DType type) {
+int64_t elementTypeBytes(ElementType type) {
   switch (type) {
-  case DType::F64:
-  case DType::Index:
+  case ElementType::F64:
+  case ElementType::Index:
     return 8;
-  case DType::F32:
+  case ElementType::F32:
     return 4;
-  case DType::F16:
-  case DType::BF16:
+  case ElementType::F16:
+  case ElementType::BF16:
     return 2;
   default:
     break;
@@ -168,26 +168,27 @@ int64_t dtypeBytes(DType type) {
   return width <= 8 ? 1 : width <= 16 ? 2 : width <= 32 ? 4 : 8;
 }
 
-bool isFloat(DType type) {
-  return type == DType::F32 || type == DType::F64 || type == DType::F16 ||
-         type == DType::BF16;
+bool isFloat(ElementType type) {
+  return type == ElementType::F32 || type == ElementType::F64 ||
+         type == ElementType::F16 || type == ElementType::BF16;
 }
 
-unsigned intWidth(DType type) {
-  return isIntegerDType(type) ? uint8_t(type) - kIntegerDTypeBase : 64;
+unsigned intWidth(ElementType type) {
+  return isIntegerElementType(type) ? uint8_t(type) - kIntegerElementTypeBase
+                                    : 64;
 }
 
-llvm::StringRef dtypeName(DType type) {
+llvm::StringRef elementTypeName(ElementType type) {
   switch (type) {
-  case DType::F32:
+  case ElementType::F32:
     return "f32";
-  case DType::F64:
+  case ElementType::F64:
     return "f64";
-  case DType::F16:
+  case ElementType::F16:
     return "f16";
-  case DType::BF16:
+  case ElementType::BF16:
     return "bf16";
-  case DType::Index:
+  case ElementType::Index:
     return "index";
   default:
     break;
@@ -211,7 +212,6 @@ int64_t toIntSaturating(double v) {
     return std::numeric_limits<int64_t>::min();
   return int64_t(v);
 }
-
 
 uint16_t floatToBFloat16(float v) {
   uint32_t bits;
@@ -285,48 +285,48 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
-HostTensor::HostTensor(DType type, std::vector<int64_t> shape, Init init)
+HostBuffer::HostBuffer(ElementType type, std::vector<int64_t> shape, Init init)
     : type_(type), shape_(std::move(shape)) {
   numElements_ = 1;
   for (int64_t s : shape_)
     numElements_ *= s;
-  bytes_ = TrackedBytes(numElements_ * dtypeBytes(type_), init);
+  bytes_ = TrackedBytes(numElements_ * elementTypeBytes(type_), init);
 }
 
-std::vector<int64_t> HostTensor::strides() const {
+std::vector<int64_t> HostBuffer::strides() const {
   std::vector<int64_t> s(shape_.size(), 1);
   for (int64_t d = int64_t(shape_.size()) - 2; d >= 0; --d)
     s[d] = s[d + 1] * shape_[d + 1];
   return s;
 }
 
-double HostTensor::getFloat(int64_t i) const {
+double HostBuffer::getFloat(int64_t i) const {
   switch (type_) {
-  case DType::F32:
+  case ElementType::F32:
     return as<float>()[i];
-  case DType::F64:
+  case ElementType::F64:
     return as<double>()[i];
-  case DType::F16:
+  case ElementType::F16:
     return halfToFloat(as<uint16_t>()[i]);
-  case DType::BF16:
+  case ElementType::BF16:
     return bfloat16ToFloat(as<uint16_t>()[i]);
   default:
     return double(getInt(i));
   }
 }
 
-void HostTensor::setFloat(int64_t i, double v) {
+void HostBuffer::setFloat(int64_t i, double v) {
   switch (type_) {
-  case DType::F32:
+  case ElementType::F32:
     as<float>()[i] = float(v);
     return;
-  case DType::F64:
+  case ElementType::F64:
     as<double>()[i] = v;
     return;
-  case DType::F16:
+  case ElementType::F16:
     as<uint16_t>()[i] = floatToHalf(float(v));
     return;
-  case DType::BF16:
+  case ElementType::BF16:
     as<uint16_t>()[i] = floatToBFloat16(float(v));
     return;
   default:
@@ -334,13 +334,13 @@ void HostTensor::setFloat(int64_t i, double v) {
   }
 }
 
-int64_t HostTensor::getInt(int64_t i) const {
+int64_t HostBuffer::getInt(int64_t i) const {
   if (isFloat(type_))
     return toIntSaturating(getFloat(i));
   // Stored sign-extended: the container's value is the element's.
-  switch (dtypeBytes(type_)) {
+  switch (elementTypeBytes(type_)) {
   case 1:
-    return type_ == DType::I1 ? (as<uint8_t>()[i] & 1) : as<int8_t>()[i];
+    return type_ == ElementType::I1 ? (as<uint8_t>()[i] & 1) : as<int8_t>()[i];
   case 2:
     return as<int16_t>()[i];
   case 4:
@@ -350,20 +350,20 @@ int64_t HostTensor::getInt(int64_t i) const {
   }
 }
 
-void HostTensor::wrapIntegers() {
-  if (isFloat(type_) || 8 * dtypeBytes(type_) == intWidth(type_))
+void HostBuffer::wrapIntegers() {
+  if (isFloat(type_) || 8 * elementTypeBytes(type_) == intWidth(type_))
     return; // the container's width: nothing to wrap
   for (int64_t i = 0; i < numElements_; ++i)
     setInt(i, getInt(i));
 }
 
-void HostTensor::setInt(int64_t i, int64_t v) {
+void HostBuffer::setInt(int64_t i, int64_t v) {
   if (isFloat(type_)) {
     setFloat(i, double(v));
     return;
   }
   v = wrapToWidth(v, intWidth(type_));
-  switch (dtypeBytes(type_)) {
+  switch (elementTypeBytes(type_)) {
   case 1:
     as<int8_t>()[i] = int8_t(v);
     return;

@@ -1,4 +1,4 @@
-//===- HostTensor.h - Tensors in memory -------------------------*- C++ -*-===//
+//===- HostBuffer.h - Tensors in memory -------------------------*- C++ -*-===//
 //
 // A dense, row-major tensor of one of the supported element types, owning
 // its bytes. Elements are read and written as double or int64 so kernels
@@ -23,32 +23,33 @@
 namespace spmd::runtime {
 
 /// Element types: the floats, index, and the integers of every width N from
-/// 1 to 64 (`integerDType(N)`; the usual widths are named). An iN element is
-/// stored in the smallest of 1, 2, 4 or 8 bytes holding N bits, sign-extended
-/// from N bits (i1: 0 or 1), so that kernels read it as a plain int8_t ..
-/// int64_t; setInt wraps what it stores to N bits.
-constexpr uint8_t kIntegerDTypeBase = 64; // iN is kIntegerDTypeBase + N
-enum class DType : uint8_t {
+/// 1 to 64 (`integerElementType(N)`; the usual widths are named). An iN element
+/// is stored in the smallest of 1, 2, 4 or 8 bytes holding N bits,
+/// sign-extended from N bits (i1: 0 or 1), so that kernels read it as a plain
+/// int8_t .. int64_t; setInt wraps what it stores to N bits.
+constexpr uint8_t kIntegerElementTypeBase =
+    64; // iN is kIntegerElementTypeBase + N
+enum class ElementType : uint8_t {
   F32,
   F64,
   F16,
   BF16,
   Index,
-  I1 = kIntegerDTypeBase + 1,
-  I8 = kIntegerDTypeBase + 8,
-  I16 = kIntegerDTypeBase + 16,
-  I32 = kIntegerDTypeBase + 32,
-  I64 = kIntegerDTypeBase + 64,
+  I1 = kIntegerElementTypeBase + 1,
+  I8 = kIntegerElementTypeBase + 8,
+  I16 = kIntegerElementTypeBase + 16,
+  I32 = kIntegerElementTypeBase + 32,
+  I64 = kIntegerElementTypeBase + 64,
 };
 
 /// The integer type of `width` bits, 1 <= width <= 64.
-DType integerDType(unsigned width);
-int64_t dtypeBytes(DType type);
-bool isFloat(DType type);
+ElementType integerElementType(unsigned width);
+int64_t elementTypeBytes(ElementType type);
+bool isFloat(ElementType type);
 /// Bit width of integer types (index: 64).
-unsigned intWidth(DType type);
+unsigned intWidth(ElementType type);
 /// "f32", "i4", "index", ...: the MLIR spelling.
-llvm::StringRef dtypeName(DType type);
+llvm::StringRef elementTypeName(ElementType type);
 
 /// Bytes of tensor storage live on each device of one run, and their
 /// peaks. Each run has its own, so runs in one process (two Programs at
@@ -112,16 +113,17 @@ private:
   uint8_t *ptr = nullptr;
 };
 
-class HostTensor {
+class HostBuffer {
 public:
-  HostTensor() = default;
-  HostTensor(DType type, std::vector<int64_t> shape, Init init = Init::Zero);
+  HostBuffer() = default;
+  HostBuffer(ElementType type, std::vector<int64_t> shape,
+             Init init = Init::Zero);
 
-  DType type() const { return type_; }
+  ElementType type() const { return type_; }
   llvm::ArrayRef<int64_t> shape() const { return shape_; }
   int64_t rank() const { return shape_.size(); }
   int64_t numElements() const { return numElements_; }
-  int64_t sizeInBytes() const { return numElements_ * dtypeBytes(type_); }
+  int64_t sizeInBytes() const { return numElements_ * elementTypeBytes(type_); }
   uint8_t *data() { return bytes_.data(); }
   const uint8_t *data() const { return bytes_.data(); }
   template <typename T> T *as() { return reinterpret_cast<T *>(data()); }
@@ -146,13 +148,13 @@ public:
   std::vector<int64_t> strides() const;
 
 private:
-  DType type_ = DType::F32;
+  ElementType type_ = ElementType::F32;
   std::vector<int64_t> shape_;
   int64_t numElements_ = 0;
   TrackedBytes bytes_;
 };
 
-using TensorRef = std::shared_ptr<HostTensor>;
+using TensorRef = std::shared_ptr<HostBuffer>;
 
 /// Round-to-nearest-even conversions of the 16-bit float formats.
 uint16_t floatToHalf(float v);

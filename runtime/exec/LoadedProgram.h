@@ -1,4 +1,5 @@
-//===- Program.h - A partitioned module on the local devices ----*- C++ -*-===//
+//===- LoadedProgram.h - A partitioned module on the local devices ----*- C++
+//-*-===//
 //
 // What spmd-run and the C++ API run: a module the driver compiled
 // (partitioned and fused; driver/Compile.h), loaded into an Executable;
@@ -12,10 +13,10 @@
 #ifndef SPMD_RUNTIME_PROGRAM_H
 #define SPMD_RUNTIME_PROGRAM_H
 
-#include "runtime/exec/Check.h"
-#include "runtime/devices/Devices.h"
-#include "runtime/exec/Executable.h"
 #include "runtime/comm/MpiCommunicator.h"
+#include "runtime/devices/Devices.h"
+#include "runtime/exec/Check.h"
+#include "runtime/exec/Executable.h"
 #include "sharding/TensorSharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,7 +30,7 @@ namespace spmd::runtime {
 /// A global tensor's type (a scalar argument or result: shape empty and
 /// `scalar` set; it travels as a 0-d tensor on the host).
 struct TensorSpec {
-  DType type;
+  ElementType type;
   std::vector<int64_t> shape;
   bool scalar = false;
 };
@@ -48,8 +49,8 @@ llvm::Error checkTensorSizes(mlir::ModuleOp module);
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
 
 /// The unpartitioned programs a check runs, ready to run (in the context of
-/// the Program's module): `global` as written, `wide` the same computing in
-/// f64 (none when the program computes in f64 or cannot be widened), and
+/// the LoadedProgram's module): `global` as written, `wide` the same computing
+/// in f64 (none when the program computes in f64 or cannot be widened), and
 /// `scaled` the f64 program with the error scales of its float results
 /// after them (none where the scales have no rule or would take too long).
 struct ReferenceModules {
@@ -73,12 +74,12 @@ struct CompileFacts {
   ReferenceBuilder reference;
 };
 
-class Program {
+class LoadedProgram {
 public:
   /// Loads `module`, partitioned and ready to run (or of one device), for its
   /// mesh's devices; `entry` empty means the function no other function
   /// calls.
-  static llvm::Expected<std::unique_ptr<Program>>
+  static llvm::Expected<std::unique_ptr<LoadedProgram>>
   load(mlir::ModuleOp module, llvm::StringRef entry, CompileFacts facts);
 
   llvm::StringRef entry() const { return entryName; }
@@ -111,14 +112,14 @@ public:
 
   /// Runs on all devices: global inputs in, global outputs out (under MPI
   /// on every process; every process must call it).
-  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> args);
+  llvm::Expected<std::vector<HostBuffer>> run(llvm::ArrayRef<HostBuffer> args);
   /// Runs on all devices: global inputs in; the results stay split, each
   /// local device's shard with the global ranges it holds.
-  llvm::Expected<std::vector<ShardedTensor>>
-  runSharded(llvm::ArrayRef<HostTensor> args);
+  llvm::Expected<std::vector<ShardedBuffer>>
+  runSharded(llvm::ArrayRef<HostBuffer> args);
   /// The same with inputs already split (`perDevice[i]` as `shard` gives
   /// local device i).
-  llvm::Expected<std::vector<ShardedTensor>>
+  llvm::Expected<std::vector<ShardedBuffer>>
   runSharded(std::vector<std::vector<TensorRef>> perDevice);
   /// Runs on all devices with inputs already split (`perDevice[i]` as
   /// `shard` gives local device i); results stay on their devices.
@@ -128,11 +129,11 @@ public:
   /// process must call it; each sends its shards to rank 0, which
   /// assembles; with `everywhere` rank 0 then sends it to every process,
   /// else the others get an empty tensor.
-  llvm::Expected<HostTensor> toHost(const ShardedTensor &tensor,
+  llvm::Expected<HostBuffer> toHost(const ShardedBuffer &tensor,
                                     bool everywhere = true);
   /// Runs the unpartitioned program on one device.
-  llvm::Expected<std::vector<HostTensor>>
-  runGlobal(llvm::ArrayRef<HostTensor> args);
+  llvm::Expected<std::vector<HostBuffer>>
+  runGlobal(llvm::ArrayRef<HostBuffer> args);
   /// Loads the unpartitioned programs, which only checks run (runGlobal and
   /// runWideGlobal do it when first called).
   llvm::Error compileReference();
@@ -141,30 +142,30 @@ public:
   bool hasWideGlobalProgram();
   /// Runs the unpartitioned program in f64 on one device: float inputs are
   /// widened, float results are f64.
-  llvm::Expected<std::vector<HostTensor>>
-  runWideGlobal(llvm::ArrayRef<HostTensor> args);
+  llvm::Expected<std::vector<HostBuffer>>
+  runWideGlobal(llvm::ArrayRef<HostBuffer> args);
   /// `outputs` of the partitioned program on `args` against the
   /// unpartitioned program's (Check.h), with its f64 results and their
   /// error scales (passes/ErrorScales.h) where it has an f64 form; where the
   /// scales have no rule for one of its ops, the f64 program on the
   /// absolute values of the inputs gives them.
-  llvm::Expected<CheckResult> check(llvm::ArrayRef<HostTensor> args,
-                                    llvm::ArrayRef<HostTensor> outputs);
+  llvm::Expected<CheckResult> check(llvm::ArrayRef<HostBuffer> args,
+                                    llvm::ArrayRef<HostBuffer> outputs);
 
   /// The input split over this process's devices, as `run` splits it.
-  std::vector<TensorRef> shard(unsigned input, const HostTensor &global) const;
+  std::vector<TensorRef> shard(unsigned input, const HostBuffer &global) const;
   /// The same from the input's row-major data (of its type and shape),
   /// read only where this process's shards lie.
   std::vector<TensorRef> shard(unsigned input, const uint8_t *global) const;
 
 private:
-  Program() = default;
+  LoadedProgram() = default;
   /// Which of the program's devices this process runs (all without MPI).
   llvm::Error placeOnProcesses();
   /// The MPI communicators of the collectives of `module`.
   llvm::Error prepareMpi(mlir::ModuleOp module);
   /// `threads` per device for `runningDevices` devices at once, helpers
-  /// from the Program's pool (made or grown here).
+  /// from the LoadedProgram's pool (made or grown here).
   KernelThreads kernelThreads(int64_t runningDevices);
 
   std::string entryName;
@@ -180,7 +181,7 @@ private:
   /// `scaled`: wideGlobal computing error scales too (passes/ErrorScales.h).
   std::unique_ptr<Executable> local, global, wideGlobal, scaled;
   /// Builds the unpartitioned programs until compileReference (so the
-  /// context must outlive the Program).
+  /// context must outlive the LoadedProgram).
   ReferenceBuilder buildReference;
   std::shared_ptr<const MemoryStats> lastRunMemory;
   std::unique_ptr<KernelThreadPool> kernelPool;

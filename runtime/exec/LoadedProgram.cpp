@@ -1,6 +1,7 @@
-//===- Program.cpp - A partitioned module run on all local devices --------===//
+//===- LoadedProgram.cpp - A partitioned module run on all local devices
+//--------===//
 
-#include "runtime/exec/Program.h"
+#include "runtime/exec/LoadedProgram.h"
 #include "runtime/kernels/Parallel.h"
 
 #include "ir/Locations.h"
@@ -41,7 +42,7 @@ func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
 static llvm::Expected<TensorSpec> specOf(Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
   Type element = tensor ? tensor.getElementType() : type;
-  llvm::Expected<DType> dtype = dtypeOf(element);
+  llvm::Expected<ElementType> dtype = elementTypeOf(element);
   if (!dtype)
     return dtype.takeError();
   if (tensor && !tensor.hasStaticShape())
@@ -128,12 +129,12 @@ llvm::Error checkTensorSizes(ModuleOp module) {
     auto tensor = llvm::dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() || !message.empty())
       return;
-    llvm::Expected<DType> dtype = dtypeOf(tensor.getElementType());
+    llvm::Expected<ElementType> dtype = elementTypeOf(tensor.getElementType());
     if (!dtype) {
       llvm::consumeError(dtype.takeError());
       return;
     }
-    std::optional<int64_t> bytes = dtypeBytes(*dtype);
+    std::optional<int64_t> bytes = elementTypeBytes(*dtype);
     for (int64_t size : tensor.getShape())
       if (bytes)
         bytes = llvm::checkedMul(*bytes, size);
@@ -193,15 +194,15 @@ static llvm::Error checkCollectiveMeshes(ModuleOp module, func::FuncOp entry,
 /// it, with `attrs` its argument or result attributes).
 static Type globalTypeOf(DictionaryAttr attrs, Type type) {
   if (attrs)
-    if (auto recorded = attrs.getAs<TypeAttr>(
-            mlir::spmd::SpmdDialect::kGlobalTypeAttrName))
+    if (auto recorded =
+            attrs.getAs<TypeAttr>(mlir::spmd::SpmdDialect::kGlobalTypeAttrName))
       return recorded.getValue();
   return type;
 }
 
 /// The global specs of the entry's arguments (or results).
-static llvm::Expected<std::vector<TensorSpec>>
-boundarySpecs(func::FuncOp entry, bool results) {
+static llvm::Expected<std::vector<TensorSpec>> boundarySpecs(func::FuncOp entry,
+                                                             bool results) {
   std::vector<TensorSpec> specs;
   unsigned count = results ? entry.getNumResults() : entry.getNumArguments();
   for (unsigned i = 0; i < count; ++i) {
@@ -230,16 +231,16 @@ boundaryLayouts(ModuleOp module, func::FuncOp entry, bool results,
     auto sharding =
         results
             ? entry.getResultAttrOfType<mlir::spmd::ShardingAttr>(i,
-                                                                 shardingName)
+                                                                  shardingName)
             : entry.getArgAttrOfType<mlir::spmd::ShardingAttr>(i, shardingName);
     auto layout = layoutOf(module, sharding, spec.shape);
     if (!layout)
       return layout.takeError();
     Type localType =
         results ? entry.getResultTypes()[i] : entry.getArgumentTypes()[i];
-    if (llvm::Error err = checkLocalType(
-            localType, *layout, spec.shape,
-            (results ? "result #" : "argument #") + llvm::Twine(i)))
+    if (llvm::Error err = checkLocalType(localType, *layout, spec.shape,
+                                         (results ? "result #" : "argument #") +
+                                             llvm::Twine(i)))
       return err;
     if (*layout)
       devices = (*layout)->mesh().numDevices();
@@ -255,8 +256,8 @@ boundaryLayouts(ModuleOp module, func::FuncOp entry, bool results,
 static std::vector<
     std::pair<const DeviceMesh *, std::vector<llvm::SmallVector<AxisIndex>>>>
 collectiveAxisSets(ModuleOp module, const Executable &executable) {
-  std::vector<std::pair<const DeviceMesh *,
-                        std::vector<llvm::SmallVector<AxisIndex>>>>
+  std::vector<
+      std::pair<const DeviceMesh *, std::vector<llvm::SmallVector<AxisIndex>>>>
       uses;
   module->walk([&](mlir::spmd::CollectiveOpInterface op) {
     const DeviceMesh *mesh = executable.mesh(op.getMeshAttr().getValue());
@@ -276,7 +277,7 @@ collectiveAxisSets(ModuleOp module, const Executable &executable) {
   return uses;
 }
 
-llvm::Error Program::placeOnProcesses() {
+llvm::Error LoadedProgram::placeOnProcesses() {
   localDevices = devices;
   world = MpiWorld::get();
   // A program of one device runs whole in every process.
@@ -296,7 +297,7 @@ llvm::Error Program::placeOnProcesses() {
   return llvm::Error::success();
 }
 
-llvm::Error Program::prepareMpi(ModuleOp module) {
+llvm::Error LoadedProgram::prepareMpi(ModuleOp module) {
   // Every process loaded the same module: they make the communicators of
   // its collectives' axis sets in the same order.
   mpi = std::make_unique<MpiCommunicator>(*world);
@@ -309,9 +310,10 @@ llvm::Error Program::prepareMpi(ModuleOp module) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::unique_ptr<Program>>
-Program::load(ModuleOp module, llvm::StringRef entryName, CompileFacts facts) {
-  std::unique_ptr<Program> program(new Program());
+llvm::Expected<std::unique_ptr<LoadedProgram>>
+LoadedProgram::load(ModuleOp module, llvm::StringRef entryName,
+                    CompileFacts facts) {
+  std::unique_ptr<LoadedProgram> program(new LoadedProgram());
   func::FuncOp entry = findEntry(module, entryName);
   if (!entry)
     return fail(entryName.empty() ? "the module has no entry function"
@@ -357,8 +359,8 @@ Program::load(ModuleOp module, llvm::StringRef entryName, CompileFacts facts) {
       return std::move(err);
   return program;
 }
-std::vector<TensorRef> Program::shard(unsigned input,
-                                      const HostTensor &global) const {
+std::vector<TensorRef> LoadedProgram::shard(unsigned input,
+                                            const HostBuffer &global) const {
   std::vector<TensorRef> shards;
   for (int64_t device = firstLocal; device < firstLocal + localDevices;
        ++device) {
@@ -366,19 +368,19 @@ std::vector<TensorRef> Program::shard(unsigned input,
       shards.push_back(shardFor(global, *inputLayouts[input], device,
                                 inputPartialKinds[input]));
     else if (shards.empty())
-      shards.push_back(std::make_shared<HostTensor>(global));
+      shards.push_back(std::make_shared<HostBuffer>(global));
     else // buffers are immutable: replicas share one copy
       shards.push_back(shards.front());
   }
   return shards;
 }
 
-std::vector<TensorRef> Program::shard(unsigned input,
-                                      const uint8_t *global) const {
+std::vector<TensorRef> LoadedProgram::shard(unsigned input,
+                                            const uint8_t *global) const {
   if (!inputLayouts[input]) {
     const TensorSpec &spec = inputSpecs[input];
-    auto whole = std::make_shared<HostTensor>(spec.type, spec.shape,
-                                              Init::None);
+    auto whole =
+        std::make_shared<HostBuffer>(spec.type, spec.shape, Init::None);
     std::memcpy(whole->data(), global, whole->sizeInBytes());
     return std::vector<TensorRef>(localDevices, whole);
   }
@@ -402,7 +404,7 @@ static RValue toValue(const TensorRef &tensor, bool isScalarType) {
 static TensorRef fromValue(const RValue &value, const TensorSpec &spec) {
   if (value.tensor)
     return value.tensor;
-  auto t = std::make_shared<HostTensor>(spec.type, spec.shape);
+  auto t = std::make_shared<HostBuffer>(spec.type, spec.shape);
   if (isFloat(spec.type))
     t->setFloat(0, value.f);
   else
@@ -410,8 +412,8 @@ static TensorRef fromValue(const RValue &value, const TensorSpec &spec) {
   return t;
 }
 
-llvm::Expected<std::vector<ShardedTensor>>
-Program::runSharded(llvm::ArrayRef<HostTensor> args) {
+llvm::Expected<std::vector<ShardedBuffer>>
+LoadedProgram::runSharded(llvm::ArrayRef<HostBuffer> args) {
   if (args.size() != inputSpecs.size())
     return fail("@" + entryName + " takes " + llvm::Twine(inputSpecs.size()) +
                 " inputs");
@@ -424,13 +426,13 @@ Program::runSharded(llvm::ArrayRef<HostTensor> args) {
   return runSharded(std::move(perDevice));
 }
 
-llvm::Expected<std::vector<ShardedTensor>>
-Program::runSharded(std::vector<std::vector<TensorRef>> perDevice) {
+llvm::Expected<std::vector<ShardedBuffer>>
+LoadedProgram::runSharded(std::vector<std::vector<TensorRef>> perDevice) {
   llvm::Expected<std::vector<std::vector<RValue>>> results =
       runShards(std::move(perDevice));
   if (!results)
     return results.takeError();
-  std::vector<ShardedTensor> outputs;
+  std::vector<ShardedBuffer> outputs;
   for (unsigned r = 0; r < outputSpecs.size(); ++r) {
     std::vector<TensorRef> locals;
     for (int64_t index = 0; index < localDevices; ++index)
@@ -441,14 +443,14 @@ Program::runSharded(std::vector<std::vector<TensorRef>> perDevice) {
   return outputs;
 }
 
-llvm::Expected<std::vector<HostTensor>>
-Program::run(llvm::ArrayRef<HostTensor> args) {
-  llvm::Expected<std::vector<ShardedTensor>> sharded = runSharded(args);
+llvm::Expected<std::vector<HostBuffer>>
+LoadedProgram::run(llvm::ArrayRef<HostBuffer> args) {
+  llvm::Expected<std::vector<ShardedBuffer>> sharded = runSharded(args);
   if (!sharded)
     return sharded.takeError();
-  std::vector<HostTensor> outputs;
-  for (const ShardedTensor &result : *sharded) {
-    llvm::Expected<HostTensor> whole = toHost(result);
+  std::vector<HostBuffer> outputs;
+  for (const ShardedBuffer &result : *sharded) {
+    llvm::Expected<HostBuffer> whole = toHost(result);
     if (!whole)
       return whole.takeError();
     outputs.push_back(std::move(*whole));
@@ -457,7 +459,7 @@ Program::run(llvm::ArrayRef<HostTensor> args) {
 }
 
 llvm::Expected<std::vector<std::vector<RValue>>>
-Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
+LoadedProgram::runShards(std::vector<std::vector<TensorRef>> perDevice) {
   int64_t n = localDevices;
   std::vector<std::vector<RValue>> values(n);
   for (int64_t index = 0; index < n; ++index)
@@ -491,8 +493,7 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
   } else {
     LocalCommunicator communicator;
     results = runOnDevices(*local, entryName, std::move(values), n,
-                           communicator, kernelThreads(n), memory,
-                           &devicePool);
+                           communicator, kernelThreads(n), memory, &devicePool);
   }
   for (int64_t index = 0; index < n; ++index)
     memory->add(index, -held[index]);
@@ -500,21 +501,23 @@ Program::runShards(std::vector<std::vector<TensorRef>> perDevice) {
   return results;
 }
 
-llvm::Expected<HostTensor> Program::toHost(const ShardedTensor &tensor,
-                                           bool everywhere) {
+llvm::Expected<HostBuffer> LoadedProgram::toHost(const ShardedBuffer &tensor,
+                                                 bool everywhere) {
   return gatherToHost(tensor, world, everywhere);
 }
 
-std::map<std::string, MpiCommunicator::Traffic> Program::mpiTraffic() const {
-  return mpi ? mpi->traffic() : std::map<std::string, MpiCommunicator::Traffic>();
+std::map<std::string, MpiCommunicator::Traffic>
+LoadedProgram::mpiTraffic() const {
+  return mpi ? mpi->traffic()
+             : std::map<std::string, MpiCommunicator::Traffic>();
 }
 
-void Program::clearMpiTraffic() {
+void LoadedProgram::clearMpiTraffic() {
   if (mpi)
     mpi->clearTraffic();
 }
 
-KernelThreads Program::kernelThreads(int64_t runningDevices) {
+KernelThreads LoadedProgram::kernelThreads(int64_t runningDevices) {
   if (threads == 1)
     return {};
   // Every running device may split a kernel at once, up to the pool's
@@ -527,7 +530,7 @@ KernelThreads Program::kernelThreads(int64_t runningDevices) {
   return {threads, kernelPool.get()};
 }
 
-std::vector<int64_t> Program::peakBytesOfLastRun() const {
+std::vector<int64_t> LoadedProgram::peakBytesOfLastRun() const {
   std::vector<int64_t> peaks;
   if (lastRunMemory)
     for (int64_t device = 0; device < lastRunMemory->numDevices(); ++device)
@@ -540,24 +543,24 @@ static std::vector<TensorSpec> widened(llvm::ArrayRef<TensorSpec> specs) {
   std::vector<TensorSpec> wide(specs.begin(), specs.end());
   for (TensorSpec &spec : wide)
     if (isFloat(spec.type))
-      spec.type = DType::F64;
+      spec.type = ElementType::F64;
   return wide;
 }
 
 /// Runs `function` of `executable` on one device.
-static llvm::Expected<std::vector<HostTensor>>
+static llvm::Expected<std::vector<HostBuffer>>
 runOnOneDevice(Executable &executable, llvm::StringRef function,
-               llvm::ArrayRef<HostTensor> args,
+               llvm::ArrayRef<HostBuffer> args,
                llvm::ArrayRef<TensorSpec> inputs,
                llvm::ArrayRef<TensorSpec> outputs, KernelThreads threads) {
   std::vector<RValue> values;
   for (auto [i, arg] : llvm::enumerate(args)) {
     if (arg.type() == inputs[i].type) {
       values.push_back(
-          toValue(std::make_shared<HostTensor>(arg), inputs[i].scalar));
+          toValue(std::make_shared<HostBuffer>(arg), inputs[i].scalar));
       continue;
     }
-    auto tensor = std::make_shared<HostTensor>(inputs[i].type, arg.shape());
+    auto tensor = std::make_shared<HostBuffer>(inputs[i].type, arg.shape());
     for (int64_t e = 0; e < arg.numElements(); ++e) {
       if (isFloat(inputs[i].type))
         tensor->setFloat(e, arg.getAsDouble(e));
@@ -574,13 +577,13 @@ runOnOneDevice(Executable &executable, llvm::StringRef function,
       executable.run(function, std::move(values), context);
   if (!results)
     return results.takeError();
-  std::vector<HostTensor> out;
+  std::vector<HostBuffer> out;
   for (auto [r, value] : llvm::enumerate(*results))
     out.push_back(*fromValue(value, outputs[r]));
   return out;
 }
 
-llvm::Error Program::compileReference() {
+llvm::Error LoadedProgram::compileReference() {
   if (global || !buildReference)
     return llvm::Error::success();
   llvm::Expected<ReferenceModules> modules = buildReference();
@@ -608,7 +611,7 @@ llvm::Error Program::compileReference() {
   return llvm::Error::success();
 }
 
-bool Program::hasWideGlobalProgram() {
+bool LoadedProgram::hasWideGlobalProgram() {
   if (llvm::Error err = compileReference()) {
     llvm::consumeError(std::move(err));
     return false;
@@ -616,8 +619,8 @@ bool Program::hasWideGlobalProgram() {
   return bool(wideGlobal);
 }
 
-llvm::Expected<std::vector<HostTensor>>
-Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
+llvm::Expected<std::vector<HostBuffer>>
+LoadedProgram::runGlobal(llvm::ArrayRef<HostBuffer> args) {
   if (!hasGlobalProgram())
     return fail("the module is already partitioned: there is no "
                 "unpartitioned program to run");
@@ -627,8 +630,8 @@ Program::runGlobal(llvm::ArrayRef<HostTensor> args) {
                         kernelThreads(1));
 }
 
-llvm::Expected<std::vector<HostTensor>>
-Program::runWideGlobal(llvm::ArrayRef<HostTensor> args) {
+llvm::Expected<std::vector<HostBuffer>>
+LoadedProgram::runWideGlobal(llvm::ArrayRef<HostBuffer> args) {
   if (!hasWideGlobalProgram())
     return fail("the program has no f64 form");
   return runOnOneDevice(*wideGlobal, entryName, args, widened(inputSpecs),
@@ -644,19 +647,20 @@ static std::vector<TensorSpec> withScales(llvm::ArrayRef<TensorSpec> specs) {
   return all;
 }
 
-llvm::Expected<CheckResult> Program::check(llvm::ArrayRef<HostTensor> args,
-                                           llvm::ArrayRef<HostTensor> outputs) {
-  llvm::Expected<std::vector<HostTensor>> reference = runGlobal(args);
+llvm::Expected<CheckResult>
+LoadedProgram::check(llvm::ArrayRef<HostBuffer> args,
+                     llvm::ArrayRef<HostBuffer> outputs) {
+  llvm::Expected<std::vector<HostBuffer>> reference = runGlobal(args);
   if (!reference)
     return reference.takeError();
-  std::vector<HostTensor> wide, scales;
+  std::vector<HostBuffer> wide, scales;
   if (scaled) {
     // The inputs' scales are their absolute values.
-    std::vector<HostTensor> all(args.begin(), args.end());
-    for (const HostTensor &arg : absoluteValues(args))
+    std::vector<HostBuffer> all(args.begin(), args.end());
+    for (const HostBuffer &arg : absoluteValues(args))
       if (isFloat(arg.type()))
         all.push_back(arg);
-    llvm::Expected<std::vector<HostTensor>> results =
+    llvm::Expected<std::vector<HostBuffer>> results =
         runOnOneDevice(*scaled, entryName, all, widened(withScales(inputSpecs)),
                        widened(withScales(outputSpecs)), kernelThreads(1));
     if (!results)
@@ -668,10 +672,10 @@ llvm::Expected<CheckResult> Program::check(llvm::ArrayRef<HostTensor> args,
       scales.push_back((*results)[isFloat(outputSpecs[o].type) ? next++ : o]);
     }
   } else if (wideGlobal) {
-    llvm::Expected<std::vector<HostTensor>> computed = runWideGlobal(args);
+    llvm::Expected<std::vector<HostBuffer>> computed = runWideGlobal(args);
     if (!computed)
       return computed.takeError();
-    llvm::Expected<std::vector<HostTensor>> magnitudes =
+    llvm::Expected<std::vector<HostBuffer>> magnitudes =
         runWideGlobal(absoluteValues(args));
     if (!magnitudes)
       return magnitudes.takeError();
