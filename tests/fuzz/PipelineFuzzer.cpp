@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     entries.push_back(function.getSymName().str());
   for (const std::string &entry : entries) {
     OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(text, &context);
-    llvm::Expected<std::unique_ptr<runtime::LoadedProgram>> program =
-        driver::compile(std::move(copy), entry);
+    llvm::Expected<std::unique_ptr<::spmd::runtime::LoadedProgram>> program =
+        ::spmd::driver::compile(std::move(copy), entry);
     if (!program) {
       llvm::consumeError(program.takeError());
       continue;
