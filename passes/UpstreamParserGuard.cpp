@@ -37,6 +37,36 @@ static bool isIntegerList(llvm::StringRef rest) {
   }
 }
 
+/// Whether `rest` starts with `= ["a", "b", ...]` (spaces allowed): MLIR
+/// 22's parser of linalg.generic reads every entry of `iterator_types` as
+/// a string, unchecked (any other attribute aborted or crashed it).
+static bool isStringList(llvm::StringRef rest) {
+  rest = rest.ltrim();
+  if (!rest.consume_front("="))
+    return false;
+  rest = rest.ltrim();
+  if (!rest.consume_front("["))
+    return false;
+  rest = rest.ltrim();
+  if (rest.consume_front("]"))
+    return true;
+  while (true) {
+    if (!rest.consume_front("\""))
+      return false;
+    size_t end = 0;
+    while (end < rest.size() && rest[end] != '"')
+      end += rest[end] == '\\' ? 2 : 1;
+    if (end >= rest.size())
+      return false;
+    rest = rest.drop_front(end + 1).ltrim();
+    if (rest.consume_front("]"))
+      return true;
+    if (!rest.consume_front(","))
+      return false;
+    rest = rest.ltrim();
+  }
+}
+
 /// The rest of the statement `text` starts in: up to the next line that
 /// starts another one (a result `%x`, a closing brace, a block label, a
 /// generic op, an op name with a dot, `return`). The list may come before
@@ -154,6 +184,20 @@ static std::optional<size_t> tooDeep(llvm::StringRef text) {
   return std::nullopt;
 }
 
+/// The lists whose malformed forms MLIR 22's parsers crash on.
+struct ListRule {
+  llvm::StringLiteral op, keyword;
+  bool (*wellFormed)(llvm::StringRef rest);
+  llvm::StringLiteral entries;
+};
+static constexpr ListRule kListRules[] = {
+    {"linalg.reduce", "dimensions", isIntegerList, "i, j, ..."},
+    {"linalg.broadcast", "dimensions", isIntegerList, "i, j, ..."},
+    {"linalg.transpose", "permutation", isIntegerList, "i, j, ..."},
+    {"linalg.generic", "iterator_types", isStringList,
+     "\"parallel\", \"reduction\", ..."},
+};
+
 std::optional<std::string>
 mlir::spmd::findUpstreamParserHazard(llvm::StringRef text,
                                      llvm::StringRef bufferName) {
@@ -161,20 +205,18 @@ mlir::spmd::findUpstreamParserHazard(llvm::StringRef text,
     return errorAt(text, *at, bufferName,
                    llvm::formatv("brackets nested more than {0} deep",
                                  kMaxNesting));
-  for (llvm::StringRef name : {"reduce", "broadcast", "transpose"}) {
-    std::string op = ("linalg." + name).str();
-    llvm::StringRef keyword = name == "transpose" ? "permutation" : "dimensions";
-    for (auto [offset, rest] : statementsOf(text, op)) {
-      size_t found = rest.find(keyword);
+  for (const ListRule &rule : kListRules) {
+    for (auto [offset, rest] : statementsOf(text, rule.op)) {
+      size_t found = rest.find(rule.keyword);
       if (found == llvm::StringRef::npos)
         continue;
-      llvm::StringRef list = rest.drop_front(found + keyword.size());
-      if (!list.ltrim().starts_with("=") || isIntegerList(list))
+      llvm::StringRef list = rest.drop_front(found + rule.keyword.size());
+      if (!list.ltrim().starts_with("=") || rule.wellFormed(list))
         continue;
       return errorAt(text, offset + found, bufferName,
                      llvm::formatv("malformed '{0}' list of {1}: expected {0} "
-                                   "= [i, j, ...]",
-                                   keyword, op));
+                                   "= [{2}]",
+                                   rule.keyword, rule.op, rule.entries));
     }
   }
   llvm::StringRef fromElements = "tensor.from_elements";

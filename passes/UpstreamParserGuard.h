@@ -2,9 +2,10 @@
 //
 // MLIR 22's parsers of linalg.reduce, linalg.broadcast and linalg.transpose
 // dereference a null attribute when their `dimensions` / `permutation`
-// list is malformed, and the parser of tensor.from_elements allocates one
-// type per element of its result type (`tensor<99999999999xf32>` aborts;
-// `mlir-opt` crashes the same way). The tools scan for such statements
+// list is malformed, that of linalg.generic reads every `iterator_types`
+// entry as a string unchecked, and the parser of tensor.from_elements
+// allocates one type per element of its result type
+// (`tensor<99999999999xf32>` aborts; `mlir-opt` crashes the same way). The tools scan for such statements
 // before parsing and report them as errors instead.
 //
 //===----------------------------------------------------------------------===//
