@@ -8,9 +8,10 @@ Usage: fuzz_programs.py SPMD_RUN [--seed=S] [--cases=N] [--jobs=J]
 Each program is a mesh of 1 to 8 devices (1 to 3 axes, sometimes permuted
 device ids) and one function: a chain of 1 to 4 ops drawn from the
 families below, on tensors of uneven sizes in every element type, with
-random shardings (split, replicated, pending sums and maxima) on arguments,
-results and intermediate values. Bodies of linalg.generic ops are random
-scalar expressions over all their inputs and loop positions; reductions
+random shardings (split, replicated, pending sums, maxima and minima of
+either NaN rule) on arguments, results and intermediate values. Bodies of
+linalg.generic ops are random scalar expressions over all their inputs,
+loop positions and constants (NaN among them); reductions
 have 1 to 3 reduced loops, any combiner, one or two results. So the
 programs are not limited to what the partitioner's rules already know.
 
@@ -110,7 +111,8 @@ class Program:
         text = "[%s]" % ", ".join(
             "{%s}" % ", ".join('"%s"' % a for a in d) for d in dims)
         if partial:
-            kind = rng.choice(["", "<max>", "<min>"] if t != "i1" else [""])
+            kind = rng.choice(["", "<max>", "<min>", "<maxnum>", "<minnum>"]
+                              if t != "i1" else [""])
             if not is_float(t) and kind == "" and t == "i1":
                 return "#spmd.sharding<@mesh, %s>" % text
             text += ", partial%s={%s}" % (kind, ", ".join('"%s"' % a for a in partial))
@@ -252,7 +254,7 @@ class Body:
             if r < 0.2 and self.loops:
                 return self.captured(t)
             if r < 0.27:
-                return self.const(rng.choice(["0.5", "-2.0", "3.0"]) if is_float(t)
+                return self.const(rng.choice(["0.5", "-2.0", "3.0", NAN_OF[t]]) if is_float(t)
                                   else ("true" if t == "i1" else rng.choice(["1", "2", "-1"])), t)
             name, lt = rng.choice(leaves)
             return self.cast(name, lt, t)
@@ -328,9 +330,13 @@ class Body:
         return name
 
 
+# Quiet NaNs, so that reductions and collectives meet them.
+NAN_OF = {"f32": "0x7FC00000", "f64": "0x7FF8000000000000", "f16": "0x7E00", "bf16": "0x7FC0"}
+
 COMBINERS = {
     "float": [("arith.addf", "0.0"), ("arith.maximumf", "-3.0e38"),
-              ("arith.minimumf", "3.0e38"), ("arith.mulf", "1.0")],
+              ("arith.minimumf", "3.0e38"), ("arith.maxnumf", "-3.0e38"),
+              ("arith.minnumf", "3.0e38"), ("arith.mulf", "1.0")],
     "int": [("arith.addi", "0"), ("arith.maxsi", "MIN"), ("arith.minsi", "MAX"),
             ("arith.muli", "1"), ("arith.andi", "-1"), ("arith.ori", "0")],
     "i1": [("arith.andi", "true"), ("arith.ori", "false"), ("arith.xori", "false")],
