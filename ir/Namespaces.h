@@ -1,4 +1,4 @@
-//===- Namespaces.h - MLIR-free names seen from the compiler ---*- C++ -*-===//
+//===- Namespaces.h - MLIR-free names seen from the compiler ----*- C++ -*-===//
 //
 // The compiler (mlir::spmd) is written against the MLIR-free libraries
 // (meshes, shardings, rules, layouts, reshard plans), which live in ::spmd

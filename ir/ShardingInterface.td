@@ -1,4 +1,4 @@
-//===- ShardingInterface.td - What an op tells the compiler -*- tablegen -*-===//
+//===- ShardingInterface.td - What an op tells us ----------*- tablegen -*-===//
 //
 // The one extension point of an op: its factor rule (with the windows its
 // inputs are read through), the reduction its reduced results are pending,

@@ -1,4 +1,4 @@
-//===- ReshardPlanner.cpp - Cheapest collectives between shardings -------===//
+//===- ReshardPlanner.cpp - Cheapest collectives between shardings --------===//
 
 #include "partitioner/ReshardPlanner.h"
 

@@ -1,5 +1,4 @@
-//===- ReshardPlanner.h - Cheapest collectives from one sharding to another -*-
-// C++ -*-===//
+//===- ReshardPlanner.h - Cheapest collectives to a sharding ----*- C++ -*-===//
 //
 // Plans a reshard of one tensor between two shardings of the same mesh as a
 // shortest path over intermediate shardings: each step is one collective

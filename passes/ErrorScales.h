@@ -1,4 +1,4 @@
-//===- ErrorScales.h - Rounding-error scales beside a program's floats -===//
+//===- ErrorScales.h - Rounding-error scales beside a program's floats ----===//
 //
 // The slack `--check` gives a float result for rounding in another order:
 // next to each float value v the program also computes a scale m_v, the

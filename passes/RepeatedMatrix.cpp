@@ -1,4 +1,4 @@
-//===- RepeatedMatrix.cpp - Errors a matrix passes on again and again ---===//
+//===- RepeatedMatrix.cpp - Errors a matrix passes on again and again -----===//
 //
 // The factor sigma_max(W) * sqrt(K) / ||W||_F is computed by the program
 // itself, next to W: sigma_max^2 by power iteration on W^T W from a fixed

@@ -1,4 +1,4 @@
-//===- RepeatedMatrix.h - Errors a matrix passes on again and again -===//
+//===- RepeatedMatrix.h - Errors a matrix passes on again and again -------===//
 //
 // Error scales add the errors a contraction passes on in quadrature, as
 // independent ones add up: through a matrix W, errors of scale m grow by

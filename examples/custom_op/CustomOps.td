@@ -1,4 +1,4 @@
-//===- CustomOps.td - A user's dialect with one op ----------*- tablegen -*-===//
+//===- CustomOps.td - A user's dialect with one op ---------*- tablegen -*-===//
 
 #ifndef CUSTOM_OPS_TD
 #define CUSTOM_OPS_TD

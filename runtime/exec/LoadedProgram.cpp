@@ -1,5 +1,4 @@
-//===- LoadedProgram.cpp - A partitioned module run on all local devices
-//--------===//
+//===- LoadedProgram.cpp - A partitioned module on all local devices ------===//
 
 #include "runtime/exec/LoadedProgram.h"
 #include "runtime/kernels/Parallel.h"

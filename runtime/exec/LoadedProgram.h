@@ -1,5 +1,4 @@
-//===- LoadedProgram.h - A partitioned module on the local devices ----*- C++
-//-*-===//
+//===- LoadedProgram.h - A partitioned module on the devices ----*- C++ -*-===//
 //
 // What spmd-run and the C++ API run: a module the driver compiled
 // (partitioned and fused; driver/Compile.h), loaded into an Executable;

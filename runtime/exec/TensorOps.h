@@ -1,4 +1,4 @@
-//===- TensorOps.h - Whole-tensor helpers ----------------------*- C++ -*-===//
+//===- TensorOps.h - Whole-tensor helpers -----------------------*- C++ -*-===//
 //
 // Concatenation, pieces along a dimension and elementwise reduction of host
 // tensors: what collectives and host transfers are made of.

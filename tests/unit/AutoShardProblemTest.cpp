@@ -1,5 +1,4 @@
-//===- AutoShardProblemTest.cpp - Auto-sharding real graphs exactly
-//--------===//
+//===- AutoShardProblemTest.cpp - Auto-sharding real graphs exactly -------===//
 //
 // On programs of at most 8 ops (hand-written patterns and random chains of
 // matmuls, elementwise ops, transposes and reductions), the plan CBC

@@ -1,4 +1,4 @@
-//===- RegionFlowTest.cpp - Values carried through loops and branches ----===//
+//===- RegionFlowTest.cpp - Values carried through loops and branches -----===//
 
 #include "ir/RegionFlow.h"
 
