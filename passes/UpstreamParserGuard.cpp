@@ -2,15 +2,17 @@
 
 #include "passes/UpstreamParserGuard.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using llvm::SmallVector;
 
-/// Whether `rest` starts with `= [i, j, ...]` (spaces allowed), each a
-/// 64-bit integer (the parser's attribute is null past that too).
-static bool isIntegerList(llvm::StringRef rest) {
+/// Whether `rest` starts with `= [e, e, ...]` (spaces allowed), each entry
+/// `e` consumed from the front by `entry`, which fails on a malformed one.
+static bool isListOf(llvm::StringRef rest,
+                     llvm::function_ref<bool(llvm::StringRef &)> entry) {
   rest = rest.ltrim();
   if (!rest.consume_front("="))
     return false;
@@ -21,14 +23,9 @@ static bool isIntegerList(llvm::StringRef rest) {
   if (rest.consume_front("]"))
     return true;
   while (true) {
-    size_t sign = rest.consume_front("-") ? 1 : 0;
-    size_t digits = rest.find_if_not(llvm::isDigit);
-    int64_t value;
-    if (digits == 0 || digits == llvm::StringRef::npos ||
-        llvm::StringRef(rest.data() - sign, sign + digits)
-            .getAsInteger(10, value))
+    if (!entry(rest))
       return false;
-    rest = rest.drop_front(digits).ltrim();
+    rest = rest.ltrim();
     if (rest.consume_front("]"))
       return true;
     if (!rest.consume_front(","))
@@ -37,34 +34,38 @@ static bool isIntegerList(llvm::StringRef rest) {
   }
 }
 
-/// Whether `rest` starts with `= ["a", "b", ...]` (spaces allowed): MLIR
-/// 22's parser of linalg.generic reads every entry of `iterator_types` as
-/// a string, unchecked (any other attribute aborted or crashed it).
+/// A 64-bit integer (the parsers' attribute is null past that too).
+static bool consumeInteger(llvm::StringRef &rest) {
+  size_t sign = rest.starts_with("-") ? 1 : 0;
+  size_t digits = rest.drop_front(sign).find_if_not(llvm::isDigit);
+  int64_t value;
+  if (digits == 0 || digits == llvm::StringRef::npos ||
+      rest.take_front(sign + digits).getAsInteger(10, value))
+    return false;
+  rest = rest.drop_front(sign + digits);
+  return true;
+}
+
+/// A string literal: MLIR 22's parser of linalg.generic reads every entry
+/// of `iterator_types` as a string, unchecked (any other attribute aborted
+/// or crashed it).
+static bool consumeString(llvm::StringRef &rest) {
+  if (!rest.consume_front("\""))
+    return false;
+  size_t end = 0;
+  while (end < rest.size() && rest[end] != '"')
+    end += rest[end] == '\\' ? 2 : 1;
+  if (end >= rest.size())
+    return false;
+  rest = rest.drop_front(end + 1);
+  return true;
+}
+
+static bool isIntegerList(llvm::StringRef rest) {
+  return isListOf(rest, consumeInteger);
+}
 static bool isStringList(llvm::StringRef rest) {
-  rest = rest.ltrim();
-  if (!rest.consume_front("="))
-    return false;
-  rest = rest.ltrim();
-  if (!rest.consume_front("["))
-    return false;
-  rest = rest.ltrim();
-  if (rest.consume_front("]"))
-    return true;
-  while (true) {
-    if (!rest.consume_front("\""))
-      return false;
-    size_t end = 0;
-    while (end < rest.size() && rest[end] != '"')
-      end += rest[end] == '\\' ? 2 : 1;
-    if (end >= rest.size())
-      return false;
-    rest = rest.drop_front(end + 1).ltrim();
-    if (rest.consume_front("]"))
-      return true;
-    if (!rest.consume_front(","))
-      return false;
-    rest = rest.ltrim();
-  }
+  return isListOf(rest, consumeString);
 }
 
 /// The rest of the statement `text` starts in: up to the next line that
