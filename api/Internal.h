@@ -31,6 +31,9 @@ class AsmParserState;
 } // namespace mlir
 
 namespace spmd {
+namespace runtime {
+class MpiWorld;
+} // namespace runtime
 namespace detail {
 
 /// An llvm::Error as a status (consumed).
@@ -46,6 +49,14 @@ absl::StatusOr<TensorSharding> shardingOf(const DeviceMesh &mesh,
                                           std::string meshName,
                                           const PartitionSpec &spec,
                                           unsigned rank);
+
+/// The devices of `mesh` this process holds, [first, first + count): under
+/// MPI each process holds one block of the mesh's devices.
+absl::StatusOr<std::pair<int64_t, int64_t>>
+localDevices(const DeviceMesh &mesh);
+
+/// The processes mpirun started, or null when this process runs alone.
+runtime::MpiWorld *mpiProcesses();
 
 /// What a moved-from Program answers.
 absl::Status movedFrom();

@@ -188,8 +188,7 @@ std::vector<ShardedTensor::Shard> ShardedTensor::local_shards() const {
   return shards;
 }
 
-/// The processes of this run: null with one.
-static runtime::MpiWorld *processes() {
+runtime::MpiWorld *detail::mpiProcesses() {
   runtime::MpiWorld *world = runtime::MpiWorld::get();
   return world && world->size() > 1 ? world : nullptr;
 }
@@ -199,11 +198,22 @@ absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
     return absl::FailedPreconditionError(
         "the tensor holds nothing (it was never placed on devices)");
   llvm::Expected<runtime::HostBuffer> whole =
-      runtime::gatherToHost(storage_->tensor, processes(), /*everywhere=*/true);
+      runtime::gatherToHost(storage_->tensor, detail::mpiProcesses(), /*everywhere=*/true);
   if (!whole)
     return detail::toStatus(whole.takeError(), absl::StatusCode::kInternal);
   return TensorStorage::wrap(
       std::make_shared<runtime::HostBuffer>(std::move(*whole)));
+}
+
+absl::StatusOr<std::pair<int64_t, int64_t>>
+detail::localDevices(const DeviceMesh &mesh) {
+  int64_t processes = world_size();
+  if (mesh.numDevices() % processes != 0)
+    return absl::InvalidArgumentError(fmt::format(
+        "the mesh has {} devices, which {} processes cannot share evenly",
+        mesh.numDevices(), processes));
+  int64_t perProcess = mesh.numDevices() / processes;
+  return std::make_pair(process_index() * perProcess, perProcess);
 }
 
 absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
@@ -223,14 +233,11 @@ absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
       ShardLayout::get(*sharding, *deviceMesh, host.shape());
   if (!layout)
     return detail::toStatus(layout.takeError());
-  // Under MPI each process holds the shards of its block of devices.
-  int64_t processes = world_size();
-  if (deviceMesh->numDevices() % processes != 0)
-    return absl::InvalidArgumentError(fmt::format(
-        "the mesh has {} devices, which {} processes cannot share evenly",
-        deviceMesh->numDevices(), processes));
-  int64_t perProcess = deviceMesh->numDevices() / processes;
-  int64_t first = process_index() * perProcess;
+  absl::StatusOr<std::pair<int64_t, int64_t>> devices =
+      detail::localDevices(*deviceMesh);
+  if (!devices.ok())
+    return devices.status();
+  auto [first, perProcess] = *devices;
   std::vector<runtime::TensorRef> locals;
   for (int64_t device = first; device < first + perProcess; ++device)
     locals.push_back(

@@ -3,7 +3,9 @@
 #include "support/Files.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -25,14 +27,16 @@ static const char *kindOf(mode_t mode) {
   return "not a regular file";
 }
 
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-readRegularFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what,
-                bool followSymlinks) {
-  auto fail = [&](const llvm::Twine &reason) {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv("cannot read the {0}: ", what) + reason);
-  };
+/// The error of the last system call, as text.
+static std::string lastError() {
+  return std::error_code(errno, std::generic_category()).message();
+}
+
+/// `path` opened for reading, a regular file (nothing else is opened far
+/// enough to block); its size in `size`.
+static llvm::Expected<int> openRegular(llvm::StringRef path, bool followSymlinks,
+                                       uint64_t &size,
+                                       llvm::function_ref<llvm::Error(const llvm::Twine &)> fail) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
   if (!followSymlinks)
@@ -41,27 +45,149 @@ readRegularFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what,
   if (fd < 0) {
     if (errno == ELOOP && !followSymlinks)
       return fail("it is a symbolic link");
-    return fail(std::error_code(errno, std::generic_category()).message());
+    return fail(lastError());
   }
-  llvm::scope_exit closing([fd] { ::close(fd); });
   struct stat status;
+  const char *refusal = nullptr;
+  std::string why;
   if (::fstat(fd, &status) != 0)
-    return fail(std::error_code(errno, std::generic_category()).message());
-  if (!S_ISREG(status.st_mode))
-    return fail(llvm::formatv("it is {0}", kindOf(status.st_mode)).str());
-  uint64_t size = status.st_size;
+    why = lastError();
+  else if (!S_ISREG(status.st_mode))
+    refusal = kindOf(status.st_mode);
+  else if (::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    why = lastError();
+  if (refusal || !why.empty()) {
+    ::close(fd);
+    return fail(refusal ? llvm::formatv("it is {0}", refusal).str() : why);
+  }
+  size = status.st_size;
+  return fd;
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readRegularFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what,
+                bool followSymlinks) {
+  auto fail = [&](const llvm::Twine &reason) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("cannot read the {0}: ", what) + reason);
+  };
+  uint64_t size = 0;
+  llvm::Expected<int> opened = openRegular(path, followSymlinks, size, fail);
+  if (!opened)
+    return opened.takeError();
+  int fd = *opened;
+  llvm::scope_exit closing([fd] { ::close(fd); });
   if (size > maxBytes)
     return fail(llvm::formatv("it has {0} bytes, more than the limit of {1}",
                               size, maxBytes)
                     .str());
-  if (::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
-    return fail(std::error_code(errno, std::generic_category()).message());
   // Exactly the size seen: a file that grows meanwhile is read no further.
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getOpenFile(fd, path, size);
   if (!buffer)
     return fail(buffer.getError().message());
   return std::move(*buffer);
+}
+
+llvm::Expected<RandomAccessFile> RandomAccessFile::open(llvm::StringRef path,
+                                                        llvm::StringRef what) {
+  auto fail = [&](const llvm::Twine &reason) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("cannot read the {0}: ", what) + reason);
+  };
+  uint64_t size = 0;
+  llvm::Expected<int> fd = openRegular(path, /*followSymlinks=*/true, size, fail);
+  if (!fd)
+    return fd.takeError();
+  return RandomAccessFile(path.str(), *fd, size);
+}
+
+RandomAccessFile &RandomAccessFile::operator=(RandomAccessFile &&o) noexcept {
+  std::swap(path_, o.path_);
+  std::swap(fd, o.fd);
+  std::swap(size_, o.size_);
+  return *this;
+}
+
+RandomAccessFile::~RandomAccessFile() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+llvm::Error RandomAccessFile::readAt(uint64_t offset, uint64_t bytes,
+                                     void *into) const {
+  auto *out = static_cast<uint8_t *>(into);
+  while (bytes > 0) {
+    ssize_t got = ::pread(fd, out, std::min<uint64_t>(bytes, 1 << 30), offset);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("'{0}': {1}", path_,
+                        got < 0 ? lastError()
+                                : llvm::formatv("the file ends at byte {0}, "
+                                                "before byte {1}",
+                                                offset, offset + bytes)
+                                      .str()));
+    out += got;
+    offset += got;
+    bytes -= got;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error syncDirectory(llvm::StringRef dir) {
+  int fd = ::open(dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    std::string why = lastError();
+    if (fd >= 0)
+      ::close(fd);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("cannot sync the folder '{0}': {1}", dir, why));
+  }
+  ::close(fd);
+  return llvm::Error::success();
+}
+
+llvm::Error writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                             llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  auto fail = [&](const llvm::Twine &reason) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("cannot write the {0} to '{1}': ", what, path) + reason);
+  };
+  std::string temporary = (path + ".tmp").str();
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                  0644);
+  if (fd < 0)
+    return fail(lastError());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+    write(os);
+    os.flush();
+    if (os.has_error()) {
+      std::string why = os.error().message();
+      os.clear_error();
+      ::close(fd);
+      return fail(why);
+    }
+  }
+  if (::fsync(fd) != 0) {
+    std::string why = lastError();
+    ::close(fd);
+    return fail(why);
+  }
+  if (::close(fd) != 0)
+    return fail(lastError());
+  if (::rename(temporary.c_str(), path.str().c_str()) != 0)
+    return fail(lastError());
+  llvm::SmallString<128> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  return syncDirectory(dir.empty() ? "." : dir.str());
 }
 
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef what,

@@ -40,6 +40,46 @@ readRegularFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what,
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef what,
                       llvm::function_ref<void(llvm::raw_ostream &)> write);
 
+/// A regular file open for reading at any offset (pread), checked as
+/// readRegularFile checks: reads what is asked for and no more, so that a
+/// loader reads only the byte ranges it needs and counts them.
+class RandomAccessFile {
+public:
+  /// Errors read "cannot read the `what`: reason".
+  static llvm::Expected<RandomAccessFile> open(llvm::StringRef path,
+                                               llvm::StringRef what);
+  RandomAccessFile(RandomAccessFile &&o) noexcept
+      : path_(std::move(o.path_)), fd(o.fd), size_(o.size_) {
+    o.fd = -1;
+  }
+  RandomAccessFile &operator=(RandomAccessFile &&o) noexcept;
+  ~RandomAccessFile();
+
+  const std::string &path() const { return path_; }
+  /// The size when opened.
+  uint64_t size() const { return size_; }
+  /// `bytes` bytes at `offset` into `into`: an error naming the file if
+  /// they are not all there.
+  llvm::Error readAt(uint64_t offset, uint64_t bytes, void *into) const;
+
+private:
+  RandomAccessFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd(fd), size_(size) {}
+  std::string path_;
+  int fd = -1;
+  uint64_t size_ = 0;
+};
+
+/// Writes `path` so that it is either its old contents or all of the new:
+/// a temporary file in the same folder (`path` + ".tmp"), synced to the
+/// disk, renamed over `path`, the folder synced. A process killed on the
+/// way leaves `path` as it was (and the temporary file behind).
+llvm::Error writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                             llvm::function_ref<void(llvm::raw_ostream &)> write);
+
+/// Syncs folder `dir`, so that the renames and removals in it last.
+llvm::Error syncDirectory(llvm::StringRef dir);
+
 } // namespace spmd
 
 #endif // SPMD_SUPPORT_FILES_H

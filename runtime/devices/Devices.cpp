@@ -16,11 +16,7 @@ using namespace spmd;
 
 namespace spmd::runtime {
 
-/// Fills `t` with values no correct partitioned program can depend on:
-/// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
-/// in turn for integers. So a reduction that counts padding shows it,
-/// whatever its kind.
-static void poison(HostBuffer &t) {
+void poison(HostBuffer &t) {
   for (int64_t i = 0; i < t.numElements(); ++i) {
     if (isFloat(t.type())) {
       static const double kFloats[] = {NAN, INFINITY, -INFINITY};

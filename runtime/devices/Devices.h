@@ -57,6 +57,12 @@ class MpiWorld;
 llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                                         MpiWorld *world, bool everywhere);
 
+/// Fills `t` with values no correct partitioned program can depend on:
+/// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
+/// in turn for integers. So a reduction that counts padding shows it,
+/// whatever its kind. Shards are poisoned before their data is copied in.
+void poison(HostBuffer &t);
+
 /// Device `device`'s shard of `global` under `layout` (padding poisoned:
 /// NaN and infinities, extreme integers).
 /// With partial axes, the shards' `partialKind` reduction is `global`: for

@@ -20,6 +20,7 @@
 #include "runtime/comm/MpiWorld.h"
 #include "runtime/exec/Npy.h"
 #include "runtime/exec/RunReport.h"
+#include "runtime/exec/Safetensors.h"
 #include "runtime/kernels/gemm/GemmKernels.h"
 #include "support/Files.h"
 #include "tools/CommandLine.h"
@@ -39,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <regex>
 
@@ -61,12 +63,16 @@ static cl::opt<std::string>
                cl::init(""), cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
                               cl::init(0), cl::cat(runCategory));
-static cl::opt<std::string> inputsDir("inputs",
-                                      cl::desc("Directory of argN.npy"),
-                                      cl::init(""), cl::cat(runCategory));
-static cl::opt<std::string> outputsDir("outputs",
-                                       cl::desc("Where to write resultN.npy"),
-                                       cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string>
+    inputsDir("inputs",
+              cl::desc("Directory of argN.npy, or a .safetensors file of "
+                       "tensors named as the arguments (or argN)"),
+              cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string>
+    outputsDir("outputs",
+               cl::desc("Where to write resultN.npy, or a .safetensors file "
+                        "of tensors resultN"),
+               cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> dumpPartitioned(
     "dump-partitioned",
     cl::desc("Write the partitioned program (before the executor's fusion) "
@@ -287,6 +293,35 @@ static mlir::DialectRegistry dialects() {
   return registry;
 }
 
+/// The entry's argument names in the source (without `%`), by position;
+/// empty where the source names none.
+static std::vector<std::string> argumentNames;
+
+/// Reads the argument names of the entry of `module`: each argument's
+/// location points at its name in the source.
+static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
+                                mlir::ModuleOp module) {
+  mlir::func::FuncOp function = findEntry(module, entry);
+  if (!function || function.isExternal())
+    return;
+  for (mlir::BlockArgument arg : function.getArguments()) {
+    std::string name;
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(arg.getLoc())) {
+      unsigned buffer = sourceMgr.getMainFileID();
+      llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(
+          buffer, loc.getLine(), loc.getColumn());
+      llvm::StringRef rest(at.getPointer() ? at.getPointer() : "");
+      if (rest.consume_front("%"))
+        name = rest.take_while([](char c) {
+                       return llvm::isAlnum(c) || c == '_' || c == '$' ||
+                              c == '.' || c == '-';
+                     })
+                   .str();
+    }
+    argumentNames.push_back(std::move(name));
+  }
+}
+
 /// The program of the input file, parsed in `context`.
 static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
@@ -306,6 +341,7 @@ static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context
                                             mlir::ParserConfig(&context));
   if (!module)
     std::exit(2); // the parser's diagnostics said why
+  recordArgumentNames(sourceMgr, *module);
   return module;
 }
 
@@ -353,6 +389,70 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
   return std::move(*compiled);
 }
 
+/// Whether --inputs or --outputs names a safetensors file (else a folder of
+/// .npy files).
+static bool isSafetensorsFile(llvm::StringRef path) {
+  return path.ends_with(".safetensors");
+}
+
+/// A safetensors file of inputs, mapped: only the pages of a process's
+/// shards are read.
+class SafetensorsInputs {
+public:
+  explicit SafetensorsInputs(llvm::StringRef path) : path(path) {
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> read =
+        spmd::readRegularFile(path, std::numeric_limits<int64_t>::max(),
+                              "safetensors file");
+    if (!read)
+      badInput(llvm::Twine(path) + ": " + llvm::toString(read.takeError()));
+    file = std::move(*read);
+    llvm::Expected<std::vector<SafetensorsEntry>> parsed =
+        parseSafetensorsEntries(file->getBuffer(), path);
+    if (!parsed)
+      badInput(llvm::toString(parsed.takeError()));
+    for (SafetensorsEntry &entry : *parsed)
+      entries.try_emplace(entry.name, std::move(entry));
+  }
+
+  /// The data of argument `index`: the tensor of its name, else argN.
+  const uint8_t *argument(unsigned index, const TensorSpec &spec) const {
+    std::string byPosition = "arg" + std::to_string(index);
+    std::string byName =
+        index < argumentNames.size() ? argumentNames[index] : "";
+    auto it = entries.find(byName.empty() ? byPosition : byName);
+    if (it == entries.end())
+      it = entries.find(byPosition);
+    if (it == entries.end())
+      badInput(llvm::formatv("{0}: no tensor '{1}'{2} for argument {3}", path,
+                             byPosition,
+                             byName.empty() ? "" : " or '" + byName + "'",
+                             index));
+    const SafetensorsEntry &entry = it->second;
+    // index arguments read I64 tensors, of the same bytes.
+    ElementType type =
+        spec.type == ElementType::Index ? ElementType::I64 : spec.type;
+    if (entry.type != type || entry.shape != spec.shape)
+      badInput(llvm::formatv("{0}: tensor '{1}' is {2}[{3}], argument {4} "
+                             "needs {5}",
+                             path, entry.name, elementTypeName(entry.type),
+                             llvm::make_range(entry.shape.begin(),
+                                              entry.shape.end()),
+                             index, shapeText(spec)));
+    const uint8_t *data =
+        reinterpret_cast<const uint8_t *>(file->getBufferStart()) +
+        entry.offset;
+    if (llvm::Error err = checkSafetensorsValues(entry.type, data, entry.bytes,
+                                                 path, entry.name))
+      badInput(llvm::toString(std::move(err)));
+    return data;
+  }
+
+private:
+  std::string path;
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  llvm::StringMap<SafetensorsEntry> entries;
+};
+
 /// The inputs: each local device's shards in `perDevice`, and the whole
 /// tensors where the check needs them (returned). Under MPI a process reads
 /// from an input file only where its shards lie (random inputs are drawn
@@ -368,7 +468,20 @@ readInputs(const LoadedProgram &program,
       perDevice[index].push_back(std::move(shard));
   };
   std::mt19937_64 rng(seed);
+  std::optional<SafetensorsInputs> named;
+  if (isSafetensorsFile(inputsDir))
+    named.emplace(inputsDir);
   for (auto [i, spec] : llvm::enumerate(program.inputs())) {
+    if (named) {
+      const uint8_t *data = named->argument(i, spec);
+      addShards(program.shard(i, data));
+      if (needWhole) {
+        HostBuffer whole(spec.type, spec.shape, Init::None);
+        std::memcpy(whole.data(), data, whole.sizeInBytes());
+        inputs.push_back(std::move(whole));
+      }
+      continue;
+    }
     if (inputsDir.empty()) {
       HostBuffer whole = randomTensor(spec, rng);
       addShards(program.shard(i, whole));
@@ -452,6 +565,17 @@ static double timedRuns(LoadedProgram &program,
 }
 
 static void writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
+  if (isSafetensorsFile(outputsDir)) {
+    std::vector<SafetensorsTensor> tensors;
+    for (auto [i, out] : llvm::enumerate(outputs))
+      tensors.push_back({"result" + std::to_string(i), out.type(),
+                         out.shape().vec(), out.data()});
+    if (llvm::Expected<std::vector<uint64_t>> written =
+            writeSafetensors(outputsDir, tensors);
+        !written)
+      badInput(llvm::toString(written.takeError()));
+    return;
+  }
   for (auto [i, out] : llvm::enumerate(outputs)) {
     llvm::SmallString<128> path(outputsDir);
     llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
@@ -489,10 +613,15 @@ int main(int argc, char **argv) {
   auto compileStart = std::chrono::steady_clock::now();
   joinProcesses();
   // Before any work: a folder that cannot be made is known now.
-  if (!outputsDir.empty() && leads())
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputsDir))
-      badInput("cannot create the folder '" + outputsDir +
-               "': " + ec.message());
+  if (!outputsDir.empty() && leads()) {
+    llvm::StringRef folder = isSafetensorsFile(outputsDir)
+                                 ? llvm::sys::path::parent_path(outputsDir)
+                                 : llvm::StringRef(outputsDir);
+    if (std::error_code ec = folder.empty()
+                                 ? std::error_code()
+                                 : llvm::sys::fs::create_directories(folder))
+      badInput("cannot create the folder '" + folder + "': " + ec.message());
+  }
 
   mlir::MLIRContext context(dialects());
   context.loadAllAvailableDialects();

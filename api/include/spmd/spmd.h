@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -223,6 +224,33 @@ private:
 absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
                                             const Mesh &mesh,
                                             const PartitionSpec &spec);
+
+//===----------------------------------------------------------------------===//
+// Checkpoints (safetensors)
+//===----------------------------------------------------------------------===//
+
+/// Saves `tensors` in the folder `dir` (made if missing): each process
+/// writes the shards its devices hold, each shard once, into a safetensors
+/// file of its own, and process 0 writes `index.json`, which names every
+/// shard's file, byte range, global box and checksums. A save replaces the
+/// checkpoint already in `dir` only once the new one is complete: a save
+/// killed on the way leaves the previous one loadable. Under mpirun every
+/// process calls it with the same tensors, `dir` is a folder all of them
+/// see, and all return the same outcome.
+absl::Status save_checkpoint(const std::string &dir,
+                             const std::map<std::string, ShardedTensor> &tensors);
+
+/// Loads the tensors `targets` names, each placed on its mesh as its spec
+/// says (any mesh, spec and process count), from: a folder save_checkpoint
+/// wrote, a safetensors file, or a folder of published weights
+/// (`model.safetensors`, or the files `model.safetensors.index.json`
+/// lists). Each process reads only the byte ranges its devices hold, and
+/// verifies the checksums of what it reads. A tensor missing, a file
+/// truncated or corrupted is an error naming the file and the tensor, and
+/// nothing is returned; under mpirun all processes return the same outcome.
+absl::StatusOr<std::map<std::string, ShardedTensor>> load_checkpoint(
+    const std::string &dir,
+    const std::map<std::string, std::pair<Mesh, PartitionSpec>> &targets);
 
 //===----------------------------------------------------------------------===//
 // Programs

@@ -1,0 +1,84 @@
+//===- Checkpoint.h - What a checkpoint holds, wherever it came from -*- C++ -*-===//
+//
+// save_checkpoint writes a folder: the shards of each process in a
+// safetensors file of its own, named by the save's generation so that a
+// new save never overwrites the files of the checkpoint it replaces, and
+// `index.json`, renamed into place last, the only file a load starts from.
+// A load sees any source (that folder, a safetensors file, a folder of
+// published weights) as a catalog: per tensor its type, shape and stored
+// shards, each a box of the tensor at a byte range of a file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_API_CHECKPOINT_H
+#define SPMD_API_CHECKPOINT_H
+
+#include "runtime/exec/HostBuffer.h"
+
+#include "absl/status/statusor.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spmd::detail {
+
+/// The file a load of a checkpoint folder starts from.
+inline constexpr const char *kIndexFile = "index.json";
+/// What a hub-style folder of several safetensors files is listed in.
+inline constexpr const char *kHubIndexFile = "model.safetensors.index.json";
+inline constexpr const char *kHubSingleFile = "model.safetensors";
+/// A shard's bytes are checksummed in chunks of this size, so that a load
+/// reading part of a shard verifies the chunks it reads whole.
+inline constexpr uint64_t kChecksumChunkBytes = uint64_t(256) << 10;
+
+/// One stored piece of a tensor: the box [begin, end) of the tensor, its
+/// row-major bytes at [offset, offset + bytes) of `file` (in an index,
+/// relative to the checkpoint's folder).
+struct StoredShard {
+  std::string file;
+  uint64_t offset = 0, bytes = 0;
+  std::vector<int64_t> begin, end;
+  /// xxh3 of each kChecksumChunkBytes chunk of the bytes; empty when the
+  /// source has none (a plain safetensors file).
+  std::vector<uint64_t> checksums;
+};
+
+struct StoredTensor {
+  runtime::ElementType type = runtime::ElementType::F32;
+  std::vector<int64_t> shape;
+  std::vector<StoredShard> shards;
+  /// As save_checkpoint recorded it (informational): the sharding and mesh.
+  std::string sharding;
+  llvm::json::Value mesh = nullptr;
+};
+
+using Catalog = std::map<std::string, StoredTensor>;
+
+/// The catalog of `path`: a checkpoint folder, a safetensors file, or a
+/// folder of published weights, shard files named by their paths. Every
+/// tensor's shards are checked to lie in it, to match its type, and to
+/// cover it exactly once.
+absl::StatusOr<Catalog> readCatalog(const std::string &path);
+
+/// `file` in the folder `dir`.
+std::string inFolder(const std::string &dir, llvm::StringRef file);
+
+/// The checksums of `bytes` by chunk.
+std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes);
+
+/// A shard as the index holds it, with the tensor it belongs to.
+llvm::json::Value shardToJson(const std::string &tensor,
+                              const StoredShard &shard);
+/// The index of a checkpoint: every tensor of `catalog`, with the save's
+/// `generation`.
+llvm::json::Value indexToJson(const Catalog &catalog,
+                              const std::string &generation);
+/// Adds the shards of a JSON array of shardToJson values (one process's
+/// list) to `catalog`'s tensors, which must exist.
+absl::Status addShardsFromJson(llvm::StringRef json, Catalog &catalog);
+
+} // namespace spmd::detail
+
+#endif // SPMD_API_CHECKPOINT_H

@@ -1,0 +1,439 @@
+//===- CheckpointCatalog.cpp - What a checkpoint holds --------------------===//
+//
+// Reads a checkpoint's index, a safetensors file's header or a hub index
+// into a catalog, and writes the index: the one place that knows the
+// index's keys.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checkpoint.h"
+#include "Internal.h"
+
+#include "runtime/exec/Safetensors.h"
+#include "support/Files.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+#include <set>
+
+namespace spmd::detail {
+
+/// The largest index read (one of a million shards is about 200 MB).
+static constexpr uint64_t kMaxIndexBytes = uint64_t(1) << 30;
+
+std::string inFolder(const std::string &dir, llvm::StringRef file) {
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, file);
+  return path.str().str();
+}
+
+std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes) {
+  std::vector<uint64_t> sums;
+  for (uint64_t at = 0; at < bytes; at += kChecksumChunkBytes)
+    sums.push_back(llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+        data + at, std::min(kChecksumChunkBytes, bytes - at))));
+  return sums;
+}
+
+//===----------------------------------------------------------------------===//
+// The index
+//===----------------------------------------------------------------------===//
+
+static llvm::json::Array toJsonArray(const std::vector<int64_t> &values) {
+  return llvm::json::Array(values);
+}
+
+llvm::json::Value shardToJson(const std::string &tensor,
+                              const StoredShard &shard) {
+  llvm::json::Array checksums;
+  for (uint64_t sum : shard.checksums)
+    checksums.push_back(fmt::format("{:016x}", sum));
+  return llvm::json::Object{
+      {"tensor", tensor},
+      {"file", shard.file},
+      {"byte_range",
+       llvm::json::Array{int64_t(shard.offset),
+                         int64_t(shard.offset + shard.bytes)}},
+      {"begin", toJsonArray(shard.begin)},
+      {"end", toJsonArray(shard.end)},
+      {"checksums", std::move(checksums)},
+  };
+}
+
+llvm::json::Value indexToJson(const Catalog &catalog,
+                              const std::string &generation) {
+  llvm::json::Object tensors;
+  for (const auto &[name, tensor] : catalog) {
+    llvm::json::Array shards;
+    for (const StoredShard &shard : tensor.shards)
+      shards.push_back(shardToJson(name, shard));
+    tensors[name] = llvm::json::Object{
+        {"dtype", *runtime::safetensorsDType(tensor.type)},
+        {"shape", toJsonArray(tensor.shape)},
+        {"sharding", tensor.sharding},
+        {"mesh", tensor.mesh},
+        {"shards", std::move(shards)},
+    };
+  }
+  return llvm::json::Object{{"format", "spmd-checkpoint"},
+                            {"version", 1},
+                            {"generation", generation},
+                            {"chunk_bytes", int64_t(kChecksumChunkBytes)},
+                            {"tensors", std::move(tensors)}};
+}
+
+static absl::Status invalid(const std::string &where, const std::string &why) {
+  return absl::InvalidArgumentError(fmt::format("{}: {}", where, why));
+}
+
+/// `value` as a list of non-negative integers.
+static std::optional<std::vector<int64_t>>
+countsOf(const llvm::json::Value *value) {
+  const llvm::json::Array *array = value ? value->getAsArray() : nullptr;
+  if (!array)
+    return std::nullopt;
+  std::vector<int64_t> counts;
+  for (const llvm::json::Value &v : *array) {
+    std::optional<int64_t> n = v.getAsInteger();
+    if (!n || *n < 0)
+      return std::nullopt;
+    counts.push_back(*n);
+  }
+  return counts;
+}
+
+/// One shard of the index; `where` names it in errors.
+static absl::StatusOr<StoredShard> shardFromJson(const llvm::json::Value &v,
+                                                 const std::string &where) {
+  const llvm::json::Object *object = v.getAsObject();
+  if (!object)
+    return invalid(where, "a shard is not an object");
+  StoredShard shard;
+  std::optional<llvm::StringRef> file = object->getString("file");
+  std::optional<std::vector<int64_t>> range =
+      countsOf(object->get("byte_range"));
+  std::optional<std::vector<int64_t>> begin = countsOf(object->get("begin"));
+  std::optional<std::vector<int64_t>> end = countsOf(object->get("end"));
+  const llvm::json::Array *sums = object->getArray("checksums");
+  if (!file || !range || range->size() != 2 || (*range)[0] > (*range)[1] ||
+      !begin || !end || !sums)
+    return invalid(where, "a shard lacks \"file\", \"byte_range\" [begin, "
+                          "end], \"begin\", \"end\" or \"checksums\"");
+  shard.file = file->str();
+  shard.offset = (*range)[0];
+  shard.bytes = (*range)[1] - (*range)[0];
+  shard.begin = std::move(*begin);
+  shard.end = std::move(*end);
+  for (const llvm::json::Value &sum : *sums) {
+    std::optional<llvm::StringRef> hex = sum.getAsString();
+    uint64_t value = 0;
+    if (!hex || hex->size() != 16 || hex->getAsInteger(16, value))
+      return invalid(where, "a checksum is not 16 hexadecimal digits");
+    shard.checksums.push_back(value);
+  }
+  uint64_t chunks =
+      (shard.bytes + kChecksumChunkBytes - 1) / kChecksumChunkBytes;
+  if (shard.checksums.size() != chunks)
+    return invalid(where, fmt::format("a shard of {} bytes has {} checksums, "
+                                      "not {}",
+                                      shard.bytes, shard.checksums.size(),
+                                      chunks));
+  return shard;
+}
+
+absl::Status addShardsFromJson(llvm::StringRef json, Catalog &catalog) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return toStatus(parsed.takeError(), absl::StatusCode::kInternal);
+  const llvm::json::Array *shards = parsed->getAsArray();
+  if (!shards)
+    return absl::InternalError("a process's shard list is not an array");
+  for (const llvm::json::Value &v : *shards) {
+    const llvm::json::Object *object = v.getAsObject();
+    std::optional<llvm::StringRef> name =
+        object ? object->getString("tensor") : std::nullopt;
+    auto tensor = name ? catalog.find(name->str()) : catalog.end();
+    if (tensor == catalog.end())
+      return absl::InternalError("a shard of no tensor being saved");
+    absl::StatusOr<StoredShard> shard = shardFromJson(v, "a process's shards");
+    if (!shard.ok())
+      return shard.status();
+    tensor->second.shards.push_back(std::move(*shard));
+  }
+  return absl::OkStatus();
+}
+
+/// The tensors of a checkpoint's index `json`, read from `path`.
+static absl::StatusOr<Catalog> catalogFromIndex(const llvm::json::Value &json,
+                                                const std::string &path) {
+  const llvm::json::Object *index = json.getAsObject();
+  if (!index || index->getString("format") != "spmd-checkpoint")
+    return invalid(path, "not a checkpoint index (\"format\" is not "
+                         "\"spmd-checkpoint\")");
+  if (index->getInteger("version") != 1 ||
+      index->getInteger("chunk_bytes") != int64_t(kChecksumChunkBytes))
+    return invalid(path, "a checkpoint index of another version");
+  const llvm::json::Object *tensors = index->getObject("tensors");
+  if (!tensors)
+    return invalid(path, "no \"tensors\" object");
+  Catalog catalog;
+  for (const auto &[key, value] : *tensors) {
+    std::string where = fmt::format("{}: tensor '{}'", path, key.str());
+    const llvm::json::Object *object = value.getAsObject();
+    std::optional<llvm::StringRef> dtype =
+        object ? object->getString("dtype") : std::nullopt;
+    std::optional<runtime::ElementType> type =
+        dtype ? runtime::fromSafetensorsDType(*dtype) : std::nullopt;
+    std::optional<std::vector<int64_t>> shape =
+        object ? countsOf(object->get("shape")) : std::nullopt;
+    const llvm::json::Array *shards =
+        object ? object->getArray("shards") : nullptr;
+    if (!type || !shape || !shards)
+      return invalid(where, "no known \"dtype\", \"shape\" or \"shards\"");
+    StoredTensor tensor{*type, std::move(*shape), {}, "", nullptr};
+    if (std::optional<llvm::StringRef> sharding = object->getString("sharding"))
+      tensor.sharding = sharding->str();
+    for (const llvm::json::Value &v : *shards) {
+      absl::StatusOr<StoredShard> shard = shardFromJson(v, where);
+      if (!shard.ok())
+        return shard.status();
+      tensor.shards.push_back(std::move(*shard));
+    }
+    catalog.emplace(key.str(), std::move(tensor));
+  }
+  return catalog;
+}
+
+//===----------------------------------------------------------------------===//
+// Safetensors files and hub folders
+//===----------------------------------------------------------------------===//
+
+/// Adds the tensors of the safetensors file `file` (in `dir`) to `catalog`;
+/// with `only`, just those it names.
+static absl::Status addFileTensors(const std::string &dir,
+                                   const std::string &file, Catalog &catalog,
+                                   const std::set<std::string> *only) {
+  std::string path = inFolder(dir, file);
+  llvm::Expected<RandomAccessFile> opened =
+      RandomAccessFile::open(path, "safetensors file");
+  if (!opened)
+    return absl::NotFoundError(
+        fmt::format("{}: {}", path, toString(opened.takeError())));
+  llvm::Expected<std::vector<runtime::SafetensorsEntry>> entries =
+      runtime::readSafetensorsHeader(*opened);
+  if (!entries)
+    return toStatus(entries.takeError());
+  for (runtime::SafetensorsEntry &entry : *entries) {
+    if (only && !only->count(entry.name))
+      continue;
+    StoredShard shard{file, entry.offset, entry.bytes,
+                      std::vector<int64_t>(entry.shape.size(), 0), entry.shape,
+                      {}};
+    StoredTensor tensor{entry.type, entry.shape, {std::move(shard)}, "",
+                        nullptr};
+    if (!catalog.emplace(entry.name, std::move(tensor)).second)
+      return invalid(path, fmt::format("tensor '{}' is in another file too",
+                                 entry.name));
+  }
+  return absl::OkStatus();
+}
+
+/// Whether `file`, named in an index, stays inside the folder.
+static bool isPlainRelative(llvm::StringRef file) {
+  if (file.empty() || llvm::sys::path::is_absolute(file))
+    return false;
+  for (llvm::StringRef part : llvm::make_range(llvm::sys::path::begin(file),
+                                               llvm::sys::path::end(file)))
+    if (part == "..")
+      return false;
+  return true;
+}
+
+/// The tensors of a hub folder: `index` maps names to files
+/// ("weight_map").
+static absl::StatusOr<Catalog> catalogFromHub(const llvm::json::Value &json,
+                                              const std::string &dir,
+                                              const std::string &path) {
+  const llvm::json::Object *index = json.getAsObject();
+  const llvm::json::Object *map =
+      index ? index->getObject("weight_map") : nullptr;
+  if (!map)
+    return invalid(path, "no \"weight_map\" object");
+  std::map<std::string, std::set<std::string>> byFile;
+  for (const auto &[name, file] : *map) {
+    std::optional<llvm::StringRef> text = file.getAsString();
+    if (!text || !isPlainRelative(*text))
+      return invalid(path, fmt::format("tensor '{}': its file is not a "
+                                       "relative path inside the folder",
+                                       name.str()));
+    byFile[text->str()].insert(name.str());
+  }
+  Catalog catalog;
+  for (const auto &[file, names] : byFile) {
+    if (absl::Status status = addFileTensors(dir, file, catalog, &names);
+        !status.ok())
+      return status;
+    for (const std::string &name : names)
+      if (!catalog.count(name))
+        return invalid(path, fmt::format("tensor '{}' is not in '{}', where "
+                                         "the weight map says it is",
+                                         name, file));
+  }
+  return catalog;
+}
+
+//===----------------------------------------------------------------------===//
+// Checks and the entry point
+//===----------------------------------------------------------------------===//
+
+static int64_t volume(const StoredShard &shard) {
+  int64_t n = 1;
+  for (auto [b, e] : llvm::zip(shard.begin, shard.end))
+    n *= e - b;
+  return n;
+}
+
+static bool overlap(const StoredShard &a, const StoredShard &b) {
+  for (size_t d = 0; d < a.begin.size(); ++d)
+    if (std::max(a.begin[d], b.begin[d]) >= std::min(a.end[d], b.end[d]))
+      return false;
+  return true;
+}
+
+/// Why the shards of `tensor` do not store it exactly once, if they do not.
+static absl::Status checkCoverage(const std::string &where,
+                                  const StoredTensor &tensor) {
+  int64_t elements = 1, covered = 0;
+  for (int64_t d : tensor.shape)
+    elements *= d;
+  uint64_t width = runtime::elementTypeBytes(tensor.type);
+  for (const StoredShard &shard : tensor.shards) {
+    bool inside = shard.begin.size() == tensor.shape.size() &&
+                  shard.end.size() == tensor.shape.size();
+    for (size_t d = 0; inside && d < tensor.shape.size(); ++d)
+      inside = shard.begin[d] <= shard.end[d] &&
+               shard.end[d] <= tensor.shape[d];
+    if (!inside)
+      return invalid(where, fmt::format("a shard's box [{}] to [{}] is not "
+                                        "inside the shape [{}]",
+                                        fmt::join(shard.begin, ", "),
+                                        fmt::join(shard.end, ", "),
+                                        fmt::join(tensor.shape, ", ")));
+    if (shard.bytes != uint64_t(volume(shard)) * width)
+      return invalid(where, fmt::format("a shard holds {} bytes for {} "
+                                        "elements of {} bytes",
+                                        shard.bytes, volume(shard), width));
+    covered += volume(shard);
+  }
+  for (size_t i = 0; i < tensor.shards.size(); ++i)
+    for (size_t j = i + 1; j < tensor.shards.size(); ++j)
+      if (volume(tensor.shards[i]) && volume(tensor.shards[j]) &&
+          overlap(tensor.shards[i], tensor.shards[j]))
+        return invalid(where, "two of its shards overlap");
+  if (covered != elements)
+    return invalid(where, fmt::format("its shards hold {} of its {} elements",
+                                      covered, elements));
+  return absl::OkStatus();
+}
+
+/// The JSON of the file at `path`.
+static absl::StatusOr<llvm::json::Value> readJson(const std::string &path) {
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
+      readRegularFile(path, kMaxIndexBytes, "index");
+  if (!text)
+    return absl::NotFoundError(
+        fmt::format("{}: {}", path, toString(text.takeError())));
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*text)->getBuffer());
+  if (!json)
+    return invalid(path, "not JSON: " + toString(json.takeError()));
+  return std::move(*json);
+}
+
+/// Whether `dir` holds what an unfinished save leaves.
+static bool holdsUnfinishedSave(const std::string &dir) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".tmp") ||
+        llvm::sys::path::filename(it->path()).starts_with("shards-"))
+      return true;
+  return false;
+}
+
+/// The catalog of a folder, from the first index it holds.
+static absl::StatusOr<Catalog> catalogOfFolder(const std::string &dir) {
+  auto inDir = [&](const char *file) { return inFolder(dir, file); };
+  if (llvm::sys::fs::exists(inDir(kIndexFile))) {
+    absl::StatusOr<llvm::json::Value> json = readJson(inDir(kIndexFile));
+    if (!json.ok())
+      return json.status();
+    return catalogFromIndex(*json, inDir(kIndexFile));
+  }
+  if (llvm::sys::fs::exists(inDir(kHubIndexFile))) {
+    absl::StatusOr<llvm::json::Value> json = readJson(inDir(kHubIndexFile));
+    if (!json.ok())
+      return json.status();
+    return catalogFromHub(*json, dir, inDir(kHubIndexFile));
+  }
+  Catalog catalog;
+  if (llvm::sys::fs::exists(inDir(kHubSingleFile))) {
+    if (absl::Status status =
+            addFileTensors(dir, kHubSingleFile, catalog, nullptr);
+        !status.ok())
+      return status;
+    return catalog;
+  }
+  return absl::NotFoundError(fmt::format(
+      "no checkpoint in '{}': it holds no {}, {} or {}{}", dir, kIndexFile,
+      kHubIndexFile, kHubSingleFile,
+      holdsUnfinishedSave(dir)
+          ? " (only the files of a save that did not finish: the checkpoint "
+            "is incomplete)"
+          : ""));
+}
+
+absl::StatusOr<Catalog> readCatalog(const std::string &path) {
+  absl::StatusOr<Catalog> catalog;
+  std::string dir = path;
+  if (llvm::sys::fs::is_directory(path)) {
+    catalog = catalogOfFolder(path);
+  } else if (llvm::sys::fs::exists(path)) {
+    dir = llvm::sys::path::parent_path(path).str();
+    catalog = Catalog();
+    if (absl::Status status = addFileTensors(
+            dir, llvm::sys::path::filename(path).str(), *catalog, nullptr);
+        !status.ok())
+      return status;
+  } else {
+    return absl::NotFoundError(
+        fmt::format("'{}': no such checkpoint folder or file", path));
+  }
+  if (!catalog.ok())
+    return catalog.status();
+  // Errors name the file that describes the tensors.
+  std::string source = path;
+  for (const char *index : {kIndexFile, kHubIndexFile})
+    if (llvm::sys::fs::exists(inFolder(dir, index)))
+      source = inFolder(dir, index);
+  for (auto &[name, tensor] : *catalog) {
+    std::string where = fmt::format("{}: tensor '{}'", source, name);
+    if (absl::Status status = checkCoverage(where, tensor); !status.ok())
+      return status;
+    for (StoredShard &shard : tensor.shards) {
+      if (!isPlainRelative(shard.file))
+        return invalid(where, "a shard's file is not a relative path inside "
+                              "the folder");
+      shard.file = inFolder(dir, shard.file);
+    }
+  }
+  return catalog;
+}
+
+} // namespace spmd::detail

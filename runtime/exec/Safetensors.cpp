@@ -1,0 +1,332 @@
+//===- Safetensors.cpp - The safetensors format ---------------------------===//
+
+#include "runtime/exec/Safetensors.h"
+#include "support/Files.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstring>
+
+namespace spmd::runtime {
+
+namespace {
+struct DTypeName {
+  ElementType type;
+  llvm::StringLiteral name;
+};
+} // namespace
+
+static constexpr DTypeName kDTypeNames[] = {
+    {ElementType::F32, "F32"},   {ElementType::F64, "F64"},
+    {ElementType::F16, "F16"},   {ElementType::BF16, "BF16"},
+    {ElementType::I1, "BOOL"},   {ElementType::I8, "I8"},
+    {ElementType::I16, "I16"},   {ElementType::I32, "I32"},
+    {ElementType::I64, "I64"},   {ElementType::Index, "I64"},
+};
+
+std::optional<llvm::StringRef> safetensorsDType(ElementType type) {
+  for (const DTypeName &entry : kDTypeNames)
+    if (entry.type == type)
+      return llvm::StringRef(entry.name);
+  return std::nullopt;
+}
+
+std::optional<ElementType> fromSafetensorsDType(llvm::StringRef name) {
+  // The first entry of a name is the type it reads as (I64, not index).
+  for (const DTypeName &entry : kDTypeNames)
+    if (entry.name == name)
+      return entry.type;
+  return std::nullopt;
+}
+
+static llvm::Error fail(llvm::StringRef path, const llvm::Twine &why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 path + ": " + why);
+}
+
+/// The deepest nesting of arrays and objects in `json`: the parser
+/// recurses per level, so a header of a million brackets is refused
+/// before it is parsed.
+static unsigned nestingDepth(llvm::StringRef json) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+/// `value` as a non-negative integer.
+static std::optional<uint64_t> asCount(const llvm::json::Value &value) {
+  std::optional<int64_t> n = value.getAsInteger();
+  if (!n || *n < 0)
+    return std::nullopt;
+  return uint64_t(*n);
+}
+
+/// The entry `name` describes in `fields`, its offsets relative to the data.
+static llvm::Expected<SafetensorsEntry>
+parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
+           llvm::StringRef path) {
+  auto bad = [&](const llvm::Twine &why) {
+    return fail(path, "tensor '" + name + "': " + why);
+  };
+  const llvm::json::Object *object = fields.getAsObject();
+  if (!object)
+    return bad("its entry is not an object");
+  std::optional<llvm::StringRef> dtype = object->getString("dtype");
+  if (!dtype)
+    return bad("no \"dtype\" string");
+  std::optional<ElementType> type = fromSafetensorsDType(*dtype);
+  if (!type)
+    return bad("dtype \"" + *dtype + "\" is not one this runtime holds");
+  SafetensorsEntry entry{name.str(), *type, {}, 0, 0};
+  const llvm::json::Array *shape = object->getArray("shape");
+  if (!shape)
+    return bad("no \"shape\" array");
+  uint64_t elements = 1;
+  for (const llvm::json::Value &dim : *shape) {
+    std::optional<uint64_t> size = asCount(dim);
+    if (!size || *size > uint64_t(std::numeric_limits<int64_t>::max()))
+      return bad("a shape entry is not a non-negative integer");
+    std::optional<uint64_t> product = llvm::checkedMulUnsigned(elements, *size);
+    if (!product)
+      return bad("its shape holds more elements than 2^64");
+    elements = *product;
+    entry.shape.push_back(int64_t(*size));
+  }
+  const llvm::json::Array *offsets = object->getArray("data_offsets");
+  std::optional<uint64_t> begin, end;
+  if (offsets && offsets->size() == 2) {
+    begin = asCount((*offsets)[0]);
+    end = asCount((*offsets)[1]);
+  }
+  if (!begin || !end || *begin > *end)
+    return bad("\"data_offsets\" is not [begin, end] with begin <= end");
+  std::optional<uint64_t> bytes =
+      llvm::checkedMulUnsigned(elements, uint64_t(elementTypeBytes(*type)));
+  if (!bytes || *bytes != *end - *begin)
+    return bad(llvm::formatv("its data_offsets hold {0} bytes, its dtype and "
+                             "shape {1}",
+                             *end - *begin,
+                             bytes ? std::to_string(*bytes) : "more than 2^64"));
+  entry.offset = *begin;
+  entry.bytes = *bytes;
+  return entry;
+}
+
+llvm::Expected<std::vector<SafetensorsEntry>>
+parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
+                       llvm::StringRef path) {
+  if (!header.starts_with("{"))
+    return fail(path, "the header is not a JSON object");
+  if (nestingDepth(header) > 8)
+    return fail(path, "the header nests more than 8 levels deep");
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(header);
+  if (!json)
+    return fail(path, "the header is not JSON: " +
+                          llvm::toString(json.takeError()));
+  const llvm::json::Object *object = json->getAsObject();
+  if (!object)
+    return fail(path, "the header is not a JSON object");
+  std::vector<SafetensorsEntry> entries;
+  for (const auto &[key, fields] : *object) {
+    if (key == "__metadata__") {
+      const llvm::json::Object *metadata = fields.getAsObject();
+      if (!metadata || llvm::any_of(*metadata, [](const auto &kv) {
+            return !kv.second.getAsString();
+          }))
+        return fail(path, "\"__metadata__\" is not an object of strings");
+      continue;
+    }
+    llvm::Expected<SafetensorsEntry> entry = parseEntry(key, fields, path);
+    if (!entry)
+      return entry.takeError();
+    entries.push_back(std::move(*entry));
+  }
+  // The data follows the header and is covered exactly, in order.
+  llvm::sort(entries, [](const SafetensorsEntry &a, const SafetensorsEntry &b) {
+    return std::tie(a.offset, a.bytes) < std::tie(b.offset, b.bytes);
+  });
+  uint64_t dataStart = 8 + header.size(), at = 0;
+  for (SafetensorsEntry &entry : entries) {
+    if (entry.offset != at)
+      return fail(path, llvm::formatv("tensor '{0}': its data starts at byte "
+                                      "{1} of the data, where {2} was "
+                                      "expected (holes and overlaps are "
+                                      "not allowed)",
+                                      entry.name, entry.offset, at));
+    at += entry.bytes;
+    entry.offset += dataStart;
+  }
+  if (dataStart + at != fileSize)
+    return fail(path, llvm::formatv("the header describes {0} bytes of data, "
+                                    "the file holds {1}{2}",
+                                    at, fileSize - dataStart,
+                                    dataStart + at > fileSize
+                                        ? " (the file is truncated)"
+                                        : ""));
+  return entries;
+}
+
+/// The header's length from the first 8 bytes of a file of `fileSize`.
+static llvm::Expected<uint64_t> headerLength(const uint8_t *first8,
+                                             uint64_t fileSize,
+                                             llvm::StringRef path) {
+  uint64_t length = llvm::support::endian::read64le(first8);
+  if (length > kMaxSafetensorsHeaderBytes)
+    return fail(path, llvm::formatv("its header length {0} is more than the "
+                                    "limit of {1}",
+                                    length, kMaxSafetensorsHeaderBytes));
+  if (8 + length > fileSize)
+    return fail(path, llvm::formatv("its header length {0} goes past the end "
+                                    "of the file ({1} bytes)",
+                                    length, fileSize));
+  return length;
+}
+
+llvm::Expected<std::vector<SafetensorsEntry>>
+readSafetensorsHeader(const RandomAccessFile &file) {
+  if (file.size() < 8)
+    return fail(file.path(), "not a safetensors file (fewer than 8 bytes)");
+  uint8_t first8[8];
+  if (llvm::Error err = file.readAt(0, 8, first8))
+    return err;
+  llvm::Expected<uint64_t> length =
+      headerLength(first8, file.size(), file.path());
+  if (!length)
+    return length.takeError();
+  std::string header(*length, '\0');
+  if (llvm::Error err = file.readAt(8, *length, header.data()))
+    return err;
+  return parseSafetensorsHeader(header, file.size(), file.path());
+}
+
+llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,
+                                   uint64_t bytes, llvm::StringRef path,
+                                   llvm::StringRef name) {
+  if (type != ElementType::I1)
+    return llvm::Error::success();
+  for (uint64_t i = 0; i < bytes; ++i)
+    if (data[i] > 1)
+      return fail(path, llvm::formatv("tensor '{0}': element {1} is {2}, not "
+                                      "a bool (0 or 1)",
+                                      name, i, unsigned(data[i])));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<SafetensorsEntry>>
+parseSafetensorsEntries(llvm::StringRef bytes, llvm::StringRef path) {
+  if (bytes.size() < 8)
+    return fail(path, "not a safetensors file (fewer than 8 bytes)");
+  auto *base = reinterpret_cast<const uint8_t *>(bytes.data());
+  llvm::Expected<uint64_t> length = headerLength(base, bytes.size(), path);
+  if (!length)
+    return length.takeError();
+  return parseSafetensorsHeader(bytes.substr(8, *length), bytes.size(), path);
+}
+
+llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
+parseSafetensors(llvm::StringRef bytes, llvm::StringRef path) {
+  llvm::Expected<std::vector<SafetensorsEntry>> entries =
+      parseSafetensorsEntries(bytes, path);
+  if (!entries)
+    return entries.takeError();
+  auto *base = reinterpret_cast<const uint8_t *>(bytes.data());
+  std::vector<std::pair<std::string, HostBuffer>> tensors;
+  for (const SafetensorsEntry &entry : *entries) {
+    const uint8_t *data = base + entry.offset;
+    if (llvm::Error err = checkSafetensorsValues(entry.type, data, entry.bytes,
+                                                 path, entry.name))
+      return err;
+    HostBuffer tensor(entry.type, entry.shape, Init::None);
+    if (entry.bytes)
+      std::memcpy(tensor.data(), data, entry.bytes);
+    tensors.emplace_back(entry.name, std::move(tensor));
+  }
+  return tensors;
+}
+
+llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
+readSafetensors(llvm::StringRef path, uint64_t maxBytes) {
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readRegularFile(path, maxBytes, "safetensors file");
+  if (!file)
+    return fail(path, llvm::toString(file.takeError()));
+  return parseSafetensors((*file)->getBuffer(), path);
+}
+
+llvm::Expected<std::vector<uint64_t>>
+writeSafetensors(llvm::StringRef path, llvm::ArrayRef<SafetensorsTensor> tensors,
+                 const std::map<std::string, std::string> &metadata) {
+  std::string header;
+  llvm::raw_string_ostream os(header);
+  llvm::json::OStream json(os);
+  std::vector<uint64_t> dataOffsets;
+  std::vector<uint64_t> sizes;
+  uint64_t at = 0;
+  json.objectBegin();
+  if (!metadata.empty())
+    json.attributeObject("__metadata__", [&] {
+      for (const auto &[key, value] : metadata)
+        json.attribute(key, value);
+    });
+  for (const SafetensorsTensor &tensor : tensors) {
+    std::optional<llvm::StringRef> dtype = safetensorsDType(tensor.type);
+    if (!dtype)
+      return fail(path, "tensor '" + tensor.name + "': safetensors has no " +
+                            elementTypeName(tensor.type) + " type");
+    uint64_t bytes = elementTypeBytes(tensor.type);
+    for (int64_t d : tensor.shape)
+      bytes *= uint64_t(d);
+    json.attributeObject(tensor.name, [&] {
+      json.attribute("dtype", *dtype);
+      json.attributeArray("shape", [&] {
+        for (int64_t d : tensor.shape)
+          json.value(d);
+      });
+      json.attributeArray("data_offsets", [&] {
+        json.value(int64_t(at));
+        json.value(int64_t(at + bytes));
+      });
+    });
+    dataOffsets.push_back(at);
+    sizes.push_back(bytes);
+    at += bytes;
+  }
+  json.objectEnd();
+  // Spaces pad the header so that the data starts 8-byte aligned.
+  header.append((8 - header.size() % 8) % 8, ' ');
+  uint64_t dataStart = 8 + header.size();
+  if (llvm::Error err = writeFileDurably(path, "safetensors file",
+                                         [&](llvm::raw_ostream &out) {
+    char length[8];
+    llvm::support::endian::write64le(length, header.size());
+    out.write(length, 8);
+    out << header;
+    for (auto [tensor, bytes] : llvm::zip(tensors, sizes))
+      out.write(reinterpret_cast<const char *>(tensor.data), bytes);
+  }))
+    return std::move(err);
+  for (uint64_t &offset : dataOffsets)
+    offset += dataStart;
+  return dataOffsets;
+}
+
+} // namespace spmd::runtime

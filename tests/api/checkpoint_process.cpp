@@ -1,0 +1,163 @@
+//===- checkpoint_process.cpp - One process of the checkpoint tests -------===//
+//
+//   spmd-checkpoint-process save DIR MESH SPEC STEP [--repeat]
+//   spmd-checkpoint-process verify DIR MESH SPEC
+//
+// save: places the tensors of training step STEP on MESH as SPEC says and
+// saves them in DIR, printing "saved STEP"; with --repeat, saves steps
+// STEP, STEP + 1, ... until killed. verify: loads DIR onto MESH as SPEC
+// says and checks that every tensor holds the bytes of one same step,
+// printing "step K". MESH is AxB... (axes a, b, ...; device ids row-major),
+// or with a trailing T, its ids column-major (processes then split the
+// last axis); SPEC has one entry per dimension: an axis, several joined by
+// '+' (two at most), or '-' for none. Under mpirun every process runs it.
+//
+//===----------------------------------------------------------------------===//
+
+#include <spmd/spmd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace {
+
+const std::vector<std::pair<std::string, std::pair<spmd::DType,
+                                                   std::vector<int64_t>>>>
+    kTensors = {{"w1", {spmd::DType::F32, {1024, 1024}}},
+                {"w2", {spmd::DType::BF16, {512, 2050}}},
+                {"bias", {spmd::DType::F32, {1030, 4}}}};
+
+[[noreturn]] void fail(const std::string &message) {
+  std::cerr << "process " << spmd::process_index() << ": " << message << "\n";
+  std::exit(1);
+}
+
+std::vector<std::string> split(const std::string &text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, separator);)
+    parts.push_back(part);
+  return parts;
+}
+
+spmd::Mesh meshOf(std::string text) {
+  bool transposed = !text.empty() && text.back() == 'T';
+  if (transposed)
+    text.pop_back();
+  std::vector<int64_t> shape;
+  std::vector<std::string> names;
+  for (const std::string &size : split(text, 'x')) {
+    shape.push_back(std::stoll(size));
+    names.push_back(std::string(1, char('a' + names.size())));
+  }
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  std::vector<int64_t> ids(n);
+  for (int64_t i = 0; i < n; ++i)
+    ids[i] = i;
+  if (transposed && shape.size() == 2)
+    for (int64_t i = 0; i < n; ++i)
+      ids[i] = (i % shape[1]) * shape[0] + i / shape[1];
+  return spmd::Mesh(ids, shape, names);
+}
+
+spmd::PartitionSpec specOf(const std::string &text) {
+  spmd::PartitionSpec spec;
+  for (const std::string &entry : split(text, ',')) {
+    if (entry == "-") {
+      spec.push_back(spmd::None);
+      continue;
+    }
+    std::vector<std::string> axes = split(entry, '+');
+    if (axes.size() == 1)
+      spec.push_back(axes[0]);
+    else
+      spec.push_back({spmd::Axis(axes[0]), spmd::Axis(axes[1])});
+  }
+  return spec;
+}
+
+/// The bytes of tensor `t` at step `step`.
+uint8_t byteAt(size_t tensor, int64_t i, int64_t step) {
+  return uint8_t((i * 31 + int64_t(tensor) * 7 + step) % 251);
+}
+
+spmd::HostTensor tensorAt(size_t index, int64_t step) {
+  const auto &[type, shape] = kTensors[index].second;
+  spmd::HostTensor t(type, shape);
+  auto *bytes = static_cast<uint8_t *>(t.data());
+  int64_t n = t.numel() * (type == spmd::DType::F32 ? 4 : 2);
+  for (int64_t i = 0; i < n; ++i)
+    bytes[i] = byteAt(index, i, step);
+  return t;
+}
+
+void save(const std::string &dir, const spmd::Mesh &mesh,
+          const spmd::PartitionSpec &spec, int64_t step, bool repeat) {
+  do {
+    std::map<std::string, spmd::ShardedTensor> tensors;
+    for (size_t i = 0; i < kTensors.size(); ++i) {
+      auto placed = spmd::mark_sharding(tensorAt(i, step), mesh, spec);
+      if (!placed.ok())
+        fail(placed.status().ToString());
+      tensors.emplace(kTensors[i].first, *placed);
+    }
+    spmd::HostTensor stepTensor(spmd::DType::I64, {});
+    *static_cast<int64_t *>(stepTensor.data()) = step;
+    tensors.emplace("step", *spmd::mark_sharding(stepTensor, mesh, {}));
+    if (absl::Status status = spmd::save_checkpoint(dir, tensors); !status.ok())
+      fail(status.ToString());
+    if (spmd::process_index() == 0)
+      std::printf("saved %lld\n", (long long)step);
+    std::fflush(stdout);
+    ++step;
+  } while (repeat);
+}
+
+void verify(const std::string &dir, const spmd::Mesh &mesh,
+            const spmd::PartitionSpec &spec) {
+  std::map<std::string, std::pair<spmd::Mesh, spmd::PartitionSpec>> targets{
+      {"step", {mesh, {}}}};
+  for (const auto &[name, what] : kTensors)
+    targets.emplace(name, std::make_pair(mesh, spec));
+  auto loaded = spmd::load_checkpoint(dir, targets);
+  if (!loaded.ok())
+    fail(loaded.status().ToString());
+  auto stepTensor = loaded->at("step").to_host();
+  int64_t step = *static_cast<const int64_t *>(stepTensor->data());
+  for (size_t i = 0; i < kTensors.size(); ++i) {
+    auto host = loaded->at(kTensors[i].first).to_host();
+    if (!host.ok())
+      fail(host.status().ToString());
+    spmd::HostTensor want = tensorAt(i, step);
+    int64_t n = want.numel() * (want.dtype() == spmd::DType::F32 ? 4 : 2);
+    if (host->shape() != want.shape() ||
+        std::memcmp(host->data(), want.data(), n) != 0)
+      fail("tensor '" + kTensors[i].first + "' does not hold step " +
+           std::to_string(step));
+  }
+  if (spmd::process_index() == 0)
+    std::printf("step %lld\n", (long long)step);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 5)
+    fail("usage: save DIR MESH SPEC STEP [--repeat] | verify DIR MESH SPEC");
+  std::string mode = argv[1], dir = argv[2];
+  spmd::Mesh mesh = meshOf(argv[3]);
+  spmd::PartitionSpec spec = specOf(argv[4]);
+  if (mode == "save" && argc >= 6)
+    save(dir, mesh, spec, std::stoll(argv[5]),
+         argc > 6 && std::string(argv[6]) == "--repeat");
+  else if (mode == "verify")
+    verify(dir, mesh, spec);
+  else
+    fail("unknown mode " + mode);
+  return 0;
+}

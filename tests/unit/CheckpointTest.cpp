@@ -1,0 +1,382 @@
+//===- CheckpointTest.cpp - Sharded checkpoints, as a user saves them -----===//
+//
+// Only <spmd/spmd.h>: tensors of every element type saved on one mesh and
+// loaded, bit for bit, on another mesh, spec and device count; overwrites;
+// the bytes a load reads; and every kind of damage to a checkpoint giving
+// an error that names the file and the tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include <spmd/spmd.h>
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+
+using spmd::None;
+namespace fs = std::filesystem;
+
+namespace {
+
+const spmd::Mesh kMesh2x4({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4}, {"data", "model"});
+const spmd::Mesh kMesh4x2({7, 6, 5, 4, 3, 2, 1, 0}, {4, 2}, {"x", "y"});
+const spmd::Mesh kMesh1({0}, {1}, {"one"});
+
+const spmd::DType kEveryType[] = {
+    spmd::DType::F32, spmd::DType::F64, spmd::DType::F16, spmd::DType::BF16,
+    spmd::DType::I1,  spmd::DType::I8,  spmd::DType::I16, spmd::DType::I32,
+    spmd::DType::I64};
+
+/// A fresh folder for one test.
+std::string scratch(const std::string &name) {
+  fs::path dir = fs::temp_directory_path() /
+                 ("spmd-checkpoint-" + name + "-" +
+                  std::to_string(std::random_device()()));
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+size_t widthOf(spmd::DType type) {
+  switch (type) {
+  case spmd::DType::I1:
+  case spmd::DType::I8:
+    return 1;
+  case spmd::DType::F16:
+  case spmd::DType::BF16:
+  case spmd::DType::I16:
+    return 2;
+  case spmd::DType::F32:
+  case spmd::DType::I32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+/// A tensor of `type` whose elements differ from their neighbours' (bools
+/// 0 or 1; other types any bit pattern, NaNs included, since a checkpoint
+/// keeps bits).
+spmd::HostTensor patterned(spmd::DType type, std::vector<int64_t> shape,
+                           int seed) {
+  spmd::HostTensor t(type, shape);
+  auto *bytes = static_cast<uint8_t *>(t.data());
+  int64_t n = t.numel() * int64_t(widthOf(type));
+  for (int64_t i = 0; i < n; ++i)
+    bytes[i] = type == spmd::DType::I1 ? uint8_t((i * 7 + seed) % 3 == 0)
+                                       : uint8_t((i * 31 + seed) % 251);
+  return t;
+}
+
+/// Whether two host tensors hold the same type, shape and bytes.
+void expectSameBits(const spmd::HostTensor &a, const spmd::HostTensor &b,
+                    const std::string &what) {
+  ASSERT_EQ(a.dtype(), b.dtype()) << what;
+  ASSERT_EQ(a.shape(), b.shape()) << what;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * widthOf(a.dtype())),
+            0)
+      << what;
+}
+
+std::map<std::string, spmd::ShardedTensor>
+placeEveryType(const spmd::Mesh &mesh, const spmd::PartitionSpec &spec,
+               std::vector<int64_t> shape,
+               std::map<std::string, spmd::HostTensor> &hosts) {
+  std::map<std::string, spmd::ShardedTensor> placed;
+  for (spmd::DType type : kEveryType) {
+    std::string name = "t" + std::to_string(int(type));
+    hosts[name] = patterned(type, shape, int(type));
+    auto t = spmd::mark_sharding(hosts[name], mesh, spec);
+    EXPECT_TRUE(t.ok()) << t.status();
+    placed.emplace(name, *t);
+  }
+  return placed;
+}
+
+std::map<std::string, std::pair<spmd::Mesh, spmd::PartitionSpec>>
+targetsFor(const std::map<std::string, spmd::HostTensor> &hosts,
+           const spmd::Mesh &mesh, const spmd::PartitionSpec &spec) {
+  std::map<std::string, std::pair<spmd::Mesh, spmd::PartitionSpec>> targets;
+  for (const auto &[name, host] : hosts)
+    targets.emplace(name, std::make_pair(mesh, spec));
+  return targets;
+}
+
+void expectLoadsAs(const std::string &dir,
+                   const std::map<std::string, spmd::HostTensor> &hosts,
+                   const spmd::Mesh &mesh, const spmd::PartitionSpec &spec) {
+  auto loaded = spmd::load_checkpoint(dir, targetsFor(hosts, mesh, spec));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->size(), hosts.size());
+  for (const auto &[name, host] : hosts) {
+    const spmd::ShardedTensor &t = loaded->at(name);
+    auto back = t.to_host();
+    ASSERT_TRUE(back.ok()) << back.status();
+    expectSameBits(host, *back, name);
+  }
+}
+
+TEST(Checkpoint, SavedOn2x4LoadsOn4x2OneDeviceAndAnotherSpec) {
+  std::string dir = scratch("reshard");
+  std::map<std::string, spmd::HostTensor> hosts;
+  // Uneven on both dimensions: 2 does not divide 7, 4 does not divide 10.
+  auto placed = placeEveryType(kMesh2x4, {"data", "model"}, {7, 10}, hosts);
+  ASSERT_TRUE(spmd::save_checkpoint(dir, placed).ok());
+  expectLoadsAs(dir, hosts, kMesh4x2, {None, "x"});
+  expectLoadsAs(dir, hosts, kMesh4x2, {{"y", "x"}, None});
+  expectLoadsAs(dir, hosts, kMesh4x2, {"x", "y"});
+  expectLoadsAs(dir, hosts, kMesh1, {None, None});
+  expectLoadsAs(dir, hosts, kMesh2x4, {"model", "data"});
+  fs::remove_all(dir);
+}
+
+TEST(Checkpoint, ShardsLandOnTheDevicesTheSpecNames) {
+  std::string dir = scratch("placement");
+  std::map<std::string, spmd::HostTensor> hosts;
+  auto placed = placeEveryType(kMesh2x4, {"model", None}, {8, 3}, hosts);
+  ASSERT_TRUE(spmd::save_checkpoint(dir, placed).ok());
+  auto loaded = spmd::load_checkpoint(
+      dir, {{"t0", {kMesh4x2, spmd::PartitionSpec{"x", None}}}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const spmd::ShardedTensor &t = loaded->at("t0");
+  EXPECT_EQ(t.sharding(), "<@mesh, [{\"x\"}, {}]>");
+  auto shards = t.local_shards();
+  ASSERT_EQ(shards.size(), 8u);
+  for (const spmd::ShardedTensor::Shard &shard : shards) {
+    // Device ids run backwards over the 4x2 mesh: id d is at position
+    // 7 - d, in row (7 - d) / 2, which holds rows 2 * row and 2 * row + 1.
+    int64_t row = (7 - shard.device) / 2;
+    EXPECT_EQ(shard.indices[0], std::make_pair(2 * row, 2 * row + 2));
+    EXPECT_EQ(std::memcmp(shard.data.data(),
+                          static_cast<const float *>(hosts["t0"].data()) +
+                              2 * row * 3,
+                          6 * sizeof(float)),
+              0);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Checkpoint, ScalarsAndEmptyTensors) {
+  std::string dir = scratch("edge");
+  std::map<std::string, spmd::HostTensor> hosts{
+      {"scalar", patterned(spmd::DType::F32, {}, 3)},
+      {"empty", patterned(spmd::DType::I32, {0, 5}, 1)},
+      {"tiny", patterned(spmd::DType::F16, {3}, 2)}};
+  std::map<std::string, spmd::ShardedTensor> placed{
+      {"scalar", *spmd::mark_sharding(hosts["scalar"], kMesh2x4, {})},
+      {"empty", *spmd::mark_sharding(hosts["empty"], kMesh2x4, {"data", None})},
+      // 3 elements over 8 devices: five hold padding only.
+      {"tiny", *spmd::mark_sharding(hosts["tiny"], kMesh2x4,
+                                    {{"data", "model"}})}};
+  ASSERT_TRUE(spmd::save_checkpoint(dir, placed).ok());
+  auto loaded = spmd::load_checkpoint(
+      dir, {{"scalar", {kMesh4x2, {}}},
+            {"empty", {kMesh4x2, {None, "x"}}},
+            {"tiny", {kMesh4x2, {{"y", "x"}}}}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  for (const auto &[name, host] : hosts)
+    expectSameBits(host, *loaded->at(name).to_host(), name);
+  fs::remove_all(dir);
+}
+
+/// Every regular file in `dir`.
+std::vector<std::string> filesIn(const std::string &dir) {
+  std::vector<std::string> files;
+  for (const auto &entry : fs::directory_iterator(dir))
+    files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string readAll(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Checkpoint, ReplicatedShardsAreWrittenOnce) {
+  std::string dir = scratch("once");
+  spmd::HostTensor host = patterned(spmd::DType::F32, {64, 64}, 1);
+  std::map<std::string, spmd::ShardedTensor> placed{
+      {"replicated", *spmd::mark_sharding(host, kMesh2x4, {None, None})},
+      {"half", *spmd::mark_sharding(host, kMesh2x4, {"data", None})}};
+  ASSERT_TRUE(spmd::save_checkpoint(dir, placed).ok());
+  std::vector<std::string> files = filesIn(dir);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], "index.json");
+  // Header aside, the file holds each tensor's bytes once.
+  uint64_t size = fs::file_size(fs::path(dir) / files[1]);
+  uint64_t header;
+  std::string bytes = readAll((fs::path(dir) / files[1]).string());
+  std::memcpy(&header, bytes.data(), 8);
+  EXPECT_EQ(size - 8 - header, 2u * 64 * 64 * 4);
+  fs::remove_all(dir);
+}
+
+TEST(Checkpoint, SavingOverACheckpointReplacesIt) {
+  std::string dir = scratch("overwrite");
+  spmd::HostTensor a = patterned(spmd::DType::F32, {16, 4}, 1);
+  spmd::HostTensor b = patterned(spmd::DType::F32, {16, 4}, 2);
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(a, kMesh2x4, {"data"})}})
+                  .ok());
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(b, kMesh4x2, {"x"})},
+                        {"v", *spmd::mark_sharding(a, kMesh1, {})}})
+                  .ok());
+  // The first save's files are gone.
+  EXPECT_EQ(filesIn(dir).size(), 2u);
+  auto loaded = spmd::load_checkpoint(dir, {{"w", {kMesh1, {}}}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  expectSameBits(b, *loaded->at("w").to_host(), "w");
+  fs::remove_all(dir);
+}
+
+TEST(Checkpoint, ALoadReadsOnlyTheBytesItsDevicesHold) {
+  std::string dir = scratch("bytes");
+  spmd::HostTensor host = patterned(spmd::DType::F32, {1024, 1024}, 1);
+  const spmd::Mesh line({0, 1, 2, 3, 4, 5, 6, 7}, {8}, {"d"});
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, line, {"d", None})}})
+                  .ok());
+  const int64_t shardBytes = 1024 * 1024 * 4;
+  // Columns from rows, rows of another split, a 2-D split, one device.
+  for (const auto &[mesh, spec] :
+       std::vector<std::pair<spmd::Mesh, spmd::PartitionSpec>>{
+           {line, {None, "d"}},
+           {kMesh4x2, {"x", "y"}},
+           {kMesh4x2, {{"y", "x"}, None}},
+           {kMesh1, {None, None}}}) {
+    int64_t before = spmd::counter_value("checkpoint_bytes_read");
+    auto loaded = spmd::load_checkpoint(dir, {{"w", {mesh, spec}}});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    int64_t read = spmd::counter_value("checkpoint_bytes_read") - before;
+    EXPECT_GE(read, shardBytes);
+    EXPECT_LE(read, shardBytes * 11 / 10) << loaded->at("w").sharding();
+    expectSameBits(host, *loaded->at("w").to_host(), "w");
+  }
+  fs::remove_all(dir);
+}
+
+/// A checkpoint of one tensor to damage, and the path of its shard file.
+std::string savedForDamage(const std::string &dir) {
+  spmd::HostTensor host = patterned(spmd::DType::F32, {512, 256}, 1);
+  EXPECT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
+                  .ok());
+  for (const std::string &file : filesIn(dir))
+    if (file != "index.json")
+      return (fs::path(dir) / file).string();
+  return "";
+}
+
+void expectLoadFails(const std::string &dir, const std::string &tensor,
+                     const std::vector<std::string> &words) {
+  auto loaded = spmd::load_checkpoint(dir, {{tensor, {kMesh2x4, {"data"}}}});
+  ASSERT_FALSE(loaded.ok());
+  for (const std::string &word : words)
+    EXPECT_NE(loaded.status().message().find(word), std::string::npos)
+        << loaded.status();
+}
+
+TEST(Checkpoint, DamageIsAnErrorNamingTheFileAndTensor) {
+  std::string dir = scratch("damage");
+  std::string shard = savedForDamage(dir);
+  std::string name = fs::path(shard).filename().string();
+  std::string original = readAll(shard);
+  auto rewrite = [&](const std::string &bytes) {
+    std::ofstream(shard, std::ios::binary | std::ios::trunc) << bytes;
+  };
+
+  // One bit flipped in the data.
+  std::string flipped = original;
+  flipped[original.size() - 1000] ^= 4;
+  rewrite(flipped);
+  expectLoadFails(dir, "w", {name, "'w'", "checksum"});
+  // Truncated.
+  rewrite(original.substr(0, original.size() / 2));
+  expectLoadFails(dir, "w", {name, "'w'", "truncated"});
+  // Gone.
+  fs::remove(shard);
+  expectLoadFails(dir, "w", {name, "incomplete"});
+  rewrite(original);
+  expectLoadFails(dir, "nope", {"'nope'", "not in the checkpoint"});
+
+  std::string index = readAll(dir + "/index.json");
+  auto withIndex = [&](const std::string &from, const std::string &to) {
+    std::string changed = std::regex_replace(
+        index, std::regex(from), to, std::regex_constants::format_first_only);
+    ASSERT_NE(changed, index) << from;
+    std::ofstream(dir + "/index.json", std::ios::trunc) << changed;
+  };
+  // A shard that does not cover the tensor, one outside it, a wrong dtype.
+  withIndex(R"("end":\s*\[\s*512)", R"("end": [500)");
+  expectLoadFails(dir, "w", {"index.json", "'w'"});
+  withIndex(R"("end":\s*\[\s*512)", R"("end": [513)");
+  expectLoadFails(dir, "w", {"index.json", "'w'", "inside"});
+  withIndex(R"("dtype":\s*"F32")", R"("dtype": "F64")");
+  expectLoadFails(dir, "w", {"index.json", "'w'"});
+  std::ofstream(dir + "/index.json", std::ios::trunc) << "{\"format\": 1";
+  expectLoadFails(dir, "w", {"index.json"});
+  // A save killed before its index was renamed into place.
+  fs::remove(dir + "/index.json");
+  expectLoadFails(dir, "w", {"incomplete"});
+  fs::remove_all(dir);
+  expectLoadFails(dir, "w", {dir});
+}
+
+TEST(Checkpoint, MisuseIsAnError) {
+  std::string dir = scratch("misuse");
+  EXPECT_FALSE(spmd::save_checkpoint(dir, {{"w", spmd::ShardedTensor()}}).ok());
+  spmd::HostTensor host = patterned(spmd::DType::F32, {4, 4}, 1);
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
+                  .ok());
+  // A spec longer than the rank, an unknown axis.
+  EXPECT_FALSE(
+      spmd::load_checkpoint(dir, {{"w", {kMesh1, {None, None, None}}}}).ok());
+  EXPECT_FALSE(
+      spmd::load_checkpoint(dir, {{"w", {kMesh1, {"nope", None}}}}).ok());
+  // A file where the folder should be.
+  std::string file = dir + "/index.json";
+  EXPECT_FALSE(spmd::save_checkpoint(
+                   file, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
+                   .ok());
+  fs::remove_all(dir);
+}
+
+/// With SPMD_INTEROP_DIR (tests/tools/safetensors_interop.py sets it): the
+/// files another writer made there load sharded, byte for byte, and are
+/// saved as a checkpoint for that writer's reader.
+TEST(CheckpointInterop, LoadsAnotherWritersFilesAndSavesForItsReader) {
+  const char *dir = std::getenv("SPMD_INTEROP_DIR");
+  if (!dir)
+    GTEST_SKIP() << "run by tests/tools/safetensors_interop.py";
+  const char *names[] = {"F32", "F64",  "F16", "BF16", "BOOL",
+                         "I8",  "I16", "I32", "I64"};
+  std::map<std::string, spmd::HostTensor> expected;
+  std::map<std::string, std::pair<spmd::Mesh, spmd::PartitionSpec>> targets;
+  for (size_t seed = 0; seed < std::size(kEveryType); ++seed) {
+    std::string name = std::string("t_") + names[seed];
+    expected[name] = patterned(kEveryType[seed], {5, 12}, int(seed));
+    // Every other tensor split the other way round.
+    targets.emplace(name, std::make_pair(kMesh2x4,
+                                         seed % 2 ? spmd::PartitionSpec{"data",
+                                                                        "model"}
+                                                  : spmd::PartitionSpec{
+                                                        "model", "data"}));
+  }
+  std::string base(dir);
+  for (const std::string &source : {base + "/other.safetensors", base + "/hub"}) {
+    auto loaded = spmd::load_checkpoint(source, targets);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    for (const auto &[name, host] : expected)
+      expectSameBits(host, *loaded->at(name).to_host(), source + " " + name);
+    ASSERT_TRUE(spmd::save_checkpoint(base + "/ours", *loaded).ok());
+  }
+}
+
+} // namespace
