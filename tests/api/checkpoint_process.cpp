@@ -18,7 +18,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -31,7 +30,10 @@ const std::vector<std::pair<std::string, std::pair<spmd::DType,
                 {"bias", {spmd::DType::F32, {1030, 4}}}};
 
 [[noreturn]] void fail(const std::string &message) {
-  std::cerr << "process " << spmd::process_index() << ": " << message << "\n";
+  // One write, so that lines of processes sharing a terminal do not mix.
+  std::string line = "process " + std::to_string(spmd::process_index()) +
+                     ": " + message + "\n";
+  std::fputs(line.c_str(), stderr);
   std::exit(1);
 }
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Checkpoints across processes: saved by 2 processes (4 devices each) on a
+# 2x4 mesh, loaded bit for bit by 1 process on 4x2, by 2 processes whose
+# devices split the other axis (ids column-major), by 4 processes with
+# another spec, and saved again by 4 and loaded by 2.
+#   checkpoint.sh SPMD_CHECKPOINT_PROCESS WORKDIR
+set -euo pipefail
+source "$(dirname "$0")/mpirun.sh"
+tool=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+dir=$work/checkpoint
+expect() { # expect STEP OUTPUT
+  grep -q "^step $1$" <<<"$2" || { echo "expected step $1: $2"; exit 1; }
+}
+out=$(run_mpi 2 "$tool" save "$dir" 2x4 a,b 7 2>&1) || { echo "$out"; exit 1; }
+echo "$out"
+files=$(ls "$dir" | grep -c 'safetensors$')
+[ "$files" = 2 ] || { echo "expected a shard file per process: $(ls "$dir")"; exit 1; }
+out=$("$tool" verify "$dir" 4x2 b,a 2>&1) || { echo "$out"; exit 1; }
+expect 7 "$out"
+out=$(run_mpi 2 "$tool" verify "$dir" 2x4T a,b 2>&1) || { echo "$out"; exit 1; }
+expect 7 "$out"
+out=$(run_mpi 4 "$tool" verify "$dir" 8 a,- 2>&1) || { echo "$out"; exit 1; }
+expect 7 "$out"
+out=$(run_mpi 4 "$tool" save "$dir" 4x2 -,a+b 9 2>&1) || { echo "$out"; exit 1; }
+out=$(run_mpi 2 "$tool" verify "$dir" 2x4 b,a 2>&1) || { echo "$out"; exit 1; }
+expect 9 "$out"
+# The shard file only process 1 reads is gone: process 1 fails on it,
+# process 0 (which read all it needs) fails too, naming process 1.
+out=$(run_mpi 2 "$tool" save "$dir" 2x4 a,b 11 2>&1) || { echo "$out"; exit 1; }
+rm "$dir"/shards-*-00001.safetensors
+if out=$(run_mpi 2 "$tool" verify "$dir" 2x4 a,b 2>&1); then
+  echo "a load with a shard file missing succeeded: $out"; exit 1
+fi
+grep -q '^process 1: NOT_FOUND: .*-00001.safetensors' <<<"$out" &&
+  grep -q '^process 0: .*process 1 could not load the checkpoint' <<<"$out" ||
+  { echo "expected both processes to fail: $out"; exit 1; }
+grep '^process' <<<"$out"
+echo "checkpoint across processes: PASS"
