@@ -41,7 +41,8 @@ run() {
 pids=()
 for spec in "pipeline mlir.dict 16384 tests/lit/run/Inputs tests/lit/partition" \
             "mesh-config mesh-config.dict 4096 tests/lit/Inputs" \
-            "npy npy.dict 4096 tests/fuzz/seeds/npy"; do
+            "npy npy.dict 4096 tests/fuzz/seeds/npy" \
+            "safetensors safetensors.dict 4096 tests/fuzz/seeds/safetensors"; do
   set -- $spec
   mkdir -p "$build/fuzz/$1"
   run $spec >"$build/fuzz/$1/summary" 2>&1 &

@@ -9,6 +9,8 @@
 
 #include <spmd/spmd.h>
 
+#include "Mutation.h"
+
 #include "gtest/gtest.h"
 
 #include <cstdlib>
@@ -326,6 +328,42 @@ TEST(Checkpoint, DamageIsAnErrorNamingTheFileAndTensor) {
   expectLoadFails(dir, "w", {"incomplete"});
   fs::remove_all(dir);
   expectLoadFails(dir, "w", {dir});
+}
+
+/// Mutants of the index and of a shard file (Mutation.h): each load fails
+/// with an error or returns exactly the tensor saved, never a crash and
+/// never other bytes.
+TEST(Checkpoint, MutatedFilesLoadExactlyOrFail) {
+  std::string dir = scratch("mutants");
+  spmd::HostTensor host = patterned(spmd::DType::BF16, {40, 24}, 3);
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, kMesh2x4,
+                                                   {"data", "model"})}})
+                  .ok());
+  std::string shard;
+  for (const std::string &file : filesIn(dir))
+    if (file != "index.json")
+      shard = (fs::path(dir) / file).string();
+  std::mt19937 rng(11);
+  int loaded = 0, failed = 0;
+  for (const std::string &path : {dir + "/index.json", shard}) {
+    std::string original = readAll(path);
+    for (int i = 0, e = spmd::testing::mutantCount(1000); i < e; ++i) {
+      std::ofstream(path, std::ios::binary | std::ios::trunc)
+          << spmd::testing::mutate(original, rng);
+      auto t = spmd::load_checkpoint(dir, {{"w", {kMesh4x2, {"y", "x"}}}});
+      if (!t.ok()) {
+        ++failed;
+        continue;
+      }
+      ++loaded;
+      expectSameBits(host, *t->at("w").to_host(), "a mutant that loads");
+    }
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << original;
+  }
+  EXPECT_GT(failed, 1000);
+  EXPECT_GT(loaded, 0);
+  fs::remove_all(dir);
 }
 
 TEST(Checkpoint, MisuseIsAnError) {
