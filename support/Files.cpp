@@ -153,8 +153,9 @@ llvm::Error syncDirectory(llvm::StringRef dir) {
   return llvm::Error::success();
 }
 
-llvm::Error writeFileDurably(llvm::StringRef path, llvm::StringRef what,
-                             llvm::function_ref<void(llvm::raw_ostream &)> write) {
+llvm::Error
+writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                 llvm::function_ref<std::error_code(int fd)> write) {
   auto fail = [&](const llvm::Twine &reason) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -165,29 +166,55 @@ llvm::Error writeFileDurably(llvm::StringRef path, llvm::StringRef what,
                   0644);
   if (fd < 0)
     return fail(lastError());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
-    write(os);
-    os.flush();
-    if (os.has_error()) {
-      std::string why = os.error().message();
-      os.clear_error();
-      ::close(fd);
-      return fail(why);
-    }
-  }
-  if (::fsync(fd) != 0) {
-    std::string why = lastError();
-    ::close(fd);
-    return fail(why);
-  }
-  if (::close(fd) != 0)
-    return fail(lastError());
-  if (::rename(temporary.c_str(), path.str().c_str()) != 0)
-    return fail(lastError());
+  std::error_code ec = write(fd);
+  if (!ec && ::fsync(fd) != 0)
+    ec = std::error_code(errno, std::generic_category());
+  if (::close(fd) != 0 && !ec)
+    ec = std::error_code(errno, std::generic_category());
+  if (!ec && ::rename(temporary.c_str(), path.str().c_str()) != 0)
+    ec = std::error_code(errno, std::generic_category());
+  if (ec)
+    return fail(ec.message());
   llvm::SmallString<128> dir(path);
   llvm::sys::path::remove_filename(dir);
   return syncDirectory(dir.empty() ? "." : dir.str());
+}
+
+llvm::Error
+writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                 llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  return writeFileDurably(path, what, [&](int fd) {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+    write(os);
+    os.flush();
+    std::error_code ec = os.error();
+    os.clear_error();
+    return ec;
+  });
+}
+
+llvm::Error writeAt(int fd, const void *data, uint64_t bytes, uint64_t offset) {
+  const auto *from = static_cast<const uint8_t *>(data);
+  // In pieces, each sent to the disk once written (not waited for), so
+  // that the disk works while the next is copied and the final sync waits
+  // for little.
+  constexpr uint64_t kPiece = uint64_t(16) << 20;
+  while (bytes > 0) {
+    ssize_t wrote = ::pwrite(fd, from, std::min(bytes, kPiece), offset);
+    if (wrote > 0)
+      ::sync_file_range(fd, offset, wrote, SYNC_FILE_RANGE_WRITE);
+    if (wrote < 0 && errno == EINTR)
+      continue;
+    if (wrote <= 0)
+      return llvm::createStringError(
+          wrote < 0 ? std::error_code(errno, std::generic_category())
+                    : std::make_error_code(std::errc::no_space_on_device),
+          "a write failed");
+    from += wrote;
+    offset += wrote;
+    bytes -= wrote;
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef what,

@@ -74,8 +74,17 @@ private:
 /// a temporary file in the same folder (`path` + ".tmp"), synced to the
 /// disk, renamed over `path`, the folder synced. A process killed on the
 /// way leaves `path` as it was (and the temporary file behind).
-llvm::Error writeFileDurably(llvm::StringRef path, llvm::StringRef what,
-                             llvm::function_ref<void(llvm::raw_ostream &)> write);
+llvm::Error
+writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                 llvm::function_ref<void(llvm::raw_ostream &)> write);
+/// The same, `write` given the open file (for positioned writes from
+/// several threads); it returns the first error.
+llvm::Error
+writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                 llvm::function_ref<std::error_code(int fd)> write);
+/// Writes `bytes` bytes at `offset` of the open file `fd` (pwrite, resumed
+/// until all are written).
+llvm::Error writeAt(int fd, const void *data, uint64_t bytes, uint64_t offset);
 
 /// Syncs folder `dir`, so that the renames and removals in it last.
 llvm::Error syncDirectory(llvm::StringRef dir);

@@ -9,7 +9,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace spmd::runtime {
 
@@ -42,6 +44,9 @@ std::optional<ElementType> fromSafetensorsDType(llvm::StringRef name) {
       return entry.type;
   return std::nullopt;
 }
+
+/// Files at least twice this large are written by two threads or more.
+static constexpr uint64_t kParallelWriteBytes = uint64_t(64) << 20;
 
 static llvm::Error fail(llvm::StringRef path, const llvm::Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -272,6 +277,47 @@ readSafetensors(llvm::StringRef path, uint64_t maxBytes) {
   return parseSafetensors((*file)->getBuffer(), path);
 }
 
+/// Writes `prefix` at the start of `fd` and each tensor's `sizes` bytes at
+/// its offset: large files by several threads, each a contiguous part of
+/// the data (the kernel's copy into the page cache is what takes the time).
+static std::error_code writeData(int fd, llvm::StringRef prefix,
+                                 llvm::ArrayRef<SafetensorsTensor> tensors,
+                                 llvm::ArrayRef<uint64_t> offsets,
+                                 llvm::ArrayRef<uint64_t> sizes) {
+  uint64_t end = offsets.empty() ? prefix.size()
+                                 : offsets.back() + sizes.back();
+  unsigned threads = std::clamp<unsigned>(
+      std::min<uint64_t>(std::thread::hardware_concurrency(),
+                         end / kParallelWriteBytes),
+      1, 4);
+  std::vector<std::error_code> errors(threads);
+  auto writePart = [&](unsigned part) {
+    uint64_t from = end * part / threads, to = end * (part + 1) / threads;
+    auto writeRange = [&](const void *data, uint64_t at, uint64_t bytes) {
+      uint64_t lo = std::max(at, from), hi = std::min(at + bytes, to);
+      if (lo >= hi || errors[part])
+        return;
+      if (llvm::Error err =
+              writeAt(fd, static_cast<const uint8_t *>(data) + (lo - at),
+                      hi - lo, lo))
+        errors[part] = llvm::errorToErrorCode(std::move(err));
+    };
+    writeRange(prefix.data(), 0, prefix.size());
+    for (auto [tensor, offset, size] : llvm::zip(tensors, offsets, sizes))
+      writeRange(tensor.data, offset, size);
+  };
+  std::vector<std::thread> workers;
+  for (unsigned part = 1; part < threads; ++part)
+    workers.emplace_back(writePart, part);
+  writePart(0);
+  for (std::thread &worker : workers)
+    worker.join();
+  for (std::error_code ec : errors)
+    if (ec)
+      return ec;
+  return {};
+}
+
 llvm::Expected<std::vector<uint64_t>>
 writeSafetensors(llvm::StringRef path, llvm::ArrayRef<SafetensorsTensor> tensors,
                  const std::map<std::string, std::string> &metadata) {
@@ -314,18 +360,15 @@ writeSafetensors(llvm::StringRef path, llvm::ArrayRef<SafetensorsTensor> tensors
   // Spaces pad the header so that the data starts 8-byte aligned.
   header.append((8 - header.size() % 8) % 8, ' ');
   uint64_t dataStart = 8 + header.size();
-  if (llvm::Error err = writeFileDurably(path, "safetensors file",
-                                         [&](llvm::raw_ostream &out) {
-    char length[8];
-    llvm::support::endian::write64le(length, header.size());
-    out.write(length, 8);
-    out << header;
-    for (auto [tensor, bytes] : llvm::zip(tensors, sizes))
-      out.write(reinterpret_cast<const char *>(tensor.data), bytes);
-  }))
-    return std::move(err);
   for (uint64_t &offset : dataOffsets)
     offset += dataStart;
+  std::string prefix(8, '\0');
+  llvm::support::endian::write64le(prefix.data(), header.size());
+  prefix += header;
+  if (llvm::Error err = writeFileDurably(path, "safetensors file", [&](int fd) {
+        return writeData(fd, prefix, tensors, dataOffsets, sizes);
+      }))
+    return std::move(err);
   return dataOffsets;
 }
 
