@@ -497,65 +497,51 @@ loadTensor(const std::string &name, const StoredTensor &tensor,
     return absl::Status(status.code(), fmt::format("tensor '{}': {}", name,
                                                    std::string(status.message())));
   };
-  absl::StatusOr<DeviceMesh> mesh = detail::deviceMesh(target.first);
-  if (!mesh.ok())
-    return named(mesh.status());
-  absl::StatusOr<TensorSharding> sharding = detail::shardingOf(
-      *mesh, "mesh", target.second, tensor.shape.size());
-  if (!sharding.ok())
-    return named(sharding.status());
-  llvm::Expected<ShardLayout> layout =
-      ShardLayout::get(*sharding, *mesh, tensor.shape);
-  if (!layout)
-    return named(detail::toStatus(layout.takeError()));
-  absl::StatusOr<std::pair<int64_t, int64_t>> devices =
-      detail::localDevices(*mesh);
-  if (!devices.ok())
-    return named(devices.status());
-  std::optional<DType> dtype = detail::fromRuntime(tensor.type);
+  absl::StatusOr<detail::Placement> placed =
+      detail::placement(target.first, target.second, tensor.shape);
+  if (!placed.ok())
+    return named(placed.status());
   std::vector<runtime::TensorRef> locals;
   // Devices holding the same box (replicas) copy it from the first.
   std::map<std::vector<int64_t>, runtime::TensorRef> loaded;
-  for (int64_t device = devices->first;
-       device < devices->first + devices->second; ++device) {
+  for (int64_t device = placed->firstDevice;
+       device < placed->firstDevice + placed->numDevices; ++device) {
     absl::StatusOr<runtime::TensorRef> local =
-        loadBox(name, tensor, layout->sliceOf(device), layout->localShape(),
-                loaded, reader);
+        loadBox(name, tensor, placed->layout.sliceOf(device),
+                placed->layout.localShape(), loaded, reader);
     if (!local.ok())
       return local.status();
     locals.push_back(std::move(*local));
   }
-  auto storage = std::make_shared<ShardedStorage>(ShardedStorage{
-      runtime::ShardedBuffer(tensor.shape, std::move(locals), *layout,
-                             ReductionKind::Sum, devices->first),
-      *mesh, *sharding, dtype.value_or(DType::F32), tensor.shape});
-  return ShardedStorage::wrap(std::move(storage));
+  return placed->wrap(std::move(locals), tensor.type);
 }
 
-absl::StatusOr<std::map<std::string, ShardedTensor>> load_checkpoint(
-    const std::string &dir,
-    const std::map<std::string, std::pair<Mesh, PartitionSpec>> &targets) {
-  absl::StatusOr<std::map<std::string, ShardedTensor>> loaded = [&]()
-      -> absl::StatusOr<std::map<std::string, ShardedTensor>> {
-    absl::StatusOr<Catalog> catalog = detail::readCatalog(dir);
-    if (!catalog.ok())
-      return catalog.status();
-    ShardReader reader;
-    std::map<std::string, ShardedTensor> tensors;
-    for (const auto &[name, target] : targets) {
-      auto stored = catalog->find(name);
-      if (stored == catalog->end())
-        return absl::NotFoundError(fmt::format(
-            "tensor '{}' is not in the checkpoint '{}'", name, dir));
-      absl::StatusOr<ShardedTensor> tensor =
-          loadTensor(name, stored->second, target, reader);
-      if (!tensor.ok())
-        return tensor.status();
-      tensors.emplace(name, std::move(*tensor));
-    }
-    detail::addCounter("checkpoint_bytes_read", reader.bytesRead());
-    return tensors;
-  }();
+absl::StatusOr<std::map<std::string, ShardedTensor>>
+detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets) {
+  absl::StatusOr<Catalog> catalog = detail::readCatalog(path);
+  if (!catalog.ok())
+    return catalog.status();
+  ShardReader reader;
+  std::map<std::string, ShardedTensor> tensors;
+  for (const auto &[name, target] : targets) {
+    auto stored = catalog->find(name);
+    if (stored == catalog->end())
+      return absl::NotFoundError(fmt::format(
+          "tensor '{}' is not in the checkpoint '{}'", name, path));
+    absl::StatusOr<ShardedTensor> tensor =
+        loadTensor(name, stored->second, target, reader);
+    if (!tensor.ok())
+      return tensor.status();
+    tensors.emplace(name, std::move(*tensor));
+  }
+  detail::addCounter("checkpoint_bytes_read", reader.bytesRead());
+  return tensors;
+}
+
+absl::StatusOr<std::map<std::string, ShardedTensor>>
+load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
+  absl::StatusOr<std::map<std::string, ShardedTensor>> loaded =
+      detail::loadOnThisProcess(dir, targets);
   absl::Status agreed = agree(loaded.status(), "load the checkpoint");
   if (!agreed.ok())
     return agreed;

@@ -13,6 +13,8 @@
 #ifndef SPMD_API_CHECKPOINT_H
 #define SPMD_API_CHECKPOINT_H
 
+#include "spmd/spmd.h"
+
 #include "runtime/exec/HostBuffer.h"
 
 #include "absl/status/statusor.h"
@@ -61,6 +63,13 @@ using Catalog = std::map<std::string, StoredTensor>;
 /// tensor's shards are checked to lie in it, to match its type, and to
 /// cover it exactly once.
 absl::StatusOr<Catalog> readCatalog(const std::string &path);
+
+/// Where load_checkpoint places each tensor.
+using LoadTargets = std::map<std::string, std::pair<Mesh, PartitionSpec>>;
+/// load_checkpoint's work on this process alone: no exchange with the
+/// other processes (so it may run beside programs that exchange).
+absl::StatusOr<std::map<std::string, ShardedTensor>>
+loadOnThisProcess(const std::string &path, const LoadTargets &targets);
 
 /// `file` in the folder `dir`.
 std::string inFolder(const std::string &dir, llvm::StringRef file);

@@ -13,6 +13,7 @@
 #include "mesh/DeviceMesh.h"
 #include "runtime/devices/Devices.h"
 #include "runtime/exec/LoadedProgram.h"
+#include "sharding/ShardLayout.h"
 #include "sharding/TensorSharding.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -54,6 +55,27 @@ absl::StatusOr<TensorSharding> shardingOf(const DeviceMesh &mesh,
 /// MPI each process holds one block of the mesh's devices.
 absl::StatusOr<std::pair<int64_t, int64_t>>
 localDevices(const DeviceMesh &mesh);
+
+/// Where a tensor goes on a mesh as a spec says: its layout, and the
+/// devices of this process, [firstDevice, firstDevice + numDevices).
+struct Placement {
+  DeviceMesh mesh;
+  TensorSharding sharding;
+  ShardLayout layout;
+  int64_t firstDevice, numDevices;
+  /// The tensor on the devices: `locals[i]` on device firstDevice + i.
+  ShardedTensor wrap(std::vector<runtime::TensorRef> locals,
+                     runtime::ElementType type) const;
+};
+absl::StatusOr<Placement> placement(const Mesh &mesh, const PartitionSpec &spec,
+                                    llvm::ArrayRef<int64_t> shape);
+/// The tensor of `shape` whose row-major data is `data`, placed on `mesh`
+/// as `spec` says; `data` is read only where this process's shards lie
+/// (a file mapped in memory, say).
+absl::StatusOr<ShardedTensor> place(const uint8_t *data,
+                                    runtime::ElementType type,
+                                    llvm::ArrayRef<int64_t> shape,
+                                    const Mesh &mesh, const PartitionSpec &spec);
 
 /// The processes mpirun started, or null when this process runs alone.
 runtime::MpiWorld *mpiProcesses();

@@ -216,37 +216,60 @@ detail::localDevices(const DeviceMesh &mesh) {
   return std::make_pair(process_index() * perProcess, perProcess);
 }
 
-absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
-                                            const Mesh &mesh,
-                                            const PartitionSpec &spec) {
-  if (!tensor.status().ok())
-    return tensor.status();
+absl::StatusOr<detail::Placement>
+detail::placement(const Mesh &mesh, const PartitionSpec &spec,
+                  llvm::ArrayRef<int64_t> shape) {
   absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
   if (!deviceMesh.ok())
     return deviceMesh.status();
-  const runtime::HostBuffer &host = TensorStorage::of(tensor);
   absl::StatusOr<TensorSharding> sharding =
-      detail::shardingOf(*deviceMesh, "mesh", spec, host.rank());
+      detail::shardingOf(*deviceMesh, "mesh", spec, shape.size());
   if (!sharding.ok())
     return sharding.status();
   llvm::Expected<ShardLayout> layout =
-      ShardLayout::get(*sharding, *deviceMesh, host.shape());
+      ShardLayout::get(*sharding, *deviceMesh, shape);
   if (!layout)
     return detail::toStatus(layout.takeError());
   absl::StatusOr<std::pair<int64_t, int64_t>> devices =
       detail::localDevices(*deviceMesh);
   if (!devices.ok())
     return devices.status();
-  auto [first, perProcess] = *devices;
-  std::vector<runtime::TensorRef> locals;
-  for (int64_t device = first; device < first + perProcess; ++device)
-    locals.push_back(
-        runtime::shardFor(host, *layout, device, ReductionKind::Sum));
+  return Placement{*deviceMesh, *sharding, *layout, devices->first,
+                   devices->second};
+}
+
+ShardedTensor detail::Placement::wrap(std::vector<runtime::TensorRef> locals,
+                                      runtime::ElementType type) const {
+  std::vector<int64_t> shape = layout.globalShape().vec();
   auto storage = std::make_shared<ShardedStorage>(ShardedStorage{
-      runtime::ShardedBuffer(host.shape().vec(), std::move(locals), *layout,
-                             ReductionKind::Sum, first),
-      *deviceMesh, *sharding, tensor.dtype(), host.shape().vec()});
+      runtime::ShardedBuffer(shape, std::move(locals), layout,
+                             ReductionKind::Sum, firstDevice),
+      mesh, sharding, detail::fromRuntime(type).value_or(DType::F32), shape});
   return ShardedStorage::wrap(std::move(storage));
+}
+
+absl::StatusOr<ShardedTensor>
+detail::place(const uint8_t *data, runtime::ElementType type,
+              llvm::ArrayRef<int64_t> shape, const Mesh &mesh,
+              const PartitionSpec &spec) {
+  absl::StatusOr<Placement> placed = placement(mesh, spec, shape);
+  if (!placed.ok())
+    return placed.status();
+  std::vector<runtime::TensorRef> locals;
+  for (int64_t device = placed->firstDevice;
+       device < placed->firstDevice + placed->numDevices; ++device)
+    locals.push_back(runtime::shardFor(data, type, placed->layout, device,
+                                       ReductionKind::Sum));
+  return placed->wrap(std::move(locals), type);
+}
+
+absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
+                                            const Mesh &mesh,
+                                            const PartitionSpec &spec) {
+  if (!tensor.status().ok())
+    return tensor.status();
+  const runtime::HostBuffer &host = TensorStorage::of(tensor);
+  return detail::place(host.data(), host.type(), host.shape(), mesh, spec);
 }
 
 } // namespace spmd

@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -251,6 +252,51 @@ absl::Status save_checkpoint(const std::string &dir,
 absl::StatusOr<std::map<std::string, ShardedTensor>> load_checkpoint(
     const std::string &dir,
     const std::map<std::string, std::pair<Mesh, PartitionSpec>> &targets);
+
+//===----------------------------------------------------------------------===//
+// Sharded input loading (torch_xla's ParallelLoader)
+//===----------------------------------------------------------------------===//
+
+/// Feeds batches already on the devices: a background thread takes each
+/// batch from the source, places input i as `input_sharding[i]` says, and
+/// keeps up to `prefetch` placed batches ahead of the one being used, so
+/// loading overlaps run(). Under mpirun each process places only its own
+/// shards (from a folder, it reads only their bytes).
+class ParallelLoader {
+public:
+  using Batch = std::vector<HostTensor>;
+  /// Returns the next batch, std::nullopt at the end of the data.
+  using Source = std::function<absl::StatusOr<std::optional<Batch>>()>;
+  using InputSharding = std::vector<std::pair<Mesh, PartitionSpec>>;
+
+  static absl::StatusOr<ParallelLoader> create(Source source,
+                                               InputSharding input_sharding,
+                                               int64_t prefetch = 2);
+  /// The batch files of `dir`, in name order: safetensors files whose
+  /// tensors `input0`, `input1`, ... are the inputs, or, for one input,
+  /// `.npy` files.
+  static absl::StatusOr<ParallelLoader> fromFolder(const std::string &dir,
+                                                   InputSharding input_sharding,
+                                                   int64_t prefetch = 2);
+  ParallelLoader(ParallelLoader &&) noexcept;
+  ParallelLoader &operator=(ParallelLoader &&) noexcept;
+  /// Stops the thread (after the batch it is loading, if any) and frees
+  /// the batches it loaded ahead.
+  ~ParallelLoader();
+
+  /// The next batch on the devices; std::nullopt once the data ended. An
+  /// error of the source, or a batch whose inputs differ in number, shape
+  /// or type from the first batch's, is returned here, and ends the data.
+  absl::StatusOr<std::optional<std::vector<ShardedTensor>>> next();
+  /// Seconds next() waited for a batch, in all; batches it returned.
+  double wait_seconds() const;
+  int64_t batches() const;
+
+private:
+  struct State;
+  explicit ParallelLoader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 //===----------------------------------------------------------------------===//
 // Programs
