@@ -217,7 +217,8 @@ ParallelLoader::fromFolder(const std::string &dir, InputSharding input_sharding,
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     llvm::StringRef name = it->path();
-    if (name.ends_with(".safetensors") || name.ends_with(".npy"))
+    if (name.ends_with(".safetensors") || name.ends_with(".npy") ||
+        llvm::sys::fs::is_directory(name))
       files.push_back(name.str());
   }
   if (ec)
@@ -225,7 +226,9 @@ ParallelLoader::fromFolder(const std::string &dir, InputSharding input_sharding,
         fmt::format("cannot list the batch folder '{}': {}", dir, ec.message()));
   if (files.empty())
     return absl::NotFoundError(fmt::format(
-        "the batch folder '{}' holds no .safetensors or .npy file", dir));
+        "the batch folder '{}' holds no batch (.safetensors or .npy file, "
+        "or folder)",
+        dir));
   llvm::sort(files);
   auto produce = [files = std::move(files),
                   sharding = std::move(input_sharding),

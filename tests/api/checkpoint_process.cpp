@@ -2,12 +2,17 @@
 //
 //   spmd-checkpoint-process save DIR MESH SPEC STEP [--repeat]
 //   spmd-checkpoint-process verify DIR MESH SPEC
+//   spmd-checkpoint-process batches DIR MESH SPEC COUNT
+//   spmd-checkpoint-process load-batches DIR MESH SPEC COUNT
 //
 // save: places the tensors of training step STEP on MESH as SPEC says and
 // saves them in DIR, printing "saved STEP"; with --repeat, saves steps
 // STEP, STEP + 1, ... until killed. verify: loads DIR onto MESH as SPEC
 // says and checks that every tensor holds the bytes of one same step,
-// printing "step K". MESH is AxB... (axes a, b, ...; device ids row-major),
+// printing "step K". batches: saves COUNT batches (checkpoint folders of
+// tensors input0 and input1) in DIR; load-batches: feeds them through a
+// ParallelLoader and checks each, and that this process read at most 1.1
+// times the bytes of its devices' shards. MESH is AxB... (axes a, b, ...; device ids row-major),
 // or with a trailing T, its ids column-major (processes then split the
 // last axis); SPEC has one entry per dimension: an axis, several joined by
 // '+' (two at most), or '-' for none. Under mpirun every process runs it.
@@ -146,6 +151,76 @@ void verify(const std::string &dir, const spmd::Mesh &mesh,
     std::printf("step %lld\n", (long long)step);
 }
 
+/// Input i of batch k: rows of a [256, 512] f32 (i = 0) or [256] i64.
+spmd::HostTensor batchInput(int i, int64_t k) {
+  spmd::HostTensor t(i == 0 ? spmd::DType::F32 : spmd::DType::I64,
+                     i == 0 ? std::vector<int64_t>{256, 512}
+                            : std::vector<int64_t>{256});
+  auto *bytes = static_cast<uint8_t *>(t.data());
+  for (int64_t b = 0; b < t.numel() * (i == 0 ? 4 : 8); ++b)
+    bytes[b] = byteAt(size_t(i), b, k);
+  return t;
+}
+
+void saveBatches(const std::string &dir, const spmd::Mesh &mesh,
+                 const spmd::PartitionSpec &spec, int64_t count) {
+  for (int64_t k = 0; k < count; ++k) {
+    std::map<std::string, spmd::ShardedTensor> batch;
+    for (int i = 0; i < 2; ++i)
+      batch.emplace("input" + std::to_string(i),
+                    *spmd::mark_sharding(batchInput(i, k), mesh,
+                                         i == 0 ? spec
+                                                : spmd::PartitionSpec{
+                                                      spec[0]}));
+    char name[32];
+    std::snprintf(name, sizeof name, "/batch-%03lld", (long long)k);
+    if (absl::Status status = spmd::save_checkpoint(dir + name, batch);
+        !status.ok())
+      fail(status.ToString());
+  }
+}
+
+void loadBatches(const std::string &dir, const spmd::Mesh &mesh,
+                 const spmd::PartitionSpec &spec, int64_t count) {
+  int64_t before = spmd::counter_value("checkpoint_bytes_read");
+  auto loader = spmd::ParallelLoader::fromFolder(
+      dir, {{mesh, spec}, {mesh, spmd::PartitionSpec{spec[0]}}}, 2);
+  if (!loader.ok())
+    fail(loader.status().ToString());
+  int64_t shardBytes = 0;
+  for (int64_t k = 0;; ++k) {
+    auto next = loader->next();
+    if (!next.ok())
+      fail(next.status().ToString());
+    if (!next->has_value()) {
+      if (k != count)
+        fail("the loader ended after " + std::to_string(k) + " batches");
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      const spmd::ShardedTensor &got = (**next)[i];
+      for (const spmd::ShardedTensor::Shard &shard : got.local_shards()) {
+        int64_t elements = 1;
+        for (auto [b, e] : shard.indices)
+          elements *= e - b;
+        shardBytes += elements * (i == 0 ? 4 : 8);
+      }
+      auto host = got.to_host();
+      spmd::HostTensor want = batchInput(i, k);
+      if (!host.ok() || std::memcmp(host->data(), want.data(),
+                                    want.numel() * (i == 0 ? 4 : 8)) != 0)
+        fail("batch " + std::to_string(k) + " input " + std::to_string(i) +
+             " differs");
+    }
+  }
+  int64_t read = spmd::counter_value("checkpoint_bytes_read") - before;
+  std::printf("process %lld read %lld bytes for shards of %lld bytes\n",
+              (long long)spmd::process_index(), (long long)read,
+              (long long)shardBytes);
+  if (read > shardBytes * 11 / 10)
+    fail("read more than 1.1 times its shards' bytes");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -159,6 +234,10 @@ int main(int argc, char **argv) {
          argc > 6 && std::string(argv[6]) == "--repeat");
   else if (mode == "verify")
     verify(dir, mesh, spec);
+  else if (mode == "batches" && argc >= 6)
+    saveBatches(dir, mesh, spec, std::stoll(argv[5]));
+  else if (mode == "load-batches" && argc >= 6)
+    loadBatches(dir, mesh, spec, std::stoll(argv[5]));
   else
     fail("unknown mode " + mode);
   return 0;

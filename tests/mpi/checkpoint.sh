@@ -36,4 +36,12 @@ grep -q '^process 1: NOT_FOUND: .*-00001.safetensors' <<<"$out" &&
   grep -q '^process 0: .*process 1 could not load the checkpoint' <<<"$out" ||
   { echo "expected both processes to fail: $out"; exit 1; }
 grep '^process' <<<"$out"
+# Batches saved by 2 processes, fed by a ParallelLoader to 2 processes
+# whose devices split the batch the other way: each reads only its rows.
+out=$(run_mpi 2 "$tool" batches "$work/batches" 2x4 a,b 4 2>&1) || { echo "$out"; exit 1; }
+out=$(run_mpi 2 "$tool" load-batches "$work/batches" 2x4T a+b,- 4 2>&1) || { echo "$out"; exit 1; }
+echo "$out"
+[ "$(grep -c '^process [01] read' <<<"$out")" = 2 ] || { echo "$out"; exit 1; }
+out=$(run_mpi 4 "$tool" load-batches "$work/batches" 8 a,- 4 2>&1) || { echo "$out"; exit 1; }
+echo "$out"
 echo "checkpoint across processes: PASS"

@@ -272,9 +272,9 @@ public:
   static absl::StatusOr<ParallelLoader> create(Source source,
                                                InputSharding input_sharding,
                                                int64_t prefetch = 2);
-  /// The batch files of `dir`, in name order: safetensors files whose
-  /// tensors `input0`, `input1`, ... are the inputs, or, for one input,
-  /// `.npy` files.
+  /// The batches of `dir`, in name order: safetensors files or checkpoint
+  /// folders (save_checkpoint's) whose tensors `input0`, `input1`, ... are
+  /// the inputs, or, for one input, `.npy` files.
   static absl::StatusOr<ParallelLoader> fromFolder(const std::string &dir,
                                                    InputSharding input_sharding,
                                                    int64_t prefetch = 2);
