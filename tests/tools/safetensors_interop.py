@@ -190,6 +190,26 @@ def inputs_by_name(spmd_run, work):
     assert results["result1"] == ("BOOL", [4, 3], flags)
     print("spmd-run: inputs by name, outputs as resultN: equal")
 
+    # An argument whose location names another file (as importers write)
+    # has no name here: it is taken as argN.
+    located = os.path.join(work, "located.mlir")
+    with open(located, "w") as f:
+        f.write(PROGRAM.replace("%x: tensor<4x3xf32>,",
+                                '%x: tensor<4x3xf32> loc("model.py":4:3),'))
+    # Line 4, column 3 of this file is where %e is: a name read at the
+    # location, whatever file it names, would bind "e" here.
+    write_safetensors(inputs, [
+        ("bias", "F32", [4, 3], struct.pack("<12f", *bias)),
+        ("x", "F32", [4, 3], bytes(48)),
+        ("e", "F32", [4, 3], bytes(48)),
+        ("arg0", "F32", [4, 3], struct.pack("<12f", *x)),
+        ("arg2", "BOOL", [4, 3], flags)])
+    subprocess.run([spmd_run, located, f"--inputs={inputs}",
+                    f"--outputs={outputs}"], check=True)
+    dtype, shape, data = read_safetensors(outputs)["result0"]
+    assert list(struct.unpack("<12f", data)) == \
+        [a + b for a, b in zip(x, bias)]
+
     # A tensor missing, of another shape, of another type, a bool that is
     # not 0 or 1, a truncated file: exit 2 with the file and tensor named.
     cases = {

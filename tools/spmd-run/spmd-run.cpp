@@ -306,8 +306,11 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
     return;
   for (mlir::BlockArgument arg : function.getArguments()) {
     std::string name;
-    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(arg.getLoc())) {
-      unsigned buffer = sourceMgr.getMainFileID();
+    unsigned buffer = sourceMgr.getMainFileID();
+    auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(arg.getLoc());
+    // An explicit loc(...) names another file: no name then.
+    if (loc && loc.getFilename() ==
+                   sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier()) {
       llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(
           buffer, loc.getLine(), loc.getColumn());
       llvm::StringRef rest(at.getPointer() ? at.getPointer() : "");
