@@ -1,7 +1,7 @@
 //===- resume.cpp - Training that checkpoints, is killed, and resumes -----===//
 //
 // Usage: spmd-example-resume DIR STEPS dp|fsdp [KILL_AT_STEP]
-// The two-layer MLP of training.cpp, larger, trained for STEPS steps on
+// The two-layer MLP of mlp_step.h, larger than training.cpp's, trained for STEPS steps on
 // batches fed by a ParallelLoader (a background thread makes and places
 // each batch while the devices compute). Every 2 steps the weights and the
 // step count are saved in DIR. A run finding a checkpoint in DIR resumes
@@ -12,79 +12,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <spmd/spmd.h>
+#include "mlp_step.h"
 
 #include <chrono>
-#include <cmath>
 #include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+using namespace example;
+
 namespace {
-constexpr int64_t kBatch = 256, kIn = 256, kHidden = 512, kOut = 64;
+constexpr MlpSizes kSizes = {/*batch=*/256, /*in=*/256, /*hidden=*/512,
+                             /*out=*/64, /*rate=*/0.01f};
 constexpr int kSaveEvery = 2;
 
-spmd::HostTensor filled(std::vector<int64_t> shape, float value) {
-  spmd::HostTensor t(spmd::DType::F32, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    static_cast<float *>(t.data())[i] = value;
-  return t;
-}
-
-spmd::HostTensor wave(std::vector<int64_t> shape, float phase, float scale) {
-  spmd::HostTensor t(spmd::DType::F32, shape);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    static_cast<float *>(t.data())[i] =
-        scale * std::sin(0.37f * float(i) + phase);
-  return t;
-}
-
-/// The batch of step `step`: inputs, and a target the model can learn.
+/// The batch of step `step`.
 spmd::ParallelLoader::Batch batchOf(int64_t step) {
-  spmd::HostTensor x = wave({kBatch, kIn}, 0.1f * float(step), 1.f);
-  spmd::HostTensor y(spmd::DType::F32, {kBatch, kOut});
-  for (int64_t b = 0; b < kBatch; ++b)
-    for (int64_t o = 0; o < kOut; ++o)
-      static_cast<float *>(y.data())[b * kOut + o] = 0.5f * x.at(b * kIn + o);
-  return {x, y};
-}
-
-/// One SGD step: (x, y, w1, w2) -> (w1', w2', loss), as in training.cpp.
-struct Step {
-  spmd::Program program = spmd::Program::build("step");
-  spmd::Value x, y, w1, w2;
-};
-
-Step buildStep() {
-  Step s;
-  spmd::Program &p = s.program;
-  s.x = p.parameter({kBatch, kIn});
-  s.y = p.parameter({kBatch, kOut});
-  s.w1 = p.parameter({kIn, kHidden});
-  s.w2 = p.parameter({kHidden, kOut});
-  spmd::Value h = p.tanh(p.matmul(s.x, s.w1));
-  spmd::Value diff = p.sub(p.matmul(h, s.w2), s.y);
-  spmd::Value loss = p.mean(p.mul(diff, diff), {0, 1});
-  spmd::Value dpred =
-      p.mul(diff, p.constant(filled({kBatch, kOut}, 2.0f / (kBatch * kOut))));
-  spmd::Value dw2 = p.matmul(p.transpose(h, {1, 0}), dpred);
-  spmd::Value dh = p.matmul(dpred, p.transpose(s.w2, {1, 0}));
-  spmd::Value dpre = p.mul(
-      dh, p.sub(p.constant(filled({kBatch, kHidden}, 1.0f)), p.mul(h, h)));
-  spmd::Value dw1 = p.matmul(p.transpose(s.x, {1, 0}), dpre);
-  const float rate = 0.01f;
-  spmd::Value w1 =
-      p.sub(s.w1, p.mul(dw1, p.constant(filled({kIn, kHidden}, rate))));
-  spmd::Value w2 =
-      p.sub(s.w2, p.mul(dw2, p.constant(filled({kHidden, kOut}, rate))));
-  (void)p.output({w1, w2, loss});
-  return s;
-}
-
-int fail(const absl::Status &status) {
-  std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
-  return 1;
+  spmd::HostTensor x = wave({kSizes.batch, kSizes.in}, 0.1f * float(step), 1.f);
+  return {x, targetOf(x, kSizes.out)};
 }
 } // namespace
 
@@ -102,7 +47,7 @@ int main(int argc, char **argv) {
   spmd::PartitionSpec batch = {axis, spmd::None};
   spmd::PartitionSpec weights =
       fsdp ? spmd::PartitionSpec{axis, spmd::None} : spmd::PartitionSpec{};
-  Step step = buildStep();
+  MlpStep step = buildMlpStep(kSizes);
   spmd::Program &p = step.program;
   for (auto [value, spec] :
        {std::pair{step.x, batch}, {step.y, batch}, {step.w1, weights},
@@ -123,8 +68,10 @@ int main(int argc, char **argv) {
     std::printf("resumed at step %lld from %s, weights %s\n",
                 (long long)first, dir.c_str(), w1.sharding().c_str());
   } else if (saved.status().code() == absl::StatusCode::kNotFound) {
-    w1 = *spmd::mark_sharding(wave({kIn, kHidden}, 2.f, 0.05f), mesh, weights);
-    w2 = *spmd::mark_sharding(wave({kHidden, kOut}, 3.f, 0.05f), mesh, weights);
+    w1 = *spmd::mark_sharding(wave({kSizes.in, kSizes.hidden}, 2.f, 0.05f),
+                              mesh, weights);
+    w2 = *spmd::mark_sharding(wave({kSizes.hidden, kSizes.out}, 3.f, 0.05f),
+                              mesh, weights);
   } else {
     return fail(saved.status());
   }
