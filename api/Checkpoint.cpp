@@ -36,14 +36,36 @@ using detail::ShardedStorage;
 using detail::StoredShard;
 using detail::StoredTensor;
 
-/// Every process's outcome of a step, on every process: each keeps its own
-/// error; the others learn which process failed.
-static absl::Status agree(absl::Status local, const std::string &what) {
+/// The slowest a disk is taken to be: a process waiting for the others to
+/// save or load `bytes` waits this long for them beyond the usual timeout.
+static constexpr double kSlowestDiskBytesPerSecond = 20e6;
+
+/// The bytes of `tensors` (whole, over every process).
+static int64_t
+globalBytes(const std::map<std::string, ShardedTensor> &tensors) {
+  int64_t bytes = 0;
+  for (const auto &[name, tensor] : tensors) {
+    int64_t elements = 1;
+    for (int64_t d : tensor.shape())
+      elements *= d;
+    bytes += elements *
+             runtime::elementTypeBytes(detail::toRuntime(tensor.dtype()));
+  }
+  return bytes;
+}
+
+/// Every process's outcome of a step on `bytes` bytes, on every process:
+/// each keeps its own error; the others learn which process failed.
+static absl::Status agree(absl::Status local, const std::string &what,
+                          int64_t bytes) {
   runtime::MpiWorld *world = detail::mpiProcesses();
   if (!world)
     return local;
+  auto patience = world->timeout() + std::chrono::milliseconds(int64_t(
+                                         1e3 * double(bytes) /
+                                         kSlowestDiskBytesPerSecond));
   llvm::Expected<double> failed = world->maxOverProcesses(
-      local.ok() ? 0 : double(world->rank() + 1), what);
+      local.ok() ? 0 : double(world->rank() + 1), what, patience);
   if (!local.ok())
     return local;
   if (!failed)
@@ -248,9 +270,10 @@ absl::Status save_checkpoint(const std::string &dir,
   absl::StatusOr<std::string> generation = newGeneration();
   if (!generation.ok())
     return generation.status();
+  int64_t bytes = globalBytes(tensors);
   std::string list;
   absl::Status status = agree(writeLocal(dir, tensors, *generation, list),
-                              "write its shards");
+                              "write its shards", bytes);
   if (!status.ok())
     return status;
   std::vector<std::string> lists{list};
@@ -265,7 +288,7 @@ absl::Status save_checkpoint(const std::string &dir,
   absl::Status indexed = process_index() == 0
                              ? writeIndex(dir, tensors, lists, *generation)
                              : absl::OkStatus();
-  return agree(indexed, "write the checkpoint's index");
+  return agree(indexed, "write the checkpoint's index", bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -542,7 +565,8 @@ absl::StatusOr<std::map<std::string, ShardedTensor>>
 load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
   absl::StatusOr<std::map<std::string, ShardedTensor>> loaded =
       detail::loadOnThisProcess(dir, targets);
-  absl::Status agreed = agree(loaded.status(), "load the checkpoint");
+  absl::Status agreed = agree(loaded.status(), "load the checkpoint",
+                              loaded.ok() ? globalBytes(*loaded) : 0);
   if (!agreed.ok())
     return agreed;
   return loaded;
