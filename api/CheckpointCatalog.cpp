@@ -9,6 +9,7 @@
 #include "Checkpoint.h"
 #include "Internal.h"
 
+#include "runtime/exec/LoadedProgram.h"
 #include "runtime/exec/Safetensors.h"
 #include "support/Files.h"
 
@@ -292,53 +293,117 @@ static absl::StatusOr<Catalog> catalogFromHub(const llvm::json::Value &json,
 // Checks and the entry point
 //===----------------------------------------------------------------------===//
 
-static int64_t volume(const StoredShard &shard) {
-  int64_t n = 1;
-  for (auto [b, e] : llvm::zip(shard.begin, shard.end))
-    n *= e - b;
-  return n;
+/// The most pieces the shards of one tensor may cut it into (their begins
+/// and ends, per dimension): what the overlap check walks.
+static constexpr int64_t kMaxPieces = int64_t(1) << 24;
+/// The most elements one tensor may hold, as a HostTensor.
+static constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+/// Why `tensor`'s shape is not one this process can hold, if it is not.
+static absl::Status checkSize(const std::string &where,
+                              const StoredTensor &tensor) {
+  int64_t elements = 1;
+  for (int64_t d : tensor.shape)
+    if (d > 0 && elements > kMaxElements / d)
+      return invalid(where, fmt::format("its shape [{}] holds more than 2^40 "
+                                        "elements",
+                                        fmt::join(tensor.shape, ", ")));
+    else
+      elements *= d;
+  int64_t bytes = elements * runtime::elementTypeBytes(tensor.type);
+  if (bytes > runtime::maxTensorBytes())
+    return absl::ResourceExhaustedError(fmt::format(
+        "{}: it holds {} bytes, more than one tensor may hold here ({}, "
+        "SPMD_MAX_TENSOR_BYTES)",
+        where, bytes, runtime::maxTensorBytes()));
+  return absl::OkStatus();
 }
 
-static bool overlap(const StoredShard &a, const StoredShard &b) {
-  for (size_t d = 0; d < a.begin.size(); ++d)
-    if (std::max(a.begin[d], b.begin[d]) >= std::min(a.end[d], b.end[d]))
-      return false;
-  return true;
+/// Why a shard of `tensor` is not a box inside it of the right byte count,
+/// if it is not.
+static absl::Status checkShard(const std::string &where,
+                               const StoredTensor &tensor,
+                               const StoredShard &shard) {
+  bool inside = shard.begin.size() == tensor.shape.size() &&
+                shard.end.size() == tensor.shape.size();
+  uint64_t elements = 1;
+  for (size_t d = 0; inside && d < tensor.shape.size(); ++d) {
+    inside = shard.begin[d] <= shard.end[d] && shard.end[d] <= tensor.shape[d];
+    elements *= uint64_t(shard.end[d] - shard.begin[d]);
+  }
+  if (!inside)
+    return invalid(where, fmt::format("a shard's box [{}] to [{}] is not "
+                                      "inside the shape [{}]",
+                                      fmt::join(shard.begin, ", "),
+                                      fmt::join(shard.end, ", "),
+                                      fmt::join(tensor.shape, ", ")));
+  uint64_t width = runtime::elementTypeBytes(tensor.type);
+  if (shard.bytes != elements * width)
+    return invalid(where, fmt::format("a shard holds {} bytes for {} "
+                                      "elements of {} bytes",
+                                      shard.bytes, elements, width));
+  return absl::OkStatus();
 }
 
-/// Why the shards of `tensor` do not store it exactly once, if they do not.
+/// Why the shards of `tensor` (each inside it) do not store it exactly
+/// once, if they do not. The shards' begins and ends cut each dimension
+/// into intervals, the tensor into pieces; each shard covers whole pieces,
+/// and each piece must be covered once.
 static absl::Status checkCoverage(const std::string &where,
                                   const StoredTensor &tensor) {
-  int64_t elements = 1, covered = 0;
-  for (int64_t d : tensor.shape)
-    elements *= d;
-  uint64_t width = runtime::elementTypeBytes(tensor.type);
-  for (const StoredShard &shard : tensor.shards) {
-    bool inside = shard.begin.size() == tensor.shape.size() &&
-                  shard.end.size() == tensor.shape.size();
-    for (size_t d = 0; inside && d < tensor.shape.size(); ++d)
-      inside = shard.begin[d] <= shard.end[d] &&
-               shard.end[d] <= tensor.shape[d];
-    if (!inside)
-      return invalid(where, fmt::format("a shard's box [{}] to [{}] is not "
-                                        "inside the shape [{}]",
-                                        fmt::join(shard.begin, ", "),
-                                        fmt::join(shard.end, ", "),
-                                        fmt::join(tensor.shape, ", ")));
-    if (shard.bytes != uint64_t(volume(shard)) * width)
-      return invalid(where, fmt::format("a shard holds {} bytes for {} "
-                                        "elements of {} bytes",
-                                        shard.bytes, volume(shard), width));
-    covered += volume(shard);
+  size_t rank = tensor.shape.size();
+  std::vector<std::vector<int64_t>> cuts(rank);
+  int64_t pieces = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    cuts[d] = {0, tensor.shape[d]};
+    for (const StoredShard &shard : tensor.shards) {
+      cuts[d].push_back(shard.begin[d]);
+      cuts[d].push_back(shard.end[d]);
+    }
+    llvm::sort(cuts[d]);
+    cuts[d].erase(std::unique(cuts[d].begin(), cuts[d].end()), cuts[d].end());
+    int64_t intervals = int64_t(cuts[d].size()) - 1;
+    if (intervals == 0)
+      return absl::OkStatus(); // no elements
+    if (pieces > kMaxPieces / intervals)
+      return invalid(where, fmt::format("its shards cut it into more than {} "
+                                        "pieces",
+                                        kMaxPieces));
+    pieces *= intervals;
   }
-  for (size_t i = 0; i < tensor.shards.size(); ++i)
-    for (size_t j = i + 1; j < tensor.shards.size(); ++j)
-      if (volume(tensor.shards[i]) && volume(tensor.shards[j]) &&
-          overlap(tensor.shards[i], tensor.shards[j]))
+  std::vector<bool> covered(pieces, false);
+  int64_t count = 0;
+  for (const StoredShard &shard : tensor.shards) {
+    // The shard's intervals per dimension, [first, last).
+    std::vector<int64_t> first(rank), last(rank);
+    bool empty = false;
+    for (size_t d = 0; d < rank; ++d) {
+      first[d] = llvm::lower_bound(cuts[d], shard.begin[d]) - cuts[d].begin();
+      last[d] = llvm::lower_bound(cuts[d], shard.end[d]) - cuts[d].begin();
+      empty |= first[d] == last[d];
+    }
+    if (empty)
+      continue;
+    std::vector<int64_t> at = first;
+    while (true) {
+      int64_t piece = 0;
+      for (size_t d = 0; d < rank; ++d)
+        piece = piece * (int64_t(cuts[d].size()) - 1) + at[d];
+      if (covered[piece])
         return invalid(where, "two of its shards overlap");
-  if (covered != elements)
-    return invalid(where, fmt::format("its shards hold {} of its {} elements",
-                                      covered, elements));
+      covered[piece] = true;
+      ++count;
+      size_t d = rank;
+      while (d > 0 && ++at[d - 1] == last[d - 1]) {
+        at[d - 1] = first[d - 1];
+        --d;
+      }
+      if (d == 0)
+        break;
+    }
+  }
+  if (count != pieces)
+    return invalid(where, "its shards leave some of its elements out");
   return absl::OkStatus();
 }
 
@@ -424,6 +489,11 @@ absl::StatusOr<Catalog> readCatalog(const std::string &path) {
       source = inFolder(dir, index);
   for (auto &[name, tensor] : *catalog) {
     std::string where = fmt::format("{}: tensor '{}'", source, name);
+    if (absl::Status status = checkSize(where, tensor); !status.ok())
+      return status;
+    for (const StoredShard &shard : tensor.shards)
+      if (absl::Status status = checkShard(where, tensor, shard); !status.ok())
+        return status;
     if (absl::Status status = checkCoverage(where, tensor); !status.ok())
       return status;
     for (StoredShard &shard : tensor.shards) {

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -363,6 +364,78 @@ TEST(Checkpoint, MutatedFilesLoadExactlyOrFail) {
   }
   EXPECT_GT(failed, 1000);
   EXPECT_GT(loaded, 0);
+  fs::remove_all(dir);
+}
+
+/// An index written by hand: tensor "w" of `dtype` and `shape`, with
+/// `shards` (JSON objects) in file "f.safetensors".
+void writeIndex(const std::string &dir, const std::string &shape,
+                const std::vector<std::string> &shards) {
+  fs::create_directories(dir);
+  std::ofstream out(dir + "/index.json");
+  out << R"({"format": "spmd-checkpoint", "version": 1, "generation": "0",)"
+      << R"( "chunk_bytes": 262144, "tensors": {"w": {"dtype": "F32",)"
+      << R"( "shape": )" << shape << R"(, "shards": [)";
+  for (size_t i = 0; i < shards.size(); ++i)
+    out << (i ? "," : "") << shards[i];
+  out << "]}}}";
+}
+
+std::string shardJson(int64_t begin, int64_t end, int64_t offset) {
+  std::string checksums = end > begin ? R"("0000000000000000")" : "";
+  return R"({"file": "f.safetensors", "byte_range": [)" +
+         std::to_string(offset) + ", " +
+         std::to_string(offset + 4 * (end - begin)) + R"(], "begin": [)" +
+         std::to_string(begin) + R"(], "end": [)" + std::to_string(end) +
+         R"(], "checksums": [)" + checksums + "]}";
+}
+
+// Fewer under the sanitizers, which make parsing the index slower.
+#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
+#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
+constexpr int64_t kManyShards = 20000;
+#else
+constexpr int64_t kManyShards = 100000;
+#endif
+#else
+constexpr int64_t kManyShards = 100000;
+#endif
+
+TEST(Checkpoint, HostileIndexesAreRefusedQuickly) {
+  std::string dir = scratch("hostile");
+  auto load = [&] {
+    return spmd::load_checkpoint(dir, {{"w", {kMesh1, {None}}}}).status();
+  };
+  // 100,000 one-element shards: read and checked in about a second (a
+  // pairwise overlap check takes a minute), then the file is missing.
+  std::vector<std::string> many;
+  for (int64_t i = 0; i < kManyShards; ++i)
+    many.push_back(shardJson(i, i + 1, 4 * i));
+  writeIndex(dir, "[" + std::to_string(kManyShards) + "]", many);
+  auto start = std::chrono::steady_clock::now();
+  absl::Status status = load();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count(),
+            20.0);
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
+  // Overlapping shards whose sizes add up to the tensor's.
+  writeIndex(dir, "[4]", {shardJson(0, 2, 0), shardJson(1, 3, 8)});
+  EXPECT_NE(load().message().find("overlap"), std::string::npos) << load();
+  // A tensor larger than one tensor may be here (SPMD_MAX_TENSOR_BYTES):
+  // refused before anything is allocated.
+  writeIndex(dir, "[4]", {shardJson(0, 4, 0)});
+  setenv("SPMD_MAX_TENSOR_BYTES", "15", 1);
+  status = load();
+  unsetenv("SPMD_MAX_TENSOR_BYTES");
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  // Begins and ends that cut the tensor into too many pieces to check.
+  writeIndex(dir, "[1000000, 1000000]",
+             {R"({"file": "f.safetensors", "byte_range": [0, 0], )"
+              R"("begin": [1, 1], "end": [1, 999999], "checksums": []})",
+              R"({"file": "f.safetensors", "byte_range": [0, 0], )"
+              R"("begin": [2, 2], "end": [2, 999998], "checksums": []})"});
+  EXPECT_FALSE(load().ok());
   fs::remove_all(dir);
 }
 
