@@ -391,12 +391,16 @@ std::string shardJson(int64_t begin, int64_t end, int64_t offset) {
 }
 
 // Fewer under the sanitizers, which make parsing the index slower.
-#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
-#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
-constexpr int64_t kManyShards = 20000;
-#else
-constexpr int64_t kManyShards = 100000;
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPMD_UNDER_ASAN
 #endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SPMD_UNDER_ASAN
+#endif
+#ifdef SPMD_UNDER_ASAN
+constexpr int64_t kManyShards = 20000;
 #else
 constexpr int64_t kManyShards = 100000;
 #endif
