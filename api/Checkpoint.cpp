@@ -1,11 +1,9 @@
-//===- Checkpoint.cpp - Saving and loading sharded tensors ----------------===//
+//===- Checkpoint.cpp - Saving sharded tensors ----------------------------===//
 //
 // save_checkpoint: every process writes the shards it writes (those whose
 // device is the first holding their box) to a file named by the save's
 // generation; once all have, process 0 renames the new index into place,
-// then removes the files of older saves. load_checkpoint: every process
-// reads, for each of its devices, the byte ranges of the stored shards its
-// box meets, verifying each checksummed chunk it reads whole.
+// then removes the files of older saves.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +17,7 @@
 #include "support/Files.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
@@ -37,12 +36,11 @@ using detail::StoredShard;
 using detail::StoredTensor;
 
 /// The slowest a disk is taken to be: a process waiting for the others to
-/// save or load `bytes` waits this long for them beyond the usual timeout.
+/// save or load `bytes` waits that long for them beyond the usual timeout.
 static constexpr double kSlowestDiskBytesPerSecond = 20e6;
 
-/// The bytes of `tensors` (whole, over every process).
-static int64_t
-globalBytes(const std::map<std::string, ShardedTensor> &tensors) {
+int64_t
+detail::globalBytes(const std::map<std::string, ShardedTensor> &tensors) {
   int64_t bytes = 0;
   for (const auto &[name, tensor] : tensors) {
     int64_t elements = 1;
@@ -54,10 +52,8 @@ globalBytes(const std::map<std::string, ShardedTensor> &tensors) {
   return bytes;
 }
 
-/// Every process's outcome of a step on `bytes` bytes, on every process:
-/// each keeps its own error; the others learn which process failed.
-static absl::Status agree(absl::Status local, const std::string &what,
-                          int64_t bytes) {
+absl::Status detail::agree(absl::Status local, const std::string &what,
+                           int64_t bytes) {
   runtime::MpiWorld *world = detail::mpiProcesses();
   if (!world)
     return local;
@@ -66,8 +62,11 @@ static absl::Status agree(absl::Status local, const std::string &what,
                                          kSlowestDiskBytesPerSecond));
   llvm::Expected<double> failed = world->maxOverProcesses(
       local.ok() ? 0 : double(world->rank() + 1), what, patience);
-  if (!local.ok())
+  if (!local.ok()) {
+    if (!failed)
+      llvm::consumeError(failed.takeError());
     return local;
+  }
   if (!failed)
     return detail::toStatus(failed.takeError(), absl::StatusCode::kInternal);
   if (*failed > 0)
@@ -257,9 +256,25 @@ static absl::Status writeLocal(const std::string &dir,
     return absl::InternalError(
         fmt::format("cannot make the folder '{}': {}", dir, ec.message()));
   std::vector<ShardToWrite> shards;
-  for (const auto &[name, tensor] : tensors)
+  for (const auto &[name, tensor] : tensors) {
+    // Names are JSON strings, and keys of safetensors headers.
+    if (name.empty() || name == "__metadata__" || !llvm::json::isUTF8(name))
+      return absl::InvalidArgumentError(fmt::format(
+          "'{}' cannot name a tensor of a checkpoint (names are non-empty "
+          "UTF-8, other than __metadata__)",
+          llvm::json::fixUTF8(name)));
     if (absl::Status status = collectShards(name, tensor, shards); !status.ok())
       return status;
+  }
+  // A piece of `w` is named `w[0:2]`: a tensor of that name would clash.
+  llvm::StringMap<std::string> entries;
+  for (const ShardToWrite &shard : shards)
+    if (auto [it, added] = entries.try_emplace(shard.entry.name, shard.tensor);
+        !added)
+      return absl::InvalidArgumentError(fmt::format(
+          "tensors '{}' and '{}' both give a file entry the name '{}': "
+          "rename one",
+          it->second, shard.tensor, shard.entry.name));
   std::string file = fmt::format("shards-{}-{:05}.safetensors", generation,
                                  process_index());
   return writeShards(dir, file, shards, list);
@@ -270,9 +285,9 @@ absl::Status save_checkpoint(const std::string &dir,
   absl::StatusOr<std::string> generation = newGeneration();
   if (!generation.ok())
     return generation.status();
-  int64_t bytes = globalBytes(tensors);
+  int64_t bytes = detail::globalBytes(tensors);
   std::string list;
-  absl::Status status = agree(writeLocal(dir, tensors, *generation, list),
+  absl::Status status = detail::agree(writeLocal(dir, tensors, *generation, list),
                               "write its shards", bytes);
   if (!status.ok())
     return status;
@@ -288,288 +303,7 @@ absl::Status save_checkpoint(const std::string &dir,
   absl::Status indexed = process_index() == 0
                              ? writeIndex(dir, tensors, lists, *generation)
                              : absl::OkStatus();
-  return agree(indexed, "write the checkpoint's index", bytes);
-}
-
-//===----------------------------------------------------------------------===//
-// Loading
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The files a load reads, each opened once, and the bytes it read.
-class ShardReader {
-public:
-  /// Reads the box [lo, hi) (global indices) of `shard` of `tensor` into
-  /// `into`, row-major.
-  absl::Status readBox(const std::string &tensor, runtime::ElementType type,
-                       const StoredShard &shard, llvm::ArrayRef<int64_t> lo,
-                       llvm::ArrayRef<int64_t> hi, uint8_t *into);
-  int64_t bytesRead() const { return bytesRead_; }
-
-private:
-  struct Span {
-    uint64_t offset, bytes; // in the shard
-    uint8_t *into;
-  };
-  absl::StatusOr<const RandomAccessFile *> open(const std::string &path);
-  absl::Status readSpan(const std::string &tensor, runtime::ElementType type,
-                        const StoredShard &shard, const RandomAccessFile &file,
-                        const Span &span);
-  absl::Status verifyChunks(const std::string &tensor, const StoredShard &shard,
-                            const RandomAccessFile &file, const Span &span);
-
-  std::map<std::string, RandomAccessFile> files;
-  int64_t bytesRead_ = 0;
-};
-} // namespace
-
-absl::StatusOr<const RandomAccessFile *>
-ShardReader::open(const std::string &path) {
-  auto it = files.find(path);
-  if (it == files.end()) {
-    llvm::Expected<RandomAccessFile> file =
-        RandomAccessFile::open(path, "checkpoint file");
-    if (!file)
-      return absl::NotFoundError(fmt::format(
-          "{}: {} (the checkpoint is incomplete)", path,
-          llvm::toString(file.takeError())));
-    it = files.emplace(path, std::move(*file)).first;
-  }
-  return &it->second;
-}
-
-/// The contiguous runs of the box [lo, hi) of `shard`, in file order, as
-/// spans of the shard's bytes; consecutive runs merged.
-static std::vector<std::pair<uint64_t, uint64_t>>
-runsOf(const StoredShard &shard, uint64_t width, llvm::ArrayRef<int64_t> lo,
-       llvm::ArrayRef<int64_t> hi) {
-  size_t rank = lo.size();
-  if (rank == 0)
-    return {{0, width}};
-  std::vector<int64_t> size(rank), stride(rank, 1);
-  for (size_t d = 0; d < rank; ++d)
-    size[d] = shard.end[d] - shard.begin[d];
-  for (size_t d = rank - 1; d > 0; --d)
-    stride[d - 1] = stride[d] * size[d];
-  // Dimensions after k are read whole: each run spans them.
-  size_t k = rank - 1;
-  while (k > 0 && hi[k] - lo[k] == size[k])
-    --k;
-  uint64_t runBytes = uint64_t(hi[k] - lo[k]) * stride[k] * width;
-  std::vector<std::pair<uint64_t, uint64_t>> runs;
-  std::vector<int64_t> at(lo.begin(), lo.begin() + k);
-  while (true) {
-    int64_t element = (lo[k] - shard.begin[k]) * stride[k];
-    for (size_t d = 0; d < k; ++d)
-      element += (at[d] - shard.begin[d]) * stride[d];
-    uint64_t offset = uint64_t(element) * width;
-    if (!runs.empty() && runs.back().first + runs.back().second == offset)
-      runs.back().second += runBytes;
-    else
-      runs.emplace_back(offset, runBytes);
-    size_t d = k;
-    while (d > 0 && ++at[d - 1] == hi[d - 1]) {
-      at[d - 1] = lo[d - 1];
-      --d;
-    }
-    if (d == 0)
-      return runs;
-  }
-}
-
-absl::Status ShardReader::readBox(const std::string &tensor,
-                                  runtime::ElementType type,
-                                  const StoredShard &shard,
-                                  llvm::ArrayRef<int64_t> lo,
-                                  llvm::ArrayRef<int64_t> hi, uint8_t *into) {
-  absl::StatusOr<const RandomAccessFile *> file = open(shard.file);
-  if (!file.ok())
-    return file.status();
-  uint64_t width = runtime::elementTypeBytes(type);
-  for (auto [offset, bytes] : runsOf(shard, width, lo, hi)) {
-    Span span{offset, bytes, into};
-    if (absl::Status status = readSpan(tensor, type, shard, **file, span);
-        !status.ok())
-      return status;
-    into += bytes;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ShardReader::readSpan(const std::string &tensor,
-                                   runtime::ElementType type,
-                                   const StoredShard &shard,
-                                   const RandomAccessFile &file,
-                                   const Span &span) {
-  if (llvm::Error err =
-          file.readAt(shard.offset + span.offset, span.bytes, span.into))
-    return absl::DataLossError(fmt::format(
-        "tensor '{}': {} (the checkpoint is truncated)", tensor,
-        llvm::toString(std::move(err))));
-  bytesRead_ += span.bytes;
-  if (llvm::Error err = runtime::checkSafetensorsValues(
-          type, span.into, span.bytes, file.path(), tensor))
-    return detail::toStatus(std::move(err));
-  return verifyChunks(tensor, shard, file, span);
-}
-
-absl::Status ShardReader::verifyChunks(const std::string &tensor,
-                                       const StoredShard &shard,
-                                       const RandomAccessFile &file,
-                                       const Span &span) {
-  constexpr uint64_t chunk = detail::kChecksumChunkBytes;
-  uint64_t first = span.offset / chunk,
-           last = (span.offset + span.bytes - 1) / chunk;
-  std::vector<uint8_t> whole;
-  for (uint64_t c = first; c <= last && c < shard.checksums.size(); ++c) {
-    uint64_t begin = c * chunk, end = std::min(begin + chunk, shard.bytes);
-    uint64_t head = span.offset > begin ? span.offset - begin : 0;
-    uint64_t tail = end > span.offset + span.bytes
-                        ? end - (span.offset + span.bytes)
-                        : 0;
-    const uint8_t *bytes = span.into + (begin + head - span.offset);
-    if (head || tail) {
-      // A chunk read in part is completed when that costs at most a tenth
-      // of the span; else it stays unverified.
-      if ((head + tail) * 10 > span.bytes)
-        continue;
-      whole.resize(end - begin);
-      if (llvm::Error err = file.readAt(shard.offset + begin, head,
-                                        whole.data()))
-        return detail::toStatus(std::move(err), absl::StatusCode::kDataLoss);
-      std::memcpy(whole.data() + head, bytes, end - begin - head - tail);
-      if (llvm::Error err =
-              file.readAt(shard.offset + end - tail, tail,
-                          whole.data() + (end - begin - tail)))
-        return detail::toStatus(std::move(err), absl::StatusCode::kDataLoss);
-      bytesRead_ += head + tail;
-      bytes = whole.data();
-    }
-    if (llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(bytes, end - begin)) !=
-        shard.checksums[c])
-      return absl::DataLossError(fmt::format(
-          "{}: tensor '{}': bytes [{}, {}) of a shard do not match their "
-          "checksum in the index (the file is corrupted)",
-          file.path(), tensor, shard.offset + begin, shard.offset + end));
-  }
-  return absl::OkStatus();
-}
-
-/// A device's buffer of `localShape` for the box `slices` of `tensor`,
-/// read from the stored shards the box meets, or copied from a device
-/// holding the same box (in `loaded`); its padding poisoned.
-static absl::StatusOr<runtime::TensorRef>
-loadBox(const std::string &name, const StoredTensor &tensor,
-        llvm::ArrayRef<DimSlice> slices, llvm::ArrayRef<int64_t> localShape,
-        std::map<std::vector<int64_t>, runtime::TensorRef> &loaded,
-        ShardReader &reader) {
-  std::vector<int64_t> lo, hi;
-  for (const DimSlice &slice : slices) {
-    lo.push_back(slice.offset);
-    hi.push_back(slice.offset + slice.valid);
-  }
-  std::vector<int64_t> key = lo;
-  key.insert(key.end(), hi.begin(), hi.end());
-  if (auto it = loaded.find(key); it != loaded.end())
-    return std::make_shared<runtime::HostBuffer>(*it->second);
-  auto local = std::make_shared<runtime::HostBuffer>(
-      tensor.type, std::vector<int64_t>(localShape.begin(), localShape.end()),
-      runtime::Init::None);
-  bool padded = llvm::any_of(
-      slices, [](const DimSlice &slice) { return slice.valid < slice.size; });
-  if (padded)
-    runtime::poison(*local);
-  size_t rank = lo.size();
-  for (const StoredShard &shard : tensor.shards) {
-    std::vector<int64_t> from(rank), to(rank), sizes(rank), at(rank);
-    bool meets = true;
-    for (size_t d = 0; d < rank; ++d) {
-      from[d] = std::max(lo[d], shard.begin[d]);
-      to[d] = std::min(hi[d], shard.end[d]);
-      sizes[d] = to[d] - from[d];
-      at[d] = from[d] - lo[d];
-      meets &= sizes[d] > 0;
-    }
-    if (!meets)
-      continue;
-    // The whole box from one shard lands in place; pieces go through a
-    // buffer of their own.
-    if (!padded && from == lo && to == hi) {
-      if (absl::Status status = reader.readBox(name, tensor.type, shard, from,
-                                               to, local->data());
-          !status.ok())
-        return status;
-      continue;
-    }
-    runtime::HostBuffer piece(tensor.type, sizes, runtime::Init::None);
-    if (absl::Status status =
-            reader.readBox(name, tensor.type, shard, from, to, piece.data());
-        !status.ok())
-      return status;
-    runtime::copyBox(piece, std::vector<int64_t>(rank, 0), sizes, *local, at);
-  }
-  loaded[key] = local;
-  return local;
-}
-
-/// `tensor` placed on the devices as `target` says, read by `reader`.
-static absl::StatusOr<ShardedTensor>
-loadTensor(const std::string &name, const StoredTensor &tensor,
-           const std::pair<Mesh, PartitionSpec> &target, ShardReader &reader) {
-  auto named = [&](absl::Status status) {
-    return absl::Status(status.code(), fmt::format("tensor '{}': {}", name,
-                                                   std::string(status.message())));
-  };
-  absl::StatusOr<detail::Placement> placed =
-      detail::placement(target.first, target.second, tensor.shape);
-  if (!placed.ok())
-    return named(placed.status());
-  std::vector<runtime::TensorRef> locals;
-  // Devices holding the same box (replicas) copy it from the first.
-  std::map<std::vector<int64_t>, runtime::TensorRef> loaded;
-  for (int64_t device = placed->firstDevice;
-       device < placed->firstDevice + placed->numDevices; ++device) {
-    absl::StatusOr<runtime::TensorRef> local =
-        loadBox(name, tensor, placed->layout.sliceOf(device),
-                placed->layout.localShape(), loaded, reader);
-    if (!local.ok())
-      return local.status();
-    locals.push_back(std::move(*local));
-  }
-  return placed->wrap(std::move(locals), tensor.type);
-}
-
-absl::StatusOr<std::map<std::string, ShardedTensor>>
-detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets) {
-  absl::StatusOr<Catalog> catalog = detail::readCatalog(path);
-  if (!catalog.ok())
-    return catalog.status();
-  ShardReader reader;
-  std::map<std::string, ShardedTensor> tensors;
-  for (const auto &[name, target] : targets) {
-    auto stored = catalog->find(name);
-    if (stored == catalog->end())
-      return absl::NotFoundError(fmt::format(
-          "tensor '{}' is not in the checkpoint '{}'", name, path));
-    absl::StatusOr<ShardedTensor> tensor =
-        loadTensor(name, stored->second, target, reader);
-    if (!tensor.ok())
-      return tensor.status();
-    tensors.emplace(name, std::move(*tensor));
-  }
-  detail::addCounter("checkpoint_bytes_read", reader.bytesRead());
-  return tensors;
-}
-
-absl::StatusOr<std::map<std::string, ShardedTensor>>
-load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
-  absl::StatusOr<std::map<std::string, ShardedTensor>> loaded =
-      detail::loadOnThisProcess(dir, targets);
-  absl::Status agreed = agree(loaded.status(), "load the checkpoint",
-                              loaded.ok() ? globalBytes(*loaded) : 0);
-  if (!agreed.ok())
-    return agreed;
-  return loaded;
+  return detail::agree(indexed, "write the checkpoint's index", bytes);
 }
 
 } // namespace spmd

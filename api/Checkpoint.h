@@ -62,14 +62,25 @@ using Catalog = std::map<std::string, StoredTensor>;
 /// folder of published weights, shard files named by their paths. Every
 /// tensor's shards are checked to lie in it, to match its type, and to
 /// cover it exactly once.
-absl::StatusOr<Catalog> readCatalog(const std::string &path);
+/// An index's save generation in `generation` (empty for other sources).
+absl::StatusOr<Catalog> readCatalog(const std::string &path,
+                                    std::string *generation = nullptr);
+
+/// Every process's outcome of a step on `bytes` bytes (which sets how long
+/// a process waits for the others), on every process: each keeps its own
+/// error; the others learn which process failed. Every process calls it.
+absl::Status agree(absl::Status local, const std::string &what, int64_t bytes);
+/// The bytes of `tensors`, whole.
+int64_t globalBytes(const std::map<std::string, ShardedTensor> &tensors);
 
 /// Where load_checkpoint places each tensor.
 using LoadTargets = std::map<std::string, std::pair<Mesh, PartitionSpec>>;
 /// load_checkpoint's work on this process alone: no exchange with the
 /// other processes (so it may run beside programs that exchange).
+/// The save it read in `generation`, as readCatalog gives it.
 absl::StatusOr<std::map<std::string, ShardedTensor>>
-loadOnThisProcess(const std::string &path, const LoadTargets &targets);
+loadOnThisProcess(const std::string &path, const LoadTargets &targets,
+                  std::string *generation = nullptr);
 
 /// `file` in the folder `dir`.
 std::string inFolder(const std::string &dir, llvm::StringRef file);

@@ -172,7 +172,8 @@ absl::Status addShardsFromJson(llvm::StringRef json, Catalog &catalog) {
 
 /// The tensors of a checkpoint's index `json`, read from `path`.
 static absl::StatusOr<Catalog> catalogFromIndex(const llvm::json::Value &json,
-                                                const std::string &path) {
+                                                const std::string &path,
+                                                std::string *generation) {
   const llvm::json::Object *index = json.getAsObject();
   if (!index || index->getString("format") != "spmd-checkpoint")
     return invalid(path, "not a checkpoint index (\"format\" is not "
@@ -183,6 +184,8 @@ static absl::StatusOr<Catalog> catalogFromIndex(const llvm::json::Value &json,
   const llvm::json::Object *tensors = index->getObject("tensors");
   if (!tensors)
     return invalid(path, "no \"tensors\" object");
+  if (generation)
+    *generation = index->getString("generation").value_or("").str();
   Catalog catalog;
   for (const auto &[key, value] : *tensors) {
     std::string where = fmt::format("{}: tensor '{}'", path, key.str());
@@ -302,14 +305,16 @@ static constexpr int64_t kMaxElements = int64_t(1) << 40;
 /// Why `tensor`'s shape is not one this process can hold, if it is not.
 static absl::Status checkSize(const std::string &where,
                               const StoredTensor &tensor) {
-  int64_t elements = 1;
-  for (int64_t d : tensor.shape)
-    if (d > 0 && elements > kMaxElements / d)
+  // Sizes of 0 count as 1 here: strides of the others must stay in range.
+  int64_t elements = 1, bound = 1;
+  for (int64_t d : tensor.shape) {
+    if (std::max<int64_t>(d, 1) > kMaxElements / bound)
       return invalid(where, fmt::format("its shape [{}] holds more than 2^40 "
                                         "elements",
                                         fmt::join(tensor.shape, ", ")));
-    else
-      elements *= d;
+    bound *= std::max<int64_t>(d, 1);
+    elements *= d;
+  }
   int64_t bytes = elements * runtime::elementTypeBytes(tensor.type);
   if (bytes > runtime::maxTensorBytes())
     return absl::ResourceExhaustedError(fmt::format(
@@ -433,13 +438,14 @@ static bool holdsUnfinishedSave(const std::string &dir) {
 }
 
 /// The catalog of a folder, from the first index it holds.
-static absl::StatusOr<Catalog> catalogOfFolder(const std::string &dir) {
+static absl::StatusOr<Catalog> catalogOfFolder(const std::string &dir,
+                                               std::string *generation) {
   auto inDir = [&](const char *file) { return inFolder(dir, file); };
   if (llvm::sys::fs::exists(inDir(kIndexFile))) {
     absl::StatusOr<llvm::json::Value> json = readJson(inDir(kIndexFile));
     if (!json.ok())
       return json.status();
-    return catalogFromIndex(*json, inDir(kIndexFile));
+    return catalogFromIndex(*json, inDir(kIndexFile), generation);
   }
   if (llvm::sys::fs::exists(inDir(kHubIndexFile))) {
     absl::StatusOr<llvm::json::Value> json = readJson(inDir(kHubIndexFile));
@@ -464,16 +470,24 @@ static absl::StatusOr<Catalog> catalogOfFolder(const std::string &dir) {
           : ""));
 }
 
-absl::StatusOr<Catalog> readCatalog(const std::string &path) {
+absl::StatusOr<Catalog> readCatalog(const std::string &path,
+                                    std::string *generation) {
   absl::StatusOr<Catalog> catalog;
-  std::string dir = path;
+  // The folder shard files are named in, and the file errors name.
+  std::string dir = path, source = path;
+  llvm::StringRef file = llvm::sys::path::filename(path);
   if (llvm::sys::fs::is_directory(path)) {
-    catalog = catalogOfFolder(path);
+    catalog = catalogOfFolder(path, generation);
+    for (const char *index : {kHubIndexFile, kIndexFile})
+      if (llvm::sys::fs::exists(inFolder(dir, index)))
+        source = inFolder(dir, index);
+  } else if (file == kIndexFile || file == kHubIndexFile) {
+    // An index named itself: its folder.
+    return readCatalog(llvm::sys::path::parent_path(path).str(), generation);
   } else if (llvm::sys::fs::exists(path)) {
     dir = llvm::sys::path::parent_path(path).str();
     catalog = Catalog();
-    if (absl::Status status = addFileTensors(
-            dir, llvm::sys::path::filename(path).str(), *catalog, nullptr);
+    if (absl::Status status = addFileTensors(dir, file.str(), *catalog, nullptr);
         !status.ok())
       return status;
   } else {
@@ -482,11 +496,6 @@ absl::StatusOr<Catalog> readCatalog(const std::string &path) {
   }
   if (!catalog.ok())
     return catalog.status();
-  // Errors name the file that describes the tensors.
-  std::string source = path;
-  for (const char *index : {kIndexFile, kHubIndexFile})
-    if (llvm::sys::fs::exists(inFolder(dir, index)))
-      source = inFolder(dir, index);
   for (auto &[name, tensor] : *catalog) {
     std::string where = fmt::format("{}: tensor '{}'", source, name);
     if (absl::Status status = checkSize(where, tensor); !status.ok())

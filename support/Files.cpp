@@ -129,7 +129,8 @@ llvm::Error RandomAccessFile::readAt(uint64_t offset, uint64_t bytes,
           llvm::formatv("'{0}': {1}", path_,
                         got < 0 ? lastError()
                                 : llvm::formatv("the file ends at byte {0}, "
-                                                "before byte {1}",
+                                                "before byte {1} (it is "
+                                                "truncated)",
                                                 offset, offset + bytes)
                                       .str()));
     out += got;

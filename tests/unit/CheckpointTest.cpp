@@ -443,6 +443,57 @@ TEST(Checkpoint, HostileIndexesAreRefusedQuickly) {
   fs::remove_all(dir);
 }
 
+/// A shard smaller than a checksum chunk, loaded by devices that each read
+/// a part of it: the parts together cover the chunk, so a flipped bit is
+/// found wherever it is.
+TEST(Checkpoint, CorruptionInChunksReadInPartsIsFound) {
+  std::string dir = scratch("parts");
+  spmd::HostTensor host = patterned(spmd::DType::F32, {8, 1024}, 5);
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
+                  .ok());
+  std::string shard;
+  for (const std::string &file : filesIn(dir))
+    if (file != "index.json")
+      shard = (fs::path(dir) / file).string();
+  std::string original = readAll(shard);
+  const spmd::Mesh line({0, 1, 2, 3, 4, 5, 6, 7}, {8}, {"d"});
+  for (const spmd::PartitionSpec &spec :
+       {spmd::PartitionSpec{"d", None}, spmd::PartitionSpec{None, "d"}}) {
+    for (size_t at : {original.size() - 1, original.size() - 20000}) {
+      std::string flipped = original;
+      flipped[at] ^= 1;
+      std::ofstream(shard, std::ios::binary | std::ios::trunc) << flipped;
+      auto loaded = spmd::load_checkpoint(dir, {{"w", {line, spec}}});
+      ASSERT_FALSE(loaded.ok());
+      EXPECT_NE(loaded.status().message().find("checksum"), std::string::npos)
+          << loaded.status();
+    }
+    std::ofstream(shard, std::ios::binary | std::ios::trunc) << original;
+    auto loaded = spmd::load_checkpoint(dir, {{"w", {line, spec}}});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    expectSameBits(host, *loaded->at("w").to_host(), "w");
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Checkpoint, NamesThatCannotBeSavedAreAnError) {
+  std::string dir = scratch("names");
+  spmd::HostTensor host = patterned(spmd::DType::F32, {4, 2}, 1);
+  auto whole = *spmd::mark_sharding(host, kMesh1, {});
+  auto split = *spmd::mark_sharding(host, kMesh2x4, {"data"});
+  for (const auto &tensors :
+       std::vector<std::map<std::string, spmd::ShardedTensor>>{
+           {{"", whole}},
+           {{"__metadata__", whole}},
+           {{"w\xff", whole}},
+           {{"w", split}, {"w[0:2,0:2]", whole}}}) {
+    absl::Status status = spmd::save_checkpoint(dir, tensors);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Checkpoint, MisuseIsAnError) {
   std::string dir = scratch("misuse");
   EXPECT_FALSE(spmd::save_checkpoint(dir, {{"w", spmd::ShardedTensor()}}).ok());

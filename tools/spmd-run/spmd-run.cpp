@@ -313,7 +313,12 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
                    sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier()) {
       llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(
           buffer, loc.getLine(), loc.getColumn());
-      llvm::StringRef rest(at.getPointer() ? at.getPointer() : "");
+      const llvm::MemoryBuffer *text = sourceMgr.getMemoryBuffer(buffer);
+      llvm::StringRef rest =
+          at.getPointer() ? llvm::StringRef(at.getPointer(),
+                                            text->getBufferEnd() -
+                                                at.getPointer())
+                          : llvm::StringRef();
       if (rest.consume_front("%"))
         name = rest.take_while([](char c) {
                        return llvm::isAlnum(c) || c == '_' || c == '$' ||

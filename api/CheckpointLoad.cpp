@@ -1,0 +1,445 @@
+//===- CheckpointLoad.cpp - Loading sharded tensors -----------------------===//
+//
+// load_checkpoint: for each tensor, every device of this process asks for
+// the part of each stored shard its box meets (devices holding the same
+// box share one read); then each shard's pieces are read, each byte once,
+// and the shard's checksummed chunks verified: those the pieces cover
+// whole, and those covered in part once the missing bytes are read, the
+// cheapest first, while the bytes added stay within a tenth of those asked
+// for. Finally the pieces land in the devices' buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checkpoint.h"
+#include "Internal.h"
+
+#include "runtime/comm/MpiWorld.h"
+#include "runtime/devices/Devices.h"
+#include "runtime/exec/Safetensors.h"
+#include "runtime/exec/TensorOps.h"
+#include "support/Files.h"
+
+#include "llvm/Support/xxhash.h"
+
+#include "fmt/format.h"
+
+#include <cstring>
+#include <list>
+
+namespace spmd {
+using detail::Catalog;
+using detail::StoredShard;
+using detail::StoredTensor;
+
+namespace {
+/// Bytes [offset, offset + bytes) of a shard, to be read into `into`.
+struct Piece {
+  uint64_t offset, bytes;
+  uint8_t *into;
+};
+
+/// The files a load reads (a bounded number open at once) and the bytes
+/// it read.
+class FileSet {
+public:
+  absl::StatusOr<const RandomAccessFile *> open(const std::string &path);
+  int64_t bytesRead = 0;
+
+private:
+  static constexpr size_t kMaxOpen = 64;
+  std::list<RandomAccessFile> files;
+};
+
+/// The reads of one tensor: pieces of its shards, planned first, then read
+/// and verified shard by shard.
+class TensorRead {
+public:
+  TensorRead(const std::string &name, const StoredTensor &tensor)
+      : name(name), tensor(tensor) {}
+  /// Asks for the box [lo, hi) (global) of `shard`, row-major into `into`.
+  void request(const StoredShard &shard, llvm::ArrayRef<int64_t> lo,
+               llvm::ArrayRef<int64_t> hi, uint8_t *into);
+  absl::Status readAll(FileSet &files);
+
+private:
+  struct ShardPieces {
+    const StoredShard *shard;
+    std::vector<Piece> pieces;
+  };
+  absl::Status readShard(ShardPieces &wanted, const RandomAccessFile &file,
+                         FileSet &files, uint64_t &budget);
+  absl::Status checkChunk(const ShardPieces &wanted, uint64_t chunk,
+                          const RandomAccessFile &file, FileSet &files);
+
+  const std::string &name;
+  const StoredTensor &tensor;
+  std::vector<ShardPieces> shards;
+  uint64_t requested = 0;
+};
+} // namespace
+
+absl::StatusOr<const RandomAccessFile *>
+FileSet::open(const std::string &path) {
+  for (auto it = files.begin(); it != files.end(); ++it)
+    if (it->path() == path) {
+      files.splice(files.begin(), files, it);
+      return &files.front();
+    }
+  llvm::Expected<RandomAccessFile> file =
+      RandomAccessFile::open(path, "checkpoint file");
+  if (!file)
+    return absl::NotFoundError(fmt::format(
+        "{}: {} (the checkpoint is incomplete, or a save replaced it while "
+        "it was loaded)",
+        path, llvm::toString(file.takeError())));
+  if (files.size() == kMaxOpen)
+    files.pop_back();
+  files.push_front(std::move(*file));
+  return &files.front();
+}
+
+/// The contiguous runs of the box [lo, hi) of `shard` (row-major bytes of
+/// `width`), in file order, consecutive runs merged: offsets in the shard.
+static std::vector<std::pair<uint64_t, uint64_t>>
+runsOf(const StoredShard &shard, uint64_t width, llvm::ArrayRef<int64_t> lo,
+       llvm::ArrayRef<int64_t> hi) {
+  size_t rank = lo.size();
+  if (rank == 0)
+    return {{0, width}};
+  std::vector<int64_t> size(rank), stride(rank, 1);
+  for (size_t d = 0; d < rank; ++d)
+    size[d] = shard.end[d] - shard.begin[d];
+  for (size_t d = rank - 1; d > 0; --d)
+    stride[d - 1] = stride[d] * size[d];
+  // Dimensions after k are read whole: each run spans them.
+  size_t k = rank - 1;
+  while (k > 0 && hi[k] - lo[k] == size[k])
+    --k;
+  uint64_t runBytes = uint64_t(hi[k] - lo[k]) * stride[k] * width;
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  std::vector<int64_t> at(lo.begin(), lo.begin() + k);
+  while (true) {
+    int64_t element = (lo[k] - shard.begin[k]) * stride[k];
+    for (size_t d = 0; d < k; ++d)
+      element += (at[d] - shard.begin[d]) * stride[d];
+    uint64_t offset = uint64_t(element) * width;
+    if (!runs.empty() && runs.back().first + runs.back().second == offset)
+      runs.back().second += runBytes;
+    else
+      runs.emplace_back(offset, runBytes);
+    size_t d = k;
+    while (d > 0 && ++at[d - 1] == hi[d - 1]) {
+      at[d - 1] = lo[d - 1];
+      --d;
+    }
+    if (d == 0)
+      return runs;
+  }
+}
+
+void TensorRead::request(const StoredShard &shard, llvm::ArrayRef<int64_t> lo,
+                         llvm::ArrayRef<int64_t> hi, uint8_t *into) {
+  auto it = llvm::find_if(
+      shards, [&](const ShardPieces &s) { return s.shard == &shard; });
+  if (it == shards.end())
+    it = shards.insert(shards.end(), {&shard, {}});
+  for (auto [offset, bytes] :
+       runsOf(shard, runtime::elementTypeBytes(tensor.type), lo, hi)) {
+    it->pieces.push_back({offset, bytes, into});
+    into += bytes;
+    requested += bytes;
+  }
+}
+
+absl::Status TensorRead::readAll(FileSet &files) {
+  uint64_t budget = requested / 10;
+  for (ShardPieces &wanted : shards) {
+    absl::StatusOr<const RandomAccessFile *> file =
+        files.open(wanted.shard->file);
+    if (!file.ok())
+      return file.status();
+    if (absl::Status status = readShard(wanted, **file, files, budget);
+        !status.ok())
+      return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TensorRead::readShard(ShardPieces &wanted,
+                                   const RandomAccessFile &file,
+                                   FileSet &files, uint64_t &budget) {
+  const StoredShard &shard = *wanted.shard;
+  llvm::sort(wanted.pieces, [](const Piece &a, const Piece &b) {
+    return a.offset < b.offset;
+  });
+  for (const Piece &piece : wanted.pieces) {
+    if (llvm::Error err =
+            file.readAt(shard.offset + piece.offset, piece.bytes, piece.into))
+      return absl::DataLossError(fmt::format("tensor '{}': {}", name,
+                                             llvm::toString(std::move(err))));
+    files.bytesRead += piece.bytes;
+    if (llvm::Error err = runtime::checkSafetensorsValues(
+            tensor.type, piece.into, piece.bytes, file.path(), name))
+      return detail::toStatus(std::move(err));
+  }
+  if (shard.checksums.empty())
+    return absl::OkStatus();
+  // Each chunk the pieces meet: verified if they cover it; else completed
+  // (the cheapest first) while the budget lasts.
+  constexpr uint64_t kChunk = detail::kChecksumChunkBytes;
+  std::map<uint64_t, uint64_t> covered; // chunk -> bytes the pieces hold
+  for (const Piece &piece : wanted.pieces)
+    for (uint64_t at = piece.offset; at < piece.offset + piece.bytes;) {
+      uint64_t chunk = at / kChunk;
+      uint64_t end = std::min((chunk + 1) * kChunk, piece.offset + piece.bytes);
+      covered[chunk] += end - at;
+      at = end;
+    }
+  std::vector<std::pair<uint64_t, uint64_t>> partial; // (missing, chunk)
+  for (auto [chunk, bytes] : covered) {
+    uint64_t size = std::min(kChunk, shard.bytes - chunk * kChunk);
+    if (bytes == size) {
+      if (absl::Status status = checkChunk(wanted, chunk, file, files);
+          !status.ok())
+        return status;
+    } else {
+      partial.emplace_back(size - bytes, chunk);
+    }
+  }
+  llvm::sort(partial);
+  for (auto [missing, chunk] : partial) {
+    if (missing > budget)
+      break;
+    budget -= missing;
+    if (absl::Status status = checkChunk(wanted, chunk, file, files);
+        !status.ok())
+      return status;
+  }
+  return absl::OkStatus();
+}
+
+/// Verifies chunk `chunk` of the shard: bytes the pieces hold are taken from
+/// them, the others read.
+absl::Status TensorRead::checkChunk(const ShardPieces &wanted, uint64_t chunk,
+                                    const RandomAccessFile &file,
+                                    FileSet &files) {
+  const StoredShard &shard = *wanted.shard;
+  constexpr uint64_t kChunk = detail::kChecksumChunkBytes;
+  uint64_t begin = chunk * kChunk, end = std::min(begin + kChunk, shard.bytes);
+  // The first piece ending after `begin`.
+  auto piece = llvm::partition_point(wanted.pieces, [&](const Piece &p) {
+    return p.offset + p.bytes <= begin;
+  });
+  llvm::ArrayRef<uint8_t> bytes;
+  std::vector<uint8_t> assembled;
+  if (piece != wanted.pieces.end() && piece->offset <= begin &&
+      piece->offset + piece->bytes >= end) {
+    bytes = llvm::ArrayRef<uint8_t>(piece->into + (begin - piece->offset),
+                                    end - begin);
+  } else {
+    assembled.resize(end - begin);
+    for (uint64_t at = begin; at < end;) {
+      if (piece != wanted.pieces.end() && piece->offset <= at) {
+        uint64_t until = std::min(end, piece->offset + piece->bytes);
+        std::memcpy(assembled.data() + (at - begin),
+                    piece->into + (at - piece->offset), until - at);
+        at = until;
+        ++piece;
+        continue;
+      }
+      uint64_t until =
+          piece != wanted.pieces.end() ? std::min(end, piece->offset) : end;
+      if (llvm::Error err = file.readAt(shard.offset + at, until - at,
+                                        assembled.data() + (at - begin)))
+        return absl::DataLossError(fmt::format(
+            "tensor '{}': {}", name, llvm::toString(std::move(err))));
+      files.bytesRead += until - at;
+      at = until;
+    }
+    bytes = assembled;
+  }
+  if (llvm::xxh3_64bits(bytes) != shard.checksums[chunk])
+    return absl::DataLossError(fmt::format(
+        "{}: tensor '{}': bytes [{}, {}) of a shard do not match their "
+        "checksum in the index (the file is corrupted)",
+        file.path(), name, shard.offset + begin, shard.offset + end));
+  return absl::OkStatus();
+}
+
+namespace {
+/// What a device's buffer gets once the reads are done: a piece read
+/// apart copied into its box, or a replica's buffer copied whole.
+struct Landing {
+  std::shared_ptr<runtime::HostBuffer> piece;
+  std::vector<int64_t> at;
+  runtime::TensorRef from;
+  runtime::TensorRef to;
+};
+} // namespace
+
+/// A device's buffer of `localShape` for the box `slices` of `tensor`,
+/// its padding poisoned: its reads asked of `reads`, what lands after them
+/// added to `landings`. A device holding the box a device before it holds
+/// (`planned`) copies that device's buffer.
+static runtime::TensorRef
+planBox(const StoredTensor &tensor, llvm::ArrayRef<DimSlice> slices,
+        llvm::ArrayRef<int64_t> localShape,
+        std::map<std::vector<int64_t>, runtime::TensorRef> &planned,
+        TensorRead &reads, std::vector<Landing> &landings) {
+  std::vector<int64_t> lo, hi;
+  for (const DimSlice &slice : slices) {
+    lo.push_back(slice.offset);
+    hi.push_back(slice.offset + slice.valid);
+  }
+  auto local = std::make_shared<runtime::HostBuffer>(
+      tensor.type, std::vector<int64_t>(localShape.begin(), localShape.end()),
+      runtime::Init::None);
+  std::vector<int64_t> key = lo;
+  key.insert(key.end(), hi.begin(), hi.end());
+  if (auto it = planned.find(key); it != planned.end()) {
+    landings.push_back({nullptr, {}, it->second, local});
+    return local;
+  }
+  planned[key] = local;
+  bool padded = llvm::any_of(
+      slices, [](const DimSlice &slice) { return slice.valid < slice.size; });
+  if (padded)
+    runtime::poison(*local);
+  size_t rank = lo.size();
+  for (const StoredShard &shard : tensor.shards) {
+    std::vector<int64_t> from(rank), to(rank), sizes(rank), at(rank);
+    bool meets = true;
+    for (size_t d = 0; d < rank; ++d) {
+      from[d] = std::max(lo[d], shard.begin[d]);
+      to[d] = std::min(hi[d], shard.end[d]);
+      sizes[d] = to[d] - from[d];
+      at[d] = from[d] - lo[d];
+      meets &= sizes[d] > 0;
+    }
+    if (!meets)
+      continue;
+    // The whole box from one shard lands in place; a piece is read into a
+    // buffer of its own and copied into its box.
+    if (!padded && from == lo && to == hi) {
+      reads.request(shard, from, to, local->data());
+      continue;
+    }
+    auto piece =
+        std::make_shared<runtime::HostBuffer>(tensor.type, sizes,
+                                              runtime::Init::None);
+    reads.request(shard, from, to, piece->data());
+    landings.push_back({piece, at, nullptr, local});
+  }
+  return local;
+}
+
+/// `tensor` placed on the devices as `target` says, read through `files`.
+static absl::StatusOr<ShardedTensor>
+loadTensor(const std::string &name, const StoredTensor &tensor,
+           const std::pair<Mesh, PartitionSpec> &target, FileSet &files) {
+  absl::StatusOr<detail::Placement> placed =
+      detail::placement(target.first, target.second, tensor.shape);
+  if (!placed.ok())
+    return absl::Status(placed.status().code(),
+                        fmt::format("tensor '{}': {}", name,
+                                    std::string(placed.status().message())));
+  TensorRead reads(name, tensor);
+  std::vector<Landing> landings;
+  std::map<std::vector<int64_t>, runtime::TensorRef> planned;
+  std::vector<runtime::TensorRef> locals;
+  for (int64_t device = placed->firstDevice;
+       device < placed->firstDevice + placed->numDevices; ++device)
+    locals.push_back(planBox(tensor, placed->layout.sliceOf(device),
+                             placed->layout.localShape(), planned, reads,
+                             landings));
+  if (absl::Status status = reads.readAll(files); !status.ok())
+    return status;
+  // Pieces first: replicas copy buffers they complete.
+  for (const Landing &landing : landings)
+    if (landing.piece)
+      runtime::copyBox(*landing.piece,
+                       std::vector<int64_t>(landing.at.size(), 0),
+                       landing.piece->shape(), *landing.to, landing.at);
+  for (const Landing &landing : landings)
+    if (landing.from)
+      *landing.to = *landing.from;
+  return placed->wrap(std::move(locals), tensor.type);
+}
+
+absl::StatusOr<std::map<std::string, ShardedTensor>>
+detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets,
+                          std::string *generation) {
+  absl::StatusOr<Catalog> catalog = detail::readCatalog(path, generation);
+  if (!catalog.ok())
+    return catalog.status();
+  FileSet files;
+  std::map<std::string, ShardedTensor> tensors;
+  absl::Status status;
+  for (const auto &[name, target] : targets) {
+    auto stored = catalog->find(name);
+    if (stored == catalog->end()) {
+      status = absl::NotFoundError(fmt::format(
+          "tensor '{}' is not in the checkpoint '{}'", name, path));
+      break;
+    }
+    absl::StatusOr<ShardedTensor> tensor =
+        loadTensor(name, stored->second, target, files);
+    if (!tensor.ok()) {
+      status = tensor.status();
+      break;
+    }
+    tensors.emplace(name, std::move(*tensor));
+  }
+  detail::addCounter("checkpoint_bytes_read", files.bytesRead);
+  if (!status.ok())
+    return status;
+  return tensors;
+}
+
+/// The checkpoint's size for `targets`, as its index says (0 if it cannot
+/// be read): how long processes wait for each other to load it.
+static int64_t bytesToLoad(const std::string &path,
+                           const detail::LoadTargets &targets) {
+  absl::StatusOr<Catalog> catalog = detail::readCatalog(path, nullptr);
+  int64_t bytes = 0;
+  if (catalog.ok())
+    for (const auto &[name, target] : targets)
+      if (auto it = catalog->find(name); it != catalog->end())
+        for (const StoredShard &shard : it->second.shards)
+          bytes += shard.bytes;
+  return bytes;
+}
+
+absl::StatusOr<std::map<std::string, ShardedTensor>>
+load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
+  std::string generation;
+  absl::StatusOr<std::map<std::string, ShardedTensor>> loaded =
+      detail::loadOnThisProcess(dir, targets, &generation);
+  runtime::MpiWorld *world = detail::mpiProcesses();
+  int64_t bytes = world ? bytesToLoad(dir, targets) : 0;
+  absl::Status agreed = detail::agree(loaded.status(), "load the checkpoint",
+                                      bytes);
+  if (!agreed.ok())
+    return agreed;
+  // Every process must have read the same save (one may have seen the
+  // index of a save that finished meanwhile).
+  if (world) {
+    double mine = double(llvm::xxh3_64bits(generation) & ((1ull << 52) - 1));
+    llvm::Expected<double> most =
+        world->maxOverProcesses(mine, "comparing checkpoints");
+    llvm::Expected<double> least =
+        most ? world->maxOverProcesses(-mine, "comparing checkpoints")
+             : llvm::Expected<double>(0.0);
+    if (!most || !least)
+      return detail::toStatus(most ? least.takeError() : most.takeError(),
+                              absl::StatusCode::kInternal);
+    if (*most != -*least)
+      return absl::AbortedError(fmt::format(
+          "the processes loaded different saves of '{}' (a save replaced it "
+          "while it was loaded)",
+          dir));
+  }
+  return loaded;
+}
+
+} // namespace spmd
