@@ -195,6 +195,14 @@ std::vector<std::string> filesIn(const std::string &dir) {
   return files;
 }
 
+/// The one shard file of a checkpoint saved by one process.
+std::string shardFileIn(const std::string &dir) {
+  for (const std::string &file : filesIn(dir))
+    if (file != "index.json")
+      return (fs::path(dir) / file).string();
+  return "";
+}
+
 std::string readAll(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -270,10 +278,7 @@ std::string savedForDamage(const std::string &dir) {
   EXPECT_TRUE(spmd::save_checkpoint(
                   dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
                   .ok());
-  for (const std::string &file : filesIn(dir))
-    if (file != "index.json")
-      return (fs::path(dir) / file).string();
-  return "";
+  return shardFileIn(dir);
 }
 
 void expectLoadFails(const std::string &dir, const std::string &tensor,
@@ -341,10 +346,7 @@ TEST(Checkpoint, MutatedFilesLoadExactlyOrFail) {
                   dir, {{"w", *spmd::mark_sharding(host, kMesh2x4,
                                                    {"data", "model"})}})
                   .ok());
-  std::string shard;
-  for (const std::string &file : filesIn(dir))
-    if (file != "index.json")
-      shard = (fs::path(dir) / file).string();
+  std::string shard = shardFileIn(dir);
   std::mt19937 rng(11);
   int loaded = 0, failed = 0;
   for (const std::string &path : {dir + "/index.json", shard}) {
@@ -452,10 +454,7 @@ TEST(Checkpoint, CorruptionInChunksReadInPartsIsFound) {
   ASSERT_TRUE(spmd::save_checkpoint(
                   dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
                   .ok());
-  std::string shard;
-  for (const std::string &file : filesIn(dir))
-    if (file != "index.json")
-      shard = (fs::path(dir) / file).string();
+  std::string shard = shardFileIn(dir);
   std::string original = readAll(shard);
   const spmd::Mesh line({0, 1, 2, 3, 4, 5, 6, 7}, {8}, {"d"});
   for (const spmd::PartitionSpec &spec :
