@@ -136,7 +136,9 @@ parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
   return entry;
 }
 
-llvm::Expected<std::vector<SafetensorsEntry>>
+/// The entries of a file of `fileSize` bytes whose header (the JSON after
+/// the length) is `header`, in the order of their data.
+static llvm::Expected<std::vector<SafetensorsEntry>>
 parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
                        llvm::StringRef path) {
   if (!header.starts_with("{"))
@@ -266,15 +268,6 @@ parseSafetensors(llvm::StringRef bytes, llvm::StringRef path) {
     tensors.emplace_back(entry.name, std::move(tensor));
   }
   return tensors;
-}
-
-llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
-readSafetensors(llvm::StringRef path, uint64_t maxBytes) {
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
-      readRegularFile(path, maxBytes, "safetensors file");
-  if (!file)
-    return fail(path, llvm::toString(file.takeError()));
-  return parseSafetensors((*file)->getBuffer(), path);
 }
 
 /// Writes `prefix` at the start of `fd` and each tensor's `sizes` bytes at

@@ -48,13 +48,8 @@ struct SafetensorsEntry {
   uint64_t bytes;
 };
 
-/// The entries of a file of `fileSize` bytes whose header (the JSON after
-/// the length) is `header`, in the order of their data; errors name `path`
-/// and the tensor.
-llvm::Expected<std::vector<SafetensorsEntry>>
-parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
-                       llvm::StringRef path);
-/// The entries of the file held in `bytes`, checked against its size.
+/// The entries of the file held in `bytes`, in the order of their data,
+/// checked against its size; errors name `path` and the tensor.
 llvm::Expected<std::vector<SafetensorsEntry>>
 parseSafetensorsEntries(llvm::StringRef bytes, llvm::StringRef path);
 /// The entries of `file`, reading its header only.
@@ -63,9 +58,6 @@ readSafetensorsHeader(const RandomAccessFile &file);
 /// Every tensor of the file held in `bytes` (its name in errors: `path`).
 llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
 parseSafetensors(llvm::StringRef bytes, llvm::StringRef path);
-/// Every tensor of the file at `path`, of at most `maxBytes` bytes.
-llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
-readSafetensors(llvm::StringRef path, uint64_t maxBytes);
 
 /// Checks that the bytes of a `type` tensor are values of it (a bool is
 /// 0 or 1); errors name `path` and `name`.
