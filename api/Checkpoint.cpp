@@ -46,8 +46,8 @@ detail::globalBytes(const std::map<std::string, ShardedTensor> &tensors) {
     int64_t elements = 1;
     for (int64_t d : tensor.shape())
       elements *= d;
-    bytes += elements *
-             runtime::elementTypeBytes(detail::toRuntime(tensor.dtype()));
+    bytes +=
+        elements * runtime::elementTypeBytes(detail::toRuntime(tensor.dtype()));
   }
   return bytes;
 }
@@ -57,9 +57,9 @@ absl::Status detail::agree(absl::Status local, const std::string &what,
   runtime::MpiWorld *world = detail::mpiProcesses();
   if (!world)
     return local;
-  auto patience = world->timeout() + std::chrono::milliseconds(int64_t(
-                                         1e3 * double(bytes) /
-                                         kSlowestDiskBytesPerSecond));
+  auto patience =
+      world->timeout() + std::chrono::milliseconds(int64_t(
+                             1e3 * double(bytes) / kSlowestDiskBytesPerSecond));
   llvm::Expected<double> failed = world->maxOverProcesses(
       local.ok() ? 0 : double(world->rank() + 1), what, patience);
   if (!local.ok()) {
@@ -70,9 +70,9 @@ absl::Status detail::agree(absl::Status local, const std::string &what,
   if (!failed)
     return detail::toStatus(failed.takeError(), absl::StatusCode::kInternal);
   if (*failed > 0)
-    return absl::AbortedError(fmt::format(
-        "process {} could not {} (its error says why)", int64_t(*failed) - 1,
-        what));
+    return absl::AbortedError(
+        fmt::format("process {} could not {} (its error says why)",
+                    int64_t(*failed) - 1, what));
   return absl::OkStatus();
 }
 
@@ -153,10 +153,9 @@ static absl::Status collectShards(const std::string &name,
 /// A number naming this save, the same on every process.
 static absl::StatusOr<std::string> newGeneration() {
   std::random_device device;
-  uint64_t bits = (uint64_t(device()) << 32 | device()) ^
-                  uint64_t(std::chrono::steady_clock::now()
-                               .time_since_epoch()
-                               .count());
+  uint64_t bits =
+      (uint64_t(device()) << 32 | device()) ^
+      uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
   // A double holds it exactly, so that processes agree through a maximum.
   double value = double(bits & ((uint64_t(1) << 52) - 1));
   if (runtime::MpiWorld *world = detail::mpiProcesses()) {
@@ -229,10 +228,9 @@ static void removeStaleFiles(const std::string &dir,
 }
 
 /// Process 0: the index of every process's `lists`, renamed into place.
-static absl::Status writeIndex(const std::string &dir,
-                               const std::map<std::string, ShardedTensor> &tensors,
-                               const std::vector<std::string> &lists,
-                               const std::string &generation) {
+static absl::Status writeIndex(
+    const std::string &dir, const std::map<std::string, ShardedTensor> &tensors,
+    const std::vector<std::string> &lists, const std::string &generation) {
   Catalog catalog = catalogOf(tensors);
   for (const std::string &list : lists)
     if (absl::Status status = detail::addShardsFromJson(list, catalog);
@@ -248,10 +246,10 @@ static absl::Status writeIndex(const std::string &dir,
 }
 
 /// This process's shards written, their lists in `lists` on process 0.
-static absl::Status writeLocal(const std::string &dir,
-                               const std::map<std::string, ShardedTensor> &tensors,
-                               const std::string &generation,
-                               std::string &list) {
+static absl::Status
+writeLocal(const std::string &dir,
+           const std::map<std::string, ShardedTensor> &tensors,
+           const std::string &generation, std::string &list) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return absl::InternalError(
         fmt::format("cannot make the folder '{}': {}", dir, ec.message()));
@@ -275,20 +273,21 @@ static absl::Status writeLocal(const std::string &dir,
           "tensors '{}' and '{}' both give a file entry the name '{}': "
           "rename one",
           it->second, shard.tensor, shard.entry.name));
-  std::string file = fmt::format("shards-{}-{:05}.safetensors", generation,
-                                 process_index());
+  std::string file =
+      fmt::format("shards-{}-{:05}.safetensors", generation, process_index());
   return writeShards(dir, file, shards, list);
 }
 
-absl::Status save_checkpoint(const std::string &dir,
-                             const std::map<std::string, ShardedTensor> &tensors) {
+absl::Status
+save_checkpoint(const std::string &dir,
+                const std::map<std::string, ShardedTensor> &tensors) {
   absl::StatusOr<std::string> generation = newGeneration();
   if (!generation.ok())
     return generation.status();
   int64_t bytes = detail::globalBytes(tensors);
   std::string list;
-  absl::Status status = detail::agree(writeLocal(dir, tensors, *generation, list),
-                              "write its shards", bytes);
+  absl::Status status = detail::agree(
+      writeLocal(dir, tensors, *generation, list), "write its shards", bytes);
   if (!status.ok())
     return status;
   std::vector<std::string> lists{list};

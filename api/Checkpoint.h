@@ -1,4 +1,4 @@
-//===- Checkpoint.h - What a checkpoint holds, wherever it came from -*- C++ -*-===//
+//===- Checkpoint.h - What a checkpoint holds ------------------*- C++ -*-===//
 //
 // save_checkpoint writes a folder: the shards of each process in a
 // safetensors file of its own, named by the save's generation so that a

@@ -58,9 +58,8 @@ llvm::json::Value shardToJson(const std::string &tensor,
   return llvm::json::Object{
       {"tensor", tensor},
       {"file", shard.file},
-      {"byte_range",
-       llvm::json::Array{int64_t(shard.offset),
-                         int64_t(shard.offset + shard.bytes)}},
+      {"byte_range", llvm::json::Array{int64_t(shard.offset),
+                                       int64_t(shard.offset + shard.bytes)}},
       {"begin", toJsonArray(shard.begin)},
       {"end", toJsonArray(shard.end)},
       {"checksums", std::move(checksums)},
@@ -141,10 +140,10 @@ static absl::StatusOr<StoredShard> shardFromJson(const llvm::json::Value &v,
   uint64_t chunks =
       (shard.bytes + kChecksumChunkBytes - 1) / kChecksumChunkBytes;
   if (shard.checksums.size() != chunks)
-    return invalid(where, fmt::format("a shard of {} bytes has {} checksums, "
-                                      "not {}",
-                                      shard.bytes, shard.checksums.size(),
-                                      chunks));
+    return invalid(where,
+                   fmt::format("a shard of {} bytes has {} checksums, "
+                               "not {}",
+                               shard.bytes, shard.checksums.size(), chunks));
   return shard;
 }
 
@@ -236,14 +235,14 @@ static absl::Status addFileTensors(const std::string &dir,
   for (runtime::SafetensorsEntry &entry : *entries) {
     if (only && !only->count(entry.name))
       continue;
-    StoredShard shard{file, entry.offset, entry.bytes,
-                      std::vector<int64_t>(entry.shape.size(), 0), entry.shape,
-                      {}};
-    StoredTensor tensor{entry.type, entry.shape, {std::move(shard)}, "",
-                        nullptr};
+    StoredShard shard{file,        entry.offset,
+                      entry.bytes, std::vector<int64_t>(entry.shape.size(), 0),
+                      entry.shape, {}};
+    StoredTensor tensor{
+        entry.type, entry.shape, {std::move(shard)}, "", nullptr};
     if (!catalog.emplace(entry.name, std::move(tensor)).second)
-      return invalid(path, fmt::format("tensor '{}' is in another file too",
-                                 entry.name));
+      return invalid(
+          path, fmt::format("tensor '{}' is in another file too", entry.name));
   }
   return absl::OkStatus();
 }
@@ -487,7 +486,8 @@ absl::StatusOr<Catalog> readCatalog(const std::string &path,
   } else if (llvm::sys::fs::exists(path)) {
     dir = llvm::sys::path::parent_path(path).str();
     catalog = Catalog();
-    if (absl::Status status = addFileTensors(dir, file.str(), *catalog, nullptr);
+    if (absl::Status status =
+            addFileTensors(dir, file.str(), *catalog, nullptr);
         !status.ok())
       return status;
   } else {

@@ -166,8 +166,8 @@ absl::Status TensorRead::readAll(FileSet &files) {
 }
 
 absl::Status TensorRead::readShard(ShardPieces &wanted,
-                                   const RandomAccessFile &file,
-                                   FileSet &files, uint64_t &budget) {
+                                   const RandomAccessFile &file, FileSet &files,
+                                   uint64_t &budget) {
   const StoredShard &shard = *wanted.shard;
   llvm::sort(wanted.pieces, [](const Piece &a, const Piece &b) {
     return a.offset < b.offset;
@@ -175,8 +175,8 @@ absl::Status TensorRead::readShard(ShardPieces &wanted,
   for (const Piece &piece : wanted.pieces) {
     if (llvm::Error err =
             file.readAt(shard.offset + piece.offset, piece.bytes, piece.into))
-      return absl::DataLossError(fmt::format("tensor '{}': {}", name,
-                                             llvm::toString(std::move(err))));
+      return absl::DataLossError(
+          fmt::format("tensor '{}': {}", name, llvm::toString(std::move(err))));
     files.bytesRead += piece.bytes;
     if (llvm::Error err = runtime::checkSafetensorsValues(
             tensor.type, piece.into, piece.bytes, file.path(), name))
@@ -251,8 +251,8 @@ absl::Status TensorRead::checkChunk(const ShardPieces &wanted, uint64_t chunk,
           piece != wanted.pieces.end() ? std::min(end, piece->offset) : end;
       if (llvm::Error err = file.readAt(shard.offset + at, until - at,
                                         assembled.data() + (at - begin)))
-        return absl::DataLossError(fmt::format(
-            "tensor '{}': {}", name, llvm::toString(std::move(err))));
+        return absl::DataLossError(fmt::format("tensor '{}': {}", name,
+                                               llvm::toString(std::move(err))));
       files.bytesRead += until - at;
       at = until;
     }
@@ -324,9 +324,8 @@ planBox(const StoredTensor &tensor, llvm::ArrayRef<DimSlice> slices,
       reads.request(shard, from, to, local->data());
       continue;
     }
-    auto piece =
-        std::make_shared<runtime::HostBuffer>(tensor.type, sizes,
-                                              runtime::Init::None);
+    auto piece = std::make_shared<runtime::HostBuffer>(tensor.type, sizes,
+                                                       runtime::Init::None);
     reads.request(shard, from, to, piece->data());
     landings.push_back({piece, at, nullptr, local});
   }
@@ -378,8 +377,8 @@ detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets,
   for (const auto &[name, target] : targets) {
     auto stored = catalog->find(name);
     if (stored == catalog->end()) {
-      status = absl::NotFoundError(fmt::format(
-          "tensor '{}' is not in the checkpoint '{}'", name, path));
+      status = absl::NotFoundError(
+          fmt::format("tensor '{}' is not in the checkpoint '{}'", name, path));
       break;
     }
     absl::StatusOr<ShardedTensor> tensor =
@@ -417,8 +416,8 @@ load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
       detail::loadOnThisProcess(dir, targets, &generation);
   runtime::MpiWorld *world = detail::mpiProcesses();
   int64_t bytes = world ? bytesToLoad(dir, targets) : 0;
-  absl::Status agreed = detail::agree(loaded.status(), "load the checkpoint",
-                                      bytes);
+  absl::Status agreed =
+      detail::agree(loaded.status(), "load the checkpoint", bytes);
   if (!agreed.ok())
     return agreed;
   // Every process must have read the same save (one may have seen the

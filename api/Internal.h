@@ -75,7 +75,8 @@ absl::StatusOr<Placement> placement(const Mesh &mesh, const PartitionSpec &spec,
 absl::StatusOr<ShardedTensor> place(const uint8_t *data,
                                     runtime::ElementType type,
                                     llvm::ArrayRef<int64_t> shape,
-                                    const Mesh &mesh, const PartitionSpec &spec);
+                                    const Mesh &mesh,
+                                    const PartitionSpec &spec);
 
 /// The processes mpirun started, or null when this process runs alone.
 runtime::MpiWorld *mpiProcesses();

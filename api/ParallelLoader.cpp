@@ -79,8 +79,7 @@ PlacedBatch ParallelLoader::State::checked(PlacedBatch batch) {
     std::vector<std::string> parts;
     for (const auto &[type, shape] : list)
       parts.push_back(fmt::format(
-          "{}[{}]",
-          runtime::elementTypeName(detail::toRuntime(type)).str(),
+          "{}[{}]", runtime::elementTypeName(detail::toRuntime(type)).str(),
           fmt::join(shape, ", ")));
     return fmt::format("({})", fmt::join(parts, ", "));
   };
@@ -156,8 +155,8 @@ ParallelLoader::create(Source source, InputSharding input_sharding,
                       (*batch)->size(), sharding.size()));
     std::vector<ShardedTensor> placed;
     for (size_t i = 0; i < sharding.size(); ++i) {
-      absl::StatusOr<ShardedTensor> t = mark_sharding(
-          (**batch)[i], sharding[i].first, sharding[i].second);
+      absl::StatusOr<ShardedTensor> t =
+          mark_sharding((**batch)[i], sharding[i].first, sharding[i].second);
       if (!t.ok())
         return absl::Status(t.status().code(),
                             fmt::format("batch {}, input {}: {}", index, i,
@@ -176,9 +175,9 @@ placeBatchFile(const std::string &path,
                const ParallelLoader::InputSharding &sharding) {
   if (llvm::StringRef(path).ends_with(".npy")) {
     if (sharding.size() != 1)
-      return absl::InvalidArgumentError(fmt::format(
-          "{}: a .npy batch holds one input, input_sharding {}", path,
-          sharding.size()));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: a .npy batch holds one input, input_sharding {}",
+                      path, sharding.size()));
     // Mapped, not read: only the pages of this process's shards are.
     llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
         readRegularFile(path, std::numeric_limits<int64_t>::max(), ".npy file");
@@ -190,8 +189,8 @@ placeBatchFile(const std::string &path,
     if (!view)
       return detail::toStatus(view.takeError());
     absl::StatusOr<ShardedTensor> placed =
-        detail::place(view->data, view->type, view->shape,
-                      sharding[0].first, sharding[0].second);
+        detail::place(view->data, view->type, view->shape, sharding[0].first,
+                      sharding[0].second);
     if (!placed.ok())
       return placed.status();
     return std::vector<ShardedTensor>{*placed};
@@ -222,8 +221,8 @@ ParallelLoader::fromFolder(const std::string &dir, InputSharding input_sharding,
       files.push_back(name.str());
   }
   if (ec)
-    return absl::NotFoundError(
-        fmt::format("cannot list the batch folder '{}': {}", dir, ec.message()));
+    return absl::NotFoundError(fmt::format(
+        "cannot list the batch folder '{}': {}", dir, ec.message()));
   if (files.empty())
     return absl::NotFoundError(fmt::format(
         "the batch folder '{}' holds no batch (.safetensors or .npy file, "
@@ -251,9 +250,9 @@ PlacedBatch ParallelLoader::next() {
   s.changed.wait(lock, [&] { return !s.ready.empty(); });
   PlacedBatch batch = std::move(s.ready.front());
   s.ready.pop_front();
-  s.waited += std::chrono::duration<double>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
+  s.waited +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   lock.unlock();
   s.changed.notify_all();
   if (!batch.ok() || !batch->has_value())

@@ -197,8 +197,8 @@ absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
   if (!storage_)
     return absl::FailedPreconditionError(
         "the tensor holds nothing (it was never placed on devices)");
-  llvm::Expected<runtime::HostBuffer> whole =
-      runtime::gatherToHost(storage_->tensor, detail::mpiProcesses(), /*everywhere=*/true);
+  llvm::Expected<runtime::HostBuffer> whole = runtime::gatherToHost(
+      storage_->tensor, detail::mpiProcesses(), /*everywhere=*/true);
   if (!whole)
     return detail::toStatus(whole.takeError(), absl::StatusCode::kInternal);
   return TensorStorage::wrap(
@@ -248,10 +248,11 @@ ShardedTensor detail::Placement::wrap(std::vector<runtime::TensorRef> locals,
   return ShardedStorage::wrap(std::move(storage));
 }
 
-absl::StatusOr<ShardedTensor>
-detail::place(const uint8_t *data, runtime::ElementType type,
-              llvm::ArrayRef<int64_t> shape, const Mesh &mesh,
-              const PartitionSpec &spec) {
+absl::StatusOr<ShardedTensor> detail::place(const uint8_t *data,
+                                            runtime::ElementType type,
+                                            llvm::ArrayRef<int64_t> shape,
+                                            const Mesh &mesh,
+                                            const PartitionSpec &spec) {
   absl::StatusOr<Placement> placed = placement(mesh, spec, shape);
   if (!placed.ok())
     return placed.status();

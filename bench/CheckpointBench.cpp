@@ -96,8 +96,8 @@ int main(int argc, char **argv) {
   });
   // The same files, copied by cp on the same disk.
   auto copyCommand = [&](bool sync) {
-    std::string command = "rm -rf " + copy + " && cp -r " + checkpoint + " " +
-                          copy;
+    std::string command =
+        "rm -rf " + copy + " && cp -r " + checkpoint + " " + copy;
     if (sync)
       command += " && sync -f " + copy + "/*";
     return command;

@@ -34,9 +34,9 @@ static std::string lastError() {
 
 /// `path` opened for reading, a regular file (nothing else is opened far
 /// enough to block); its size in `size`.
-static llvm::Expected<int> openRegular(llvm::StringRef path, bool followSymlinks,
-                                       uint64_t &size,
-                                       llvm::function_ref<llvm::Error(const llvm::Twine &)> fail) {
+static llvm::Expected<int>
+openRegular(llvm::StringRef path, bool followSymlinks, uint64_t &size,
+            llvm::function_ref<llvm::Error(const llvm::Twine &)> fail) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
   if (!followSymlinks)
@@ -98,7 +98,8 @@ llvm::Expected<RandomAccessFile> RandomAccessFile::open(llvm::StringRef path,
         llvm::formatv("cannot read the {0}: ", what) + reason);
   };
   uint64_t size = 0;
-  llvm::Expected<int> fd = openRegular(path, /*followSymlinks=*/true, size, fail);
+  llvm::Expected<int> fd =
+      openRegular(path, /*followSymlinks=*/true, size, fail);
   if (!fd)
     return fd.takeError();
   return RandomAccessFile(path.str(), *fd, size);
@@ -163,8 +164,8 @@ writeFileDurably(llvm::StringRef path, llvm::StringRef what,
         llvm::formatv("cannot write the {0} to '{1}': ", what, path) + reason);
   };
   std::string temporary = (path + ".tmp").str();
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                  0644);
+  int fd =
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return fail(lastError());
   std::error_code ec = write(fd);

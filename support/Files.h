@@ -79,9 +79,8 @@ writeFileDurably(llvm::StringRef path, llvm::StringRef what,
                  llvm::function_ref<void(llvm::raw_ostream &)> write);
 /// The same, `write` given the open file (for positioned writes from
 /// several threads); it returns the first error.
-llvm::Error
-writeFileDurably(llvm::StringRef path, llvm::StringRef what,
-                 llvm::function_ref<std::error_code(int fd)> write);
+llvm::Error writeFileDurably(llvm::StringRef path, llvm::StringRef what,
+                             llvm::function_ref<std::error_code(int fd)> write);
 /// Writes `bytes` bytes at `offset` of the open file `fd` (pwrite, resumed
 /// until all are written).
 llvm::Error writeAt(int fd, const void *data, uint64_t bytes, uint64_t offset);

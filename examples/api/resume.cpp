@@ -1,10 +1,10 @@
 //===- resume.cpp - Training that checkpoints, is killed, and resumes -----===//
 //
 // Usage: spmd-example-resume DIR STEPS dp|fsdp [KILL_AT_STEP]
-// The two-layer MLP of mlp_step.h, larger than training.cpp's, trained for STEPS steps on
-// batches fed by a ParallelLoader (a background thread makes and places
-// each batch while the devices compute). Every 2 steps the weights and the
-// step count are saved in DIR. A run finding a checkpoint in DIR resumes
+// The two-layer MLP of mlp_step.h, larger than training.cpp's, trained for
+// STEPS steps on batches fed by a ParallelLoader (a background thread makes and
+// places each batch while the devices compute). Every 2 steps the weights and
+// the step count are saved in DIR. A run finding a checkpoint in DIR resumes
 // from it, on its own mesh: dp replicates the weights over 8 devices of a
 // "data" axis, fsdp splits their rows over 8 devices of an "fsdp" axis.
 // With KILL_AT_STEP the process kills itself (SIGKILL) once that step is
@@ -49,9 +49,12 @@ int main(int argc, char **argv) {
       fsdp ? spmd::PartitionSpec{axis, spmd::None} : spmd::PartitionSpec{};
   MlpStep step = buildMlpStep(kSizes);
   spmd::Program &p = step.program;
-  for (auto [value, spec] :
-       {std::pair{step.x, batch}, {step.y, batch}, {step.w1, weights},
-        {step.w2, weights}, {p.result(0), weights}, {p.result(1), weights}})
+  for (auto [value, spec] : {std::pair{step.x, batch},
+                             {step.y, batch},
+                             {step.w1, weights},
+                             {step.w2, weights},
+                             {p.result(0), weights},
+                             {p.result(1), weights}})
     if (absl::Status s = p.mark_sharding(value, mesh, spec); !s.ok())
       return fail(s);
 
@@ -59,14 +62,14 @@ int main(int argc, char **argv) {
   spmd::ShardedTensor w1, w2;
   int64_t first = 0;
   auto saved = spmd::load_checkpoint(
-      dir, {{"w1", {mesh, weights}}, {"w2", {mesh, weights}},
-            {"step", {mesh, {}}}});
+      dir,
+      {{"w1", {mesh, weights}}, {"w2", {mesh, weights}}, {"step", {mesh, {}}}});
   if (saved.ok()) {
     w1 = saved->at("w1");
     w2 = saved->at("w2");
     first = int64_t(saved->at("step").to_host()->at(0));
-    std::printf("resumed at step %lld from %s, weights %s\n",
-                (long long)first, dir.c_str(), w1.sharding().c_str());
+    std::printf("resumed at step %lld from %s, weights %s\n", (long long)first,
+                dir.c_str(), w1.sharding().c_str());
   } else if (saved.status().code() == absl::StatusCode::kNotFound) {
     w1 = *spmd::mark_sharding(wave({kSizes.in, kSizes.hidden}, 2.f, 0.05f),
                               mesh, weights);

@@ -23,11 +23,11 @@ struct DTypeName {
 } // namespace
 
 static constexpr DTypeName kDTypeNames[] = {
-    {ElementType::F32, "F32"},   {ElementType::F64, "F64"},
-    {ElementType::F16, "F16"},   {ElementType::BF16, "BF16"},
-    {ElementType::I1, "BOOL"},   {ElementType::I8, "I8"},
-    {ElementType::I16, "I16"},   {ElementType::I32, "I32"},
-    {ElementType::I64, "I64"},   {ElementType::Index, "I64"},
+    {ElementType::F32, "F32"}, {ElementType::F64, "F64"},
+    {ElementType::F16, "F16"}, {ElementType::BF16, "BF16"},
+    {ElementType::I1, "BOOL"}, {ElementType::I8, "I8"},
+    {ElementType::I16, "I16"}, {ElementType::I32, "I32"},
+    {ElementType::I64, "I64"}, {ElementType::Index, "I64"},
 };
 
 std::optional<llvm::StringRef> safetensorsDType(ElementType type) {
@@ -127,10 +127,10 @@ parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
   std::optional<uint64_t> bytes =
       llvm::checkedMulUnsigned(elements, uint64_t(elementTypeBytes(*type)));
   if (!bytes || *bytes != *end - *begin)
-    return bad(llvm::formatv("its data_offsets hold {0} bytes, its dtype and "
-                             "shape {1}",
-                             *end - *begin,
-                             bytes ? std::to_string(*bytes) : "more than 2^64"));
+    return bad(llvm::formatv(
+        "its data_offsets hold {0} bytes, its dtype and "
+        "shape {1}",
+        *end - *begin, bytes ? std::to_string(*bytes) : "more than 2^64"));
   entry.offset = *begin;
   entry.bytes = *bytes;
   return entry;
@@ -147,8 +147,8 @@ parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
     return fail(path, "the header nests more than 8 levels deep");
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(header);
   if (!json)
-    return fail(path, "the header is not JSON: " +
-                          llvm::toString(json.takeError()));
+    return fail(path,
+                "the header is not JSON: " + llvm::toString(json.takeError()));
   const llvm::json::Object *object = json->getAsObject();
   if (!object)
     return fail(path, "the header is not a JSON object");
@@ -193,9 +193,8 @@ parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
 }
 
 /// The header's length from the first 8 bytes of a file of `fileSize`.
-static llvm::Expected<uint64_t> headerLength(const uint8_t *first8,
-                                             uint64_t fileSize,
-                                             llvm::StringRef path) {
+static llvm::Expected<uint64_t>
+headerLength(const uint8_t *first8, uint64_t fileSize, llvm::StringRef path) {
   uint64_t length = llvm::support::endian::read64le(first8);
   if (length > kMaxSafetensorsHeaderBytes)
     return fail(path, llvm::formatv("its header length {0} is more than the "
@@ -277,8 +276,8 @@ static std::error_code writeData(int fd, llvm::StringRef prefix,
                                  llvm::ArrayRef<SafetensorsTensor> tensors,
                                  llvm::ArrayRef<uint64_t> offsets,
                                  llvm::ArrayRef<uint64_t> sizes) {
-  uint64_t end = offsets.empty() ? prefix.size()
-                                 : offsets.back() + sizes.back();
+  uint64_t end =
+      offsets.empty() ? prefix.size() : offsets.back() + sizes.back();
   unsigned threads = std::clamp<unsigned>(
       std::min<uint64_t>(std::thread::hardware_concurrency(),
                          end / kParallelWriteBytes),
@@ -290,9 +289,8 @@ static std::error_code writeData(int fd, llvm::StringRef prefix,
       uint64_t lo = std::max(at, from), hi = std::min(at + bytes, to);
       if (lo >= hi || errors[part])
         return;
-      if (llvm::Error err =
-              writeAt(fd, static_cast<const uint8_t *>(data) + (lo - at),
-                      hi - lo, lo))
+      if (llvm::Error err = writeAt(
+              fd, static_cast<const uint8_t *>(data) + (lo - at), hi - lo, lo))
         errors[part] = llvm::errorToErrorCode(std::move(err));
     };
     writeRange(prefix.data(), 0, prefix.size());
@@ -312,7 +310,8 @@ static std::error_code writeData(int fd, llvm::StringRef prefix,
 }
 
 llvm::Expected<std::vector<uint64_t>>
-writeSafetensors(llvm::StringRef path, llvm::ArrayRef<SafetensorsTensor> tensors,
+writeSafetensors(llvm::StringRef path,
+                 llvm::ArrayRef<SafetensorsTensor> tensors,
                  const std::map<std::string, std::string> &metadata) {
   std::string header;
   llvm::raw_string_ostream os(header);

@@ -77,7 +77,8 @@ struct SafetensorsTensor {
 /// renamed over it), `metadata` as `__metadata__`. Returns where each
 /// tensor's bytes start in the file.
 llvm::Expected<std::vector<uint64_t>>
-writeSafetensors(llvm::StringRef path, llvm::ArrayRef<SafetensorsTensor> tensors,
+writeSafetensors(llvm::StringRef path,
+                 llvm::ArrayRef<SafetensorsTensor> tensors,
                  const std::map<std::string, std::string> &metadata = {});
 
 } // namespace spmd::runtime

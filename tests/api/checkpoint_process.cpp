@@ -12,9 +12,10 @@
 // printing "step K". batches: saves COUNT batches (checkpoint folders of
 // tensors input0 and input1) in DIR; load-batches: feeds them through a
 // ParallelLoader and checks each, and that this process read at most 1.1
-// times the bytes of its devices' shards. MESH is AxB... (axes a, b, ...; device ids row-major),
-// or with a trailing T, its ids column-major (processes then split the
-// last axis); SPEC has one entry per dimension: an axis, several joined by
+// times the bytes of its devices' shards. MESH is AxB... (axes a, b, ...;
+// device ids row-major), or with a trailing T, its ids column-major (processes
+// then split the last axis); SPEC has one entry per dimension: an axis, several
+// joined by
 // '+' (two at most), or '-' for none. Under mpirun every process runs it.
 //
 //===----------------------------------------------------------------------===//
@@ -28,16 +29,16 @@
 
 namespace {
 
-const std::vector<std::pair<std::string, std::pair<spmd::DType,
-                                                   std::vector<int64_t>>>>
+const std::vector<
+    std::pair<std::string, std::pair<spmd::DType, std::vector<int64_t>>>>
     kTensors = {{"w1", {spmd::DType::F32, {1024, 1024}}},
                 {"w2", {spmd::DType::BF16, {512, 2050}}},
                 {"bias", {spmd::DType::F32, {1030, 4}}}};
 
 [[noreturn]] void fail(const std::string &message) {
   // One write, so that lines of processes sharing a terminal do not mix.
-  std::string line = "process " + std::to_string(spmd::process_index()) +
-                     ": " + message + "\n";
+  std::string line = "process " + std::to_string(spmd::process_index()) + ": " +
+                     message + "\n";
   std::fputs(line.c_str(), stderr);
   std::exit(1);
 }
@@ -167,11 +168,10 @@ void saveBatches(const std::string &dir, const spmd::Mesh &mesh,
   for (int64_t k = 0; k < count; ++k) {
     std::map<std::string, spmd::ShardedTensor> batch;
     for (int i = 0; i < 2; ++i)
-      batch.emplace("input" + std::to_string(i),
-                    *spmd::mark_sharding(batchInput(i, k), mesh,
-                                         i == 0 ? spec
-                                                : spmd::PartitionSpec{
-                                                      spec[0]}));
+      batch.emplace(
+          "input" + std::to_string(i),
+          *spmd::mark_sharding(batchInput(i, k), mesh,
+                               i == 0 ? spec : spmd::PartitionSpec{spec[0]}));
     char name[32];
     std::snprintf(name, sizeof name, "/batch-%03lld", (long long)k);
     if (absl::Status status = spmd::save_checkpoint(dir + name, batch);

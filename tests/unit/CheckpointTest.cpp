@@ -31,15 +31,15 @@ const spmd::Mesh kMesh4x2({7, 6, 5, 4, 3, 2, 1, 0}, {4, 2}, {"x", "y"});
 const spmd::Mesh kMesh1({0}, {1}, {"one"});
 
 const spmd::DType kEveryType[] = {
-    spmd::DType::F32, spmd::DType::F64, spmd::DType::F16, spmd::DType::BF16,
-    spmd::DType::I1,  spmd::DType::I8,  spmd::DType::I16, spmd::DType::I32,
-    spmd::DType::I64};
+    spmd::DType::F32,  spmd::DType::F64, spmd::DType::F16,
+    spmd::DType::BF16, spmd::DType::I1,  spmd::DType::I8,
+    spmd::DType::I16,  spmd::DType::I32, spmd::DType::I64};
 
 /// A fresh folder for one test.
 std::string scratch(const std::string &name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("spmd-checkpoint-" + name + "-" +
-                  std::to_string(std::random_device()()));
+  fs::path dir =
+      fs::temp_directory_path() / ("spmd-checkpoint-" + name + "-" +
+                                   std::to_string(std::random_device()()));
   fs::remove_all(dir);
   return dir.string();
 }
@@ -80,8 +80,7 @@ void expectSameBits(const spmd::HostTensor &a, const spmd::HostTensor &b,
                     const std::string &what) {
   ASSERT_EQ(a.dtype(), b.dtype()) << what;
   ASSERT_EQ(a.shape(), b.shape()) << what;
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * widthOf(a.dtype())),
-            0)
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * widthOf(a.dtype())), 0)
       << what;
 }
 
@@ -173,13 +172,13 @@ TEST(Checkpoint, ScalarsAndEmptyTensors) {
       {"scalar", *spmd::mark_sharding(hosts["scalar"], kMesh2x4, {})},
       {"empty", *spmd::mark_sharding(hosts["empty"], kMesh2x4, {"data", None})},
       // 3 elements over 8 devices: five hold padding only.
-      {"tiny", *spmd::mark_sharding(hosts["tiny"], kMesh2x4,
-                                    {{"data", "model"}})}};
+      {"tiny",
+       *spmd::mark_sharding(hosts["tiny"], kMesh2x4, {{"data", "model"}})}};
   ASSERT_TRUE(spmd::save_checkpoint(dir, placed).ok());
-  auto loaded = spmd::load_checkpoint(
-      dir, {{"scalar", {kMesh4x2, {}}},
-            {"empty", {kMesh4x2, {None, "x"}}},
-            {"tiny", {kMesh4x2, {{"y", "x"}}}}});
+  auto loaded =
+      spmd::load_checkpoint(dir, {{"scalar", {kMesh4x2, {}}},
+                                  {"empty", {kMesh4x2, {None, "x"}}},
+                                  {"tiny", {kMesh4x2, {{"y", "x"}}}}});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   for (const auto &[name, host] : hosts)
     expectSameBits(host, *loaded->at(name).to_host(), name);
@@ -342,10 +341,10 @@ TEST(Checkpoint, DamageIsAnErrorNamingTheFileAndTensor) {
 TEST(Checkpoint, MutatedFilesLoadExactlyOrFail) {
   std::string dir = scratch("mutants");
   spmd::HostTensor host = patterned(spmd::DType::BF16, {40, 24}, 3);
-  ASSERT_TRUE(spmd::save_checkpoint(
-                  dir, {{"w", *spmd::mark_sharding(host, kMesh2x4,
-                                                   {"data", "model"})}})
-                  .ok());
+  ASSERT_TRUE(
+      spmd::save_checkpoint(
+          dir, {{"w", *spmd::mark_sharding(host, kMesh2x4, {"data", "model"})}})
+          .ok());
   std::string shard = shardFileIn(dir);
   std::mt19937 rng(11);
   int loaded = 0, failed = 0;
@@ -420,10 +419,10 @@ TEST(Checkpoint, HostileIndexesAreRefusedQuickly) {
   writeIndex(dir, "[" + std::to_string(kManyShards) + "]", many);
   auto start = std::chrono::steady_clock::now();
   absl::Status status = load();
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          start)
-                .count(),
-            20.0);
+  EXPECT_LT(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count(),
+      20.0);
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
   // Overlapping shards whose sizes add up to the tensor's.
   writeIndex(dir, "[4]", {shardJson(0, 2, 0), shardJson(1, 3, 8)});
@@ -520,7 +519,7 @@ TEST(CheckpointInterop, LoadsAnotherWritersFilesAndSavesForItsReader) {
   const char *dir = std::getenv("SPMD_INTEROP_DIR");
   if (!dir)
     GTEST_SKIP() << "run by tests/tools/safetensors_interop.py";
-  const char *names[] = {"F32", "F64",  "F16", "BF16", "BOOL",
+  const char *names[] = {"F32", "F64", "F16", "BF16", "BOOL",
                          "I8",  "I16", "I32", "I64"};
   std::map<std::string, spmd::HostTensor> expected;
   std::map<std::string, std::pair<spmd::Mesh, spmd::PartitionSpec>> targets;
@@ -528,14 +527,14 @@ TEST(CheckpointInterop, LoadsAnotherWritersFilesAndSavesForItsReader) {
     std::string name = std::string("t_") + names[seed];
     expected[name] = patterned(kEveryType[seed], {5, 12}, int(seed));
     // Every other tensor split the other way round.
-    targets.emplace(name, std::make_pair(kMesh2x4,
-                                         seed % 2 ? spmd::PartitionSpec{"data",
-                                                                        "model"}
-                                                  : spmd::PartitionSpec{
-                                                        "model", "data"}));
+    targets.emplace(
+        name, std::make_pair(kMesh2x4,
+                             seed % 2 ? spmd::PartitionSpec{"data", "model"}
+                                      : spmd::PartitionSpec{"model", "data"}));
   }
   std::string base(dir);
-  for (const std::string &source : {base + "/other.safetensors", base + "/hub"}) {
+  for (const std::string &source :
+       {base + "/other.safetensors", base + "/hub"}) {
     auto loaded = spmd::load_checkpoint(source, targets);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     for (const auto &[name, host] : expected)

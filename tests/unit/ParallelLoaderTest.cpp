@@ -38,8 +38,8 @@ spmd::ParallelLoader::Batch batch(int64_t k, int64_t rows = 16) {
   return {x, y};
 }
 
-const spmd::ParallelLoader::InputSharding kSharding = {
-    {kMesh, {"data", None}}, {kMesh, {"data"}}};
+const spmd::ParallelLoader::InputSharding kSharding = {{kMesh, {"data", None}},
+                                                       {kMesh, {"data"}}};
 
 /// A source of `count` batches, counting its calls.
 spmd::ParallelLoader::Source counted(int64_t count, std::atomic<int> &calls,
@@ -118,9 +118,9 @@ TEST(ParallelLoader, LoadingOverlapsTheConsumersWork) {
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
   }
-  double total = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - start)
-                     .count();
+  double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   // Serial loading would wait 10 x 20 ms; overlapped, about the first 20.
   EXPECT_LT(loader->wait_seconds(), 0.1) << "of " << total << " s";
   EXPECT_LT(total, 0.2 + 0.3 + 0.1);
@@ -192,7 +192,8 @@ TEST(ParallelLoader, MisuseIsAnError) {
       kSharding);
   ASSERT_TRUE(throwing.ok());
   EXPECT_FALSE(throwing->next().ok());
-  EXPECT_FALSE(spmd::ParallelLoader::fromFolder("/nonexistent", kSharding).ok());
+  EXPECT_FALSE(
+      spmd::ParallelLoader::fromFolder("/nonexistent", kSharding).ok());
 }
 
 TEST(ParallelLoader, DestroyedMidEpoch) {
@@ -210,17 +211,17 @@ TEST(ParallelLoader, DestroyedMidEpoch) {
 /// A safetensors file of `tensors` (name, dtype name, shape, bytes).
 void writeSafetensors(
     const std::string &path,
-    const std::vector<std::tuple<std::string, std::string,
-                                 std::vector<int64_t>, std::string>> &tensors) {
+    const std::vector<std::tuple<std::string, std::string, std::vector<int64_t>,
+                                 std::string>> &tensors) {
   std::string header = "{", data;
   for (const auto &[name, dtype, shape, bytes] : tensors) {
     std::string dims;
     for (int64_t d : shape)
       dims += (dims.empty() ? "" : ",") + std::to_string(d);
-    header += (header.size() > 1 ? "," : "") + ("\"" + name + "\":{\"dtype\":\"" +
-              dtype + "\",\"shape\":[" + dims + "],\"data_offsets\":[" +
-              std::to_string(data.size()) + "," +
-              std::to_string(data.size() + bytes.size()) + "]}");
+    header += (header.size() > 1 ? "," : "") +
+              ("\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" +
+               dims + "],\"data_offsets\":[" + std::to_string(data.size()) +
+               "," + std::to_string(data.size() + bytes.size()) + "]}");
     data += bytes;
   }
   header += "}";
@@ -240,10 +241,10 @@ TEST(ParallelLoader, FromAFolderOfBatchFiles) {
   fs::create_directories(dir);
   for (int k = 0; k < 5; ++k) {
     spmd::ParallelLoader::Batch b = batch(k);
-    writeSafetensors((dir / ("batch-" + std::to_string(k) + ".safetensors"))
-                         .string(),
-                     {{"input1", "I32", {16}, bytesOf(b[1], 4)},
-                      {"input0", "F32", {16, 8}, bytesOf(b[0], 4)}});
+    writeSafetensors(
+        (dir / ("batch-" + std::to_string(k) + ".safetensors")).string(),
+        {{"input1", "I32", {16}, bytesOf(b[1], 4)},
+         {"input0", "F32", {16, 8}, bytesOf(b[0], 4)}});
   }
   auto loader = spmd::ParallelLoader::fromFolder(dir.string(), kSharding);
   ASSERT_TRUE(loader.ok()) << loader.status();
@@ -271,8 +272,8 @@ TEST(ParallelLoader, FromAFolderOfBatchFiles) {
   writeNpy("a.npy", 16, 0);
   writeNpy("b.npy", 16, 1);
   writeNpy("c.npy", 8, 2);
-  auto npy = spmd::ParallelLoader::fromFolder(
-      dir.string(), {{kMesh, {"data", "model"}}}, 1);
+  auto npy = spmd::ParallelLoader::fromFolder(dir.string(),
+                                              {{kMesh, {"data", "model"}}}, 1);
   ASSERT_TRUE(npy.ok()) << npy.status();
   for (int k = 0; k < 2; ++k) {
     auto next = npy->next();

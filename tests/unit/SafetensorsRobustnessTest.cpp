@@ -24,11 +24,12 @@ namespace {
 std::string seedFile(const std::string &path) {
   std::vector<HostBuffer> tensors;
   std::vector<SafetensorsTensor> entries;
-  for (ElementType type :
-       {ElementType::F32, ElementType::BF16, ElementType::I1, ElementType::I64,
-        ElementType::F16}) {
+  for (ElementType type : {ElementType::F32, ElementType::BF16, ElementType::I1,
+                           ElementType::I64, ElementType::F16}) {
     tensors.emplace_back(type, std::vector<int64_t>{2, 3});
-    entries.push_back({"t" + std::to_string(entries.size()), type, {2, 3},
+    entries.push_back({"t" + std::to_string(entries.size()),
+                       type,
+                       {2, 3},
                        tensors.back().data()});
   }
   EXPECT_TRUE(bool(writeSafetensors(path, entries, {{"format", "pt"}})));
@@ -38,7 +39,8 @@ std::string seedFile(const std::string &path) {
 
 TEST(SafetensorsRobustness, MutantsNeverCrash) {
   llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("safetensors-mutants", dir));
+  ASSERT_FALSE(
+      llvm::sys::fs::createUniqueDirectory("safetensors-mutants", dir));
   std::string path = (dir + "/seed.safetensors").str();
   std::string bytes = seedFile(path);
   auto seed = parseSafetensors(bytes, path);
@@ -59,8 +61,7 @@ TEST(SafetensorsRobustness, MutantsNeverCrash) {
     }
     ++refused;
     std::string message = llvm::toString(tensors.takeError());
-    EXPECT_NE(message.find("mutant.safetensors"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("mutant.safetensors"), std::string::npos) << message;
   }
   llvm::sys::fs::remove_directories(dir);
   // Both outcomes happen: mutants of numbers inside data stay readable.
@@ -94,8 +95,7 @@ TEST(SafetensorsRobustness, TheFormatsRulesAreChecked) {
   refused(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
           8, "overlaps");
-  refused(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1,
-          "U8");
+  refused(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1, "U8");
   refused(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})", 0,
           "shape");
   refused(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],)"
@@ -109,8 +109,8 @@ TEST(SafetensorsRobustness, TheFormatsRulesAreChecked) {
   EXPECT_NE(llvm::toString(huge.takeError()).find("more than the limit"),
             std::string::npos);
   // A bool that is neither 0 nor 1.
-  std::string bools = file(
-      R"({"a":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", 0) +
+  std::string bools =
+      file(R"({"a":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", 0) +
       std::string("\x01\x02", 2);
   auto tensors = parseSafetensors(bools, "f");
   ASSERT_FALSE(bool(tensors));

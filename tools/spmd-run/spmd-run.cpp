@@ -15,12 +15,12 @@
 #include "mesh/MeshConfig.h"
 #include "passes/Dialects.h"
 #include "passes/UpstreamParserGuard.h"
-#include "runtime/exec/Check.h"
-#include "runtime/kernels/CpuPath.h"
 #include "runtime/comm/MpiWorld.h"
+#include "runtime/exec/Check.h"
 #include "runtime/exec/Npy.h"
 #include "runtime/exec/RunReport.h"
 #include "runtime/exec/Safetensors.h"
+#include "runtime/kernels/CpuPath.h"
 #include "runtime/kernels/gemm/GemmKernels.h"
 #include "support/Files.h"
 #include "tools/CommandLine.h"
@@ -311,19 +311,19 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
     // An explicit loc(...) names another file: no name then.
     if (loc && loc.getFilename() ==
                    sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier()) {
-      llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(
-          buffer, loc.getLine(), loc.getColumn());
+      llvm::SMLoc at = sourceMgr.FindLocForLineAndColumn(buffer, loc.getLine(),
+                                                         loc.getColumn());
       const llvm::MemoryBuffer *text = sourceMgr.getMemoryBuffer(buffer);
       llvm::StringRef rest =
-          at.getPointer() ? llvm::StringRef(at.getPointer(),
-                                            text->getBufferEnd() -
-                                                at.getPointer())
-                          : llvm::StringRef();
+          at.getPointer()
+              ? llvm::StringRef(at.getPointer(),
+                                text->getBufferEnd() - at.getPointer())
+              : llvm::StringRef();
       if (rest.consume_front("%"))
         name = rest.take_while([](char c) {
-                       return llvm::isAlnum(c) || c == '_' || c == '$' ||
-                              c == '.' || c == '-';
-                     })
+                     return llvm::isAlnum(c) || c == '_' || c == '$' ||
+                            c == '.' || c == '-';
+                   })
                    .str();
     }
     argumentNames.push_back(std::move(name));
@@ -431,21 +431,20 @@ public:
     if (it == entries.end())
       it = entries.find(byPosition);
     if (it == entries.end())
-      badInput(llvm::formatv("{0}: no tensor '{1}'{2} for argument {3}", path,
-                             byPosition,
-                             byName.empty() ? "" : " or '" + byName + "'",
-                             index));
+      badInput(llvm::formatv(
+          "{0}: no tensor '{1}'{2} for argument {3}", path, byPosition,
+          byName.empty() ? "" : " or '" + byName + "'", index));
     const SafetensorsEntry &entry = it->second;
     // index arguments read I64 tensors, of the same bytes.
     ElementType type =
         spec.type == ElementType::Index ? ElementType::I64 : spec.type;
     if (entry.type != type || entry.shape != spec.shape)
-      badInput(llvm::formatv("{0}: tensor '{1}' is {2}[{3}], argument {4} "
-                             "needs {5}",
-                             path, entry.name, elementTypeName(entry.type),
-                             llvm::make_range(entry.shape.begin(),
-                                              entry.shape.end()),
-                             index, shapeText(spec)));
+      badInput(llvm::formatv(
+          "{0}: tensor '{1}' is {2}[{3}], argument {4} "
+          "needs {5}",
+          path, entry.name, elementTypeName(entry.type),
+          llvm::make_range(entry.shape.begin(), entry.shape.end()), index,
+          shapeText(spec)));
     const uint8_t *data =
         reinterpret_cast<const uint8_t *>(file->getBufferStart()) +
         entry.offset;

@@ -238,8 +238,9 @@ absl::StatusOr<ShardedTensor> mark_sharding(const HostTensor &tensor,
 /// killed on the way leaves the previous one loadable. Under mpirun every
 /// process calls it with the same tensors, `dir` is a folder all of them
 /// see, and all return the same outcome.
-absl::Status save_checkpoint(const std::string &dir,
-                             const std::map<std::string, ShardedTensor> &tensors);
+absl::Status
+save_checkpoint(const std::string &dir,
+                const std::map<std::string, ShardedTensor> &tensors);
 
 /// Loads the tensors `targets` names, each placed on its mesh as its spec
 /// says (any mesh, spec and process count), from: a folder save_checkpoint
@@ -269,9 +270,8 @@ public:
   using Source = std::function<absl::StatusOr<std::optional<Batch>>()>;
   using InputSharding = std::vector<std::pair<Mesh, PartitionSpec>>;
 
-  static absl::StatusOr<ParallelLoader> create(Source source,
-                                               InputSharding input_sharding,
-                                               int64_t prefetch = 2);
+  static absl::StatusOr<ParallelLoader>
+  create(Source source, InputSharding input_sharding, int64_t prefetch = 2);
   /// The batches of `dir`, in name order: safetensors files or checkpoint
   /// folders (save_checkpoint's) whose tensors `input0`, `input1`, ... are
   /// the inputs, or, for one input, `.npy` files.
