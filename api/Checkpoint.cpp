@@ -20,13 +20,11 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/xxhash.h"
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
 #include <chrono>
-#include <cstring>
 #include <random>
 
 namespace spmd {
