@@ -205,10 +205,12 @@ Program Program::build(const std::string &name) {
 }
 
 absl::Status Program::status() const {
+  auto lock = detail::lockProgram(state_);
   return state_ ? state_->builderStatus : detail::movedFrom();
 }
 
 Value Program::parameter(std::vector<int64_t> shape, DType dtype) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   TensorBuilder tb(*state_);
@@ -226,6 +228,7 @@ Value Program::parameter(std::vector<int64_t> shape, DType dtype) {
 }
 
 Value Program::constant(const HostTensor &value) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   TensorBuilder tb(*state_);
@@ -281,9 +284,11 @@ static Value contraction(ProgramState *state, const Value &a, const Value &b,
 }
 
 Value Program::matmul(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return contraction(state_.get(), a, b, false);
 }
 Value Program::batch_matmul(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return contraction(state_.get(), a, b, true);
 }
 
@@ -313,19 +318,24 @@ static Value binary(ProgramState *state, const Value &a, const Value &b,
 }
 
 Value Program::add(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return binary<mlir::arith::AddFOp, mlir::arith::AddIOp>(state_.get(), a, b, "add");
 }
 Value Program::sub(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return binary<mlir::arith::SubFOp, mlir::arith::SubIOp>(state_.get(), a, b, "sub");
 }
 Value Program::mul(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return binary<mlir::arith::MulFOp, mlir::arith::MulIOp>(state_.get(), a, b, "mul");
 }
 Value Program::div(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return binary<mlir::arith::DivFOp, mlir::arith::DivSIOp>(state_.get(), a, b,
                                                           "div");
 }
 Value Program::max(const Value &a, const Value &b) {
+  auto lock = detail::lockProgram(state_);
   return binary<mlir::arith::MaximumFOp, mlir::arith::MaxSIOp>(state_.get(), a, b,
                                                                "max");
 }
@@ -359,18 +369,21 @@ static Value unary(ProgramState *state, const Value &v, const char *name,
 }
 
 Value Program::exp(const Value &x) {
+  auto lock = detail::lockProgram(state_);
   return unary(state_.get(), x, "exp", [](OpBuilder &nb, mlir::Location l,
                                 mlir::ValueRange a) -> mlir::Value {
     return mlir::math::ExpOp::create(nb, l, a[0]);
   });
 }
 Value Program::tanh(const Value &x) {
+  auto lock = detail::lockProgram(state_);
   return unary(state_.get(), x, "tanh", [](OpBuilder &nb, mlir::Location l,
                                  mlir::ValueRange a) -> mlir::Value {
     return mlir::math::TanhOp::create(nb, l, a[0]);
   });
 }
 Value Program::relu(const Value &x) {
+  auto lock = detail::lockProgram(state_);
   return unary(state_.get(), x, "relu", [&](OpBuilder &nb, mlir::Location l,
                                   mlir::ValueRange a) -> mlir::Value {
     mlir::Value zero = mlir::arith::ConstantOp::create(
@@ -379,6 +392,7 @@ Value Program::relu(const Value &x) {
   });
 }
 Value Program::gelu(const Value &x) {
+  auto lock = detail::lockProgram(state_);
   // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as GPT-2 computes it.
   return unary(state_.get(), x, "gelu", [&](OpBuilder &nb, mlir::Location l,
                                   mlir::ValueRange a) -> mlir::Value {
@@ -427,11 +441,13 @@ static Value reduction(ProgramState *state, const Value &v,
 }
 
 Value Program::reduce_sum(const Value &v, std::vector<int64_t> dims) {
+  auto lock = detail::lockProgram(state_);
   return reduction<mlir::arith::AddFOp, mlir::arith::AddIOp>(
       state_.get(), v, std::move(dims), 0, "reduce_sum");
 }
 
 Value Program::reduce_max(const Value &v, std::vector<int64_t> dims) {
+  auto lock = detail::lockProgram(state_);
   return reduction<mlir::arith::MaximumFOp>(state_.get(), v, std::move(dims),
                                             -INFINITY, "reduce_max");
 }
@@ -449,6 +465,7 @@ static mlir::Value scaled(TensorBuilder &tb, mlir::Value x, double factor) {
 }
 
 Value Program::mean(const Value &x, std::vector<int64_t> dims) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   Value sum = reduce_sum(x, dims);
@@ -465,6 +482,7 @@ Value Program::mean(const Value &x, std::vector<int64_t> dims) {
 }
 
 Value Program::transpose(const Value &v, std::vector<int64_t> permutation) {
+  auto lock = detail::lockProgram(state_);
   return onTensor(
       state_.get(), v,
       [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
@@ -513,6 +531,7 @@ grouping(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
 }
 
 Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
+  auto lock = detail::lockProgram(state_);
   return onTensor(
       state_.get(), v,
       [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
@@ -554,6 +573,7 @@ Value Program::reshape(const Value &v, std::vector<int64_t> shape) {
 
 Value Program::broadcast(const Value &v, std::vector<int64_t> shape,
                          std::vector<int64_t> dims) {
+  auto lock = detail::lockProgram(state_);
   return onTensor(
       state_.get(), v,
       [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
@@ -583,6 +603,7 @@ Value Program::broadcast(const Value &v, std::vector<int64_t> shape,
 }
 
 Value Program::softmax(const Value &v, int64_t dim) {
+  auto lock = detail::lockProgram(state_);
   return onTensor(
       state_.get(), v,
       [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
@@ -598,6 +619,7 @@ Value Program::softmax(const Value &v, int64_t dim) {
 }
 
 Value Program::layer_norm(const Value &v, int64_t dim, double epsilon) {
+  auto lock = detail::lockProgram(state_);
   return onTensor(
       state_.get(), v,
       [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
@@ -650,6 +672,7 @@ Value Program::layer_norm(const Value &v, int64_t dim, double epsilon) {
 
 Value Program::slice(const Value &v, std::vector<int64_t> offsets,
                      std::vector<int64_t> sizes) {
+  auto lock = detail::lockProgram(state_);
   return onTensor(
       state_.get(), v,
       [&](TensorBuilder &tb, mlir::Value x, RankedTensorType t) -> Value {
@@ -672,6 +695,7 @@ Value Program::slice(const Value &v, std::vector<int64_t> offsets,
 }
 
 Value Program::concat(const std::vector<Value> &values, int64_t dim) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   TensorBuilder tb(*state_);
@@ -701,6 +725,7 @@ Value Program::concat(const std::vector<Value> &values, int64_t dim) {
 }
 
 absl::Status Program::output(const std::vector<Value> &values) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
   TensorBuilder tb(*state_);

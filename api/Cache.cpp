@@ -105,17 +105,28 @@ absl::Status initialize_cache(const std::string &path, bool readonly) {
   // Made writable by its owner only (less the umask), as the check below
   // asks.
   using llvm::sys::fs::perms;
-  if (!readonly)
+  struct stat status;
+  bool exists = ::stat(path.c_str(), &status) == 0;
+  if (exists && !S_ISDIR(status.st_mode))
+    return absl::FailedPreconditionError(
+        fmt::format("the cache '{}' exists and is not a directory", path));
+  if (!exists && readonly)
+    return absl::NotFoundError(
+        fmt::format("the cache '{}' does not exist", path));
+  if (!exists) {
     if (std::error_code ec = llvm::sys::fs::create_directories(
             path, /*IgnoreExisting=*/true,
             perms(perms::owner_all | perms::group_read | perms::group_exe |
                   perms::others_read | perms::others_exe)))
-      return absl::InvalidArgumentError(
-          fmt::format("cannot create the cache '{}': {}", path, ec.message()));
-  struct stat status;
-  if (::stat(path.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
-    return absl::NotFoundError(fmt::format(
-        "the cache '{}' does not exist or is not a directory", path));
+      return absl::Status(ec == std::errc::permission_denied
+                              ? absl::StatusCode::kPermissionDenied
+                              : absl::StatusCode::kInvalidArgument,
+                          fmt::format("cannot create the cache '{}': {}",
+                                      path, ec.message()));
+    if (::stat(path.c_str(), &status) != 0)
+      return absl::NotFoundError(
+          fmt::format("the cache '{}' vanished as it was made", path));
+  }
   // Entries are programs this process runs: whoever may write them decides
   // what it computes. As ssh with its configuration, a cache written to
   // must be the user's and writable by no one else; a read-only one is

@@ -41,7 +41,15 @@ namespace detail {
 absl::Status toStatus(llvm::Error error,
                       absl::StatusCode code = absl::StatusCode::kInvalidArgument);
 
-/// The compiler's mesh for `mesh`, or its error.
+/// What a Mesh keeps from the public.
+struct MeshAccess {
+  /// Built from a HybridMesh, whose ICI shape says how many devices each
+  /// process runs.
+  static bool statesDevicesPerProcess(const Mesh &mesh);
+};
+
+/// The compiler's mesh for `mesh`, or its error: a mesh larger than the
+/// devices that exist too.
 absl::StatusOr<DeviceMesh> deviceMesh(const Mesh &mesh);
 /// `spec` on `mesh` for a tensor of `rank` dimensions, as a sharding on a
 /// mesh symbol named `meshName`: fails on a rank mismatch, an unknown axis
@@ -80,6 +88,14 @@ absl::StatusOr<ShardedTensor> place(const uint8_t *data,
 
 /// The processes mpirun started, or null when this process runs alone.
 runtime::MpiWorld *mpiProcesses();
+/// `local` agreed on by every process (each calls it): the error of the
+/// lowest process that failed, "process K: ..." with its code, on every
+/// process; OK when none failed. Alone, `local` itself.
+absl::Status agreeOnFirstError(absl::Status local, const std::string &what);
+
+/// The lock of `state`'s calls (none for a moved-from program).
+inline std::unique_lock<std::recursive_mutex>
+lockProgram(const std::unique_ptr<ProgramState> &state);
 
 /// What a moved-from Program answers.
 absl::Status movedFrom();
@@ -146,8 +162,20 @@ struct Compiled {
   std::mutex running;
 };
 
+/// An argument of the entry without a sharding whose input to run() was
+/// on the devices: the argument takes the input's sharding (as jit does
+/// with committed arrays).
+struct FollowedSharding {
+  unsigned argument;
+  DeviceMesh mesh;
+  TensorSharding sharding;
+};
+
 struct ProgramState {
   ProgramState();
+  /// Serialises the calls on the program (docs/api.md, Threads): every
+  /// public call holds it, and calls others.
+  mutable std::recursive_mutex mutex;
   /// Unique in the process, so that values outliving their program are
   /// never taken for another's.
   const uint64_t id;
@@ -160,6 +188,8 @@ struct ProgramState {
   /// The sharding constraint made for an intermediate value.
   llvm::DenseMap<mlir::Value, mlir::Operation *> constraints;
   std::shared_ptr<Compiled> compiled;
+  /// The arguments whose shardings the last run's inputs gave.
+  std::vector<FollowedSharding> followed;
   /// The hash of the module `compiled` was made from (and of the options).
   uint64_t compiledHash = 0;
   /// The plan report of the last auto-sharded compile.
@@ -183,6 +213,12 @@ struct ProgramState {
   /// Erases the meshes no sharding uses any more.
   void pruneMeshes();
 };
+
+inline std::unique_lock<std::recursive_mutex>
+lockProgram(const std::unique_ptr<ProgramState> &state) {
+  return state ? std::unique_lock<std::recursive_mutex>(state->mutex)
+               : std::unique_lock<std::recursive_mutex>();
+}
 
 //===----------------------------------------------------------------------===//
 // Metrics and the compile cache (process-wide, as torch_xla's).

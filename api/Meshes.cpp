@@ -8,12 +8,20 @@
 #include "runtime/comm/MpiWorld.h"
 
 #include "fmt/format.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
 
+#include <unistd.h>
+
 namespace spmd {
+
+bool detail::MeshAccess::statesDevicesPerProcess(const Mesh &mesh) {
+  return mesh.states_devices_per_process_;
+}
 
 absl::Status detail::toStatus(llvm::Error error, absl::StatusCode code) {
   if (!error)
@@ -80,17 +88,25 @@ absl::StatusOr<DeviceMesh> detail::deviceMesh(const Mesh &mesh) {
       mesh.axis_names(), mesh.mesh_shape(), mesh.get_logical_mesh());
   if (!made)
     return toStatus(made.takeError());
-  // The devices of this process: more than it may run is an error here,
-  // not a failure to start threads later; the same limit as every tool's.
-  llvm::Expected<int64_t> limit = runtime::maxLocalDevices();
-  if (!limit)
-    return toStatus(limit.takeError());
-  int64_t local = *limit;
-  if (made->numDevices() > local * world_size())
+  // A HybridMesh says how many devices each process runs; any other mesh
+  // must fit in the devices that exist.
+  if (detail::MeshAccess::statesDevicesPerProcess(mesh)) {
+    if (llvm::Error error = runtime::checkLocalDevices(
+            made->numDevices() / std::max<int64_t>(1, world_size())))
+      return toStatus(std::move(error));
+    return std::move(*made);
+  }
+  llvm::Expected<int64_t> local = runtime::configuredDevices();
+  if (!local)
+    return toStatus(local.takeError());
+  int64_t exist = *local * world_size();
+  if (made->numDevices() > exist)
     return absl::InvalidArgumentError(fmt::format(
         "the mesh has {} devices but {} exist ({} per process, {} "
-        "processes)",
-        made->numDevices(), local * world_size(), local, world_size()));
+        "process{}); set SPMD_NUM_DEVICES={} for more virtual devices",
+        made->numDevices(), exist, *local, world_size(),
+        world_size() == 1 ? "" : "es",
+        (made->numDevices() + world_size() - 1) / world_size()));
   return std::move(*made);
 }
 
@@ -98,6 +114,7 @@ HybridMesh::HybridMesh(std::vector<int64_t> ici_mesh_shape,
                        std::vector<int64_t> dcn_mesh_shape,
                        std::vector<std::string> axis_names) {
   ici_shape_ = ici_mesh_shape;
+  states_devices_per_process_ = true;
   axis_names_ = defaultNames(std::move(axis_names), ici_mesh_shape.size());
   llvm::Expected<HybridDeviceMesh> hybrid = HybridDeviceMesh::create(
       axis_names_, std::move(ici_mesh_shape), std::move(dcn_mesh_shape));
@@ -115,8 +132,12 @@ absl::StatusOr<HybridMesh> HybridMesh::fromFile(const std::string &path) {
   llvm::Expected<HybridDeviceMesh> hybrid =
       loadMeshConfigFile(path, /*expectedProcesses=*/world_size());
   if (!hybrid)
-    return detail::toStatus(hybrid.takeError());
+    return detail::toStatus(hybrid.takeError(),
+                            llvm::sys::fs::exists(path)
+                                ? absl::StatusCode::kInvalidArgument
+                                : absl::StatusCode::kNotFound);
   HybridMesh mesh;
+  mesh.states_devices_per_process_ = true;
   const DeviceMesh &m = hybrid->mesh();
   mesh.axis_names_.assign(m.axisNames().begin(), m.axisNames().end());
   mesh.mesh_shape_.assign(m.shape().begin(), m.shape().end());
@@ -140,19 +161,22 @@ std::optional<Mesh> get_global_mesh() {
 }
 
 // Under mpirun the processes are MPI's (initialised on first use); each
-// runs up to addressable_device_count() devices.
+// has as many devices as this one (they start alike).
 int64_t global_runtime_device_count() {
   return addressable_device_count() * world_size();
 }
 int64_t addressable_device_count() {
-  // An invalid SPMD_MAX_LOCAL_DEVICES is reported by every use of a mesh;
-  // the count alone has no way to say it.
-  llvm::Expected<int64_t> limit = runtime::maxLocalDevices();
-  if (!limit) {
-    llvm::consumeError(limit.takeError());
-    return runtime::kDefaultMaxLocalDevices;
+  // An invalid SPMD_NUM_DEVICES is reported by every use of a mesh; the
+  // count alone has no way to say it.
+  llvm::Expected<int64_t> devices = runtime::configuredDevices();
+  if (!devices) {
+    llvm::consumeError(devices.takeError());
+    return runtime::availableCores();
   }
-  return *limit;
+  return *devices;
+}
+int64_t local_device_count() {
+  return addressable_device_count() * local_process_count();
 }
 int64_t world_size() {
   runtime::MpiWorld *world = runtime::MpiWorld::get();
@@ -162,11 +186,52 @@ int64_t process_index() {
   runtime::MpiWorld *world = runtime::MpiWorld::get();
   return world ? world->rank() : 0;
 }
+/// Open MPI's figure `name` for this process, if it is running under it.
+static std::optional<int64_t> openMpiFigure(const char *name) {
+  const char *value = std::getenv(name);
+  int64_t figure;
+  if (!value || llvm::StringRef(value).getAsInteger(10, figure) || figure < 0)
+    return std::nullopt;
+  return figure;
+}
 int64_t local_process_count() {
-  // Open MPI tells each process how many it started on this host.
-  if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
-    return std::max(1, std::atoi(local));
-  return 1;
+  return std::max<int64_t>(
+      1, openMpiFigure("OMPI_COMM_WORLD_LOCAL_SIZE").value_or(1));
+}
+int64_t global_ordinal() { return process_index(); }
+int64_t local_ordinal() {
+  return openMpiFigure("OMPI_COMM_WORLD_LOCAL_RANK").value_or(0);
+}
+bool is_master_ordinal(bool local) {
+  return (local ? local_ordinal() : global_ordinal()) == 0;
+}
+std::string device_type() { return "CPU"; }
+
+/// Bytes the process may use: its cgroup's limit when it has one, else
+/// the machine's memory.
+static int64_t processMemoryLimit() {
+  int64_t machine =
+      int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGE_SIZE));
+  for (const char *path : {"/sys/fs/cgroup/memory.max",
+                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream file(path);
+    int64_t limit;
+    if (file >> limit && limit > 0 && limit < machine)
+      return limit;
+  }
+  return machine;
+}
+
+absl::StatusOr<MemoryInfo> get_memory_info(int64_t device) {
+  int64_t devices = addressable_device_count();
+  if (device < 0 || device >= devices)
+    return absl::OutOfRangeError(fmt::format(
+        "device {} is not one of this process's {} devices (0 to {})", device,
+        devices, devices - 1));
+  MemoryInfo info;
+  info.bytes_used = runtime::heldBytes(device);
+  info.bytes_limit = processMemoryLimit() / devices;
+  return info;
 }
 
 absl::StatusOr<TensorSharding> detail::shardingOf(const DeviceMesh &mesh,

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Support/DebugStringHelper.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -34,17 +35,15 @@ using detail::TensorStorage;
 using mlir::spmd::SpmdDialect;
 
 namespace {
-/// Collects the diagnostics of a scope into one message.
+/// Collects the diagnostics of a scope into one message, each as the
+/// tools print them: `file:line:col: error: ...`.
 class DiagnosticCapture {
 public:
   explicit DiagnosticCapture(mlir::MLIRContext &context)
-      : handler(&context, [this](mlir::Diagnostic &d) {
-          if (!text.empty())
-            text += "\n";
-          std::string loc;
-          llvm::raw_string_ostream os(loc);
-          d.getLocation().print(os);
-          text += loc + ": " + d.str();
+      : context(context), handler(&context, [this](mlir::Diagnostic &d) {
+          append(d);
+          for (mlir::Diagnostic &note : d.getNotes())
+            append(note);
           return mlir::success();
         }) {}
   absl::Status error(llvm::StringRef fallback) const {
@@ -52,6 +51,44 @@ public:
   }
 
 private:
+  void append(mlir::Diagnostic &d) {
+    if (!text.empty())
+      text += "\n";
+    if (auto file = d.getLocation()->findInstanceOf<mlir::FileLineColLoc>())
+      text += fmt::format("{}:{}:{}: ", file.getFilename().str(),
+                          file.getLine(), file.getColumn());
+    text += severityName(d.getSeverity());
+    text += ": ";
+    text += adviseForTheApi(d.str());
+  }
+  static const char *severityName(mlir::DiagnosticSeverity severity) {
+    switch (severity) {
+    case mlir::DiagnosticSeverity::Error:
+      return "error";
+    case mlir::DiagnosticSeverity::Warning:
+      return "warning";
+    case mlir::DiagnosticSeverity::Note:
+      return "note";
+    case mlir::DiagnosticSeverity::Remark:
+      return "remark";
+    }
+    llvm_unreachable("a severity MLIR does not have");
+  }
+  /// MLIR's parser advises a flag of its command-line tools for ops of
+  /// dialects it does not know; an API user needs another way.
+  std::string adviseForTheApi(std::string message) const {
+    size_t flag = message.find("-allow-unregistered-dialect");
+    if (flag == std::string::npos)
+      return message;
+    size_t sentence = message.rfind('.', flag);
+    return fmt::format(
+        "{}: the compiler knows the dialects {}, and those a plugin "
+        "registers (docs/api.md)",
+        message.substr(0, sentence == std::string::npos ? 0 : sentence),
+        llvm::join(context.getAvailableDialects(), ", "));
+  }
+
+  mlir::MLIRContext &context;
   std::string text;
   mlir::ScopedDiagnosticHandler handler;
 };
@@ -131,22 +168,28 @@ static void addMesh(mlir::ModuleOp module, llvm::StringRef name,
     op.setDcnShapeAttr(mlir::DenseI64ArrayAttr::get(ctx, dcnShape));
 }
 
-absl::StatusOr<std::string>
-ProgramState::meshSymbol(const DeviceMesh &mesh,
-                         llvm::ArrayRef<int64_t> dcnShape) {
-  mlir::MLIRContext *ctx = context.get();
-  auto attr = mlir::spmd::MeshAttr::get(ctx, mesh);
+/// The `spmd.mesh` symbol of `module` for `mesh`, made first in it on
+/// first use; `dcnShape` (hosts per axis) when it spans several.
+static std::string meshSymbolIn(mlir::ModuleOp module, const DeviceMesh &mesh,
+                                llvm::ArrayRef<int64_t> dcnShape) {
+  auto attr = mlir::spmd::MeshAttr::get(module.getContext(), mesh);
   unsigned count = 0;
-  for (auto op : module->getOps<mlir::spmd::MeshOp>()) {
+  for (auto op : module.getOps<mlir::spmd::MeshOp>()) {
     if (op.getMesh() == attr)
       return op.getSymName().str();
     ++count;
   }
   std::string name = count ? fmt::format("mesh{}", count) : "mesh";
-  while (module->lookupSymbol(name))
+  while (module.lookupSymbol(name))
     name += "_";
-  addMesh(*module, name, mesh, dcnShape);
+  addMesh(module, name, mesh, dcnShape);
   return name;
+}
+
+absl::StatusOr<std::string>
+ProgramState::meshSymbol(const DeviceMesh &mesh,
+                         llvm::ArrayRef<int64_t> dcnShape) {
+  return meshSymbolIn(*module, mesh, dcnShape);
 }
 
 void ProgramState::pruneMeshes() {
@@ -282,17 +325,20 @@ absl::StatusOr<Program> Program::fromFile(const std::string &path,
 }
 
 int64_t Program::num_arguments() const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return 0;
   return state_->entryFunction().getNumArguments();
 }
 int64_t Program::num_results() const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return 0;
   return state_->entryFunction().getNumResults();
 }
 
 Value Program::argument(int64_t index) const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   mlir::func::FuncOp f = state_->entryFunction();
@@ -302,6 +348,7 @@ Value Program::argument(int64_t index) const {
 }
 
 Value Program::result(int64_t index) const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   mlir::func::FuncOp f = state_->entryFunction();
@@ -313,6 +360,7 @@ Value Program::result(int64_t index) const {
 }
 
 absl::StatusOr<Value> Program::value(const std::string &ssa_name) const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
   std::string name = ssa_name.rfind('%', 0) == 0 ? ssa_name : "%" + ssa_name;
@@ -332,6 +380,7 @@ absl::StatusOr<Value> Program::value(const std::string &ssa_name) const {
 }
 
 std::string Program::to_string() const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return {};
   std::string text;
@@ -346,6 +395,7 @@ std::string Program::to_string() const {
 
 absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
                                     const PartitionSpec &spec) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
   absl::StatusOr<mlir::Value> v = state_->resolve(value);
@@ -354,7 +404,8 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
   auto type = llvm::dyn_cast<mlir::RankedTensorType>(v->getType());
   if (!type)
     return absl::InvalidArgumentError(
-        "only tensors are sharded; the value is a scalar");
+        fmt::format("only ranked tensors are sharded; the value is {}",
+                    mlir::debugString(v->getType())));
   absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
   if (!deviceMesh.ok())
     return deviceMesh.status();
@@ -408,6 +459,7 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
 
 absl::Status Program::mark_sharding(const Value &value,
                                     const PartitionSpec &spec) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
   std::optional<Mesh> mesh = get_global_mesh();
@@ -418,6 +470,7 @@ absl::Status Program::mark_sharding(const Value &value,
 }
 
 absl::Status Program::clear_sharding(const Value &value) {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
   absl::StatusOr<mlir::Value> v = state_->resolve(value);
@@ -447,17 +500,16 @@ absl::Status Program::clear_sharding(const Value &value) {
 // Compile and run
 //===----------------------------------------------------------------------===//
 
-/// The program with the shardings left open chosen (on a copy: the
-/// program keeps what the user marked), printed; the plan report in
-/// `report`.
+/// `source` with the shardings left open chosen (on a copy: the program
+/// keeps what the user marked), printed; the plan report in `report`.
 static absl::StatusOr<std::string>
-autoShardCopy(detail::ProgramState &state,
-              const Program::CompileOptions &options, std::string &report) {
+autoShardCopy(mlir::ModuleOp source, const Program::CompileOptions &options,
+              std::string &report) {
   if (options.memory_budget < 0 || !(options.dcn_cost >= 1))
     return absl::InvalidArgumentError(
         "auto-sharding needs memory_budget >= 0 (0: no limit) and "
         "dcn_cost >= 1");
-  mlir::OwningOpRef<mlir::ModuleOp> copy = state.module->clone();
+  mlir::OwningOpRef<mlir::ModuleOp> copy = source.clone();
   if (copy->getOps<mlir::spmd::MeshOp>().empty()) {
     std::optional<Mesh> mesh = get_global_mesh();
     if (!mesh)
@@ -488,54 +540,85 @@ autoShardCopy(detail::ProgramState &state,
   return text;
 }
 
-absl::Status Program::compile() {
-  if (!state_)
-    return detail::movedFrom();
-  return compile(state_->options);
+/// `module` printed with its locations, so that errors point into the
+/// user's source (they are part of the key: the same program from another
+/// place compiles once more).
+static std::string printWithLocations(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  return text;
 }
 
-absl::Status Program::compile(const CompileOptions &options) {
-  if (!state_)
-    return detail::movedFrom();
-  state_->options = options;
-  if (!state_->builderStatus.ok())
-    return state_->builderStatus;
-  // Printed with its locations, so that errors point into the user's
-  // source (they are part of the key: the same program from another place
-  // compiles once more).
-  auto print = [](mlir::ModuleOp module) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
-    return text;
-  };
-  std::string text = print(*state_->module);
+/// A copy of `module` whose arguments take the shardings `followed` gives,
+/// on the program's mesh (made if the program has none).
+static absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>>
+withFollowedShardings(mlir::ModuleOp module, llvm::StringRef entry,
+                      llvm::ArrayRef<detail::FollowedSharding> followed) {
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  auto function = copy->lookupSymbol<mlir::func::FuncOp>(entry);
+  for (const detail::FollowedSharding &f : followed) {
+    // A mark made since keeps its annotation.
+    if (function.getArgAttr(f.argument, SpmdDialect::kShardingAttrName))
+      continue;
+    TensorSharding sharding = f.sharding;
+    sharding.meshName = meshSymbolIn(*copy, f.mesh, {});
+    function.setArgAttr(
+        f.argument, SpmdDialect::kShardingAttrName,
+        mlir::spmd::ShardingAttr::get(module.getContext(), sharding));
+  }
+  return copy;
+}
+
+/// Compiles `state`'s program, its arguments in `followed` taking their
+/// inputs' shardings, unless it was compiled so last time (a cache hit
+/// counted when `countReuse`).
+static absl::Status compileProgram(ProgramState &state,
+                                   const Program::CompileOptions &options,
+                                   llvm::ArrayRef<detail::FollowedSharding> followed,
+                                   bool countReuse) {
+  if (!state.builderStatus.ok())
+    return state.builderStatus;
+  mlir::OwningOpRef<mlir::ModuleOp> following;
+  mlir::ModuleOp module = *state.module;
+  if (!followed.empty()) {
+    absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> copy =
+        withFollowedShardings(module, state.entry, followed);
+    if (!copy.ok())
+      return copy.status();
+    following = std::move(*copy);
+    module = *following;
+  }
+  std::string text = printWithLocations(module);
   // Auto-sharding a program with no mesh uses the global one: it is part
   // of what was compiled.
   std::string how;
   if (options.auto_shard) {
     how = fmt::format("\n@auto {} {}", options.memory_budget,
                       options.dcn_cost);
-    if (state_->module->getOps<mlir::spmd::MeshOp>().empty())
+    if (module.getOps<mlir::spmd::MeshOp>().empty())
       if (std::optional<Mesh> global = get_global_mesh())
         how += fmt::format(" {} {} {}", fmt::join(global->mesh_shape(), "x"),
                            fmt::join(global->get_logical_mesh(), ","),
                            fmt::join(global->axis_names(), ","));
   }
-  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state_->entry + how);
-  if (state_->compiled && state_->compiledHash == key)
+  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state.entry + how);
+  if (state.compiled && state.compiledHash == key) {
+    if (countReuse)
+      detail::addCounter("cache_hits");
     return absl::OkStatus();
+  }
   std::string report;
   if (options.auto_shard) {
     absl::StatusOr<std::string> sharded =
-        autoShardCopy(*state_, options, report);
+        autoShardCopy(module, options, report);
     if (!sharded.ok())
       return sharded.status();
     text = std::move(*sharded);
   }
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + state_->entry),
-                            text, state_->entry);
+      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + state.entry),
+                            text, state.entry);
   if (!compiled.ok())
     return compiled.status();
   // spmd::DType has the usual integer widths only; spmd-run runs the others.
@@ -547,20 +630,40 @@ absl::Status Program::compile(const CompileOptions &options) {
         return absl::UnimplementedError(
             fmt::format("the C++ API has no element type {} (spmd-run runs it)",
                         runtime::elementTypeName(spec.type).str()));
-  state_->compiled = std::move(*compiled);
-  state_->compiledHash = key;
-  state_->autoShardReport = std::move(report);
+  state.compiled = std::move(*compiled);
+  state.compiledHash = key;
+  state.autoShardReport = std::move(report);
   return absl::OkStatus();
 }
 
+absl::Status Program::compile() {
+  auto lock = detail::lockProgram(state_);
+  if (!state_)
+    return detail::movedFrom();
+  return compile(state_->options);
+}
+
+absl::Status Program::compile(const CompileOptions &options) {
+  auto lock = detail::lockProgram(state_);
+  if (!state_)
+    return detail::movedFrom();
+  state_->options = options;
+  return compileProgram(*state_, options, {}, /*countReuse=*/true);
+}
+
 std::string Program::auto_shard_report() const {
+  auto lock = detail::lockProgram(state_);
   return state_ ? state_->autoShardReport : "";
 }
 
 absl::StatusOr<std::string> Program::partitioned() const {
+  auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
-  if (absl::Status status = const_cast<Program *>(this)->compile();
+  // The version compiled last: for the last run's inputs, if they chose
+  // shardings.
+  if (absl::Status status =
+          compileProgram(*state_, state_->options, state_->followed, false);
       !status.ok())
     return status;
   return state_->compiled->partitioned;
@@ -631,47 +734,109 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
   return moved_storage.locals();
 }
 
-/// `input`'s buffers on each device, in the layout input `i` of `compiled`
-/// takes.
-static absl::StatusOr<std::vector<runtime::TensorRef>>
-placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
-  const runtime::TensorSpec &spec = compiled.program->inputs()[i];
+/// Why `input` cannot be argument `i` of `function` ("" if it can): its
+/// type and shape, a tensor holding nothing, a mesh other than `mesh`
+/// (the program's, which the first input on the devices gives when the
+/// program has none). An argument without a sharding given a tensor on
+/// the devices joins `followed`.
+static std::string checkInput(mlir::func::FuncOp function, unsigned i,
+                              const Input &input,
+                              std::optional<DeviceMesh> &mesh,
+                              std::vector<detail::FollowedSharding> &followed) {
+  mlir::Type type = function.getArgumentTypes()[i];
+  auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  std::vector<int64_t> want =
+      tensorType ? tensorType.getShape().vec() : std::vector<int64_t>();
+  std::optional<DType> wantType = elementDType(type);
   auto describe = [](DType t, const std::vector<int64_t> &shape) {
     return fmt::format("{}[{}]",
                        runtime::elementTypeName(detail::toRuntime(t)).str(),
                        fmt::join(shape, ", "));
   };
-  std::optional<DType> want = detail::fromRuntime(spec.type);
   DType given;
   std::vector<int64_t> shape;
-  if (const auto *host = std::get_if<HostTensor>(&input)) {
+  const auto *host = std::get_if<HostTensor>(&input);
+  if (host) {
     if (!host->status().ok())
-      return absl::InvalidArgumentError(
-          fmt::format("input {}: {}", i, std::string(host->status().message())));
+      return fmt::format("input {}: {}", i,
+                         std::string(host->status().message()));
     given = host->dtype();
     shape = host->shape();
   } else {
     const ShardedTensor &sharded = std::get<ShardedTensor>(input);
     if (sharded.sharding().empty())
-      return absl::InvalidArgumentError(fmt::format(
+      return fmt::format(
           "input {} holds nothing (a ShardedTensor never placed on devices)",
-          i));
+          i);
     given = sharded.dtype();
     shape = sharded.shape();
   }
-  if (!want || *want != given || shape != spec.shape)
-    return absl::InvalidArgumentError(fmt::format(
-        "input {} is {} but the program takes {}", i, describe(given, shape),
-        want ? describe(*want, spec.shape) : std::string("another type")));
+  if (!wantType || *wantType != given || shape != want)
+    return fmt::format("input {} is {} but the program takes {}", i,
+                       describe(given, shape),
+                       wantType ? describe(*wantType, want) : "another type");
+  if (host)
+    return "";
+  const ShardedStorage &sharded =
+      ShardedStorage::of(std::get<ShardedTensor>(input));
+  if (!mesh)
+    mesh = sharded.mesh;
+  if (sharded.mesh != *mesh)
+    return fmt::format(
+        "input {} is on the mesh {} but the program runs on {}; tensors move "
+        "between shardings of one mesh only",
+        i, sharded.mesh.str(), mesh->str());
+  if (!function.getArgAttr(i, SpmdDialect::kShardingAttrName))
+    followed.push_back({i, sharded.mesh, sharded.sharding});
+  return "";
+}
+
+/// Why `inputs` cannot be `state`'s entry's arguments, or OK; the
+/// arguments whose shardings follow their inputs in `followed`.
+static absl::Status
+checkInputs(ProgramState &state, const std::vector<Input> &inputs,
+            std::vector<detail::FollowedSharding> &followed) {
+  mlir::func::FuncOp function = state.entryFunction();
+  if (inputs.size() != function.getNumArguments())
+    return absl::InvalidArgumentError(
+        fmt::format("@{} takes {} inputs but {} were given", state.entry,
+                    function.getNumArguments(), inputs.size()));
+  std::optional<DeviceMesh> mesh;
+  for (auto op : state.module->getOps<mlir::spmd::MeshOp>())
+    if (!mlir::SymbolTable::symbolKnownUseEmpty(op, *state.module))
+      mesh = op.getMesh().toMesh();
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (std::string why = checkInput(function, i, input, mesh, followed);
+        !why.empty())
+      return absl::InvalidArgumentError(why);
+  return absl::OkStatus();
+}
+
+/// Whether `program` takes `inputs` (of the types and shapes checkInput
+/// accepted).
+static bool compiledTakes(const runtime::LoadedProgram &program,
+                          const std::vector<Input> &inputs) {
+  if (program.inputs().size() != inputs.size())
+    return false;
+  for (auto [spec, input] : llvm::zip(program.inputs(), inputs)) {
+    auto [dtype, shape] = std::visit(
+        [](const auto &t) { return std::make_pair(t.dtype(), t.shape()); },
+        input);
+    if (detail::fromRuntime(spec.type) != dtype || spec.shape != shape)
+      return false;
+  }
+  return true;
+}
+
+/// `input`'s buffers on each device, in the layout input `i` of `compiled`
+/// takes (checkInput has accepted it).
+static absl::StatusOr<std::vector<runtime::TensorRef>>
+placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
   if (const auto *host = std::get_if<HostTensor>(&input))
     return compiled.program->shard(i, TensorStorage::of(*host));
   const ShardedStorage &sharded =
       ShardedStorage::of(std::get<ShardedTensor>(input));
-  if (sharded.mesh != compiled.mesh)
-    return absl::InvalidArgumentError(fmt::format(
-        "input {} is on the mesh {} but the program runs on {}; tensors move "
-        "between shardings of one mesh only",
-        i, sharded.mesh.str(), compiled.mesh.str()));
+  assert(sharded.mesh == compiled.mesh && "checkInput compares meshes");
   TensorSharding target = compiled.inputShardings[i];
   TensorSharding have = sharded.sharding;
   have.meshName = target.meshName;
@@ -682,14 +847,33 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
 
 absl::StatusOr<std::vector<ShardedTensor>>
 Program::run(std::vector<Input> inputs) {
-  if (absl::Status status = compile(); !status.ok())
+  auto lock = detail::lockProgram(state_);
+  if (!state_)
+    return detail::movedFrom();
+  if (!state_->builderStatus.ok())
+    return state_->builderStatus;
+  // Every process checks its inputs before any exchange, so that all fail
+  // at once, with one message.
+  std::vector<detail::FollowedSharding> followed;
+  absl::Status checked = detail::agreeOnFirstError(
+      checkInputs(*state_, inputs, followed),
+      fmt::format("checking the inputs of @{}", state_->entry));
+  if (!checked.ok())
+    return checked;
+  if (absl::Status status =
+          compileProgram(*state_, state_->options, followed, false);
+      !status.ok())
     return status;
+  state_->followed = std::move(followed);
   detail::Compiled &compiled = *state_->compiled;
   runtime::LoadedProgram &program = *compiled.program;
-  if (inputs.size() != program.inputs().size())
-    return absl::InvalidArgumentError(
-        fmt::format("@{} takes {} inputs but {} were given", state_->entry,
-                    program.inputs().size(), inputs.size()));
+  // A program from the disk cache is trusted to compute; that it takes
+  // these inputs is checked all the same.
+  if (!compiledTakes(program, inputs))
+    return absl::InternalError(fmt::format(
+        "the compiled @{} (from the cache) does not take the inputs its "
+        "source takes; clear the cache",
+        state_->entry));
   int64_t devices = program.numLocalDevices();
   std::vector<std::vector<runtime::TensorRef>> perDevice(devices);
   for (auto [i, input] : llvm::enumerate(inputs)) {
@@ -702,7 +886,7 @@ Program::run(std::vector<Input> inputs) {
   }
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<std::vector<runtime::ShardedBuffer>> results = [&] {
-    std::lock_guard<std::mutex> lock(compiled.running);
+    std::lock_guard<std::mutex> running(compiled.running);
     return program.runSharded(std::move(perDevice));
   }();
   if (!results)

@@ -181,16 +181,15 @@ std::vector<ShardedTensor::Shard> ShardedTensor::local_shards() const {
   for (const runtime::ShardedBuffer::Shard &shard :
        storage_->tensor.localShards()) {
     Shard out{TensorStorage::wrap(shard.data), {}, shard.device};
-    for (const DimSlice &slice : shard.slices)
-      out.indices.emplace_back(slice.offset, slice.offset + slice.valid);
+    // A piece that is all padding starts past the end: clamped, as
+    // torch_xla does ([5, 5) on a dimension of 5).
+    for (auto [slice, size] : llvm::zip(shard.slices, storage_->shape)) {
+      int64_t begin = std::min(slice.offset, size);
+      out.indices.emplace_back(begin, std::min(begin + slice.valid, size));
+    }
     shards.push_back(std::move(out));
   }
   return shards;
-}
-
-runtime::MpiWorld *detail::mpiProcesses() {
-  runtime::MpiWorld *world = runtime::MpiWorld::get();
-  return world && world->size() > 1 ? world : nullptr;
 }
 
 absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
@@ -258,9 +257,11 @@ absl::StatusOr<ShardedTensor> detail::place(const uint8_t *data,
     return placed.status();
   std::vector<runtime::TensorRef> locals;
   for (int64_t device = placed->firstDevice;
-       device < placed->firstDevice + placed->numDevices; ++device)
+       device < placed->firstDevice + placed->numDevices; ++device) {
+    runtime::CountedFor counted(device - placed->firstDevice);
     locals.push_back(runtime::shardFor(data, type, placed->layout, device,
                                        ReductionKind::Sum));
+  }
   return placed->wrap(std::move(locals), type);
 }
 

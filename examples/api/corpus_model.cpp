@@ -27,6 +27,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   int64_t devices = argc > 2 ? std::atoll(argv[2]) : 4;
+  // As many virtual devices as asked for, whatever the cores.
+  setenv("SPMD_NUM_DEVICES", std::to_string(devices).c_str(),
+         /*overwrite=*/0);
   auto single = spmd::Program::fromFile(argv[1]);
   auto program = spmd::Program::fromFile(argv[1]);
   if (!single.ok())

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 static const char *kProgram = R"mlir(
@@ -61,6 +62,9 @@ static int fail(const absl::Status &status) {
 }
 
 int main(int argc, char **argv) {
+  // Eight virtual devices whatever the cores (as XLA's host device count
+  // flag); SPMD_NUM_DEVICES set by the user wins.
+  setenv("SPMD_NUM_DEVICES", "8", /*overwrite=*/0);
   std::mt19937 rng(7);
   spmd::HostTensor x = random({16, 64}, rng), w1 = random({64, 256}, rng),
                    w2 = random({256, 64}, rng);

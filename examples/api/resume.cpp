@@ -34,6 +34,9 @@ spmd::ParallelLoader::Batch batchOf(int64_t step) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Eight virtual devices whatever the cores (as XLA's host device count
+  // flag); SPMD_NUM_DEVICES set by the user wins.
+  setenv("SPMD_NUM_DEVICES", "8", /*overwrite=*/0);
   if (argc < 4)
     return fail(absl::InvalidArgumentError(
         "usage: spmd-example-resume DIR STEPS dp|fsdp [KILL_AT_STEP]"));

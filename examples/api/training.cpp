@@ -14,6 +14,7 @@
 
 #include "mlp_step.h"
 
+#include <cstdlib>
 #include <cstring>
 
 using namespace example;
@@ -26,6 +27,9 @@ constexpr int64_t kBatch = kSizes.batch, kIn = kSizes.in,
 } // namespace
 
 int main(int argc, char **argv) {
+  // Eight virtual devices whatever the cores (as XLA's host device count
+  // flag); SPMD_NUM_DEVICES set by the user wins.
+  setenv("SPMD_NUM_DEVICES", "8", /*overwrite=*/0);
   bool fsdp = argc > 1 && std::strcmp(argv[1], "fsdp") == 0;
   const char *axis = fsdp ? "fsdp" : "data";
   spmd::HostTensor x = wave({kBatch, kIn}, 0.f, 1.f),

@@ -481,6 +481,28 @@ MpiWorld::gatherText(const std::string &text, const std::string &what) {
   return texts;
 }
 
+llvm::Expected<std::string> MpiWorld::broadcastText(const std::string &text,
+                                                    int64_t root,
+                                                    const std::string &what) {
+  assert(root >= 0 && root < size_ && "no such process");
+  // The length first, then the text, as messages from the root.
+  int64_t length = text.size();
+  auto fromRoot = [&](void *data, int64_t bytes) {
+    std::vector<Message> messages;
+    for (int64_t r = 0; r < size_; ++r)
+      if (r != root && (rank_ == root || r == rank_))
+        messages.push_back({rank_ == root ? r : root, data, bytes,
+                            rank_ == root});
+    return exchange(0, messages, what);
+  };
+  if (llvm::Error err = fromRoot(&length, sizeof(length)))
+    return std::move(err);
+  std::string received = rank_ == root ? text : std::string(length, '\0');
+  if (llvm::Error err = fromRoot(received.data(), length))
+    return std::move(err);
+  return received;
+}
+
 void MpiWorld::announceStop(const std::string &message) {
   if (announced_)
     return;

@@ -7,10 +7,13 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+
+#include <sched.h>
 
 using namespace spmd;
 
@@ -209,6 +212,30 @@ llvm::Expected<int64_t> maxLocalDevices() {
                       "{1}]",
                       env, DeviceMesh::kMaxDevices));
   return limit;
+}
+
+int64_t availableCores() {
+  cpu_set_t cores;
+  if (sched_getaffinity(0, sizeof(cores), &cores) == 0)
+    return std::max(1, CPU_COUNT(&cores));
+  return 1;
+}
+
+llvm::Expected<int64_t> configuredDevices() {
+  llvm::Expected<int64_t> limit = maxLocalDevices();
+  if (!limit)
+    return limit.takeError();
+  const char *env = std::getenv("SPMD_NUM_DEVICES");
+  if (!env || !*env)
+    return std::min(availableCores(), *limit);
+  int64_t devices;
+  if (llvm::StringRef(env).getAsInteger(10, devices) || devices < 1 ||
+      devices > *limit)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("SPMD_NUM_DEVICES={0} is not an integer in [1, {1}]",
+                      env, *limit));
+  return devices;
 }
 
 llvm::Error checkLocalDevices(int64_t numDevices) {

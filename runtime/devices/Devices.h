@@ -94,6 +94,13 @@ llvm::Expected<int64_t> maxLocalDevices();
 /// limit (or the invalid SPMD_MAX_LOCAL_DEVICES) if not. The tools, the
 /// runtime and the API all check the device count here.
 llvm::Error checkLocalDevices(int64_t numDevices);
+/// The devices one process has: SPMD_NUM_DEVICES if set (virtual devices,
+/// at most maxLocalDevices()), else one per core the process may run on
+/// (its CPU affinity), as other runtimes count CPU devices. An invalid
+/// value is an error naming it.
+llvm::Expected<int64_t> configuredDevices();
+/// The cores the process may run on (its CPU affinity), at least 1.
+int64_t availableCores();
 
 /// Runs `function` of `executable` on devices `firstDevice` ..
 /// `firstDevice + numDevices - 1`, each kernel using up to

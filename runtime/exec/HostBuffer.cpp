@@ -42,7 +42,27 @@ void MemoryStats::add(int64_t device, int64_t bytes) {
 
 namespace {
 thread_local MemoryScope currentScope;
+
+/// heldBytes's counters: process-wide, fixed, so counting never locks.
+std::atomic<int64_t> *heldBytesCounter(int64_t position) {
+  static std::atomic<int64_t> counters[kHeldBytesDevices];
+  if (position < 0 || position >= kHeldBytesDevices)
+    return nullptr;
+  return &counters[position];
+}
+
+void count(const MemoryScope &scope, int64_t bytes) {
+  if (scope.stats)
+    scope.stats->add(scope.device, bytes);
+  if (std::atomic<int64_t> *held = heldBytesCounter(scope.device))
+    *held += bytes;
+}
 } // namespace
+
+int64_t heldBytes(int64_t position) {
+  std::atomic<int64_t> *held = heldBytesCounter(position);
+  return held ? held->load() : 0;
+}
 
 const MemoryScope &MemoryScope::current() { return currentScope; }
 void MemoryScope::setCurrent(MemoryScope scope) {
@@ -125,8 +145,7 @@ TrackedBytes::TrackedBytes(size_t size, Init init)
         /*GenCrashDiag=*/false);
   if (init == Init::Zero)
     std::memset(ptr, 0, size);
-  if (scope.stats)
-    scope.stats->add(scope.device, size);
+  count(scope, size);
 }
 
 TrackedBytes::TrackedBytes(const TrackedBytes &o)
@@ -137,8 +156,7 @@ TrackedBytes::TrackedBytes(const TrackedBytes &o)
 TrackedBytes::~TrackedBytes() {
   if (!ptr)
     return;
-  if (scope.stats)
-    scope.stats->add(scope.device, -int64_t(size));
+  count(scope, -int64_t(size));
   BlockPool::get().give(ptr, size);
 }
 

@@ -68,15 +68,37 @@ private:
   std::unique_ptr<std::atomic<int64_t>[]> liveBytes, peakBytes;
 };
 
+/// Bytes of tensor storage held now for the device at `position` among
+/// the devices of this process, whatever run or placement made it (the
+/// first kHeldBytesDevices positions are counted; others read 0).
+int64_t heldBytes(int64_t position);
+inline constexpr int64_t kHeldBytesDevices = 8192;
+
 /// Where the storage the calling thread allocates counts: a run's
-/// statistics and a device of it (nothing when `stats` is null). Devices
-/// set it when they start; the device pool carries it with each device.
+/// statistics (none when `stats` is null) and a device of it, the device's
+/// position among this process's devices (none when negative). Devices set
+/// it when they start; the device pool carries it with each device.
 struct MemoryScope {
   std::shared_ptr<MemoryStats> stats;
   int64_t device = -1;
 
   static const MemoryScope &current();
   static void setCurrent(MemoryScope scope);
+};
+
+/// Storage the calling thread allocates while it lives counts for the
+/// device at `position` of this process (placing host data, say).
+class CountedFor {
+public:
+  explicit CountedFor(int64_t position) : saved(MemoryScope::current()) {
+    MemoryScope::setCurrent({nullptr, position});
+  }
+  ~CountedFor() { MemoryScope::setCurrent(std::move(saved)); }
+  CountedFor(const CountedFor &) = delete;
+  CountedFor &operator=(const CountedFor &) = delete;
+
+private:
+  MemoryScope saved;
 };
 
 /// Whether new storage starts zeroed (the default) or holds whatever the

@@ -363,6 +363,7 @@ std::vector<TensorRef> LoadedProgram::shard(unsigned input,
   std::vector<TensorRef> shards;
   for (int64_t device = firstLocal; device < firstLocal + localDevices;
        ++device) {
+    CountedFor counted(device - firstLocal);
     if (inputLayouts[input])
       shards.push_back(shardFor(global, *inputLayouts[input], device,
                                 inputPartialKinds[input]));
@@ -378,6 +379,7 @@ std::vector<TensorRef> LoadedProgram::shard(unsigned input,
                                             const uint8_t *global) const {
   if (!inputLayouts[input]) {
     const TensorSpec &spec = inputSpecs[input];
+    CountedFor counted(0);
     auto whole =
         std::make_shared<HostBuffer>(spec.type, spec.shape, Init::None);
     std::memcpy(whole->data(), global, whole->sizeInBytes());
@@ -385,10 +387,12 @@ std::vector<TensorRef> LoadedProgram::shard(unsigned input,
   }
   std::vector<TensorRef> shards;
   for (int64_t device = firstLocal; device < firstLocal + localDevices;
-       ++device)
+       ++device) {
+    CountedFor counted(device - firstLocal);
     shards.push_back(shardFor(global, inputSpecs[input].type,
                               *inputLayouts[input], device,
                               inputPartialKinds[input]));
+  }
   return shards;
 }
 

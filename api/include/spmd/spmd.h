@@ -36,6 +36,10 @@
 
 namespace spmd {
 
+namespace detail {
+struct MeshAccess;
+} // namespace detail
+
 //===----------------------------------------------------------------------===//
 // Meshes
 //===----------------------------------------------------------------------===//
@@ -69,6 +73,10 @@ protected:
   std::vector<int64_t> device_ids_, mesh_shape_, dcn_shape_;
   std::vector<std::string> axis_names_;
   absl::Status status_;
+  /// Built from a HybridMesh, whose ICI shape says how many devices each
+  /// process runs; other meshes must fit in the devices that exist.
+  bool states_devices_per_process_ = false;
+  friend struct detail::MeshAccess;
 };
 
 /// A mesh spanning processes: `ici_mesh_shape` devices inside each process
@@ -96,15 +104,43 @@ std::optional<Mesh> get_global_mesh();
 // Runtime queries (as torch_xla.runtime)
 //===----------------------------------------------------------------------===//
 
-/// Devices of all processes.
+// Devices are virtual CPU devices: threads of this process sharing its
+// cores (and, under mpirun, the devices of every process). An invalid
+// SPMD_NUM_DEVICES is returned by every call given a mesh; the counts
+// then count cores.
+
+/// Devices of all processes (each process has as many as this one).
 int64_t global_runtime_device_count();
-/// Devices this process runs.
+/// Devices this process has: SPMD_NUM_DEVICES if set, else one per core
+/// the process may run on (its CPU affinity).
 int64_t addressable_device_count();
+/// Devices of this host: addressable_device_count() * local_process_count().
+int64_t local_device_count();
 /// Processes taking part.
 int64_t world_size();
 int64_t process_index();
 /// Processes on this host.
 int64_t local_process_count();
+/// In SPMD mode each process runs its devices as one logical device: its
+/// ordinal among all processes (process_index()), and among the processes
+/// of this host.
+int64_t global_ordinal();
+int64_t local_ordinal();
+/// local_ordinal() == 0, or global_ordinal() == 0 when `local` is false.
+bool is_master_ordinal(bool local = true);
+/// "CPU".
+std::string device_type();
+
+struct MemoryInfo {
+  /// Tensor storage the runtime holds for the device now.
+  int64_t bytes_used = 0;
+  /// The memory the process may use (its cgroup limit or the machine's),
+  /// shared evenly by its devices.
+  int64_t bytes_limit = 0;
+};
+/// The memory of this process's device at position `device`
+/// (0 <= device < addressable_device_count()); OutOfRange otherwise.
+absl::StatusOr<MemoryInfo> get_memory_info(int64_t device);
 
 //===----------------------------------------------------------------------===//
 // Partition specs
@@ -209,7 +245,8 @@ public:
 
   const std::vector<int64_t> &shape() const;
   DType dtype() const;
-  /// The sharding, as spmd-opt prints it (`[{"data"}, {}]`).
+  /// The sharding with its mesh, as spmd-opt prints it
+  /// (`<@mesh, [{"data"}, {}]>`).
   std::string sharding() const;
   std::vector<Shard> local_shards() const;
   /// The global tensor, assembled from the devices holding each element.
