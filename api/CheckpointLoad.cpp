@@ -347,10 +347,12 @@ loadTensor(const std::string &name, const StoredTensor &tensor,
   std::map<std::vector<int64_t>, runtime::TensorRef> planned;
   std::vector<runtime::TensorRef> locals;
   for (int64_t device = placed->firstDevice;
-       device < placed->firstDevice + placed->numDevices; ++device)
+       device < placed->firstDevice + placed->numDevices; ++device) {
+    runtime::CountedFor counted(device - placed->firstDevice);
     locals.push_back(planBox(tensor, placed->layout.sliceOf(device),
                              placed->layout.localShape(), planned, reads,
                              landings));
+  }
   if (absl::Status status = reads.readAll(files); !status.ok())
     return status;
   // Pieces first: replicas copy buffers they complete.
@@ -359,9 +361,11 @@ loadTensor(const std::string &name, const StoredTensor &tensor,
       runtime::copyBox(*landing.piece,
                        std::vector<int64_t>(landing.at.size(), 0),
                        landing.piece->shape(), *landing.to, landing.at);
+  // In place: the buffer keeps counting for its device.
   for (const Landing &landing : landings)
     if (landing.from)
-      *landing.to = *landing.from;
+      std::memcpy(landing.to->data(), landing.from->data(),
+                  landing.from->sizeInBytes());
   return placed->wrap(std::move(locals), tensor.type);
 }
 

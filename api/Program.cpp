@@ -74,18 +74,21 @@ private:
     }
     llvm_unreachable("a severity MLIR does not have");
   }
-  /// MLIR's parser advises a flag of its command-line tools for ops of
-  /// dialects it does not know; an API user needs another way.
+  /// MLIR's parser advises a flag of its command-line tools, or its FAQ,
+  /// for ops of dialects it does not know; an API user needs another way.
   std::string adviseForTheApi(std::string message) const {
     size_t flag = message.find("-allow-unregistered-dialect");
-    if (flag == std::string::npos)
+    bool listed = llvm::StringRef(message).starts_with("Available dialects:");
+    if (flag == std::string::npos && !listed)
       return message;
-    size_t sentence = message.rfind('.', flag);
-    return fmt::format(
-        "{}: the compiler knows the dialects {}, and those a plugin "
-        "registers (docs/api.md)",
-        message.substr(0, sentence == std::string::npos ? 0 : sentence),
+    size_t sentence = listed ? std::string::npos : message.rfind('.', flag);
+    std::string known = fmt::format(
+        "the compiler knows the dialects {}, and those a plugin registers "
+        "(docs/api.md)",
         llvm::join(context.getAvailableDialects(), ", "));
+    if (sentence == std::string::npos)
+      return known;
+    return message.substr(0, sentence) + ": " + known;
   }
 
   mlir::MLIRContext &context;
@@ -771,6 +774,12 @@ static std::string checkInput(mlir::func::FuncOp function, unsigned i,
     given = sharded.dtype();
     shape = sharded.shape();
   }
+  // Dynamic sizes are the compiler's to refuse.
+  if (tensorType && !tensorType.hasStaticShape() &&
+      shape.size() == want.size())
+    for (auto [w, g] : llvm::zip(want, shape))
+      if (mlir::ShapedType::isDynamic(w))
+        w = g;
   if (!wantType || *wantType != given || shape != want)
     return fmt::format("input {} is {} but the program takes {}", i,
                        describe(given, shape),

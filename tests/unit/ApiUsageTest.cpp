@@ -129,6 +129,12 @@ TEST(Devices, OnePerCoreUnlessSpmdNumDevicesSaysOtherwise) {
                               " devices but " + std::to_string(cores) +
                               " exist");
     EXPECT_ERROR(refused, "SPMD_NUM_DEVICES=" + std::to_string(more));
+    // The user guide's 4x2 mesh, on a machine of fewer cores.
+    if (cores < 8)
+      EXPECT_ERROR(spmd::mark_sharding(iota({8, 2}),
+                                       spmd::Mesh(ids(8), {4, 2}), {0, 1})
+                       .status(),
+                   "set SPMD_NUM_DEVICES=8 for more virtual devices");
     // A HybridMesh states its devices per process: taken as written.
     spmd::HybridMesh hybrid({more}, {1}, {"x"});
     EXPECT_TRUE(spmd::mark_sharding(iota({more}), hybrid, {"x"}).ok());
@@ -183,6 +189,14 @@ func.func @f(%a: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ(spmd::get_memory_info(1)->bytes_used - before->bytes_used,
               2 * 256 * 256 * 4);
+    // And tensors loaded from a checkpoint, replicas included.
+    std::string dir = ::testing::TempDir() + "/memory_info_checkpoint";
+    ASSERT_TRUE(spmd::save_checkpoint(dir, {{"t", *placed}}).ok());
+    auto loaded = spmd::load_checkpoint(
+        dir, {{"t", {spmd::Mesh(ids(4), {2, 2}, {"a", "b"}), {"a", None}}}});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(spmd::get_memory_info(1)->bytes_used - before->bytes_used,
+              2 * 256 * 256 * 4 + 512 * 256 * 4);
   }
   EXPECT_EQ(spmd::get_memory_info(1)->bytes_used, before->bytes_used);
 }

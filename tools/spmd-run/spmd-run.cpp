@@ -651,8 +651,11 @@ int main(int argc, char **argv) {
     runFailed(llvm::toString(mpiReport.takeError()));
   if (!leads())
     finishOtherRank();
-  llvm::outs() << llvm::formatv("compile_ms={0:f3} run_ms={1:f3} devices={2}",
-                                compileMs, runMs, program->numDevices());
+  // The devices are the mesh's (written in the program); they share the
+  // cores the process may run on.
+  llvm::outs() << llvm::formatv(
+      "compile_ms={0:f3} run_ms={1:f3} devices={2} cores={3}", compileMs,
+      runMs, program->numDevices(), availableCores());
   if (world)
     llvm::outs() << " processes=" << world->size();
   llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
@@ -678,6 +681,7 @@ int main(int argc, char **argv) {
   llvm::json::Object report{{"compile_ms", compileMs},
                             {"run_ms", runMs},
                             {"devices", program->numDevices()},
+                            {"cores", availableCores()},
                             {"threads_per_device", program->threadsPerDevice()},
                             {"cpu_path", cpuPathName(cpuPath())},
                             {"gemm_isa", gemmKernels().isa},
