@@ -18,6 +18,7 @@
 #include "driver/Compile.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
+#include "runtime/devices/Devices.h"
 #include "support/Files.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -246,13 +247,13 @@ readEntry(const std::string &path, uint64_t key, const std::string &entry) {
   if (!module.ok())
     return module.status();
   owned.module = std::move(*module);
-  for (auto meshOp : owned.module->getOps<mlir::spmd::MeshOp>()) {
-    int64_t devices = meshOp.getMesh().toMesh().numDevices();
-    if (devices > global_runtime_device_count())
-      return absl::InvalidArgumentError(
-          fmt::format("the entry's mesh has {} devices but {} exist", devices,
-                      global_runtime_device_count()));
-  }
+  // The limit of a program's own mesh (fromString's): an entry cannot
+  // have this process start more devices than its source could.
+  for (auto meshOp : owned.module->getOps<mlir::spmd::MeshOp>())
+    if (llvm::Error error = runtime::checkLocalDevices(
+            meshOp.getMesh().toMesh().numDevices() /
+            std::max<int64_t>(1, world_size())))
+      return detail::toStatus(std::move(error));
   return fromPartitioned(std::move(owned), body.str(), entry);
 }
 

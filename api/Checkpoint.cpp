@@ -109,7 +109,7 @@ static absl::Status collectShards(const std::string &name,
                                   std::vector<ShardToWrite> &out) {
   std::string where = fmt::format("tensor '{}'", name);
   if (tensor.sharding().empty())
-    return absl::InvalidArgumentError(
+    return absl::FailedPreconditionError(
         where + ": it holds nothing (it was never placed on devices)");
   const ShardedStorage &storage = ShardedStorage::of(tensor);
   runtime::ElementType type = detail::toRuntime(storage.dtype);

@@ -426,22 +426,15 @@ load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
     return agreed;
   // Every process must have read the same save (one may have seen the
   // index of a save that finished meanwhile).
-  if (world) {
-    double mine = double(llvm::xxh3_64bits(generation) & ((1ull << 52) - 1));
-    llvm::Expected<double> most =
-        world->maxOverProcesses(mine, "comparing checkpoints");
-    llvm::Expected<double> least =
-        most ? world->maxOverProcesses(-mine, "comparing checkpoints")
-             : llvm::Expected<double>(0.0);
-    if (!most || !least)
-      return detail::toStatus(most ? least.takeError() : most.takeError(),
-                              absl::StatusCode::kInternal);
-    if (*most != -*least)
-      return absl::AbortedError(fmt::format(
-          "the processes loaded different saves of '{}' (a save replaced it "
-          "while it was loaded)",
-          dir));
-  }
+  absl::StatusOr<bool> same = detail::sameOnEveryProcess(
+      llvm::xxh3_64bits(generation), "comparing checkpoints");
+  if (!same.ok())
+    return same.status();
+  if (!*same)
+    return absl::AbortedError(fmt::format(
+        "the processes loaded different saves of '{}' (a save replaced it "
+        "while it was loaded)",
+        dir));
   return loaded;
 }
 

@@ -93,9 +93,20 @@ runtime::MpiWorld *mpiProcesses();
 /// process; OK when none failed. Alone, `local` itself.
 absl::Status agreeOnFirstError(absl::Status local, const std::string &what);
 
+/// Whether every process has the same `value` (each calls it; true when
+/// alone).
+absl::StatusOr<bool> sameOnEveryProcess(uint64_t value,
+                                        const std::string &what);
+
 /// The lock of `state`'s calls (none for a moved-from program).
 inline std::unique_lock<std::recursive_mutex>
 lockProgram(const std::unique_ptr<ProgramState> &state);
+
+/// The code of a failure to read `path` (a file or a folder): NotFound
+/// when nothing is there, FailedPrecondition when it is there but of
+/// another kind, else InvalidArgument.
+absl::StatusCode fileErrorCode(const std::string &path,
+                               bool folder = false);
 
 /// What a moved-from Program answers.
 absl::Status movedFrom();

@@ -8,7 +8,6 @@
 #include "runtime/comm/MpiWorld.h"
 
 #include "fmt/format.h"
-#include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -102,10 +101,10 @@ absl::StatusOr<DeviceMesh> detail::deviceMesh(const Mesh &mesh) {
   int64_t exist = *local * world_size();
   if (made->numDevices() > exist)
     return absl::InvalidArgumentError(fmt::format(
-        "the mesh has {} devices but {} exist ({} per process, {} "
+        "the mesh has {} devices but {} exist{} ({} per process, {} "
         "process{}); set SPMD_NUM_DEVICES={} for more virtual devices",
-        made->numDevices(), exist, *local, world_size(),
-        world_size() == 1 ? "" : "es",
+        made->numDevices(), exist, exist == 1 ? "s" : "", *local,
+        world_size(), world_size() == 1 ? "" : "es",
         (made->numDevices() + world_size() - 1) / world_size()));
   return std::move(*made);
 }
@@ -132,10 +131,7 @@ absl::StatusOr<HybridMesh> HybridMesh::fromFile(const std::string &path) {
   llvm::Expected<HybridDeviceMesh> hybrid =
       loadMeshConfigFile(path, /*expectedProcesses=*/world_size());
   if (!hybrid)
-    return detail::toStatus(hybrid.takeError(),
-                            llvm::sys::fs::exists(path)
-                                ? absl::StatusCode::kInvalidArgument
-                                : absl::StatusCode::kNotFound);
+    return detail::toStatus(hybrid.takeError(), detail::fileErrorCode(path));
   HybridMesh mesh;
   mesh.states_devices_per_process_ = true;
   const DeviceMesh &m = hybrid->mesh();
@@ -223,7 +219,9 @@ static int64_t processMemoryLimit() {
 }
 
 absl::StatusOr<MemoryInfo> get_memory_info(int64_t device) {
-  int64_t devices = addressable_device_count();
+  // A HybridMesh may have this process run more devices than it has.
+  int64_t devices =
+      std::max(addressable_device_count(), runtime::heldBytesPositions());
   if (device < 0 || device >= devices)
     return absl::OutOfRangeError(fmt::format(
         "device {} is not one of this process's {} devices (0 to {})", device,

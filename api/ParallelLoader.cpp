@@ -133,11 +133,24 @@ ParallelLoader::State::start(std::function<PlacedBatch()> produce,
   return ParallelLoader(std::move(state));
 }
 
+/// Whether every mesh of `sharding` can be used, as mark_sharding asks.
+static absl::Status checkMeshes(const ParallelLoader::InputSharding &sharding) {
+  for (auto [i, input] : llvm::enumerate(sharding))
+    if (absl::StatusOr<DeviceMesh> mesh = detail::deviceMesh(input.first);
+        !mesh.ok())
+      return absl::Status(mesh.status().code(),
+                          fmt::format("input_sharding {}: {}", i,
+                                      std::string(mesh.status().message())));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ParallelLoader>
 ParallelLoader::create(Source source, InputSharding input_sharding,
                        int64_t prefetch) {
   if (!source)
     return absl::InvalidArgumentError("the batch source is empty");
+  if (absl::Status meshes = checkMeshes(input_sharding); !meshes.ok())
+    return meshes;
   auto produce = [source = std::move(source),
                   sharding = std::move(input_sharding),
                   count = int64_t(0)]() mutable -> PlacedBatch {
@@ -211,6 +224,8 @@ placeBatchFile(const std::string &path,
 absl::StatusOr<ParallelLoader>
 ParallelLoader::fromFolder(const std::string &dir, InputSharding input_sharding,
                            int64_t prefetch) {
+  if (absl::Status meshes = checkMeshes(input_sharding); !meshes.ok())
+    return meshes;
   std::vector<std::string> files;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
@@ -221,8 +236,9 @@ ParallelLoader::fromFolder(const std::string &dir, InputSharding input_sharding,
       files.push_back(name.str());
   }
   if (ec)
-    return absl::NotFoundError(fmt::format(
-        "cannot list the batch folder '{}': {}", dir, ec.message()));
+    return absl::Status(detail::fileErrorCode(dir, /*folder=*/true),
+                        fmt::format("cannot list the batch folder '{}': {}",
+                                    dir, ec.message()));
   if (files.empty())
     return absl::NotFoundError(fmt::format(
         "the batch folder '{}' holds no batch (.safetensors or .npy file, "

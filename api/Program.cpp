@@ -4,8 +4,10 @@
 
 #include "driver/Compile.h"
 
+#include "ir/Locations.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
+#include "passes/AutoShardProblem.h"
 #include "passes/Dialects.h"
 #include "passes/UpstreamParserGuard.h"
 #include "sharding/ShardLayout.h"
@@ -17,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/DebugStringHelper.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -54,9 +57,7 @@ private:
   void append(mlir::Diagnostic &d) {
     if (!text.empty())
       text += "\n";
-    if (auto file = d.getLocation()->findInstanceOf<mlir::FileLineColLoc>())
-      text += fmt::format("{}:{}:{}: ", file.getFilename().str(),
-                          file.getLine(), file.getColumn());
+    text += mlir::spmd::fileLineColPrefix(d.getLocation());
     text += severityName(d.getSeverity());
     text += ": ";
     text += adviseForTheApi(d.str());
@@ -104,6 +105,19 @@ std::unique_ptr<mlir::MLIRContext> detail::newContext() {
   context->loadAllAvailableDialects();
   context->printOpOnDiagnostic(false);
   return context;
+}
+
+absl::StatusCode detail::fileErrorCode(const std::string &path,
+                                       bool folder) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status) ||
+      status.type() == llvm::sys::fs::file_type::file_not_found)
+    return absl::StatusCode::kNotFound;
+  bool isFolder = status.type() == llvm::sys::fs::file_type::directory_file;
+  bool isFile = status.type() == llvm::sys::fs::file_type::regular_file;
+  if (folder ? !isFolder : !isFile)
+    return absl::StatusCode::kFailedPrecondition;
+  return absl::StatusCode::kInvalidArgument;
 }
 
 absl::Status detail::movedFrom() {
@@ -303,9 +317,10 @@ static absl::StatusOr<Program> parse(const std::string &mlir,
   state->module = std::move(*module);
   mlir::func::FuncOp function = runtime::findEntry(*state->module, entry);
   if (!function)
-    return absl::InvalidArgumentError(
-        entry.empty() ? "the module has no entry function"
-                      : "the module has no function @" + entry);
+    return entry.empty() ? absl::InvalidArgumentError(
+                               "the module has no entry function")
+                         : absl::NotFoundError("the module has no function @" +
+                                               entry);
   state->entry = function.getSymName().str();
   recordNames(asmState, function, state->names);
   return ProgramState::wrap(std::move(state));
@@ -321,8 +336,9 @@ absl::StatusOr<Program> Program::fromFile(const std::string &path,
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       readRegularFile(path, kMaxProgramBytes, "program");
   if (!buffer)
-    return absl::NotFoundError(fmt::format(
-        "'{}': {}", path, llvm::toString(buffer.takeError())));
+    return absl::Status(
+        detail::fileErrorCode(path),
+        fmt::format("'{}': {}", path, llvm::toString(buffer.takeError())));
   return parse((*buffer)->getBuffer().str(), path, entry,
                std::make_unique<ProgramState>());
 }
@@ -508,10 +524,6 @@ absl::Status Program::clear_sharding(const Value &value) {
 static absl::StatusOr<std::string>
 autoShardCopy(mlir::ModuleOp source, const Program::CompileOptions &options,
               std::string &report) {
-  if (options.memory_budget < 0 || !(options.dcn_cost >= 1))
-    return absl::InvalidArgumentError(
-        "auto-sharding needs memory_budget >= 0 (0: no limit) and "
-        "dcn_cost >= 1");
   mlir::OwningOpRef<mlir::ModuleOp> copy = source.clone();
   if (copy->getOps<mlir::spmd::MeshOp>().empty()) {
     std::optional<Mesh> mesh = get_global_mesh();
@@ -555,7 +567,7 @@ static std::string printWithLocations(mlir::ModuleOp module) {
 
 /// A copy of `module` whose arguments take the shardings `followed` gives,
 /// on the program's mesh (made if the program has none).
-static absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>>
+static mlir::OwningOpRef<mlir::ModuleOp>
 withFollowedShardings(mlir::ModuleOp module, llvm::StringRef entry,
                       llvm::ArrayRef<detail::FollowedSharding> followed) {
   mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
@@ -573,44 +585,58 @@ withFollowedShardings(mlir::ModuleOp module, llvm::StringRef entry,
   return copy;
 }
 
-/// Compiles `state`'s program, its arguments in `followed` taking their
-/// inputs' shardings, unless it was compiled so last time (a cache hit
-/// counted when `countReuse`).
-static absl::Status compileProgram(ProgramState &state,
-                                   const Program::CompileOptions &options,
-                                   llvm::ArrayRef<detail::FollowedSharding> followed,
-                                   bool countReuse) {
-  if (!state.builderStatus.ok())
-    return state.builderStatus;
+/// What compileProgram compiles: `state`'s module, or a copy whose
+/// arguments in `followed` take their inputs' shardings; its text and key.
+struct CompileRequest {
   mlir::OwningOpRef<mlir::ModuleOp> following;
-  mlir::ModuleOp module = *state.module;
+  mlir::ModuleOp module;
+  std::string text;
+  uint64_t key = 0;
+};
+
+static CompileRequest
+compileRequest(const ProgramState &state,
+               const Program::CompileOptions &options,
+               llvm::ArrayRef<detail::FollowedSharding> followed) {
+  CompileRequest request;
+  request.module = *state.module;
   if (!followed.empty()) {
-    absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> copy =
-        withFollowedShardings(module, state.entry, followed);
-    if (!copy.ok())
-      return copy.status();
-    following = std::move(*copy);
-    module = *following;
+    request.following =
+        withFollowedShardings(request.module, state.entry, followed);
+    request.module = *request.following;
   }
-  std::string text = printWithLocations(module);
+  request.text = printWithLocations(request.module);
   // Auto-sharding a program with no mesh uses the global one: it is part
   // of what was compiled.
   std::string how;
   if (options.auto_shard) {
     how = fmt::format("\n@auto {} {}", options.memory_budget,
                       options.dcn_cost);
-    if (module.getOps<mlir::spmd::MeshOp>().empty())
+    if (request.module.getOps<mlir::spmd::MeshOp>().empty())
       if (std::optional<Mesh> global = get_global_mesh())
         how += fmt::format(" {} {} {}", fmt::join(global->mesh_shape(), "x"),
                            fmt::join(global->get_logical_mesh(), ","),
                            fmt::join(global->axis_names(), ","));
   }
-  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state.entry + how);
-  if (state.compiled && state.compiledHash == key) {
+  request.key = llvm::xxh3_64bits(request.text + "\n@" + state.entry + how);
+  return request;
+}
+
+/// Compiles `request` for `state`, unless it was compiled last time (a
+/// cache hit counted when `countReuse`).
+static absl::Status compileProgram(ProgramState &state,
+                                   const Program::CompileOptions &options,
+                                   CompileRequest request, bool countReuse) {
+  if (!state.builderStatus.ok())
+    return state.builderStatus;
+  if (state.compiled && state.compiledHash == request.key) {
     if (countReuse)
       detail::addCounter("cache_hits");
     return absl::OkStatus();
   }
+  std::string text = std::move(request.text);
+  mlir::ModuleOp module = request.module;
+  uint64_t key = request.key;
   std::string report;
   if (options.auto_shard) {
     absl::StatusOr<std::string> sharded =
@@ -650,8 +676,17 @@ absl::Status Program::compile(const CompileOptions &options) {
   auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
+  double maxDcnCost = mlir::spmd::AutoShardSettings::kMaxDcnCost;
+  if (options.memory_budget < 0 ||
+      !(options.dcn_cost >= 1 && options.dcn_cost <= maxDcnCost))
+    return absl::InvalidArgumentError(fmt::format(
+        "the compile options need memory_budget >= 0 (0: no limit) and "
+        "dcn_cost from 1 to {:g}, not {} and {}",
+        maxDcnCost, options.memory_budget, options.dcn_cost));
   state_->options = options;
-  return compileProgram(*state_, options, {}, /*countReuse=*/true);
+  return compileProgram(*state_, options,
+                        compileRequest(*state_, options, {}),
+                        /*countReuse=*/true);
 }
 
 std::string Program::auto_shard_report() const {
@@ -663,10 +698,10 @@ absl::StatusOr<std::string> Program::partitioned() const {
   auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
-  // The version compiled last: for the last run's inputs, if they chose
-  // shardings.
-  if (absl::Status status =
-          compileProgram(*state_, state_->options, state_->followed, false);
+  // The program as the last run's inputs had it compiled.
+  if (absl::Status status = compileProgram(
+          *state_, state_->options,
+          compileRequest(*state_, state_->options, state_->followed), false);
       !status.ok())
     return status;
   return state_->compiled->partitioned;
@@ -737,12 +772,12 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
   return moved_storage.locals();
 }
 
-/// Why `input` cannot be argument `i` of `function` ("" if it can): its
+/// Whether `input` can be argument `i` of `function`, or why not: its
 /// type and shape, a tensor holding nothing, a mesh other than `mesh`
 /// (the program's, which the first input on the devices gives when the
 /// program has none). An argument without a sharding given a tensor on
 /// the devices joins `followed`.
-static std::string checkInput(mlir::func::FuncOp function, unsigned i,
+static absl::Status checkInput(mlir::func::FuncOp function, unsigned i,
                               const Input &input,
                               std::optional<DeviceMesh> &mesh,
                               std::vector<detail::FollowedSharding> &followed) {
@@ -761,16 +796,17 @@ static std::string checkInput(mlir::func::FuncOp function, unsigned i,
   const auto *host = std::get_if<HostTensor>(&input);
   if (host) {
     if (!host->status().ok())
-      return fmt::format("input {}: {}", i,
-                         std::string(host->status().message()));
+      return absl::Status(host->status().code(),
+                          fmt::format("input {}: {}", i,
+                                      std::string(host->status().message())));
     given = host->dtype();
     shape = host->shape();
   } else {
     const ShardedTensor &sharded = std::get<ShardedTensor>(input);
     if (sharded.sharding().empty())
-      return fmt::format(
+      return absl::FailedPreconditionError(fmt::format(
           "input {} holds nothing (a ShardedTensor never placed on devices)",
-          i);
+          i));
     given = sharded.dtype();
     shape = sharded.shape();
   }
@@ -781,23 +817,23 @@ static std::string checkInput(mlir::func::FuncOp function, unsigned i,
       if (mlir::ShapedType::isDynamic(w))
         w = g;
   if (!wantType || *wantType != given || shape != want)
-    return fmt::format("input {} is {} but the program takes {}", i,
-                       describe(given, shape),
-                       wantType ? describe(*wantType, want) : "another type");
+    return absl::InvalidArgumentError(fmt::format(
+        "input {} is {} but the program takes {}", i, describe(given, shape),
+        wantType ? describe(*wantType, want) : "another type"));
   if (host)
-    return "";
+    return absl::OkStatus();
   const ShardedStorage &sharded =
       ShardedStorage::of(std::get<ShardedTensor>(input));
   if (!mesh)
     mesh = sharded.mesh;
   if (sharded.mesh != *mesh)
-    return fmt::format(
+    return absl::InvalidArgumentError(fmt::format(
         "input {} is on the mesh {} but the program runs on {}; tensors move "
         "between shardings of one mesh only",
-        i, sharded.mesh.str(), mesh->str());
+        i, sharded.mesh.str(), mesh->str()));
   if (!function.getArgAttr(i, SpmdDialect::kShardingAttrName))
     followed.push_back({i, sharded.mesh, sharded.sharding});
-  return "";
+  return absl::OkStatus();
 }
 
 /// Why `inputs` cannot be `state`'s entry's arguments, or OK; the
@@ -815,9 +851,9 @@ checkInputs(ProgramState &state, const std::vector<Input> &inputs,
     if (!mlir::SymbolTable::symbolKnownUseEmpty(op, *state.module))
       mesh = op.getMesh().toMesh();
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (std::string why = checkInput(function, i, input, mesh, followed);
-        !why.empty())
-      return absl::InvalidArgumentError(why);
+    if (absl::Status status = checkInput(function, i, input, mesh, followed);
+        !status.ok())
+      return status;
   return absl::OkStatus();
 }
 
@@ -864,13 +900,26 @@ Program::run(std::vector<Input> inputs) {
   // Every process checks its inputs before any exchange, so that all fail
   // at once, with one message.
   std::vector<detail::FollowedSharding> followed;
+  std::string checking = fmt::format("checking the inputs of @{}", state_->entry);
   absl::Status checked = detail::agreeOnFirstError(
-      checkInputs(*state_, inputs, followed),
-      fmt::format("checking the inputs of @{}", state_->entry));
+      checkInputs(*state_, inputs, followed), checking);
   if (!checked.ok())
     return checked;
-  if (absl::Status status =
-          compileProgram(*state_, state_->options, followed, false);
+  // And on the program they run: processes that built their meshes or
+  // marked their programs differently would exchange garbage.
+  CompileRequest request = compileRequest(*state_, state_->options, followed);
+  absl::StatusOr<bool> same =
+      detail::sameOnEveryProcess(request.key, checking);
+  if (!same.ok())
+    return same.status();
+  if (!*same)
+    return absl::FailedPreconditionError(fmt::format(
+        "the processes would run different programs for @{}: under mpirun "
+        "every process marks the same shardings on the same meshes (built "
+        "from the same device counts: set SPMD_NUM_DEVICES alike)",
+        state_->entry));
+  if (absl::Status status = compileProgram(*state_, state_->options,
+                                           std::move(request), false);
       !status.ok())
     return status;
   state_->followed = std::move(followed);

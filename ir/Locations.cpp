@@ -5,18 +5,28 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
-void mlir::spmd::printFileLineCol(llvm::raw_ostream &os, Location loc) {
-  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc)) {
-    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
-       << file.getColumn();
-    return;
-  }
+std::string mlir::spmd::fileLineCol(Location loc) {
+  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
   if (auto named = llvm::dyn_cast<NameLoc>(loc))
-    return printFileLineCol(os, named.getChildLoc());
+    return fileLineCol(named.getChildLoc());
   if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc))
-    return printFileLineCol(os, callSite.getCallee());
+    return fileLineCol(callSite.getCallee());
   if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return printFileLineCol(os, fused.getLocations().front());
-  loc.print(os);
+    for (Location part : fused.getLocations())
+      if (std::string place = fileLineCol(part); !place.empty())
+        return place;
+  return "";
+}
+
+std::string mlir::spmd::fileLineColPrefix(Location loc) {
+  std::string place = fileLineCol(loc);
+  return place.empty() ? place : place + ": ";
+}
+
+std::string mlir::spmd::placeOf(Location loc) {
+  std::string place = fileLineCol(loc);
+  return place.empty() ? "an unknown place" : place;
 }

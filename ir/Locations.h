@@ -2,7 +2,8 @@
 //
 // Errors that leave MLIR's diagnostic engine as text (llvm::Error of the
 // runtime, pipeline errors collected by the tools) name their place as
-// mlir-opt does: `file:line:col: error: ...`, not as `loc("file":l:c)`.
+// mlir-opt does: `file:line:col: error: ...`, not as `loc("file":l:c)`;
+// without a place, `error: ...`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,13 +12,18 @@
 
 #include "ir/Namespaces.h"
 #include "mlir/IR/Location.h"
-#include "llvm/Support/raw_ostream.h"
+
+#include <string>
 
 namespace mlir::spmd {
 
-/// Prints `loc` as `file:line:col` (through names and fusions, to the
-/// first file location); locations without one print in MLIR's form.
-void printFileLineCol(llvm::raw_ostream &os, Location loc);
+/// `file:line:col` of `loc` (through names, call sites and fusions, to the
+/// first file location); empty for a location without one.
+std::string fileLineCol(Location loc);
+/// What starts an error about `loc`: `file:line:col: `, or nothing.
+std::string fileLineColPrefix(Location loc);
+/// `loc` in a name ("'op' at ..."): `file:line:col`, or "an unknown place".
+std::string placeOf(Location loc);
 
 } // namespace mlir::spmd
 

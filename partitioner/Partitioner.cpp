@@ -246,7 +246,7 @@ FailureOr<Value> Partitioner::get(Operation *user, Value global,
   LLVM_DEBUG({
     llvm::dbgs() << "spmd-partition: reshard for '" << user->getName()
                  << "' at ";
-    printFileLineCol(llvm::dbgs(), user->getLoc());
+    llvm::dbgs() << placeOf(user->getLoc());
     llvm::dbgs() << ": "
                  << describe(current.mesh->mesh,
                              current.mesh->symbol.getValue(), *sourceState)

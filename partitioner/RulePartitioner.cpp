@@ -648,7 +648,7 @@ traceSplit(Operation *op, const OpShardingRule &rule, const MeshInfo &mesh,
            const RuleChoice &choice,
            const std::optional<std::vector<AxisList>> &split, bool reused) {
   llvm::dbgs() << "spmd-partition: '" << op->getName() << "' at ";
-  printFileLineCol(llvm::dbgs(), op->getLoc());
+  llvm::dbgs() << placeOf(op->getLoc());
   llvm::dbgs() << ": ";
   if (!split) {
     llvm::dbgs() << "no valid split of " << choice.numCandidates()

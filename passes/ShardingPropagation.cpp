@@ -4,6 +4,7 @@
 
 #include "ir/FunctionAttrs.h"
 #include "ir/FunctionMesh.h"
+#include "ir/Locations.h"
 #include "ir/Namespaces.h"
 #include "ir/RegionFlow.h"
 #include "ir/RemadePerDevice.h"
@@ -96,17 +97,6 @@ private:
 };
 } // namespace
 
-static std::string describe(Location loc) {
-  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
-            Twine(file.getColumn()))
-        .str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
 int ModulePropagation::meshIndex(FlatSymbolRefAttr mesh) {
   for (auto [i, op] : llvm::enumerate(meshOps))
     if (op.getSymName() == mesh.getValue())
@@ -177,7 +167,7 @@ LogicalResult ModulePropagation::run(PropagationStrategy strategy) {
   graph.setEdgeNamer([&](unsigned edge) {
     Operation *op = edgeOps[edge];
     return "'" + op->getName().getStringRef().str() + "' at " +
-           describe(op->getLoc());
+           placeOf(op->getLoc());
   });
   graph.propagate(strategy);
   // One error per contradiction: skip conflicts touching a reported one.
@@ -338,7 +328,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
   } else if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
     tie({constraint.getInput(), constraint.getResult()});
     return setUser(nodeFor(constraint.getResult()), constraint.getSharding(),
-                   op->getLoc(), "constraint at " + describe(op->getLoc()));
+                   op->getLoc(), "constraint at " + placeOf(op->getLoc()));
   }
   if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()))
     return success();
@@ -352,7 +342,7 @@ LogicalResult ModulePropagation::visit(Operation *op) {
          llvm::zip(op->getResults(), written.getShardings()))
       if (failed(setUser(nodeFor(result), sharding, op->getLoc(),
                          op->getName().getStringRef().str() + " at " +
-                             describe(op->getLoc()))))
+                             placeOf(op->getLoc()))))
         return failure();
 
   if (std::optional<OpShardingRule> rule = getShardingRule(op)) {

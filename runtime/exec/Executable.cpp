@@ -18,8 +18,8 @@ namespace spmd::runtime {
 llvm::Error opError(Operation *op, const Twine &message) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  mlir::spmd::printFileLineCol(os, op->getLoc());
-  os << ": error: '" << op->getName() << "': " << message;
+  os << mlir::spmd::fileLineColPrefix(op->getLoc()) << "error: '"
+     << op->getName() << "': " << message;
   return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
 }
 

@@ -1,6 +1,7 @@
 //===- HostBuffer.cpp - Tensors in memory ---------------------------------===//
 
 #include "runtime/exec/HostBuffer.h"
+#include "mesh/DeviceMesh.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -43,26 +44,49 @@ void MemoryStats::add(int64_t device, int64_t bytes) {
 namespace {
 thread_local MemoryScope currentScope;
 
-/// heldBytes's counters: process-wide, fixed, so counting never locks.
-std::atomic<int64_t> *heldBytesCounter(int64_t position) {
-  static std::atomic<int64_t> counters[kHeldBytesDevices];
-  if (position < 0 || position >= kHeldBytesDevices)
+/// heldBytes's counters, process-wide, in blocks made on first use (and
+/// kept), so counting never locks.
+constexpr int64_t kCountersPerBlock = 8192;
+constexpr int64_t kBlocks = DeviceMesh::kMaxDevices / kCountersPerBlock;
+std::atomic<std::atomic<int64_t> *> counterBlocks[kBlocks];
+std::atomic<int64_t> positionsCounted{0};
+
+std::atomic<int64_t> *heldBytesCounter(int64_t position, bool make) {
+  if (position < 0 || position >= DeviceMesh::kMaxDevices)
     return nullptr;
-  return &counters[position];
+  std::atomic<std::atomic<int64_t> *> &slot =
+      counterBlocks[position / kCountersPerBlock];
+  std::atomic<int64_t> *block = slot.load();
+  if (!block && make) {
+    auto *made = new std::atomic<int64_t>[kCountersPerBlock]();
+    if (slot.compare_exchange_strong(block, made))
+      block = made;
+    else
+      delete[] made;
+  }
+  if (!block)
+    return nullptr;
+  int64_t seen = positionsCounted.load();
+  while (make && position >= seen &&
+         !positionsCounted.compare_exchange_weak(seen, position + 1)) {
+  }
+  return &block[position % kCountersPerBlock];
 }
 
 void count(const MemoryScope &scope, int64_t bytes) {
   if (scope.stats)
     scope.stats->add(scope.device, bytes);
-  if (std::atomic<int64_t> *held = heldBytesCounter(scope.device))
+  if (std::atomic<int64_t> *held = heldBytesCounter(scope.device, true))
     *held += bytes;
 }
 } // namespace
 
 int64_t heldBytes(int64_t position) {
-  std::atomic<int64_t> *held = heldBytesCounter(position);
+  std::atomic<int64_t> *held = heldBytesCounter(position, false);
   return held ? held->load() : 0;
 }
+
+int64_t heldBytesPositions() { return positionsCounted.load(); }
 
 const MemoryScope &MemoryScope::current() { return currentScope; }
 void MemoryScope::setCurrent(MemoryScope scope) {

@@ -69,10 +69,10 @@ private:
 };
 
 /// Bytes of tensor storage held now for the device at `position` among
-/// the devices of this process, whatever run or placement made it (the
-/// first kHeldBytesDevices positions are counted; others read 0).
+/// the devices of this process, whatever run or placement made it.
 int64_t heldBytes(int64_t position);
-inline constexpr int64_t kHeldBytesDevices = 8192;
+/// One more than the largest position storage was ever counted for.
+int64_t heldBytesPositions();
 
 /// Where the storage the calling thread allocates counts: a run's
 /// statistics (none when `stats` is null) and a device of it, the device's

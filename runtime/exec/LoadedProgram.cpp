@@ -140,8 +140,7 @@ llvm::Error checkTensorSizes(ModuleOp module) {
     if (bytes && *bytes <= limit)
       return;
     llvm::raw_string_ostream os(message);
-    mlir::spmd::printFileLineCol(os, op->getLoc());
-    os << ": error: " << tensor << " needs "
+    os << mlir::spmd::fileLineColPrefix(op->getLoc()) << "error: " << tensor << " needs "
        << (bytes ? std::to_string(*bytes) : std::string("more than 2^63"))
        << " bytes; tensors may have up to " << limit
        << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";
@@ -179,8 +178,8 @@ static llvm::Error checkCollectiveMeshes(ModuleOp module, func::FuncOp entry,
     if (bad) {
       std::string message;
       llvm::raw_string_ostream os(message);
-      mlir::spmd::printFileLineCol(os, bad->getLoc());
-      os << ": error: '" << bad->getName() << "' is on a mesh of " << badDevices
+      os << mlir::spmd::fileLineColPrefix(bad->getLoc()) << "error: '"
+         << bad->getName() << "' is on a mesh of " << badDevices
          << " devices, but the program runs on " << devices
          << ": the others would never join it";
       return fail(message);

@@ -12,6 +12,7 @@
 #include "runtime/exec/TensorOps.h"
 #include "runtime/kernels/KernelInterface.h"
 
+#include "ir/Locations.h"
 #include "ir/SpmdOps.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -52,8 +53,7 @@ static llvm::Expected<CollectiveInfo> infoOf(CollectiveOpInterface op,
   for (auto axis : op.getAxesAttr().getAsRange<StringAttr>())
     info.axes.push_back(*mesh->axisIndex(axis.getValue()));
   llvm::raw_string_ostream os(info.name);
-  os << "'" << op->getName() << "' at ";
-  op->getLoc().print(os);
+  os << "'" << op->getName() << "' at " << mlir::spmd::placeOf(op->getLoc());
   return info;
 }
 

@@ -118,11 +118,9 @@ private:
 };
 
 llvm::Error ScalarProgramBuilder::fail(Operation *op, const Twine &why) {
-  std::string location;
-  llvm::raw_string_ostream os(location);
-  mlir::spmd::printFileLineCol(os, op->getLoc());
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 location + ": error: " + why);
+                                 mlir::spmd::fileLineColPrefix(op->getLoc()) +
+                                     "error: " + why);
 }
 
 void ScalarProgramBuilder::bindArguments(Block &body) {

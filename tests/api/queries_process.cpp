@@ -2,7 +2,9 @@
 //
 // Under mpirun, each process prints what torch_xla's runtime queries
 // answer (`queries`), or runs a program whose input is wrong on the last
-// process only (`bad-input`) and prints the error and how long it took.
+// process only (`bad-input`), or whose mesh each process builds from a
+// device count of its own (`other-counts`), and prints the error and how
+// long it took.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -37,17 +40,27 @@ void printQueries() {
               memory.ok() && memory->bytes_limit > 0 ? "ok" : "missing");
 }
 
-int runWithABadInputOnTheLastProcess() {
+/// Runs kExp on a mesh of every device, its input placed (`placed`) or
+/// from the host, the last process's input of another shape if `badShape`.
+int runOnEveryDevice(bool placed, bool badShape) {
   int64_t devices = spmd::global_runtime_device_count();
   std::vector<int64_t> ids(devices);
   std::iota(ids.begin(), ids.end(), 0);
   spmd::Mesh mesh(ids, {devices}, {"x"});
   auto program = spmd::Program::fromString(kExp);
-  if (!program.ok() ||
-      !program->mark_sharding(program->argument(0), mesh, {"x"}).ok())
+  if (!program.ok())
     return 1;
   bool last = spmd::process_index() + 1 == spmd::world_size();
-  spmd::HostTensor input(spmd::DType::F32, {last ? 8 : 8, last ? 5 : 4});
+  spmd::HostTensor host(spmd::DType::F32, {8, last && badShape ? 5 : 4});
+  spmd::Input input = host;
+  if (placed) {
+    auto onDevices = spmd::mark_sharding(host, mesh, {"x"});
+    if (!onDevices.ok())
+      return 1;
+    input = *onDevices;
+  } else if (!program->mark_sharding(program->argument(0), mesh, {"x"}).ok()) {
+    return 1;
+  }
   auto start = std::chrono::steady_clock::now();
   auto out = program->run({input});
   double seconds = std::chrono::duration<double>(
@@ -65,7 +78,13 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc == 2 && std::strcmp(argv[1], "bad-input") == 0)
-    return runWithABadInputOnTheLastProcess();
-  std::fprintf(stderr, "usage: %s queries|bad-input\n", argv[0]);
+    return runOnEveryDevice(/*placed=*/false, /*badShape=*/true);
+  if (argc == 2 && std::strcmp(argv[1], "other-counts") == 0) {
+    // Process r has r + 1 devices, so each builds another mesh.
+    setenv("SPMD_NUM_DEVICES",
+           std::to_string(spmd::process_index() + 1).c_str(), 1);
+    return runOnEveryDevice(/*placed=*/true, /*badShape=*/false);
+  }
+  std::fprintf(stderr, "usage: %s queries|bad-input|other-counts\n", argv[0]);
   return 2;
 }

@@ -6,15 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <spmd/spmd.h>
-
-#include "gtest/gtest.h"
+#include "ApiTestSupport.h"
 
 #include <fstream>
 #include <numeric>
 #include <optional>
 
 using spmd::None;
+using spmd_test::iota;
+using spmd_test::maxDiff;
 
 namespace {
 const char *kMatmul = R"mlir(
@@ -27,24 +27,6 @@ func.func @f(%a: tensor<6x8xf32>, %b: tensor<8x5xf32>) -> tensor<6x5xf32> {
   %t = math.tanh %m : tensor<6x5xf32>
   return %t : tensor<6x5xf32>
 })mlir";
-
-spmd::HostTensor iota(std::vector<int64_t> shape, float scale = 0.01f) {
-  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                              std::multiplies<>());
-  std::vector<float> values(n);
-  for (int64_t i = 0; i < n; ++i)
-    values[i] = scale * float((i * 7) % 13) - 0.05f;
-  return *spmd::HostTensor::fromVector<float>(shape, values);
-}
-
-/// The largest difference between two tensors' elements.
-double maxDiff(const spmd::HostTensor &a, const spmd::HostTensor &b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double worst = 0;
-  for (int64_t i = 0; i < a.numel(); ++i)
-    worst = std::max(worst, std::abs(a.at(i) - b.at(i)));
-  return worst;
-}
 
 /// What `program` computes on one device.
 std::vector<spmd::HostTensor> reference(const char *text,
@@ -61,14 +43,6 @@ std::vector<spmd::HostTensor> reference(const char *text,
 
 spmd::Mesh mesh2x2() { return spmd::Mesh({0, 1, 2, 3}, {2, 2}, {"x", "y"}); }
 
-/// A status's message contains `part`.
-#define EXPECT_ERROR(status, part)                                             \
-  do {                                                                         \
-    absl::Status s_ = (status);                                                \
-    EXPECT_FALSE(s_.ok());                                                     \
-    EXPECT_NE(std::string(s_.message()).find(part), std::string::npos)         \
-        << s_.message();                                                       \
-  } while (0)
 } // namespace
 
 TEST(Api, MeshDescribesItself) {

@@ -5,9 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <spmd/spmd.h>
-
-#include "gtest/gtest.h"
+#include "ApiTestSupport.h"
 
 #include <atomic>
 #include <chrono>
@@ -20,16 +18,10 @@
 #include <sched.h>
 
 using spmd::None;
+using spmd_test::iota;
+using spmd_test::maxDiff;
 
 namespace {
-#define EXPECT_ERROR(status, part)                                             \
-  do {                                                                         \
-    absl::Status s_ = (status);                                                \
-    EXPECT_FALSE(s_.ok());                                                     \
-    EXPECT_NE(std::string(s_.message()).find(part), std::string::npos)         \
-        << s_.message();                                                       \
-  } while (0)
-
 /// Sets an environment variable for a scope, restoring it after.
 class ScopedEnv {
 public:
@@ -63,23 +55,6 @@ std::vector<int64_t> ids(int64_t n) {
   std::vector<int64_t> v(n);
   std::iota(v.begin(), v.end(), 0);
   return v;
-}
-
-spmd::HostTensor iota(std::vector<int64_t> shape) {
-  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                              std::multiplies<>());
-  std::vector<float> values(n);
-  for (int64_t i = 0; i < n; ++i)
-    values[i] = 0.01f * float((i * 7) % 13) - 0.05f;
-  return *spmd::HostTensor::fromVector<float>(shape, values);
-}
-
-double maxDiff(const spmd::HostTensor &a, const spmd::HostTensor &b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double worst = 0;
-  for (int64_t i = 0; i < a.numel(); ++i)
-    worst = std::max(worst, std::abs(a.at(i) - b.at(i)));
-  return worst;
 }
 
 const char *kLinear = R"mlir(
@@ -135,9 +110,20 @@ TEST(Devices, OnePerCoreUnlessSpmdNumDevicesSaysOtherwise) {
                                        spmd::Mesh(ids(8), {4, 2}), {0, 1})
                        .status(),
                    "set SPMD_NUM_DEVICES=8 for more virtual devices");
-    // A HybridMesh states its devices per process: taken as written.
+    // So is a loader given it, at once.
+    EXPECT_ERROR(spmd::ParallelLoader::create(
+                     [] { return std::optional<std::vector<spmd::HostTensor>>(); },
+                     {{big, {0}}})
+                     .status(),
+                 "input_sharding 0: the mesh has");
+    // A HybridMesh states its devices per process: taken as written, and
+    // the memory of each of its devices can be asked for.
     spmd::HybridMesh hybrid({more}, {1}, {"x"});
-    EXPECT_TRUE(spmd::mark_sharding(iota({more}), hybrid, {"x"}).ok());
+    auto onHybrid = spmd::mark_sharding(iota({more, 256}), hybrid, {"x"});
+    EXPECT_TRUE(onHybrid.ok()) << onHybrid.status();
+    auto last = spmd::get_memory_info(more - 1);
+    ASSERT_TRUE(last.ok()) << last.status();
+    EXPECT_GE(last->bytes_used, 256 * 4);
   }
   {
     ScopedEnv eight("SPMD_NUM_DEVICES", "8");
@@ -163,7 +149,7 @@ TEST(Devices, RuntimeQueriesAsTorchXla) {
   EXPECT_TRUE(spmd::is_master_ordinal());
   EXPECT_TRUE(spmd::is_master_ordinal(/*local=*/false));
   EXPECT_EQ(spmd::device_type(), "CPU");
-  for (int64_t bad : {int64_t(-1), int64_t(4), int64_t(1) << 40})
+  for (int64_t bad : {int64_t(-1), int64_t(1) << 24, int64_t(1) << 40})
     EXPECT_EQ(spmd::get_memory_info(bad).status().code(),
               absl::StatusCode::kOutOfRange);
 
@@ -360,6 +346,57 @@ TEST(ApiErrors, CodesFollowTheTable) {
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(spmd::initialize_cache("/no/such/cache", /*readonly=*/true).code(),
             absl::StatusCode::kNotFound);
+}
+
+TEST(ApiErrors, BuiltProgramsHaveNoPlaceToName) {
+  // The tensor builder's ops have no location: `error: ...`, never MLIR's
+  // `loc(unknown)`.
+  auto program = spmd::Program::build();
+  spmd::Value x = program.parameter({int64_t(1) << 20, int64_t(1) << 20});
+  ASSERT_TRUE(program.output({program.relu(x)}).ok());
+  absl::Status compiled = program.compile();
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(std::string(compiled.message()).rfind("error: ", 0), 0u)
+      << compiled.message();
+  EXPECT_EQ(std::string(compiled.message()).find("loc("), std::string::npos);
+}
+
+TEST(ApiErrors, CompileOptionsAreCheckedWhateverTheyAskFor) {
+  auto program = spmd::Program::fromString(kLinear);
+  ASSERT_TRUE(program.ok());
+  for (spmd::Program::CompileOptions options :
+       {spmd::Program::CompileOptions{false, -1, 10},
+        spmd::Program::CompileOptions{false, 0, 0.5},
+        spmd::Program::CompileOptions{false, 0, NAN},
+        spmd::Program::CompileOptions{true, 0, INFINITY}})
+    EXPECT_ERROR(program->compile(options),
+                 "the compile options need memory_budget >= 0");
+  EXPECT_TRUE(program->compile({false, 0, 1e6}).ok());
+}
+
+TEST(ApiErrors, CodesOfPathsAndEmptyTensors) {
+  std::string folder = ::testing::TempDir();
+  EXPECT_EQ(spmd::Program::fromFile(folder).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(spmd::HybridMesh::fromFile(folder).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  std::string file = folder + "/not_a_batch_folder";
+  std::ofstream(file) << "x";
+  spmd::Mesh one({0}, {1}, {"x"});
+  EXPECT_EQ(spmd::ParallelLoader::fromFolder(file, {{one, {}}}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(spmd::Program::fromString(kLinear, "nothing").status().code(),
+            absl::StatusCode::kNotFound);
+  auto program = spmd::Program::fromString(kLinear);
+  ASSERT_TRUE(program.ok());
+  EXPECT_EQ(program->run({spmd::ShardedTensor(), iota({128, 64})})
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(spmd::save_checkpoint(folder + "/empty_tensor_checkpoint",
+                                  {{"t", spmd::ShardedTensor()}})
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(ApiCompile, CompilingAgainIsACacheHit) {

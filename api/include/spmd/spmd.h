@@ -139,7 +139,8 @@ struct MemoryInfo {
   int64_t bytes_limit = 0;
 };
 /// The memory of this process's device at position `device`
-/// (0 <= device < addressable_device_count()); OutOfRange otherwise.
+/// (0 <= device < addressable_device_count(), or beyond where a HybridMesh
+/// had the process run more); OutOfRange otherwise.
 absl::StatusOr<MemoryInfo> get_memory_info(int64_t device);
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,52 @@
+//===- ApiTestSupport.h - What the API's tests share ------------*- C++ -*-===//
+//
+// Tensors to feed programs, their comparison, and checks of error messages,
+// through <spmd/spmd.h> only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_TESTS_UNIT_APITESTSUPPORT_H
+#define SPMD_TESTS_UNIT_APITESTSUPPORT_H
+
+#include <spmd/spmd.h>
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <string>
+
+namespace spmd_test {
+
+/// Small values of a repeating pattern, row-major over `shape`.
+inline spmd::HostTensor iota(std::vector<int64_t> shape, float scale = 0.01f) {
+  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                              std::multiplies<>());
+  std::vector<float> values(n);
+  for (int64_t i = 0; i < n; ++i)
+    values[i] = scale * float((i * 7) % 13) - 0.05f;
+  return *spmd::HostTensor::fromVector<float>(shape, values);
+}
+
+/// The largest difference between two tensors' elements.
+inline double maxDiff(const spmd::HostTensor &a, const spmd::HostTensor &b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < a.numel() && a.shape() == b.shape(); ++i)
+    worst = std::max(worst, std::abs(a.at(i) - b.at(i)));
+  return worst;
+}
+
+} // namespace spmd_test
+
+/// A status's message contains `part`.
+#define EXPECT_ERROR(status, part)                                             \
+  do {                                                                         \
+    absl::Status s_ = (status);                                                \
+    EXPECT_FALSE(s_.ok());                                                     \
+    EXPECT_NE(std::string(s_.message()).find(part), std::string::npos)         \
+        << s_.message();                                                       \
+  } while (0)
+
+#endif // SPMD_TESTS_UNIT_APITESTSUPPORT_H
