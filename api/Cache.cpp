@@ -119,11 +119,11 @@ absl::Status initialize_cache(const std::string &path, bool readonly) {
             path, /*IgnoreExisting=*/true,
             perms(perms::owner_all | perms::group_read | perms::group_exe |
                   perms::others_read | perms::others_exe)))
-      return absl::Status(ec == std::errc::permission_denied
-                              ? absl::StatusCode::kPermissionDenied
-                              : absl::StatusCode::kInvalidArgument,
-                          fmt::format("cannot create the cache '{}': {}",
-                                      path, ec.message()));
+      return absl::Status(
+          ec == std::errc::permission_denied
+              ? absl::StatusCode::kPermissionDenied
+              : absl::StatusCode::kInvalidArgument,
+          fmt::format("cannot create the cache '{}': {}", path, ec.message()));
     if (::stat(path.c_str(), &status) != 0)
       return absl::NotFoundError(
           fmt::format("the cache '{}' vanished as it was made", path));
@@ -250,9 +250,9 @@ readEntry(const std::string &path, uint64_t key, const std::string &entry) {
   // The limit of a program's own mesh (fromString's): an entry cannot
   // have this process start more devices than its source could.
   for (auto meshOp : owned.module->getOps<mlir::spmd::MeshOp>())
-    if (llvm::Error error = runtime::checkLocalDevices(
-            meshOp.getMesh().toMesh().numDevices() /
-            std::max<int64_t>(1, world_size())))
+    if (llvm::Error error =
+            runtime::checkLocalDevices(meshOp.getMesh().toMesh().numDevices() /
+                                       std::max<int64_t>(1, world_size())))
       return detail::toStatus(std::move(error));
   return fromPartitioned(std::move(owned), body.str(), entry);
 }

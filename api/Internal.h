@@ -105,8 +105,7 @@ lockProgram(const std::unique_ptr<ProgramState> &state);
 /// The code of a failure to read `path` (a file or a folder): NotFound
 /// when nothing is there, FailedPrecondition when it is there but of
 /// another kind, else InvalidArgument.
-absl::StatusCode fileErrorCode(const std::string &path,
-                               bool folder = false);
+absl::StatusCode fileErrorCode(const std::string &path, bool folder = false);
 
 /// What a moved-from Program answers.
 absl::Status movedFrom();

@@ -103,8 +103,8 @@ absl::StatusOr<DeviceMesh> detail::deviceMesh(const Mesh &mesh) {
     return absl::InvalidArgumentError(fmt::format(
         "the mesh has {} devices but {} exist{} ({} per process, {} "
         "process{}); set SPMD_NUM_DEVICES={} for more virtual devices",
-        made->numDevices(), exist, exist == 1 ? "s" : "", *local,
-        world_size(), world_size() == 1 ? "" : "es",
+        made->numDevices(), exist, exist == 1 ? "s" : "", *local, world_size(),
+        world_size() == 1 ? "" : "es",
         (made->numDevices() + world_size() - 1) / world_size()));
   return std::move(*made);
 }

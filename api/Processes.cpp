@@ -30,7 +30,8 @@ absl::Status detail::agreeOnFirstError(absl::Status local,
   int64_t first = size - int64_t(*failed);
   // Its code, then its message.
   llvm::Expected<std::string> error = world->broadcastText(
-      fmt::format("{}\n{}", int(local.code()), std::string(local.message())), first, what);
+      fmt::format("{}\n{}", int(local.code()), std::string(local.message())),
+      first, what);
   if (!error)
     return toStatus(error.takeError(), absl::StatusCode::kInternal);
   auto [code, message] = llvm::StringRef(*error).split('\n');

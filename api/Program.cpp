@@ -107,8 +107,7 @@ std::unique_ptr<mlir::MLIRContext> detail::newContext() {
   return context;
 }
 
-absl::StatusCode detail::fileErrorCode(const std::string &path,
-                                       bool folder) {
+absl::StatusCode detail::fileErrorCode(const std::string &path, bool folder) {
   llvm::sys::fs::file_status status;
   if (llvm::sys::fs::status(path, status) ||
       status.type() == llvm::sys::fs::file_type::file_not_found)
@@ -317,10 +316,9 @@ static absl::StatusOr<Program> parse(const std::string &mlir,
   state->module = std::move(*module);
   mlir::func::FuncOp function = runtime::findEntry(*state->module, entry);
   if (!function)
-    return entry.empty() ? absl::InvalidArgumentError(
-                               "the module has no entry function")
-                         : absl::NotFoundError("the module has no function @" +
-                                               entry);
+    return entry.empty()
+               ? absl::InvalidArgumentError("the module has no entry function")
+               : absl::NotFoundError("the module has no function @" + entry);
   state->entry = function.getSymName().str();
   recordNames(asmState, function, state->names);
   return ProgramState::wrap(std::move(state));
@@ -646,8 +644,8 @@ static absl::Status compileProgram(ProgramState &state,
     text = std::move(*sharded);
   }
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + state.entry),
-                            text, state.entry);
+      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + state.entry), text,
+                            state.entry);
   if (!compiled.ok())
     return compiled.status();
   // spmd::DType has the usual integer widths only; spmd-run runs the others.
@@ -684,8 +682,7 @@ absl::Status Program::compile(const CompileOptions &options) {
         "dcn_cost from 1 to {:g}, not {} and {}",
         maxDcnCost, options.memory_budget, options.dcn_cost));
   state_->options = options;
-  return compileProgram(*state_, options,
-                        compileRequest(*state_, options, {}),
+  return compileProgram(*state_, options, compileRequest(*state_, options, {}),
                         /*countReuse=*/true);
 }
 
@@ -777,10 +774,10 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
 /// (the program's, which the first input on the devices gives when the
 /// program has none). An argument without a sharding given a tensor on
 /// the devices joins `followed`.
-static absl::Status checkInput(mlir::func::FuncOp function, unsigned i,
-                              const Input &input,
-                              std::optional<DeviceMesh> &mesh,
-                              std::vector<detail::FollowedSharding> &followed) {
+static absl::Status
+checkInput(mlir::func::FuncOp function, unsigned i, const Input &input,
+           std::optional<DeviceMesh> &mesh,
+           std::vector<detail::FollowedSharding> &followed) {
   mlir::Type type = function.getArgumentTypes()[i];
   auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type);
   std::vector<int64_t> want =
@@ -811,8 +808,7 @@ static absl::Status checkInput(mlir::func::FuncOp function, unsigned i,
     shape = sharded.shape();
   }
   // Dynamic sizes are the compiler's to refuse.
-  if (tensorType && !tensorType.hasStaticShape() &&
-      shape.size() == want.size())
+  if (tensorType && !tensorType.hasStaticShape() && shape.size() == want.size())
     for (auto [w, g] : llvm::zip(want, shape))
       if (mlir::ShapedType::isDynamic(w))
         w = g;
@@ -900,7 +896,8 @@ Program::run(std::vector<Input> inputs) {
   // Every process checks its inputs before any exchange, so that all fail
   // at once, with one message.
   std::vector<detail::FollowedSharding> followed;
-  std::string checking = fmt::format("checking the inputs of @{}", state_->entry);
+  std::string checking =
+      fmt::format("checking the inputs of @{}", state_->entry);
   absl::Status checked = detail::agreeOnFirstError(
       checkInputs(*state_, inputs, followed), checking);
   if (!checked.ok())
@@ -908,8 +905,7 @@ Program::run(std::vector<Input> inputs) {
   // And on the program they run: processes that built their meshes or
   // marked their programs differently would exchange garbage.
   CompileRequest request = compileRequest(*state_, state_->options, followed);
-  absl::StatusOr<bool> same =
-      detail::sameOnEveryProcess(request.key, checking);
+  absl::StatusOr<bool> same = detail::sameOnEveryProcess(request.key, checking);
   if (!same.ok())
     return same.status();
   if (!*same)
@@ -918,8 +914,8 @@ Program::run(std::vector<Input> inputs) {
         "every process marks the same shardings on the same meshes (built "
         "from the same device counts: set SPMD_NUM_DEVICES alike)",
         state_->entry));
-  if (absl::Status status = compileProgram(*state_, state_->options,
-                                           std::move(request), false);
+  if (absl::Status status =
+          compileProgram(*state_, state_->options, std::move(request), false);
       !status.ok())
     return status;
   state_->followed = std::move(followed);

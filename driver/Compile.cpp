@@ -26,12 +26,12 @@ static llvm::Error runPasses(ModuleOp module,
     llvm::raw_string_ostream os(messages);
     if (!messages.empty())
       os << "\n";
-    os << mlir::spmd::fileLineColPrefix(d.getLocation()) << "error: "
-       << d.str();
+    os << mlir::spmd::fileLineColPrefix(d.getLocation())
+       << "error: " << d.str();
     for (const Diagnostic &note : d.getNotes()) {
       os << "\n";
-      os << mlir::spmd::fileLineColPrefix(note.getLocation()) << "note: "
-         << note.str();
+      os << mlir::spmd::fileLineColPrefix(note.getLocation())
+         << "note: " << note.str();
     }
     return success();
   });

@@ -491,8 +491,8 @@ llvm::Expected<std::string> MpiWorld::broadcastText(const std::string &text,
     std::vector<Message> messages;
     for (int64_t r = 0; r < size_; ++r)
       if (r != root && (rank_ == root || r == rank_))
-        messages.push_back({rank_ == root ? r : root, data, bytes,
-                            rank_ == root});
+        messages.push_back(
+            {rank_ == root ? r : root, data, bytes, rank_ == root});
     return exchange(0, messages, what);
   };
   if (llvm::Error err = fromRoot(&length, sizeof(length)))

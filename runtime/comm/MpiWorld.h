@@ -94,9 +94,8 @@ public:
   llvm::Expected<std::vector<std::string>> gatherText(const std::string &text,
                                                       const std::string &what);
   /// `root`'s `text`, on every process (the others' `text` is ignored).
-  llvm::Expected<std::string> broadcastText(const std::string &text,
-                                            int64_t root,
-                                            const std::string &what);
+  llvm::Expected<std::string>
+  broadcastText(const std::string &text, int64_t root, const std::string &what);
 
   /// Tells every other process that this one stops with `message`; their
   /// waits then fail naming this rank. Once per process.

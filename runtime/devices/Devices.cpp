@@ -233,8 +233,8 @@ llvm::Expected<int64_t> configuredDevices() {
       devices > *limit)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("SPMD_NUM_DEVICES={0} is not an integer in [1, {1}]",
-                      env, *limit));
+        llvm::formatv("SPMD_NUM_DEVICES={0} is not an integer in [1, {1}]", env,
+                      *limit));
   return devices;
 }
 

@@ -140,7 +140,8 @@ llvm::Error checkTensorSizes(ModuleOp module) {
     if (bytes && *bytes <= limit)
       return;
     llvm::raw_string_ostream os(message);
-    os << mlir::spmd::fileLineColPrefix(op->getLoc()) << "error: " << tensor << " needs "
+    os << mlir::spmd::fileLineColPrefix(op->getLoc()) << "error: " << tensor
+       << " needs "
        << (bytes ? std::to_string(*bytes) : std::string("more than 2^63"))
        << " bytes; tensors may have up to " << limit
        << " (SPMD_MAX_TENSOR_BYTES, default: the machine's memory)";

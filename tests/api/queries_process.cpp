@@ -63,9 +63,9 @@ int runOnEveryDevice(bool placed, bool badShape) {
   }
   auto start = std::chrono::steady_clock::now();
   auto out = program->run({input});
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::printf("process %lld: %.1f s: %s\n", (long long)spmd::process_index(),
               seconds, out.ok() ? "ran" : out.status().ToString().c_str());
   return out.ok() ? 1 : 0;

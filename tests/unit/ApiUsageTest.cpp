@@ -92,8 +92,8 @@ TEST(Devices, OnePerCoreUnlessSpmdNumDevicesSaysOtherwise) {
     int64_t n = spmd::global_runtime_device_count();
     if (n >= 2) {
       spmd::Mesh mesh(ids(n / 2 * 2), {n / 2, 2}, {"data", "model"});
-      EXPECT_TRUE(spmd::mark_sharding(iota({4, 4}), mesh, {"data", "model"})
-                      .ok());
+      EXPECT_TRUE(
+          spmd::mark_sharding(iota({4, 4}), mesh, {"data", "model"}).ok());
     }
     // A mesh larger than the devices is refused, saying how to get more.
     int64_t more = 2 * cores;
@@ -106,16 +106,17 @@ TEST(Devices, OnePerCoreUnlessSpmdNumDevicesSaysOtherwise) {
     EXPECT_ERROR(refused, "SPMD_NUM_DEVICES=" + std::to_string(more));
     // The user guide's 4x2 mesh, on a machine of fewer cores.
     if (cores < 8)
-      EXPECT_ERROR(spmd::mark_sharding(iota({8, 2}),
-                                       spmd::Mesh(ids(8), {4, 2}), {0, 1})
-                       .status(),
-                   "set SPMD_NUM_DEVICES=8 for more virtual devices");
+      EXPECT_ERROR(
+          spmd::mark_sharding(iota({8, 2}), spmd::Mesh(ids(8), {4, 2}), {0, 1})
+              .status(),
+          "set SPMD_NUM_DEVICES=8 for more virtual devices");
     // So is a loader given it, at once.
-    EXPECT_ERROR(spmd::ParallelLoader::create(
-                     [] { return std::optional<std::vector<spmd::HostTensor>>(); },
-                     {{big, {0}}})
-                     .status(),
-                 "input_sharding 0: the mesh has");
+    EXPECT_ERROR(
+        spmd::ParallelLoader::create(
+            [] { return std::optional<std::vector<spmd::HostTensor>>(); },
+            {{big, {0}}})
+            .status(),
+        "input_sharding 0: the mesh has");
     // A HybridMesh states its devices per process: taken as written, and
     // the memory of each of its devices can be asked for.
     spmd::HybridMesh hybrid({more}, {1}, {"x"});
@@ -290,8 +291,9 @@ TEST(FollowData, InputsOnTwoMeshesAreAnError) {
 //===----------------------------------------------------------------------===//
 
 TEST(ApiErrors, LocationsReadLikeTheTools) {
-  auto bad = spmd::Program::fromString("func.func @f() {\n  %x = arith.constant "
-                                       "1 : tensor<2xf32>\n  return\n}\n");
+  auto bad =
+      spmd::Program::fromString("func.func @f() {\n  %x = arith.constant "
+                                "1 : tensor<2xf32>\n  return\n}\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(std::string(bad.status().message()).rfind("<string>:2:", 0), 0u)
       << bad.status().message();
@@ -316,8 +318,7 @@ TEST(ApiErrors, LocationsReadLikeTheTools) {
   std::ofstream(path) << "func.func @f() {\n  return %nothing : f32\n}\n";
   auto fromFile = spmd::Program::fromFile(path);
   ASSERT_FALSE(fromFile.ok());
-  EXPECT_EQ(std::string(fromFile.status().message()).rfind(path + ":2:", 0),
-            0u)
+  EXPECT_EQ(std::string(fromFile.status().message()).rfind(path + ":2:", 0), 0u)
       << fromFile.status().message();
 
   // A value that is no tensor: what it is, named.
@@ -389,10 +390,9 @@ TEST(ApiErrors, CodesOfPathsAndEmptyTensors) {
             absl::StatusCode::kNotFound);
   auto program = spmd::Program::fromString(kLinear);
   ASSERT_TRUE(program.ok());
-  EXPECT_EQ(program->run({spmd::ShardedTensor(), iota({128, 64})})
-                .status()
-                .code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      program->run({spmd::ShardedTensor(), iota({128, 64})}).status().code(),
+      absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(spmd::save_checkpoint(folder + "/empty_tensor_checkpoint",
                                   {{"t", spmd::ShardedTensor()}})
                 .code(),

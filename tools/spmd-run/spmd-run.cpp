@@ -654,8 +654,8 @@ int main(int argc, char **argv) {
   // The devices are the mesh's (written in the program); they share the
   // cores the process may run on.
   llvm::outs() << llvm::formatv(
-      "compile_ms={0:f3} run_ms={1:f3} devices={2} cores={3}", compileMs,
-      runMs, program->numDevices(), availableCores());
+      "compile_ms={0:f3} run_ms={1:f3} devices={2} cores={3}", compileMs, runMs,
+      program->numDevices(), availableCores());
   if (world)
     llvm::outs() << " processes=" << world->size();
   llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
