@@ -103,7 +103,7 @@ def main():
     names, ici, dcn = load_config(config)
     counted = {}
     for entry in json.load(open(report)).get("mpi", []):
-        line = int(re.search(r":(\d+):\d+\)", entry["collective"]).group(1))
+        line = int(re.search(r":(\d+):\d+$", entry["collective"]).group(1))
         counted[line] = entry["bytes_per_process"]
     ok = True
     checked = 0
