@@ -17,6 +17,7 @@
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"
+#include "runtime/kernels/LibraryKernels.h"
 #include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -38,7 +39,7 @@ static KernelThreads threadsFor(KernelThreads threads, int64_t macs) {
 
 template <typename T> static GemmFn<T> gemmFn() {
   if constexpr (sizeof(T) == 4)
-    return gemmKernels().f32;
+    return pathGemm;
   else
     return gemmKernels().f64;
 }
@@ -52,7 +53,6 @@ template <typename T>
 static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
                  GemmOperand<T> c, int64_t m, int64_t k, int64_t n,
                  bool accumulate, KernelThreads threads) {
-  GemmFn<T> fn = gemmFn<T>();
   threads = threadsFor(threads, m * k * n);
   constexpr int64_t kRowsPerThread = 128;
   if (threads.count > 1 && m < kRowsPerThread * threads.count && n > m) {
@@ -65,16 +65,16 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
         x.data += x.transposed ? begin * x.ld : begin;
         return x;
       };
-      fn(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k, end - begin,
-         accumulate);
+      gemmFn<T>()(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k,
+                   end - begin, accumulate);
     });
     return;
   }
   parallelFor(threads, m, [&](int64_t first, int64_t last) {
     GemmOperand<const T> rows = a;
     rows.data += a.transposed ? first : first * a.ld;
-    fn(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld}, last - first, k, n,
-       accumulate);
+    gemmFn<T>()(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld},
+                            last - first, k, n, accumulate);
   });
 }
 
@@ -434,9 +434,10 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
                                                 s.c,
                                     s.c * sizeof(T));
                   }
-                  gemmFn<T>()({cols + first * k, k}, {filter, s.f},
-                              {result + first * s.f, s.f}, last - first, k, s.f,
-                              accumulate);
+                  gemmFn<T>()({cols + first * k, k},
+                                          {filter, s.f},
+                                          {result + first * s.f, s.f},
+                                          last - first, k, s.f, accumulate);
                 });
   }
 }

@@ -8,6 +8,7 @@
 #include "runtime/kernels/CpuPath.h"
 #include "passes/Dialects.h"
 #include "driver/Compile.h"
+#include "runtime/kernels/LibraryKernels.h"
 #include "runtime/kernels/gemm/GemmKernels.h"
 
 #include "mlir/Parser/Parser.h"
@@ -139,7 +140,9 @@ TEST(CpuPath, ProgramsAgreeOnEveryPath) {
 template <typename T> void checkGemm(GemmFn<T> gemm, const char *type) {
   const std::array<int64_t, 3> sizes[] = {
       {1, 1, 1},     {5, 3, 7},      {12, 256, 32}, {13, 257, 33},
-      {64, 300, 96}, {250, 600, 70}, {3, 0, 5}};
+      {64, 300, 96}, {250, 600, 70}, {3, 0, 5},
+      // Rows where each path's library (pathGemm) takes over.
+      {8, 9, 40},    {48, 17, 33},   {50, 0, 5}};
   for (auto [m, k, n] : sizes)
     for (int transposes = 0; transposes < 4; ++transposes)
       for (bool accumulate : {false, true}) {
@@ -194,6 +197,8 @@ TEST(CpuPath, GemmKernelsOfEveryPath) {
     SCOPED_TRACE(cpuPathName(path).str());
     checkGemm<float>(gemmKernels().f32, "f32");
     checkGemm<double>(gemmKernels().f64, "f64");
+    // With OpenBLAS where it is faster.
+    checkGemm<float>(pathGemm, "f32 of the path");
   }
 }
 

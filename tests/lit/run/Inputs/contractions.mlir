@@ -115,3 +115,21 @@ func.func @two_k_ref(%a: tensor<5x3x4xf64>, %b: tensor<3x4x6xf64>, %c: tensor<5x
   } -> tensor<5x6xf64>
   return %0 : tensor<5x6xf64>
 }
+// Rows enough for each CPU path's library GEMM (oneDNN, OpenBLAS), B read
+// transposed.
+func.func @library_rows(%a: tensor<64x33xf32>, %b: tensor<50x33xf32>, %c: tensor<64x50xf32>) -> tensor<64x50xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<64x33xf32>, tensor<50x33xf32>) outs(%c : tensor<64x50xf32>) -> tensor<64x50xf32>
+  return %0 : tensor<64x50xf32>
+}
+func.func @library_rows_ref(%a: tensor<64x33xf32>, %b: tensor<50x33xf32>, %c: tensor<64x50xf32>) -> tensor<64x50xf32> {
+  %one = arith.constant 1.0 : f32
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x33xf32>, tensor<50x33xf32>) outs(%c : tensor<64x50xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %one : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<64x50xf32>
+  return %0 : tensor<64x50xf32>
+}
