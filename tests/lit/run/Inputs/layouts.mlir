@@ -110,3 +110,35 @@ func.func @copy_ref(%a: tensor<3x8xi1>) -> tensor<3x8xi1> {
   } -> tensor<3x8xi1>
   return %0 : tensor<3x8xi1>
 }
+// Outputs of 8 MiB and more are written with streaming stores, in bands
+// of rows: sizes with leftover tiles and a partial last band.
+func.func @transpose_large(%a: tensor<1000x2100xf32>) -> tensor<2100x1000xf32> {
+  %e = tensor.empty() : tensor<2100x1000xf32>
+  %0 = linalg.transpose ins(%a : tensor<1000x2100xf32>) outs(%e : tensor<2100x1000xf32>) permutation = [1, 0]
+  return %0 : tensor<2100x1000xf32>
+}
+func.func @transpose_large_ref(%a: tensor<1000x2100xf32>) -> tensor<2100x1000xf32> {
+  %e = tensor.empty() : tensor<2100x1000xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<1000x2100xf32>) outs(%e : tensor<2100x1000xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<2100x1000xf32>
+  return %0 : tensor<2100x1000xf32>
+}
+func.func @transpose_large_f64(%a: tensor<3x600x701xf64>) -> tensor<3x701x600xf64> {
+  %e = tensor.empty() : tensor<3x701x600xf64>
+  %0 = linalg.transpose ins(%a : tensor<3x600x701xf64>) outs(%e : tensor<3x701x600xf64>) permutation = [0, 2, 1]
+  return %0 : tensor<3x701x600xf64>
+}
+func.func @transpose_large_f64_ref(%a: tensor<3x600x701xf64>) -> tensor<3x701x600xf64> {
+  %e = tensor.empty() : tensor<3x701x600xf64>
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, j, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<3x600x701xf64>) outs(%e : tensor<3x701x600xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %y = arith.maximumf %x, %x : f64
+    linalg.yield %y : f64
+  } -> tensor<3x701x600xf64>
+  return %0 : tensor<3x701x600xf64>
+}
