@@ -167,8 +167,8 @@ static constexpr std::chrono::minutes kVerdictWait{30};
 [[noreturn]] static void finishOtherRank() {
   int code = 0;
   if (check) {
-    llvm::Expected<double> verdict =
-        world->maxOverProcesses(0, "waiting for rank 0's check", kVerdictWait);
+    llvm::Expected<double> verdict = world->maxOverProcesses(
+        0, "waiting for rank 0's check", kVerdictWait);
     if (!verdict)
       runFailed(llvm::toString(verdict.takeError()));
     code = int(*verdict);
@@ -286,8 +286,7 @@ static mlir::DialectRegistry dialects() {
   for (const std::string &path : dialectPlugins) {
     if (llvm::Error error = spmd::tools::checkPluginFile(path))
       badInput(llvm::toString(std::move(error)));
-    llvm::Expected<mlir::DialectPlugin> plugin =
-        mlir::DialectPlugin::load(path);
+    llvm::Expected<mlir::DialectPlugin> plugin = mlir::DialectPlugin::load(path);
     if (!plugin)
       badInput(llvm::toString(plugin.takeError()));
     plugin->registerDialectRegistryCallbacks(registry);
@@ -333,8 +332,7 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
 }
 
 /// The program of the input file, parsed in `context`.
-static mlir::OwningOpRef<mlir::ModuleOp>
-parseProgram(mlir::MLIRContext &context) {
+static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
   if (!llvm::sys::fs::exists(inputFile))
@@ -362,9 +360,10 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
   spmd::driver::PipelineOptions pipeline;
   if (!meshConfig.empty()) {
     // Checked against the processes here: the pass knows none.
-    llvm::Expected<spmd::HybridDeviceMesh> hybrid = spmd::loadMeshConfigFile(
-        meshConfig,
-        /*expectedProcesses=*/world ? world->size() : 1);
+    llvm::Expected<spmd::HybridDeviceMesh> hybrid =
+        spmd::loadMeshConfigFile(meshConfig,
+                                 /*expectedProcesses=*/world ? world->size()
+                                                             : 1);
     if (!hybrid)
       badInput(llvm::toString(hybrid.takeError()));
     pipeline.meshConfig = meshConfig;
@@ -372,9 +371,10 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
   llvm::Error dumpError = llvm::Error::success();
   auto dump = [&](mlir::ModuleOp partitioned) {
     if (!dumpPartitioned.empty() && leads())
-      dumpError = spmd::writeFile(
-          dumpPartitioned, "partitioned program",
-          [&](llvm::raw_ostream &os) { partitioned.print(os); });
+      dumpError = spmd::writeFile(dumpPartitioned, "partitioned program",
+                                  [&](llvm::raw_ostream &os) {
+                                    partitioned.print(os);
+                                  });
   };
   llvm::Expected<std::unique_ptr<LoadedProgram>> compiled =
       spmd::driver::compile(std::move(module), entry, pipeline, dump);
