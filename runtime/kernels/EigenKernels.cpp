@@ -11,14 +11,14 @@
 
 #include "ir/WorkingBytes.h"
 #include "runtime/exec/Executable.h"
-#include "runtime/kernels/Parallel.h"
 #include "runtime/exec/TensorOps.h"
-#include "runtime/kernels/gemm/GemmKernels.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"
 #include "runtime/kernels/LibraryKernels.h"
+#include "runtime/kernels/Parallel.h"
 #include "runtime/kernels/StructuredKernels.h"
+#include "runtime/kernels/gemm/GemmKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
@@ -66,7 +66,7 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
         return x;
       };
       gemmFn<T>()(a, columns(b), GemmOperand<T>{c.data + begin, c.ld}, m, k,
-                   end - begin, accumulate);
+                  end - begin, accumulate);
     });
     return;
   }
@@ -74,7 +74,7 @@ static void gemm(GemmOperand<const T> a, GemmOperand<const T> b,
     GemmOperand<const T> rows = a;
     rows.data += a.transposed ? first : first * a.ld;
     gemmFn<T>()(rows, b, GemmOperand<T>{c.data + first * c.ld, c.ld},
-                            last - first, k, n, accumulate);
+                last - first, k, n, accumulate);
   });
 }
 
@@ -434,10 +434,9 @@ static void convChannelsLast(const ConvShape &s, const T *in, const T *filter,
                                                 s.c,
                                     s.c * sizeof(T));
                   }
-                  gemmFn<T>()({cols + first * k, k},
-                                          {filter, s.f},
-                                          {result + first * s.f, s.f},
-                                          last - first, k, s.f, accumulate);
+                  gemmFn<T>()({cols + first * k, k}, {filter, s.f},
+                              {result + first * s.f, s.f}, last - first, k, s.f,
+                              accumulate);
                 });
   }
 }

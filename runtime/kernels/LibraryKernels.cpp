@@ -18,9 +18,11 @@ namespace spmd::runtime {
 /// packs it, beats OpenBLAS (measured at k = n = 4096).
 constexpr int64_t kOpenBlasMinRows = 8;
 
-void openBlasGemm(GemmOperand<const float> a, GemmOperand<const float> b,
-                  GemmOperand<float> c, int64_t m, int64_t k, int64_t n,
-                  bool accumulate) {
+/// OpenBLAS's f32 GEMM, single-threaded, with the contract of
+/// GemmFn<float>.
+static void openBlasGemm(GemmOperand<const float> a, GemmOperand<const float> b,
+                         GemmOperand<float> c, int64_t m, int64_t k, int64_t n,
+                         bool accumulate) {
   assert(!c.transposed && "GEMM results are row-major");
   // OpenBLAS's thread count is process-wide: another caller (a baseline
   // in the bench) may have raised it.
@@ -33,8 +35,9 @@ void openBlasGemm(GemmOperand<const float> a, GemmOperand<const float> b,
 
 /// Whether BLAS takes these operands: leading dimensions it accepts and
 /// sizes that fit its 32-bit integers. Views whose dimensions have size 1
-/// may carry any stride, and an empty K is ours too (BLAS libraries differ
-/// on whether C = A * B then zeroes C): our kernel takes those.
+/// may carry any stride, and an empty K is ours too (oneDNN's sgemm left C
+/// unwritten there; a library's quick return is not the contract): our
+/// kernel takes those.
 static bool blasTakes(GemmOperand<const float> a, GemmOperand<const float> b,
                       GemmOperand<float> c, int64_t m, int64_t k, int64_t n) {
   auto fits = [](int64_t ld, int64_t rows, int64_t cols, bool transposed) {

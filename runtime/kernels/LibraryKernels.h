@@ -27,12 +27,6 @@ void pathGemm(GemmOperand<const float> a, GemmOperand<const float> b,
               GemmOperand<float> c, int64_t m, int64_t k, int64_t n,
               bool accumulate);
 
-/// OpenBLAS's f32 GEMM, single-threaded, with the contract of
-/// GemmFn<float>.
-void openBlasGemm(GemmOperand<const float> a, GemmOperand<const float> b,
-                  GemmOperand<float> c, int64_t m, int64_t k, int64_t n,
-                  bool accumulate);
-
 /// What the libraries run here, for reports: "OpenBLAS Haswell".
 std::string libraryIsas();
 
