@@ -34,13 +34,12 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
       program->prepare(regs);
       for (auto [r, slot] : llvm::enumerate(operands)) {
         const RValue &v = frame.slots[slot];
-        regs[r].f[0] = v.f;
-        regs[r].i[0] = v.i;
+        regs[r].fill(0, 1, v.f, v.i);
       }
       program->run(regs, 1);
       const Register &out = regs[program->results()[0]];
       frame.slots[result] =
-          out.isFloat ? RValue::ofFloat(out.f[0]) : RValue::ofInt(out.i[0]);
+          out.isFloat ? RValue::ofFloat(out.lane(0)) : RValue::ofInt(out.i[0]);
       return llvm::Error::success();
     });
   }
@@ -64,39 +63,15 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
       for (size_t r = 0; r < inputs.size(); ++r) {
         if (!inputs[r]) { // a scalar operand (a select's condition)
           const RValue &v = frame.slots[operands[r]];
-          std::fill(regs[r].f, regs[r].f + lanes, v.f);
-          std::fill(regs[r].i, regs[r].i + lanes, v.i);
+          regs[r].fill(0, lanes, v.f, v.i);
           continue;
         }
-        const HostBuffer &in = *inputs[r];
-        if (regs[r].isFloat) {
-          if (in.type() == ElementType::F32) {
-            const float *p = in.as<float>() + start;
-            for (int64_t k = 0; k < lanes; ++k)
-              regs[r].f[k] = p[k];
-          } else {
-            for (int64_t k = 0; k < lanes; ++k)
-              regs[r].f[k] = in.getFloat(start + k);
-          }
-        } else {
-          for (int64_t k = 0; k < lanes; ++k)
-            regs[r].i[k] = in.getInt(start + k);
-        }
+        loadLanes(regs[r], *inputs[r], start, 1, lanes);
       }
       program->run(regs, lanes);
-      const Register &res = regs[resultReg];
-      if (res.isFloat && type == ElementType::F32) {
-        float *p = out->as<float>() + start;
-        for (int64_t k = 0; k < lanes; ++k)
-          p[k] = float(res.f[k]);
-      } else if (res.isFloat) {
-        for (int64_t k = 0; k < lanes; ++k)
-          out->setFloat(start + k, res.f[k]);
-      } else {
-        for (int64_t k = 0; k < lanes; ++k)
-          out->setInt(start + k, res.i[k]);
-      }
+      storeLanes(regs[resultReg], *out, start, 1, lanes);
     }
+    streamFence();
     frame.slots[result] = RValue::ofTensor(out);
     return llvm::Error::success();
   });

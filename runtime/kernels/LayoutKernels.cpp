@@ -20,6 +20,7 @@
 #include "runtime/kernels/ScalarProgram.h"
 #include "runtime/exec/TensorOps.h"
 #include "runtime/kernels/DestinationStep.h"
+#include "runtime/kernels/Streaming.h"
 #include "runtime/kernels/StructuredKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -64,31 +65,6 @@ static std::pair<int64_t, int64_t> offsetsOf(int64_t unit,
     from += i * strides[d], to += i * outStrides[d];
   }
   return {from, to};
-}
-
-/// Outputs of at least this many bytes, larger than the caches a device
-/// shares, are written past the caches: a normal store first reads the
-/// line it fills, a third more traffic than memcpy's streaming stores.
-constexpr int64_t kStreamingBytes = 8 << 20;
-
-/// Copies one cache line (64 bytes at a 16-byte aligned `dst`) with
-/// non-temporal stores.
-static inline void streamLine(void *dst, const void *src) {
-#if defined(__SSE2__)
-  auto *d = static_cast<__m128i *>(dst);
-  auto *s = static_cast<const __m128i *>(src);
-  for (int i = 0; i < 4; ++i)
-    _mm_stream_si128(d + i, _mm_loadu_si128(s + i));
-#else
-  std::memcpy(dst, src, 64);
-#endif
-}
-
-/// Orders a thread's streaming stores before what others read after it.
-static inline void streamFence() {
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
 }
 
 /// out (shape `outShape`) = in read with `inStride[j]` per output dim j.

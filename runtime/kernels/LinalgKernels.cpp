@@ -22,10 +22,6 @@
 
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
 using namespace mlir;
 
 namespace spmd::runtime {
@@ -98,61 +94,6 @@ linearForm(AffineExpr expr, unsigned numLoops) {
   return std::make_pair(base, coef);
 }
 
-static void load(Register &reg, const HostBuffer &t, int64_t offset,
-                 int64_t stride, int64_t lanes) {
-  if (reg.isFloat) {
-    if (t.type() == ElementType::F32 && stride == 1) {
-      const float *p = t.as<float>() + offset;
-      for (int64_t k = 0; k < lanes; ++k)
-        reg.f[k] = p[k];
-    } else if (t.type() == ElementType::F32) {
-      const float *p = t.as<float>() + offset;
-      for (int64_t k = 0; k < lanes; ++k)
-        reg.f[k] = p[k * stride];
-    } else {
-      for (int64_t k = 0; k < lanes; ++k)
-        reg.f[k] = t.getFloat(offset + k * stride);
-    }
-  } else {
-    for (int64_t k = 0; k < lanes; ++k)
-      reg.i[k] = t.getInt(offset + k * stride);
-  }
-}
-
-static void store(const Register &reg, HostBuffer &t, int64_t offset,
-                  int64_t stride, int64_t lanes) {
-  if (reg.isFloat) {
-    if (t.type() == ElementType::F32 && stride == 1) {
-      float *p = t.as<float>() + offset;
-#if defined(__SSE2__)
-      // Outputs far larger than the caches bypass them: no line is read
-      // just to be overwritten, which saves a third of the traffic.
-      constexpr int64_t kStreamBytes = 8 << 20;
-      if (t.sizeInBytes() >= kStreamBytes &&
-          reinterpret_cast<uintptr_t>(p) % 16 == 0 && lanes % 4 == 0) {
-        for (int64_t k = 0; k < lanes; k += 4)
-          _mm_stream_ps(p + k,
-                        _mm_setr_ps(float(reg.f[k]), float(reg.f[k + 1]),
-                                    float(reg.f[k + 2]), float(reg.f[k + 3])));
-        return;
-      }
-#endif
-      for (int64_t k = 0; k < lanes; ++k)
-        p[k] = float(reg.f[k]);
-    } else if (t.type() == ElementType::F32) {
-      float *p = t.as<float>() + offset;
-      for (int64_t k = 0; k < lanes; ++k)
-        p[k * stride] = float(reg.f[k]);
-    } else {
-      for (int64_t k = 0; k < lanes; ++k)
-        t.setFloat(offset + k * stride, reg.f[k]);
-    }
-  } else {
-    for (int64_t k = 0; k < lanes; ++k)
-      t.setInt(offset + k * stride, reg.i[k]);
-  }
-}
-
 /// Runs the iteration space with the block loop restricted to
 /// [begin, end): ranges of it write distinct output elements, so threads
 /// may run disjoint ranges at once.
@@ -167,10 +108,7 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
     tables.push_back(frame.slots[slot].tensor.get());
   for (auto [reg, slot] : kernel.outerRegisters) {
     const RValue &v = frame.slots[slot];
-    if (regs[reg].isFloat)
-      std::fill(regs[reg].f, regs[reg].f + kBlock, v.f);
-    else
-      std::fill(regs[reg].i, regs[reg].i + kBlock, v.i);
+    regs[reg].fill(0, kBlock, v.f, v.i);
   }
   size_t numLoops = kernel.ranges.size();
   int b = kernel.blockLoop;
@@ -192,29 +130,21 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
         int64_t count = lanesOf(o, lanes);
         if (!a.isTensor) {
           const RValue &v = frame.slots[a.slot];
-          if (regs[o].isFloat)
-            std::fill(regs[o].f, regs[o].f + count, v.f);
-          else
-            std::fill(regs[o].i, regs[o].i + count, v.i);
+          regs[o].fill(0, count, v.f, v.i);
           continue;
         }
         int64_t offset = a.base;
         for (size_t j = 0; j < numLoops; ++j)
           offset += a.coef[j] * idx[j];
-        load(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, count);
+        loadLanes(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, count);
       }
       for (auto [reg, loop] : kernel.indexRegisters)
         for (int64_t k = 0; k < lanesOf(reg, lanes); ++k)
           regs[reg].i[k] = idx[loop] + (int(loop) == b ? k : 0);
       if (split) {
         kernel.program.run(regs, 1, tables, kernel.uniform.instructions, true);
-        for (unsigned reg : kernel.uniform.spread) {
-          Register &r = regs[reg];
-          if (r.isFloat)
-            std::fill(r.f + 1, r.f + lanes, r.f[0]);
-          else
-            std::fill(r.i + 1, r.i + lanes, r.i[0]);
-        }
+        for (unsigned reg : kernel.uniform.spread)
+          regs[reg].spread(lanes);
         kernel.program.run(regs, lanes, tables, kernel.uniform.instructions,
                            false);
       } else {
@@ -225,7 +155,7 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
         int64_t offset = a.base;
         for (size_t j = 0; j < numLoops; ++j)
           offset += a.coef[j] * idx[j];
-        store(regs[kernel.program.results()[o - kernel.numInputs]],
+        storeLanes(regs[kernel.program.results()[o - kernel.numInputs]],
               *outputs[o - kernel.numInputs], offset, b >= 0 ? a.coef[b] : 0,
               lanes);
       }
@@ -282,9 +212,7 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
         runBlockRange(kernel, frame, tensors, outputs, first * kBlock,
                       std::min(last * kBlock, blockRange));
       });
-#if defined(__SSE2__)
-      _mm_sfence(); // streamed stores visible before the join
-#endif
+      streamFence(); // streamed stores visible before the join
     });
   }
   for (auto [slot, out] : llvm::zip_equal(kernel.results, outputs))

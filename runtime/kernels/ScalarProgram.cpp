@@ -316,19 +316,20 @@ void ScalarProgram::prepare(std::vector<Register> &regs) const {
   for (auto [r, kind] : llvm::enumerate(registerKinds))
     static_cast<ElementKind &>(regs[r]) = kind;
   for (auto [r, v] : floatConstants)
-    std::fill(regs[r].f, regs[r].f + kBlock, v);
+    regs[r].fill(0, kBlock, v, 0);
   for (auto [r, v] : intConstants)
-    std::fill(regs[r].i, regs[r].i + kBlock, v);
+    regs[r].fill(0, kBlock, 0, v);
 }
 
 /// out[k] = x[k] <p> y[k]. Each predicate is its own loop of plain C++
 /// comparisons (false on NaN except !=), which the compiler vectorises.
-static void compareFloats(arith::CmpFPredicate p, const double *x,
-                          const double *y, int64_t *out, int64_t n) {
+template <typename T>
+static void compareFloats(arith::CmpFPredicate p, const T *x, const T *y,
+                          int64_t *out, int64_t n) {
   using P = arith::CmpFPredicate;
   auto each = [&](auto predicate) {
     for (int64_t k = 0; k < n; ++k)
-      out[k] = predicate(x[k], y[k]);
+      out[k] = predicate(double(x[k]), double(y[k]));
   };
   switch (p) {
   case P::AlwaysFalse:
@@ -455,7 +456,11 @@ struct Lanes {
 } // namespace
 
 static void evaluateCmpF(const Lanes &l) {
-  compareFloats(arith::CmpFPredicate(l.attr), l.a.f, l.b.f, l.d.i, l.n);
+  auto p = arith::CmpFPredicate(l.attr);
+  if (l.a.isF32())
+    compareFloats(p, l.a.s, l.b.s, l.d.i, l.n);
+  else
+    compareFloats(p, l.a.f, l.b.f, l.d.i, l.n);
 }
 
 static void evaluateCmpI(const Lanes &l) {
@@ -466,60 +471,101 @@ static void evaluateCmpI(const Lanes &l) {
 
 // Both values are read before choosing: a blend, not a branch.
 static void evaluateSelect(const Lanes &l) {
-  if (l.d.isFloat)
+  auto each = [&](auto *d, const auto *x, const auto *y) {
     for (int64_t k = 0; k < l.n; ++k) {
-      double x = l.b.f[k], y = l.c.f[k];
-      l.d.f[k] = l.a.i[k] ? x : y;
+      auto u = x[k], v = y[k];
+      d[k] = l.a.i[k] ? u : v;
     }
+  };
+  if (l.d.isF32())
+    each(l.d.s, l.b.s, l.c.s);
+  else if (l.d.isFloat)
+    each(l.d.f, l.b.f, l.c.f);
   else
-    for (int64_t k = 0; k < l.n; ++k) {
-      int64_t x = l.b.i[k], y = l.c.i[k];
-      l.d.i[k] = l.a.i[k] ? x : y;
-    }
+    each(l.d.i, l.b.i, l.c.i);
+}
+
+// Float lanes are read and written where their kind keeps them (f32 in s,
+// others in f): each helper runs `f` over the lanes in the arrays of the
+// registers' kinds, so f32 ops compute in f32.
+
+template <typename F> static void floatUnary(const Lanes &l, F f) {
+  auto each = [&](auto *d, const auto *x) {
+    for (int64_t k = 0; k < l.n; ++k)
+      d[k] = f(x[k]);
+  };
+  if (l.d.isF32())
+    l.a.isF32() ? each(l.d.s, l.a.s) : each(l.d.s, l.a.f);
+  else
+    l.a.isF32() ? each(l.d.f, l.a.s) : each(l.d.f, l.a.f);
+}
+
+template <typename F> static void floatBinary(const Lanes &l, F f) {
+  assert(l.a.isF32() == l.b.isF32() && l.a.isF32() == l.d.isF32() &&
+         "binary float ops have one type");
+  auto each = [&](auto *d, const auto *x, const auto *y) {
+    for (int64_t k = 0; k < l.n; ++k)
+      d[k] = f(x[k], y[k]);
+  };
+  l.d.isF32() ? each(l.d.s, l.a.s, l.b.s) : each(l.d.f, l.a.f, l.b.f);
+}
+
+template <typename F> static void floatToInt(const Lanes &l, F f) {
+  auto each = [&](const auto *x) {
+    for (int64_t k = 0; k < l.n; ++k)
+      l.d.i[k] = wrapToWidth(f(x[k]), l.d.width);
+  };
+  l.a.isF32() ? each(l.a.s) : each(l.a.f);
+}
+
+template <typename F> static void intToFloat(const Lanes &l, F f) {
+  auto each = [&](auto *d) {
+    for (int64_t k = 0; k < l.n; ++k)
+      d[k] = f(l.a.i[k]);
+  };
+  l.d.isF32() ? each(l.d.s) : each(l.d.f);
 }
 
 /// Evaluates `op` (any but Extract) over the lanes of `l`: one plain loop
 /// per op, which the compiler vectorises.
 static void evaluate(Opcode op, const Lanes &l) {
   const Register &a = l.a, &b = l.b;
-  double *df = l.d.f;
   int64_t *di = l.d.i;
   unsigned w = l.d.width;
   FloatFormat format = l.d.format;
   int64_t n = l.n;
   switch (op) {
-#define SCALAR_UNARY(Name, Field, Result)                                      \
-  case Opcode::Name:                                                           \
-    for (int64_t k = 0; k < n; ++k) {                                          \
-      auto x = a.Field[k];                                                     \
-      Result;                                                                  \
-    }                                                                          \
-    return;
-#define SCALAR_BINARY(Name, Field, Result)                                     \
-  case Opcode::Name:                                                           \
-    for (int64_t k = 0; k < n; ++k) {                                          \
-      auto x = a.Field[k];                                                     \
-      auto y = b.Field[k];                                                     \
-      Result;                                                                  \
-    }                                                                          \
-    return;
-#define SCALAR_FLOAT_UNARY(Name, Op, Expr) SCALAR_UNARY(Name, f, df[k] = (Expr))
-#define SCALAR_FLOAT_BINARY(Name, Op, Expr)                                    \
-  SCALAR_BINARY(Name, f, df[k] = (Expr))
 #define SCALAR_INT_UNARY(Name, Op, Expr)                                       \
-  SCALAR_UNARY(Name, i, di[k] = wrapToWidth((Expr), w))
+  case Opcode::Name:                                                           \
+    for (int64_t k = 0; k < n; ++k) {                                          \
+      auto x = a.i[k];                                                         \
+      di[k] = wrapToWidth((Expr), w);                                          \
+    }                                                                          \
+    return;
 #define SCALAR_INT_BINARY(Name, Op, Expr)                                      \
-  SCALAR_BINARY(Name, i, di[k] = wrapToWidth((Expr), w))
+  case Opcode::Name:                                                           \
+    for (int64_t k = 0; k < n; ++k) {                                          \
+      auto x = a.i[k];                                                         \
+      auto y = b.i[k];                                                         \
+      di[k] = wrapToWidth((Expr), w);                                          \
+    }                                                                          \
+    return;
+#define SCALAR_FLOAT_UNARY(Name, Op, Expr)                                     \
+  case Opcode::Name:                                                           \
+    return floatUnary(l, [&](auto x) { return (Expr); });
+#define SCALAR_FLOAT_BINARY(Name, Op, Expr)                                    \
+  case Opcode::Name:                                                           \
+    return floatBinary(l, [&](auto x, auto y) { return (Expr); });
 #define SCALAR_FLOAT_TO_INT(Name, Op, Expr)                                    \
-  SCALAR_UNARY(Name, f, di[k] = wrapToWidth((Expr), w))
+  case Opcode::Name:                                                           \
+    return floatToInt(l, [&](auto x) { return (Expr); });
 #define SCALAR_INT_TO_FLOAT(Name, Op, Expr)                                    \
-  SCALAR_UNARY(Name, i, df[k] = (Expr))
+  case Opcode::Name:                                                           \
+    return intToFloat(l, [&](auto x) { return (Expr); });
 #define SCALAR_CUSTOM(Name, Op)                                                \
   case Opcode::Name:                                                           \
     return evaluate##Name(l);
 #include "runtime/kernels/ScalarOps.def"
-#undef SCALAR_UNARY
-#undef SCALAR_BINARY
   case Opcode::Extract:
     break;
   }
@@ -541,7 +587,9 @@ void ScalarProgram::readTable(const Instruction &in,
       offset =
           offset * shape[j] + std::clamp<int64_t>(position, 0, shape[j] - 1);
     }
-    if (d.isFloat)
+    if (d.isF32())
+      d.s[k] = float(t.getFloat(offset));
+    else if (d.isFloat)
       d.f[k] = t.getFloat(offset);
     else
       d.i[k] = t.getInt(offset);

@@ -4,8 +4,10 @@
 // into a list of instructions over registers. Each register holds a block of
 // up to kBlock lanes, so one pass over the instructions computes kBlock
 // elements: the IR is never walked at run time and the inner loops are
-// plain array loops the compiler vectorises. Floats compute in double,
-// integers in int64 wrapped to their width.
+// plain array loops the compiler vectorises. f32 values compute in f32
+// lanes, so each op rounds as f32 arithmetic does and a vector holds twice
+// the lanes; other floats compute in double, integers in int64 wrapped to
+// their width.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +15,14 @@
 #define SPMD_RUNTIME_SCALARPROGRAM_H
 
 #include "runtime/exec/HostBuffer.h"
+#include "runtime/kernels/Streaming.h"
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
+
+#include <algorithm>
 
 namespace spmd::runtime {
 
@@ -27,8 +32,9 @@ constexpr int64_t kBlock = 256;
 /// instruction (they compute in double): bf16 rounds differently from f16.
 enum class FloatFormat : uint8_t { F16, BF16, F32, Double };
 
-/// What a register's lanes stand for: floats computed in double and rounded
-/// to `format`, or integers computed in int64 and wrapped to `width` bits.
+/// What a register's lanes stand for: f32 values in f32 lanes, other floats
+/// computed in double and rounded to `format` when converted, or integers
+/// computed in int64 and wrapped to `width` bits.
 struct ElementKind {
   bool isFloat = true;
   FloatFormat format = FloatFormat::Double; // floats
@@ -36,13 +42,85 @@ struct ElementKind {
 
   /// The kind of an MLIR scalar type.
   static ElementKind of(mlir::Type type);
+  /// Whether the lanes are f32 (Register::s) rather than double (f).
+  bool isF32() const { return isFloat && format == FloatFormat::F32; }
 };
 
-/// A register: a block of floats or of integers.
+/// A register: a block of f32 values, of other floats or of integers.
 struct Register : ElementKind {
+  alignas(64) float s[kBlock];
   alignas(64) double f[kBlock];
   alignas(64) int64_t i[kBlock];
+
+  /// Lanes [begin, end) hold the float `v` (of the register's format) or
+  /// the integer `n`, as the register's kind says.
+  void fill(int64_t begin, int64_t end, double v, int64_t n) {
+    if (isF32())
+      std::fill(s + begin, s + end, float(v));
+    else if (isFloat)
+      std::fill(f + begin, f + end, v);
+    else
+      std::fill(i + begin, i + end, n);
+  }
+  /// Lanes 1..lanes-1 take lane 0's value.
+  void spread(int64_t lanes) { fill(1, lanes, lane(0), i[0]); }
+  /// Lane `k` of a float register, as a double.
+  double lane(int64_t k) const { return isF32() ? double(s[k]) : f[k]; }
 };
+
+/// Reads `lanes` elements of `t` from `offset`, `stride` apart, into `reg`.
+inline void loadLanes(Register &reg, const HostBuffer &t, int64_t offset,
+                      int64_t stride, int64_t lanes) {
+  if (reg.isF32() && t.type() == ElementType::F32) {
+    const float *p = t.as<float>() + offset;
+    if (stride == 1) // a loop, not memmove: vectorised for the CPU path
+      for (int64_t k = 0; k < lanes; ++k)
+        reg.s[k] = p[k];
+    else
+      for (int64_t k = 0; k < lanes; ++k)
+        reg.s[k] = p[k * stride];
+  } else if (reg.isF32()) {
+    for (int64_t k = 0; k < lanes; ++k)
+      reg.s[k] = float(t.getFloat(offset + k * stride));
+  } else if (reg.isFloat) {
+    for (int64_t k = 0; k < lanes; ++k)
+      reg.f[k] = t.getFloat(offset + k * stride);
+  } else {
+    for (int64_t k = 0; k < lanes; ++k)
+      reg.i[k] = t.getInt(offset + k * stride);
+  }
+}
+
+/// Writes `lanes` lanes of `reg` into `t` from `offset`, `stride` apart;
+/// into a large f32 output with streaming stores (then the caller ends
+/// with streamFence()).
+inline void storeLanes(const Register &reg, HostBuffer &t, int64_t offset,
+                       int64_t stride, int64_t lanes) {
+  if (reg.isF32() && t.type() == ElementType::F32) {
+    float *p = t.as<float>() + offset;
+    if (stride != 1) {
+      for (int64_t k = 0; k < lanes; ++k)
+        p[k * stride] = reg.s[k];
+      return;
+    }
+#if defined(__SSE2__)
+    if (t.sizeInBytes() >= kStreamingBytes &&
+        reinterpret_cast<uintptr_t>(p) % 16 == 0 && lanes % 4 == 0) {
+      for (int64_t k = 0; k < lanes; k += 4)
+        _mm_stream_ps(p + k, _mm_load_ps(reg.s + k));
+      return;
+    }
+#endif
+    for (int64_t k = 0; k < lanes; ++k)
+      p[k] = reg.s[k];
+  } else if (reg.isFloat) {
+    for (int64_t k = 0; k < lanes; ++k)
+      t.setFloat(offset + k * stride, reg.lane(k));
+  } else {
+    for (int64_t k = 0; k < lanes; ++k)
+      t.setInt(offset + k * stride, reg.i[k]);
+  }
+}
 
 enum class Opcode : uint8_t;
 

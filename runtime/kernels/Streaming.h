@@ -1,0 +1,47 @@
+//===- Streaming.h - Stores that bypass the caches --------------*- C++ -*-===//
+//
+// Outputs far larger than the caches are written with non-temporal stores,
+// as memcpy writes them: a normal store first reads the line it fills, a
+// third more traffic. A thread ends its streamed stores with streamFence()
+// before others may read what it wrote.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPMD_RUNTIME_KERNELS_STREAMING_H
+#define SPMD_RUNTIME_KERNELS_STREAMING_H
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace spmd::runtime {
+
+/// Outputs of this many bytes or more are streamed.
+constexpr int64_t kStreamingBytes = 8 << 20;
+
+/// Copies one cache line (64 bytes at a 16-byte aligned `dst`) with
+/// non-temporal stores.
+inline void streamLine(void *dst, const void *src) {
+#if defined(__SSE2__)
+  auto *d = static_cast<__m128i *>(dst);
+  auto *s = static_cast<const __m128i *>(src);
+  for (int i = 0; i < 4; ++i)
+    _mm_stream_si128(d + i, _mm_loadu_si128(s + i));
+#else
+  std::memcpy(dst, src, 64);
+#endif
+}
+
+/// Orders a thread's streaming stores before what others read after it.
+inline void streamFence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+} // namespace spmd::runtime
+
+#endif // SPMD_RUNTIME_KERNELS_STREAMING_H
