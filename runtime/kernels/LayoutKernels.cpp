@@ -14,12 +14,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/kernels/CpuPath.h"
 #include "runtime/exec/Executable.h"
+#include "runtime/exec/TensorOps.h"
+#include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/Parallel.h"
 #include "runtime/kernels/ScalarProgram.h"
-#include "runtime/exec/TensorOps.h"
-#include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/Streaming.h"
 #include "runtime/kernels/StructuredKernels.h"
 

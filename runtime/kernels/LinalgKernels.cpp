@@ -156,8 +156,8 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
         for (size_t j = 0; j < numLoops; ++j)
           offset += a.coef[j] * idx[j];
         storeLanes(regs[kernel.program.results()[o - kernel.numInputs]],
-              *outputs[o - kernel.numInputs], offset, b >= 0 ? a.coef[b] : 0,
-              lanes);
+                   *outputs[o - kernel.numInputs], offset,
+                   b >= 0 ? a.coef[b] : 0, lanes);
       }
     }
     // Next point of the other loops (odometer, last loop fastest).
