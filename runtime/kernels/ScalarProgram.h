@@ -28,8 +28,9 @@ namespace spmd::runtime {
 
 constexpr int64_t kBlock = 256;
 
-/// The float format a float register's lanes are rounded to after each
-/// instruction (they compute in double): bf16 rounds differently from f16.
+/// The float format of a float register: f32 lanes compute in f32; the
+/// others compute in double, rounded to their format where a value is
+/// converted to it (bf16 rounds differently from f16).
 enum class FloatFormat : uint8_t { F16, BF16, F32, Double };
 
 /// What a register's lanes stand for: f32 values in f32 lanes, other floats
