@@ -142,9 +142,15 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
         for (int64_t k = 0; k < lanesOf(reg, lanes); ++k)
           regs[reg].i[k] = idx[loop] + (int(loop) == b ? k : 0);
       if (split) {
-        kernel.program.run(regs, 1, tables, kernel.uniform.instructions, true);
-        for (unsigned reg : kernel.uniform.spread)
-          regs[reg].spread(lanes);
+        // What is uniform depends only on the other loops' indices: the
+        // same for every block of this point, so computed and spread over
+        // all lanes once, at its first block.
+        if (t0 == begin) {
+          kernel.program.run(regs, 1, tables, kernel.uniform.instructions,
+                             true);
+          for (unsigned reg : kernel.uniform.spread)
+            regs[reg].spread(kBlock);
+        }
         kernel.program.run(regs, lanes, tables, kernel.uniform.instructions,
                            false);
       } else {
