@@ -20,7 +20,10 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 #include <cstring>
+#include <numeric>
 
 using namespace mlir;
 
@@ -226,6 +229,60 @@ static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
   return llvm::Error::success();
 }
 
+/// Merges each loop into the next inner one where every operand walks the
+/// two as one (its stride over the outer is the inner's stride times the
+/// inner's range) and both are of one kind: the same points in the same
+/// order, in fewer, longer blocks (an NHWC tensor with 64 channels is one
+/// loop, not blocks of 64). Loops a body reads with linalg.index stay.
+/// Returns the merged loop of each original loop; `iterators` follows.
+static std::vector<int64_t>
+collapseLoops(StructuredKernel &kernel,
+              SmallVector<utils::IteratorType> &iterators,
+              linalg::LinalgOp op) {
+  size_t numLoops = kernel.ranges.size();
+  llvm::SmallBitVector indexed(numLoops), joined(numLoops);
+  op.getBlock()->walk(
+      [&](linalg::IndexOp index) { indexed.set(index.getDim()); });
+  std::vector<int64_t> target(numLoops); // the original loop each joins
+  std::iota(target.begin(), target.end(), 0);
+  // Walk outward; `inner` is the loop the next outer one may join.
+  for (int64_t j = int64_t(numLoops) - 2, inner = j + 1; j >= 0; --j) {
+    bool joins = !indexed.test(j) && !indexed.test(inner) &&
+                 iterators[j] == iterators[inner];
+    for (const Access &a : kernel.operands)
+      joins &= a.coef[j] == a.coef[inner] * kernel.ranges[inner];
+    if (!joins) {
+      inner = j;
+      continue;
+    }
+    kernel.ranges[inner] *= kernel.ranges[j];
+    joined.set(j);
+    target[j] = inner;
+  }
+  // Keep the loops that joined no other, renumbered.
+  std::vector<int64_t> number(numLoops), ranges;
+  SmallVector<utils::IteratorType> kept;
+  for (size_t j = 0; j < numLoops; ++j)
+    if (!joined.test(j)) {
+      number[j] = int64_t(ranges.size());
+      ranges.push_back(kernel.ranges[j]);
+      kept.push_back(iterators[j]);
+    }
+  for (Access &a : kernel.operands) {
+    std::vector<int64_t> coef;
+    for (size_t j = 0; j < numLoops; ++j)
+      if (!joined.test(j))
+        coef.push_back(a.coef[j]);
+    a.coef = std::move(coef);
+  }
+  std::vector<int64_t> loopOf(numLoops);
+  for (size_t j = 0; j < numLoops; ++j)
+    loopOf[j] = number[target[j]];
+  kernel.ranges = std::move(ranges);
+  iterators = std::move(kept);
+  return loopOf;
+}
+
 static llvm::Expected<Step> buildStructured(Operation *op,
                                             KernelContext &context) {
   auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
@@ -265,6 +322,8 @@ static llvm::Expected<Step> buildStructured(Operation *op,
   }
   for (Value result : op->getResults())
     kernel->results.push_back(context.slot(result));
+  auto iterators = linalgOp.getIteratorTypesArray();
+  std::vector<int64_t> loopOf = collapseLoops(*kernel, iterators, linalgOp);
 
   // Registers: block arguments, then values from outside, then indices.
   Block *body = linalgOp.getBlock();
@@ -286,7 +345,7 @@ static llvm::Expected<Step> buildStructured(Operation *op,
     if (auto index = llvm::dyn_cast<linalg::IndexOp>(inner))
       if (!indices.count(index.getDim())) {
         indices[index.getDim()] = next;
-        kernel->indexRegisters.push_back({next++, int64_t(index.getDim())});
+        kernel->indexRegisters.push_back({next++, loopOf[index.getDim()]});
       }
   });
   llvm::Expected<ScalarProgram> program = ScalarProgram::compile(
@@ -308,7 +367,6 @@ static llvm::Expected<Step> buildStructured(Operation *op,
 
   // The block loop: the innermost parallel loop that moves every output.
   kernel->blockLoop = -1;
-  auto iterators = linalgOp.getIteratorTypesArray();
   bool allParallel = llvm::all_of(iterators, [](utils::IteratorType t) {
     return t == utils::IteratorType::parallel;
   });
@@ -317,7 +375,7 @@ static llvm::Expected<Step> buildStructured(Operation *op,
         !allParallel ||
         !linalgOp.getMatchingIndexingMap(&init).isPermutation() ||
         !linalgOp.getMatchingBlockArgument(&init).use_empty());
-  for (int j = int(numLoops) - 1; j >= 0; --j) {
+  for (int j = int(kernel->ranges.size()) - 1; j >= 0; --j) {
     if (iterators[j] != utils::IteratorType::parallel)
       continue;
     bool movesOutputs = true;
