@@ -4,6 +4,7 @@
 
 #include "ir/Locations.h"
 #include "ir/SpmdDialect.h"
+#include "ir/SpmdOps.h"
 #include "runtime/exec/Check.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -119,6 +120,17 @@ static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
 /// (runtime/exec/LoadedProgram.h).
 static llvm::Expected<runtime::ReferenceModules>
 buildReferences(ModuleOp global) {
+  mlir::spmd::ManualComputationOp manual;
+  global.walk([&](mlir::spmd::ManualComputationOp op) {
+    manual = op;
+    return WalkResult::interrupt();
+  });
+  if (manual)
+    return llvm::createStringError(
+        mlir::spmd::placeOf(manual.getLoc()) +
+        ": a check of a program with manual regions "
+        "(spmd.manual_computation) is not supported yet: they have no "
+        "unpartitioned reference");
   runtime::ReferenceModules modules;
   modules.global = referenceOf(global, ReferenceForm::AsWritten, 0);
   if (!modules.global)

@@ -41,6 +41,11 @@ LogicalResult verifyShardingFor(ShardingAttr sharding, Type type,
                                 function_ref<InFlightDiagnostic()> emitError,
                                 SymbolTableCollection *tables = nullptr);
 
+/// Inside a spmd.manual_computation, `op` (a collective or axis_index) may
+/// name only the region's manual axes, on its mesh.
+LogicalResult verifyManualAxis(Operation *op, FlatSymbolRefAttr mesh,
+                               StringAttr axis);
+
 /// Shared verification of collectives: mesh and axes exist, no axis is
 /// listed twice, shapes match the group size.
 LogicalResult verifyCollective(CollectiveOpInterface op,

@@ -74,7 +74,7 @@ LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (!mesh->toMesh().axisIndex(getAxis()))
     return emitError() << "mesh " << getMeshAttr() << " has no axis named \""
                        << getAxis() << "\"";
-  return success();
+  return verifyManualAxis(*this, getMeshAttr(), getAxisAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -292,6 +292,59 @@ static ParseResult parseReduction(OpAsmParser &parser, IntegerAttr &attr) {
 static void printReduction(OpAsmPrinter &printer, Operation *,
                            IntegerAttr attr) {
   printer << stringifyReduction(static_cast<ReductionKind>(attr.getInt()));
+}
+
+//===----------------------------------------------------------------------===//
+// custom<Shardings>: `[<@mesh, [{"data"}, {}]>, ...]`.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseShardings(OpAsmParser &parser, ArrayAttr &shardings) {
+  SmallVector<Attribute> values;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        ShardingAttr sharding;
+        if (parser.parseCustomAttributeWithFallback(sharding))
+          return failure();
+        values.push_back(sharding);
+        return success();
+      }))
+    return failure();
+  shardings = parser.getBuilder().getArrayAttr(values);
+  return success();
+}
+
+static void printShardings(OpAsmPrinter &printer, Operation *,
+                           ArrayAttr shardings) {
+  printer << '[';
+  llvm::interleaveComma(shardings, printer, [&](Attribute sharding) {
+    printer.printStrippedAttrOrType(llvm::cast<ShardingAttr>(sharding));
+  });
+  printer << ']';
+}
+
+//===----------------------------------------------------------------------===//
+// custom<ManualBody>: `(%a: tensor<...>, ...) { ... }`, the body's
+// arguments with their local types, then the body.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseManualBody(OpAsmParser &parser, Region &body) {
+  SmallVector<OpAsmParser::Argument> arguments;
+  if (parser.parseArgumentList(arguments, AsmParser::Delimiter::Paren,
+                               /*allowType=*/true) ||
+      parser.parseRegion(body, arguments))
+    return failure();
+  ManualComputationOp::ensureTerminator(body, parser.getBuilder(),
+                                        parser.getBuilder().getUnknownLoc());
+  return success();
+}
+
+static void printManualBody(OpAsmPrinter &printer, Operation *, Region &body) {
+  printer << '(';
+  llvm::interleaveComma(body.getArguments(), printer, [&](BlockArgument arg) {
+    printer.printRegionArgument(arg);
+  });
+  printer << ") ";
+  printer.printRegion(body, /*printEntryBlockArgs=*/false,
+                      /*printBlockTerminators=*/true);
 }
 
 #define GET_OP_CLASSES

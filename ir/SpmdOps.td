@@ -55,6 +55,70 @@ def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint", [
 }
 
 //===----------------------------------------------------------------------===//
+// Manual regions
+//===----------------------------------------------------------------------===//
+
+def Spmd_ManualComputationOp : Spmd_Op<"manual_computation", [
+    IsolatedFromAbove, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<Spmd_ShardingOpInterface, ["partition"]>]> {
+  let summary = "A region written per device over some mesh axes (shard_map)";
+  let description = [{
+    The body is the program of one device over `manual_axes`: its
+    arguments and yields have the local types of `in_shardings` and
+    `out_shardings` over those axes (each dimension divided by the sizes
+    of its manual axes, which must come first in its list and divide it),
+    and it moves data between devices only through the collectives it
+    writes, on manual axes. Over the other (free) axes the body is global,
+    as the rest of the program. Propagation takes the shardings at the
+    boundary as written by the user; the partitioner brings the operands to
+    `in_shardings` and inlines the body.
+    ```mlir
+    %r = spmd.manual_computation(%x, %w)
+        in_shardings = [<@mesh, [{"data"}, {} ]>, <@mesh, [{}, {"model"} ]>]
+        out_shardings = [<@mesh, [{"data"}, {"model"} ]>]
+        manual_axes = ["data", "model"]
+        (%lx: tensor<32x1024xf32>, %lw: tensor<1024x1024xf32>) {
+      ...
+      spmd.yield %y : tensor<32x1024xf32>
+    } : (tensor<64x1024xf32>, tensor<1024x4096xf32>) -> tensor<64x4096xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$tensors,
+                       TypedArrayAttrBase<Spmd_ShardingAttr,
+                                          "shardings">:$in_shardings,
+                       TypedArrayAttrBase<Spmd_ShardingAttr,
+                                          "shardings">:$out_shardings,
+                       StrArrayAttr:$manual_axes);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $tensors `)` `in_shardings` `=` custom<Shardings>($in_shardings)
+    `out_shardings` `=` custom<Shardings>($out_shardings)
+    `manual_axes` `=` $manual_axes custom<ManualBody>($body) attr-dict
+    `:` functional-type($tensors, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The sharding of `sharding`'s tensor over the manual axes only: each
+    /// dimension keeps its leading manual axes.
+    ::spmd::TensorSharding manualPart(ShardingAttr sharding);
+    /// The mesh the boundary's shardings name; null when it has none
+    /// (which the verifier refuses).
+    ::mlir::FlatSymbolRefAttr getMesh();
+  }];
+}
+
+def Spmd_YieldOp : Spmd_Op<"yield", [
+    Pure, Terminator, HasParent<"ManualComputationOp">]> {
+  let summary = "The local results of a manual region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 

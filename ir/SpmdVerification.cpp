@@ -48,6 +48,24 @@ mlir::spmd::verifyShardingFor(ShardingAttr sharding, Type type, Operation *from,
   return success();
 }
 
+LogicalResult mlir::spmd::verifyManualAxis(Operation *op,
+                                           FlatSymbolRefAttr mesh,
+                                           StringAttr axis) {
+  auto region = op->getParentOfType<ManualComputationOp>();
+  if (!region)
+    return success();
+  if (!llvm::is_contained(region.getManualAxes(), axis))
+    return op->emitOpError()
+           << "axis " << axis
+           << " is not a manual axis of the enclosing spmd.manual_computation"
+           << " (manual axes: " << region.getManualAxes() << ")";
+  if (region.getMesh() && region.getMesh() != mesh)
+    return op->emitOpError() << "is on " << mesh
+                             << ", not on the mesh of the enclosing "
+                                "spmd.manual_computation";
+  return success();
+}
+
 LogicalResult mlir::spmd::verifyCollective(CollectiveOpInterface op,
                                            SymbolTableCollection &tables) {
   auto emitError = [&] { return op->emitOpError(); };
@@ -65,6 +83,8 @@ LogicalResult mlir::spmd::verifyCollective(CollectiveOpInterface op,
                          << axis;
     if (!seen.insert(axis).second)
       return emitError() << "lists axis " << axis << " twice";
+    if (failed(verifyManualAxis(op, op.getMeshAttr(), axis)))
+      return failure();
     groupSize *= meshValue.axisSize(*index);
   }
   if (failed(op.verifyGroupShapes(groupSize)))

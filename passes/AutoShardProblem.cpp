@@ -93,6 +93,9 @@ private:
   /// without a factor rule) may hold, whatever layouts propagation gives
   /// it: see chargeUnknown.
   void chargeUnknown(Operation *op);
+  /// The cost of bringing `input` to `target` where an op asks for it.
+  void chargeBringing(Value input, const ShardState &target);
+  LogicalResult addManualComputation(ManualComputationOp op);
   double heldInside(Region &region, unsigned depth);
   /// Where a copy of `operand` read at the current op starts being held.
   unsigned heldFrom(Value operand);
@@ -667,7 +670,49 @@ bool AutoShardProblemBuilder::addFollower(Operation *op,
   return true;
 }
 
+void AutoShardProblemBuilder::chargeBringing(Value input,
+                                             const ShardState &target) {
+  if (auto it = result.free.find(input); it != result.free.end()) {
+    auto [node, layouts] = it->second;
+    chargeWrite(input, node, layouts, target);
+  } else if (auto it = result.pinned.find(input); it != result.pinned.end())
+    result.fixedSeconds += reshard(input, it->second, target);
+}
+
+/// A manual region's boundary is fixed: operands are brought to the
+/// in_shardings (as constraints bring theirs), results are pinned to the
+/// out_shardings, and what the body holds is charged as it is written
+/// (local already).
+LogicalResult
+AutoShardProblemBuilder::addManualComputation(ManualComputationOp op) {
+  if (op.getMesh() != meshSymbol) {
+    chargeUnknown(op);
+    return success();
+  }
+  for (auto [operand, sharding] :
+       llvm::zip_equal(op.getTensors(), op.getInShardings())) {
+    if (!isStaticTensor(operand))
+      continue;
+    llvm::Expected<ShardState> state =
+        toState(mesh, llvm::cast<ShardingAttr>(sharding).toTensorSharding());
+    if (!state)
+      return op.emitError("cannot auto-shard around this sharding: ")
+             << llvm::toString(state.takeError());
+    chargeBringing(operand, *state);
+  }
+  for (auto [value, sharding] :
+       llvm::zip_equal(op.getResults(), op.getOutShardings()))
+    if (isStaticTensor(value) &&
+        failed(pin(value, llvm::cast<ShardingAttr>(sharding), op)))
+      return failure();
+  unsigned at = position[op];
+  fixedHeld.push_back({at, at, heldInside(op.getBody(), /*depth=*/0)});
+  return success();
+}
+
 LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
+  if (auto manual = dyn_cast<ManualComputationOp>(op))
+    return addManualComputation(manual);
   if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
     ShardingAttr sharding = constraint.getSharding();
     if (sharding.getMesh() != meshSymbol ||
@@ -675,13 +720,8 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
       return success();
     if (failed(pin(constraint.getResult(), sharding, op)))
       return failure();
-    const ShardState &target = result.pinned[constraint.getResult()];
-    Value input = constraint.getInput();
-    if (auto it = result.free.find(input); it != result.free.end()) {
-      auto [node, layouts] = it->second;
-      chargeWrite(input, node, layouts, target);
-    } else if (auto it = result.pinned.find(input); it != result.pinned.end())
-      result.fixedSeconds += reshard(input, it->second, target);
+    chargeBringing(constraint.getInput(),
+                   result.pinned[constraint.getResult()]);
     return success();
   }
   if (op->getNumResults() == 0 || isRemadePerDevice(op->getResult(0)))

@@ -50,6 +50,7 @@ private:
   /// ops sharing one zero-filled init or one constant are not forced to one
   /// sharding (each use is remade or sliced in its own).
   NodeId useNode(OpOperand &use);
+  LogicalResult visitManualComputation(ManualComputationOp op);
   /// The node `value` is annotated with: its own, or when propagation
   /// reached only its uses (a value remade per use), the one sharding those
   /// agree on.
@@ -283,8 +284,11 @@ LogicalResult ModulePropagation::build() {
           return failure();
     WalkResult walk = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
       currentOp = op;
-      return failed(visit(op)) ? WalkResult::interrupt()
-                               : WalkResult::advance();
+      if (failed(visit(op)))
+        return WalkResult::interrupt();
+      // A manual region's body is the user's per-device code.
+      return llvm::isa<ManualComputationOp>(op) ? WalkResult::skip()
+                                                : WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();
@@ -329,6 +333,8 @@ LogicalResult ModulePropagation::visit(Operation *op) {
     tie({constraint.getInput(), constraint.getResult()});
     return setUser(nodeFor(constraint.getResult()), constraint.getSharding(),
                    op->getLoc(), "constraint at " + placeOf(op->getLoc()));
+  } else if (auto manual = llvm::dyn_cast<ManualComputationOp>(op)) {
+    return visitManualComputation(manual);
   }
   if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()))
     return success();
@@ -363,6 +369,31 @@ LogicalResult ModulePropagation::visit(Operation *op) {
   for (Value result : op->getResults())
     if (NodeId node = nodeFor(result); node != PropagationGraph::kScalar)
       graph.setReplicated(node, defaultMesh);
+  return success();
+}
+
+/// The boundary of a manual region is written by the user: each operand is
+/// asked for in its in_sharding (as a sharding_constraint asks), each result
+/// has its out_sharding.
+LogicalResult
+ModulePropagation::visitManualComputation(ManualComputationOp op) {
+  std::string origin = "manual_computation at " + placeOf(op->getLoc());
+  for (auto [operand, sharding] :
+       llvm::zip_equal(op.getTensors(), op.getInShardings())) {
+    auto shape = rules::staticShape(operand);
+    if (!shape)
+      continue;
+    NodeId boundary = graph.addNode(*shape);
+    tieNodes({nodeFor(operand), boundary}, *shape);
+    if (failed(setUser(boundary, llvm::cast<ShardingAttr>(sharding),
+                       op->getLoc(), origin)))
+      return failure();
+  }
+  for (auto [result, sharding] :
+       llvm::zip_equal(op.getResults(), op.getOutShardings()))
+    if (failed(setUser(nodeFor(result), llvm::cast<ShardingAttr>(sharding),
+                       op->getLoc(), origin)))
+      return failure();
   return success();
 }
 
@@ -449,10 +480,12 @@ void ModulePropagation::write(bool debugOrigins) {
       if (debugOrigins)
         attrs.set(originsName, originsAttr(slots[i]));
     });
-    function.walk([&](Operation *op) {
+    function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (llvm::isa<ManualComputationOp>(op))
+        return WalkResult::skip(); // Shardings only at its boundary.
       if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()) ||
           llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
-        return;
+        return WalkResult::advance();
       SmallVector<ShardingAttr> shardings;
       SmallVector<Attribute> origins;
       for (Value result : op->getResults()) {
@@ -464,6 +497,7 @@ void ModulePropagation::write(bool debugOrigins) {
       writeShardings(op, shardingName, shardings);
       if (debugOrigins)
         op->setAttr(originsName, builder.getArrayAttr(origins));
+      return WalkResult::advance();
     });
   }
 }

@@ -1,0 +1,189 @@
+//===- ManualComputation.cpp - spmd.manual_computation --------------------===//
+//
+// A region the user wrote per device over some mesh axes: its checks (local
+// types, axes, counts) and its partitioning (operands brought to the
+// boundary's layouts, the body inlined).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/SpmdOps.h"
+
+#include "ir/Namespaces.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::spmd;
+
+LogicalResult ManualComputationOp::verify() {
+  Block &body = getBody().front();
+  if (getInShardings().size() != getTensors().size())
+    return emitOpError() << "has " << getInShardings().size()
+                         << " in_shardings for " << getTensors().size()
+                         << " operands";
+  if (getOutShardings().size() != getNumResults())
+    return emitOpError() << "has " << getOutShardings().size()
+                         << " out_shardings for " << getNumResults()
+                         << " results";
+  if (body.getNumArguments() != getTensors().size())
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments for " << getTensors().size()
+                         << " operands";
+  Operation *yield = body.getTerminator();
+  if (yield->getNumOperands() != getNumResults())
+    return yield->emitOpError()
+           << "yields " << yield->getNumOperands() << " values for "
+           << getNumResults() << " results of the manual computation";
+  if (getInShardings().empty() && getOutShardings().empty())
+    return emitOpError() << "needs an operand or a result to name its mesh";
+  return success();
+}
+
+FlatSymbolRefAttr ManualComputationOp::getMesh() {
+  for (ArrayAttr shardings : {getInShardings(), getOutShardings()})
+    if (!shardings.empty())
+      return llvm::cast<ShardingAttr>(shardings[0]).getMesh();
+  return {};
+}
+
+::spmd::TensorSharding ManualComputationOp::manualPart(ShardingAttr sharding) {
+  ::spmd::TensorSharding full = sharding.toTensorSharding();
+  llvm::SmallSet<StringRef, 4> manual;
+  for (auto axis : getManualAxes().getAsRange<StringAttr>())
+    manual.insert(axis.getValue());
+  std::vector<::spmd::DimSharding> dims;
+  for (const ::spmd::DimSharding &dim : full.dims) {
+    ::spmd::DimSharding kept;
+    for (const std::string &axis : dim.axes) {
+      if (!manual.contains(axis))
+        break;
+      kept.axes.push_back(axis);
+    }
+    dims.push_back(std::move(kept));
+  }
+  return ::spmd::TensorSharding(full.meshName, std::move(dims));
+}
+
+/// Checks `sharding` of a boundary tensor of global type `global` whose
+/// local type in the body is `local`: it fits, is on the region's mesh, is
+/// not pending a reduction, lists its manual axes first in each dimension,
+/// and those divide the dimension into `local`'s size.
+static LogicalResult checkBoundary(ManualComputationOp op,
+                                   ShardingAttr sharding, Type global,
+                                   Type local, const Twine &what,
+                                   SymbolTableCollection &tables) {
+  auto emitError = [&] { return op.emitOpError() << what << ": "; };
+  if (sharding.getMesh() != op.getMesh())
+    return emitError() << "sharding is on " << sharding.getMesh()
+                       << ", the region's mesh is " << op.getMesh();
+  if (failed(verifyShardingFor(sharding, global, op, emitError, &tables)))
+    return failure();
+  if (!sharding.getPartial().empty())
+    return emitError() << "sharding may not be partial";
+  // verifyShardingFor found the mesh.
+  ::spmd::DeviceMesh mesh =
+      lookupMesh(op, sharding.getMesh(), emitError, &tables)->toMesh();
+  ::spmd::TensorSharding manual = op.manualPart(sharding);
+  ::spmd::TensorSharding full = sharding.toTensorSharding();
+  auto globalType = llvm::cast<RankedTensorType>(global);
+  SmallVector<int64_t> expected;
+  for (auto [d, dim] : llvm::enumerate(full.dims)) {
+    const std::vector<std::string> &kept = manual.dims[d].axes;
+    for (size_t i = kept.size(); i < dim.axes.size(); ++i)
+      if (llvm::is_contained(op.getManualAxes().getAsValueRange<StringAttr>(),
+                             dim.axes[i]))
+        return emitError() << "dimension " << d << " lists manual axis \""
+                           << dim.axes[i] << "\" after free axis \""
+                           << dim.axes[kept.size()]
+                           << "\" (manual axes come first)";
+    int64_t devices = 1;
+    for (const std::string &axis : kept)
+      devices *= mesh.axisSize(*mesh.axisIndex(axis));
+    int64_t size = globalType.getDimSize(d);
+    if (size % devices != 0)
+      return emitError() << "dimension " << d << " (" << size
+                         << ") is not divisible by its manual axes' " << devices
+                         << " devices";
+    expected.push_back(size / devices);
+  }
+  auto localType = RankedTensorType::get(expected, globalType.getElementType());
+  if (local != localType)
+    return emitError() << "local type " << local << " does not match "
+                       << localType << ", the type of " << global
+                       << " split by " << ::spmd::TensorSharding(manual).str();
+  return success();
+}
+
+LogicalResult
+ManualComputationOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (!getMesh())
+    return success(); // verify() explains.
+  auto emitError = [&] { return emitOpError(); };
+  FailureOr<MeshAttr> meshAttr =
+      lookupMesh(*this, getMesh(), emitError, &tables);
+  if (failed(meshAttr))
+    return failure();
+  ::spmd::DeviceMesh mesh = meshAttr->toMesh();
+  llvm::SmallSet<StringRef, 4> seen;
+  for (auto axis : getManualAxes().getAsRange<StringAttr>()) {
+    if (!mesh.axisIndex(axis))
+      return emitOpError() << "manual axis " << axis << " is not an axis of "
+                           << getMesh();
+    if (!seen.insert(axis).second)
+      return emitOpError() << "lists manual axis " << axis << " twice";
+  }
+  Block &body = getBody().front();
+  for (auto [i, operand, sharding, arg] :
+       llvm::enumerate(getTensors(), getInShardings(), body.getArguments()))
+    if (failed(checkBoundary(*this, llvm::cast<ShardingAttr>(sharding),
+                             operand.getType(), arg.getType(),
+                             "operand " + Twine(i), tables)))
+      return failure();
+  Operation *yield = body.getTerminator();
+  for (auto [i, result, sharding, yielded] :
+       llvm::enumerate(getResults(), getOutShardings(), yield->getOperands()))
+    if (failed(checkBoundary(*this, llvm::cast<ShardingAttr>(sharding),
+                             result.getType(), yielded.getType(),
+                             "result " + Twine(i), tables)))
+      return failure();
+  return success();
+}
+
+/// Propagation treats the boundary as written shardings; the op itself is
+/// not split by a rule.
+std::optional<OpShardingRule> ManualComputationOp::getShardingRule() {
+  return std::nullopt;
+}
+
+/// The operands brought to their manual layouts (replicated over the free
+/// axes), the body inlined on them: over the free axes it is computed
+/// whole on every device.
+LogicalResult ManualComputationOp::partition(PartitionContext &context) {
+  FailureOr<const MeshInfo *> mesh = context.meshFor(*this, getMesh());
+  if (failed(mesh))
+    return failure();
+  auto layoutOf = [&](Attribute sharding) {
+    // verifySymbolUses checked the shardings against this mesh.
+    return llvm::cantFail(
+        toState((*mesh)->mesh, manualPart(llvm::cast<ShardingAttr>(sharding))));
+  };
+  Block &body = getBody().front();
+  IRMapping mapping;
+  for (auto [operand, sharding, arg] :
+       llvm::zip_equal(getTensors(), getInShardings(), body.getArguments())) {
+    FailureOr<Value> local = context.get(*this, operand, layoutOf(sharding));
+    if (failed(local))
+      return failure();
+    mapping.map(arg, *local);
+  }
+  OpBuilder &builder = context.builder();
+  for (Operation &op : body.without_terminator())
+    builder.clone(op, mapping);
+  for (auto [result, sharding, yielded] :
+       llvm::zip_equal(getResults(), getOutShardings(),
+                       body.getTerminator()->getOperands()))
+    context.set(result,
+                {mapping.lookupOrDefault(yielded), *mesh, layoutOf(sharding)});
+  return success();
+}
