@@ -116,21 +116,87 @@ static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
   return module;
 }
 
+static bool containsManualRegion(ModuleOp module) {
+  return module
+      .walk([](mlir::spmd::ManualComputationOp) {
+        return WalkResult::interrupt();
+      })
+      .wasInterrupted();
+}
+
+/// Every tensor of `module` replicated on `mesh`, but at the boundaries
+/// of its manual regions: function arguments and results and op results
+/// say so (propagation keeps what is written), sharding constraints go.
+static void replicateAllButManualBoundaries(ModuleOp module,
+                                            FlatSymbolRefAttr mesh) {
+  using namespace mlir::spmd;
+  MLIRContext *context = module.getContext();
+  StringRef name = SpmdDialect::kShardingAttrName;
+  auto replicated = [&](Type type) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    return ShardingAttr::get(
+        context, ::spmd::TensorSharding::replicatedOf(
+                     mesh.getValue().str(), tensor ? tensor.getRank() : 0));
+  };
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (llvm::isa<ManualComputationOp>(op))
+      return WalkResult::skip();
+    if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
+      constraint.getResult().replaceAllUsesWith(constraint.getInput());
+      constraint.erase();
+      return WalkResult::skip();
+    }
+    if (auto function = llvm::dyn_cast<func::FuncOp>(op)) {
+      for (auto [i, type] : llvm::enumerate(function.getArgumentTypes()))
+        if (llvm::isa<RankedTensorType>(type))
+          function.setArgAttr(i, name, replicated(type));
+      for (auto [i, type] : llvm::enumerate(function.getResultTypes()))
+        if (llvm::isa<RankedTensorType>(type))
+          function.setResultAttr(i, name, replicated(type));
+      return WalkResult::advance();
+    }
+    if (op->getNumResults() > 0 &&
+        llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)) {
+      SmallVector<ShardingAttr> shardings;
+      for (Type type : op->getResultTypes())
+        shardings.push_back(replicated(type));
+      op->setAttr(name, ShardingPerValueAttr::get(context, shardings));
+    }
+    return WalkResult::advance();
+  });
+}
+
+/// The reference of a program with manual regions (ReferenceModules):
+/// partitioned with nothing split but at the regions' boundaries, so it
+/// checks the automatic partitioning around and inside them (not the
+/// collectives the user wrote, which run alike in both).
+static llvm::Expected<runtime::ReferenceModules>
+buildReplicatedReference(ModuleOp global, StringRef entry) {
+  OwningOpRef<ModuleOp> module = global.clone();
+  mlir::spmd::ManualComputationOp first;
+  module->walk([&](mlir::spmd::ManualComputationOp op) {
+    first = op;
+    return WalkResult::interrupt();
+  });
+  replicateAllButManualBoundaries(*module, first.getMesh());
+  llvm::Expected<std::unique_ptr<runtime::LoadedProgram>> program =
+      compile(std::move(module), entry, PipelineOptions(), {});
+  if (!program)
+    return llvm::createStringError(
+        "the replicated reference of the program does not compile for a "
+        "check: " +
+        llvm::toString(program.takeError()));
+  runtime::ReferenceModules modules;
+  modules.onDevices = std::move(*program);
+  return modules;
+}
+
 /// The unpartitioned programs of `global` a check runs
 /// (runtime/exec/LoadedProgram.h).
 static llvm::Expected<runtime::ReferenceModules>
-buildReferences(ModuleOp global) {
-  mlir::spmd::ManualComputationOp manual;
-  global.walk([&](mlir::spmd::ManualComputationOp op) {
-    manual = op;
-    return WalkResult::interrupt();
-  });
-  if (manual)
-    return llvm::createStringError(
-        mlir::spmd::placeOf(manual.getLoc()) +
-        ": a check of a program with manual regions "
-        "(spmd.manual_computation) is not supported yet: they have no "
-        "unpartitioned reference");
+buildReferences(ModuleOp global, StringRef entry) {
+  if (containsManualRegion(global))
+    return buildReplicatedReference(global, entry);
   runtime::ReferenceModules modules;
   modules.global = referenceOf(global, ReferenceForm::AsWritten, 0);
   if (!modules.global)
@@ -174,7 +240,9 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
     // f64 forms) copies every constant of a model three times more.
     facts.longestReduction = longestReduction(*module);
     auto global = std::make_shared<OwningOpRef<ModuleOp>>(module->clone());
-    facts.reference = [global] { return buildReferences(**global); };
+    facts.reference = [global, name = entry.str()] {
+      return buildReferences(**global, name);
+    };
     if (!module->getOps<mlir::spmd::MeshOp>().empty())
       if (llvm::Error err = runPipeline(*module, options, Phase::Propagate,
                                         Phase::OptimizeCollectives))

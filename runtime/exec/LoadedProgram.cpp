@@ -587,12 +587,17 @@ runOnOneDevice(Executable &executable, llvm::StringRef function,
 }
 
 llvm::Error LoadedProgram::compileReference() {
-  if (global || !buildReference)
+  if (global || devicesReference || !buildReference)
     return llvm::Error::success();
   llvm::Expected<ReferenceModules> modules = buildReference();
   if (!modules)
     return modules.takeError();
   buildReference = nullptr; // the unpartitioned module it held goes too
+  if (modules->onDevices) {
+    devicesReference = std::move(modules->onDevices);
+    devicesReference->setThreadsPerDevice(threads);
+    return llvm::Error::success();
+  }
   llvm::Expected<std::unique_ptr<Executable>> compiled =
       Executable::compile(*modules->global);
   if (!compiled)
@@ -629,6 +634,8 @@ LoadedProgram::runGlobal(llvm::ArrayRef<HostBuffer> args) {
                 "unpartitioned program to run");
   if (llvm::Error err = compileReference())
     return std::move(err);
+  if (devicesReference)
+    return devicesReference->run(args);
   return runOnOneDevice(*global, entryName, args, inputSpecs, outputSpecs,
                         kernelThreads(1));
 }

@@ -52,8 +52,12 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
 /// in f64 (none when the program computes in f64 or cannot be widened), and
 /// `scaled` the f64 program with the error scales of its float results
 /// after them (none where the scales have no rule or would take too long).
+/// A program with manual regions has no unpartitioned form: its reference
+/// is `onDevices` instead, the program partitioned with every value
+/// replicated but at the regions' boundaries, run on the devices.
 struct ReferenceModules {
   mlir::OwningOpRef<mlir::ModuleOp> global, wide, scaled;
+  std::unique_ptr<class LoadedProgram> onDevices;
 };
 using ReferenceBuilder = std::function<llvm::Expected<ReferenceModules>()>;
 
@@ -98,7 +102,9 @@ public:
   /// Threads each device's kernels may use (default: cores / devices).
   int64_t threadsPerDevice() const { return threads; }
   void setThreadsPerDevice(int64_t n) { threads = std::max<int64_t>(n, 1); }
-  bool hasGlobalProgram() const { return global || buildReference; }
+  bool hasGlobalProgram() const {
+    return global || devicesReference || buildReference;
+  }
   /// The longest reduction of the program (for check tolerances).
   int64_t longestReduction() const { return reductionLength; }
   const llvm::json::Value &commReport() const { return report; }
@@ -130,7 +136,8 @@ public:
   /// else the others get an empty tensor.
   llvm::Expected<HostBuffer> toHost(const ShardedBuffer &tensor,
                                     bool everywhere = true);
-  /// Runs the unpartitioned program on one device.
+  /// Runs the unpartitioned program on one device (a program with manual
+  /// regions: its replicated form on the devices, ReferenceModules).
   llvm::Expected<std::vector<HostBuffer>>
   runGlobal(llvm::ArrayRef<HostBuffer> args);
   /// Loads the unpartitioned programs, which only checks run (runGlobal and
@@ -179,6 +186,7 @@ private:
   int64_t reductionLength = 1;
   /// `scaled`: wideGlobal computing error scales too (passes/ErrorScales.h).
   std::unique_ptr<Executable> local, global, wideGlobal, scaled;
+  std::unique_ptr<LoadedProgram> devicesReference;
   /// Builds the unpartitioned programs until compileReference (so the
   /// context must outlive the LoadedProgram).
   ReferenceBuilder buildReference;
