@@ -37,6 +37,9 @@ LogicalResult ManualComputationOp::verify() {
            << getNumResults() << " results of the manual computation";
   if (getInShardings().empty() && getOutShardings().empty())
     return emitOpError() << "needs an operand or a result to name its mesh";
+  if ((*this)->getParentOfType<ManualComputationOp>())
+    return emitOpError() << "inside another spmd.manual_computation is not "
+                            "supported yet";
   return success();
 }
 

@@ -125,3 +125,17 @@ func.func @captures(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   } : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @nested(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %r = spmd.manual_computation(%x) in_shardings = [<@mesh, [{"data"}, {}]>] out_shardings = [<@mesh, [{"data"}, {}]>] manual_axes = ["data"] (%l: tensor<4x16xf32>) {
+    // expected-error @+1 {{'spmd.manual_computation' op inside another spmd.manual_computation is not supported yet}}
+    %i = spmd.manual_computation(%l) in_shardings = [<@mesh, [{}, {"model"}]>] out_shardings = [<@mesh, [{}, {"model"}]>] manual_axes = ["model"] (%m: tensor<4x4xf32>) {
+      spmd.yield %m : tensor<4x4xf32>
+    } : (tensor<4x16xf32>) -> tensor<4x16xf32>
+    spmd.yield %i : tensor<4x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
