@@ -116,54 +116,60 @@ static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
   return module;
 }
 
-static bool containsManualRegion(ModuleOp module) {
-  return module
-      .walk([](mlir::spmd::ManualComputationOp) {
-        return WalkResult::interrupt();
-      })
-      .wasInterrupted();
+/// The mesh of the first manual region inside `op`, or null.
+static FlatSymbolRefAttr firstRegionMesh(Operation *op) {
+  FlatSymbolRefAttr mesh;
+  op->walk([&](mlir::spmd::ManualComputationOp region) {
+    mesh = region.getMesh();
+    return WalkResult::interrupt();
+  });
+  return mesh;
 }
 
-/// Every tensor of `module` replicated on `mesh`, but at the boundaries
-/// of its manual regions: function arguments and results and op results
-/// say so (propagation keeps what is written), sharding constraints go.
-static void replicateAllButManualBoundaries(ModuleOp module,
-                                            FlatSymbolRefAttr mesh) {
+/// Every tensor of `module` replicated, but at the boundaries of its manual
+/// regions: function arguments and results and op results say so
+/// (propagation keeps what is written), sharding constraints go. Each
+/// function is replicated on the mesh of its first region (or of the
+/// module's first).
+static void replicateAllButManualBoundaries(ModuleOp module) {
   using namespace mlir::spmd;
   MLIRContext *context = module.getContext();
   StringRef name = SpmdDialect::kShardingAttrName;
-  auto replicated = [&](Type type) {
-    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-    return ShardingAttr::get(
-        context, ::spmd::TensorSharding::replicatedOf(
-                     mesh.getValue().str(), tensor ? tensor.getRank() : 0));
-  };
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (llvm::isa<ManualComputationOp>(op))
-      return WalkResult::skip();
-    if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
-      constraint.getResult().replaceAllUsesWith(constraint.getInput());
-      constraint.erase();
-      return WalkResult::skip();
-    }
-    if (auto function = llvm::dyn_cast<func::FuncOp>(op)) {
-      for (auto [i, type] : llvm::enumerate(function.getArgumentTypes()))
-        if (llvm::isa<RankedTensorType>(type))
-          function.setArgAttr(i, name, replicated(type));
-      for (auto [i, type] : llvm::enumerate(function.getResultTypes()))
-        if (llvm::isa<RankedTensorType>(type))
-          function.setResultAttr(i, name, replicated(type));
+  FlatSymbolRefAttr moduleMesh = firstRegionMesh(module);
+  for (auto function : module.getOps<func::FuncOp>()) {
+    FlatSymbolRefAttr mesh = firstRegionMesh(function);
+    if (!mesh)
+      mesh = moduleMesh;
+    auto replicated = [&](Type type) {
+      auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+      return ShardingAttr::get(
+          context, ::spmd::TensorSharding::replicatedOf(
+                       mesh.getValue().str(), tensor ? tensor.getRank() : 0));
+    };
+    for (auto [i, type] : llvm::enumerate(function.getArgumentTypes()))
+      if (llvm::isa<RankedTensorType>(type))
+        function.setArgAttr(i, name, replicated(type));
+    for (auto [i, type] : llvm::enumerate(function.getResultTypes()))
+      if (llvm::isa<RankedTensorType>(type))
+        function.setResultAttr(i, name, replicated(type));
+    function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (llvm::isa<ManualComputationOp>(op))
+        return WalkResult::skip();
+      if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
+        constraint.getResult().replaceAllUsesWith(constraint.getInput());
+        constraint.erase();
+        return WalkResult::skip();
+      }
+      if (op != function &&
+          llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)) {
+        SmallVector<ShardingAttr> shardings;
+        for (Type type : op->getResultTypes())
+          shardings.push_back(replicated(type));
+        op->setAttr(name, ShardingPerValueAttr::get(context, shardings));
+      }
       return WalkResult::advance();
-    }
-    if (op->getNumResults() > 0 &&
-        llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)) {
-      SmallVector<ShardingAttr> shardings;
-      for (Type type : op->getResultTypes())
-        shardings.push_back(replicated(type));
-      op->setAttr(name, ShardingPerValueAttr::get(context, shardings));
-    }
-    return WalkResult::advance();
-  });
+    });
+  }
 }
 
 /// The reference of a program with manual regions (ReferenceModules):
@@ -173,12 +179,7 @@ static void replicateAllButManualBoundaries(ModuleOp module,
 static llvm::Expected<runtime::ReferenceModules>
 buildReplicatedReference(ModuleOp global, StringRef entry) {
   OwningOpRef<ModuleOp> module = global.clone();
-  mlir::spmd::ManualComputationOp first;
-  module->walk([&](mlir::spmd::ManualComputationOp op) {
-    first = op;
-    return WalkResult::interrupt();
-  });
-  replicateAllButManualBoundaries(*module, first.getMesh());
+  replicateAllButManualBoundaries(*module);
   llvm::Expected<std::unique_ptr<runtime::LoadedProgram>> program =
       compile(std::move(module), entry, PipelineOptions(), {});
   if (!program)
@@ -195,7 +196,7 @@ buildReplicatedReference(ModuleOp global, StringRef entry) {
 /// (runtime/exec/LoadedProgram.h).
 static llvm::Expected<runtime::ReferenceModules>
 buildReferences(ModuleOp global, StringRef entry) {
-  if (containsManualRegion(global))
+  if (firstRegionMesh(global))
     return buildReplicatedReference(global, entry);
   runtime::ReferenceModules modules;
   modules.global = referenceOf(global, ReferenceForm::AsWritten, 0);

@@ -10,6 +10,7 @@
 
 #include "ir/Namespaces.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -30,17 +31,34 @@ LogicalResult ManualComputationOp::verify() {
     return emitOpError() << "body has " << body.getNumArguments()
                          << " arguments for " << getTensors().size()
                          << " operands";
-  Operation *yield = body.getTerminator();
-  if (yield->getNumOperands() != getNumResults())
-    return yield->emitOpError()
-           << "yields " << yield->getNumOperands() << " values for "
-           << getNumResults() << " results of the manual computation";
+  auto yield = body.empty() ? YieldOp() : llvm::dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError() << "body must end with spmd.yield";
+  if (yield.getNumOperands() != getNumResults())
+    return emitOpError() << "body yields " << yield.getNumOperands()
+                         << " values for " << getNumResults() << " results";
   if (getInShardings().empty() && getOutShardings().empty())
     return emitOpError() << "needs an operand or a result to name its mesh";
   if ((*this)->getParentOfType<ManualComputationOp>())
     return emitOpError() << "inside another spmd.manual_computation is not "
                             "supported yet";
-  return success();
+  // The body is per-device code: a callee would be partitioned as a global
+  // function, and a constraint asks for a global layout.
+  WalkResult walk = body.walk([&](Operation *op) {
+    if (llvm::isa<CallOpInterface>(op)) {
+      op->emitOpError() << "inside a spmd.manual_computation is not supported "
+                           "yet (the callee would be partitioned as global "
+                           "code)";
+      return WalkResult::interrupt();
+    }
+    if (llvm::isa<ShardingConstraintOp>(op)) {
+      op->emitOpError() << "inside a spmd.manual_computation: its body is "
+                           "per-device code, whose values have no sharding";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 FlatSymbolRefAttr ManualComputationOp::getMesh() {
@@ -80,6 +98,9 @@ static LogicalResult checkBoundary(ManualComputationOp op,
   if (sharding.getMesh() != op.getMesh())
     return emitError() << "sharding is on " << sharding.getMesh()
                        << ", the region's mesh is " << op.getMesh();
+  if (auto tensor = llvm::dyn_cast<RankedTensorType>(global);
+      !tensor || !tensor.hasStaticShape())
+    return emitError() << "needs a static shape, not " << global;
   if (failed(verifyShardingFor(sharding, global, op, emitError, &tables)))
     return failure();
   if (!sharding.getPartial().empty())

@@ -328,12 +328,12 @@ static void printShardings(OpAsmPrinter &printer, Operation *,
 
 static ParseResult parseManualBody(OpAsmParser &parser, Region &body) {
   SmallVector<OpAsmParser::Argument> arguments;
+  Location loc = parser.getEncodedSourceLoc(parser.getCurrentLocation());
   if (parser.parseArgumentList(arguments, AsmParser::Delimiter::Paren,
                                /*allowType=*/true) ||
       parser.parseRegion(body, arguments))
     return failure();
-  ManualComputationOp::ensureTerminator(body, parser.getBuilder(),
-                                        parser.getBuilder().getUnknownLoc());
+  ManualComputationOp::ensureTerminator(body, parser.getBuilder(), loc);
   return success();
 }
 

@@ -60,8 +60,8 @@ func.func @axis_index_on_free_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @yield_count(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{'spmd.manual_computation' op body yields 2 values for 1 results}}
   %r = spmd.manual_computation(%x) in_shardings = [<@mesh, [{"data"}, {}]>] out_shardings = [<@mesh, [{"data"}, {}]>] manual_axes = ["data"] (%l: tensor<4x16xf32>) {
-    // expected-error @+1 {{'spmd.yield' op yields 2 values for 1 results of the manual computation}}
     spmd.yield %l, %l : tensor<4x16xf32>, tensor<4x16xf32>
   } : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
@@ -138,4 +138,50 @@ func.func @nested(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
     spmd.yield %i : tensor<4x16xf32>
   } : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+func.func private @sumy(%v: tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func @call_in_body(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = spmd.manual_computation(%a) in_shardings = [<@mesh, [{"x"}, {}]>] out_shardings = [<@mesh, [{"x"}, {}]>] manual_axes = ["x"] (%l: tensor<4x8xf32>) {
+    // expected-error @+1 {{'func.call' op inside a spmd.manual_computation is not supported yet}}
+    %s = func.call @sumy(%l) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    spmd.yield %s : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+func.func @constraint_in_body(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = spmd.manual_computation(%a) in_shardings = [<@mesh, [{"x"}, {}]>] out_shardings = [<@mesh, [{"x"}, {}]>] manual_axes = ["x"] (%l: tensor<4x8xf32>) {
+    // expected-error @+1 {{'spmd.sharding_constraint' op inside a spmd.manual_computation: its body is per-device code}}
+    %c = spmd.sharding_constraint %l <@mesh, [{"y"}, {}]> : tensor<4x8xf32>
+    spmd.yield %c : tensor<4x8xf32>
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+func.func @dynamic(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'spmd.manual_computation' op operand 0: needs a static shape, not 'tensor<?x8xf32>'}}
+  %r = spmd.manual_computation(%a) in_shardings = [<@mesh, [{"x"}, {}]>] out_shardings = [<@mesh, [{"x"}, {}]>] manual_axes = ["x"] (%l: tensor<?x8xf32>) {
+    spmd.yield %l : tensor<?x8xf32>
+  } : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+func.func @no_yield(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'spmd.manual_computation' op body yields 0 values for 1 results}}
+  %r = spmd.manual_computation(%a) in_shardings = [<@mesh, [{"x"}, {}]>] out_shardings = [<@mesh, [{"x"}, {}]>] manual_axes = ["x"] (%l: tensor<4x8xf32>) {
+  } : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
 }
