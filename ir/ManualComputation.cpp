@@ -141,7 +141,8 @@ static LogicalResult checkBoundary(ManualComputationOp op,
 
 LogicalResult
 ManualComputationOp::verifySymbolUses(SymbolTableCollection &tables) {
-  if (!getMesh())
+  Block &body = getBody().front();
+  if (!getMesh() || body.empty() || !llvm::isa<YieldOp>(body.back()))
     return success(); // verify() explains.
   auto emitError = [&] { return emitOpError(); };
   FailureOr<MeshAttr> meshAttr =
@@ -157,7 +158,6 @@ ManualComputationOp::verifySymbolUses(SymbolTableCollection &tables) {
     if (!seen.insert(axis).second)
       return emitOpError() << "lists manual axis " << axis << " twice";
   }
-  Block &body = getBody().front();
   for (auto [i, operand, sharding, arg] :
        llvm::enumerate(getTensors(), getInShardings(), body.getArguments()))
     if (failed(checkBoundary(*this, llvm::cast<ShardingAttr>(sharding),

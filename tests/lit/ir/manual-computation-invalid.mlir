@@ -185,3 +185,16 @@ func.func @no_yield(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   } : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// The generic form may leave the terminator out.
+spmd.mesh @mesh = <["x"=2]>
+func.func @generic_without_yield(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'spmd.manual_computation' op body must end with spmd.yield}}
+  %r = "spmd.manual_computation"(%a) <{in_shardings = [#spmd.sharding<@mesh, [{"x"}]>], manual_axes = ["x"], out_shardings = [#spmd.sharding<@mesh, [{"x"}]>]}> ({
+  ^bb0(%l: tensor<4xf32>):
+    %s = arith.addf %l, %l : tensor<4xf32>
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
