@@ -19,7 +19,8 @@
 # SPMD_MPI_TIMEOUT at -np 2 and from --mpi-timeout at -np 4.
 set -uo pipefail
 source "$(dirname "$0")/mpirun.sh"
-bin=$1 work=$2 trials=${3:-20} seed=${4:-$$} max_delay=${5:-800}
+# SPMD_STOP_TRIALS overrides TRIALS_PER_SIZE (the sanitizer job runs fewer).
+bin=$1 work=$2 trials=${SPMD_STOP_TRIALS:-${3:-20}} seed=${4:-$$} max_delay=${5:-800}
 here=$(cd "$(dirname "$0")" && pwd)
 program=$here/collectives.mlir
 timeout_s=3
