@@ -83,10 +83,13 @@ TypedAttr mlir::spmd::identityOf(OpBuilder &b, ReductionKind kind, Type type) {
       // maxnumf(NaN, x) is x for every x, NaN included (an infinity would
       // turn a block of NaNs into the infinity).
       return b.getFloatAttr(type, llvm::APFloat::getQNaN(semantics));
+    case ReductionKind::Prod:
+      return b.getFloatAttr(type, 1.0);
     }
   }
   unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  llvm::APInt value = kind == ReductionKind::Sum ? llvm::APInt(width, 0)
+  llvm::APInt value = kind == ReductionKind::Sum    ? llvm::APInt(width, 0)
+                      : kind == ReductionKind::Prod ? llvm::APInt(width, 1)
                       : isMax ? llvm::APInt::getSignedMinValue(width)
                               : llvm::APInt::getSignedMaxValue(width);
   return b.getIntegerAttr(type, value);

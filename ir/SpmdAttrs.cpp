@@ -37,7 +37,7 @@ bool mlir::spmd::isCollectiveReductionAttr(Attribute attr) {
   if (!integer || !integer.getType().isSignlessInteger(32))
     return false;
   int64_t value = integer.getInt();
-  return value >= 0 && value <= static_cast<int64_t>(ReductionKind::MinNum);
+  return value >= 0 && value <= static_cast<int64_t>(ReductionKind::Prod);
 }
 
 static std::vector<std::string> toStrings(ArrayRef<StringAttr> attrs) {
@@ -252,6 +252,8 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
         std::optional<ReductionKind> parsed = symbolizeReduction(name);
         if (!parsed) {
           SmallVector<StringRef> names = reductionNames();
+          // A pending product is no partial value (TensorSharding::verify).
+          llvm::erase(names, stringifyReduction(ReductionKind::Prod));
           parser.emitError(kindLoc, "unknown reduction '")
               << name << "' (expected "
               << llvm::join(ArrayRef(names).drop_back(), ", ") << " or "

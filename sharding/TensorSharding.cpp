@@ -23,7 +23,7 @@ template <typename Kind> struct KindName {
 static constexpr KindName<ReductionKind> kReductionNames[] = {
     {ReductionKind::Sum, "sum"},       {ReductionKind::Max, "max"},
     {ReductionKind::Min, "min"},       {ReductionKind::MaxNum, "maxnum"},
-    {ReductionKind::MinNum, "minnum"},
+    {ReductionKind::MinNum, "minnum"}, {ReductionKind::Prod, "prod"},
 };
 static constexpr KindName<CollectiveKind> kCollectiveNames[] = {
     {CollectiveKind::AllGather, "all_gather"},
@@ -131,6 +131,10 @@ llvm::Error TensorSharding::verify() const {
   for (const std::string &axis : partial)
     if (llvm::Error err = use(axis, "partial"))
       return err;
+  // Ops that keep a pending sum (scaling, adding a replicated value) would
+  // change a pending product.
+  if (!partial.empty() && partialKind == ReductionKind::Prod)
+    return makeError("a partial value cannot be a pending product");
   return llvm::Error::success();
 }
 

@@ -26,10 +26,12 @@ namespace spmd {
 /// arith.maximumf/minimumf (a NaN operand wins) and MaxNum and MinNum
 /// arith.maxnumf/minnumf (NaN operands are ignored); on integers both are
 /// the signed maximum and minimum, and sums wrap. The values are the IR's
-/// storage of a collective's reduction: append, never renumber.
-enum class ReductionKind { Sum, Max, Min, MaxNum, MinNum };
-/// "sum", "max", "min", "maxnum", "minnum": the IR's and the reports'
-/// spelling.
+/// storage of a collective's reduction: append, never renumber. Prod is a
+/// collective's only (explicit collectives, torch.distributed's PRODUCT):
+/// no partial value is a pending product.
+enum class ReductionKind { Sum, Max, Min, MaxNum, MinNum, Prod };
+/// "sum", "max", "min", "maxnum", "minnum", "prod": the IR's and the
+/// reports' spelling.
 llvm::StringRef stringifyReduction(ReductionKind kind);
 std::optional<ReductionKind> symbolizeReduction(llvm::StringRef name);
 /// The names of the kinds, in enum order. Partial values and collectives

@@ -90,6 +90,8 @@ template <typename T> static T combine(ReductionKind kind, T a, T b) {
     return combine<ReductionKind::MaxNum>(a, b);
   case ReductionKind::MinNum:
     return combine<ReductionKind::MinNum>(a, b);
+  case ReductionKind::Prod:
+    return combine<ReductionKind::Prod>(a, b);
   }
   llvm_unreachable("every reduction kind combines");
 }
@@ -127,6 +129,8 @@ static void reduceNative(llvm::ArrayRef<ElementSpan> parts, ReductionKind kind,
     return reduceNative<ReductionKind::MaxNum>(parts, out, count);
   case ReductionKind::MinNum:
     return reduceNative<ReductionKind::MinNum>(parts, out, count);
+  case ReductionKind::Prod:
+    return reduceNative<ReductionKind::Prod>(parts, out, count);
   }
 }
 

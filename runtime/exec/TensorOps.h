@@ -32,6 +32,8 @@ template <ReductionKind c, typename T> T combine(T a, T b) {
       return std::fmax(a, b);
     case ReductionKind::MinNum:
       return std::fmin(a, b);
+    case ReductionKind::Prod:
+      return a * b;
     }
   } else {
     switch (c) {
@@ -43,6 +45,13 @@ template <ReductionKind c, typename T> T combine(T a, T b) {
     case ReductionKind::Min:
     case ReductionKind::MinNum:
       return std::min(a, b);
+    case ReductionKind::Prod: {
+      // Wraps; narrow types multiply as unsigned int, not promoted int
+      // (whose overflow is undefined).
+      using U = std::make_unsigned_t<T>;
+      using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+      return T(U(W(U(a)) * W(U(b))));
+    }
     }
   }
   return a;

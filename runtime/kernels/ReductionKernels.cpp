@@ -67,14 +67,14 @@ template <ReductionKind c, typename T> T foldRun(const T *p, int64_t n) {
       return run.template maxCoeff<Eigen::PropagateNumbers>();
     case ReductionKind::MinNum:
       return run.template minCoeff<Eigen::PropagateNumbers>();
+    case ReductionKind::Prod:
+      break; // in order, below
     }
-  } else {
-    T v = p[0];
-    for (int64_t i = 1; i < n; ++i)
-      v = combine<c>(v, p[i]);
-    return v;
   }
-  return p[0];
+  T v = p[0];
+  for (int64_t i = 1; i < n; ++i)
+    v = combine<c>(v, p[i]);
+  return v;
 }
 } // namespace
 
@@ -114,6 +114,8 @@ static void reduceParts(const Reduction &r, const T *x, T *y, int64_t first,
     return reduceRange<ReductionKind::MaxNum>(r, x, y, first, last);
   case ReductionKind::MinNum:
     return reduceRange<ReductionKind::MinNum>(r, x, y, first, last);
+  case ReductionKind::Prod:
+    return reduceRange<ReductionKind::Prod>(r, x, y, first, last);
   }
 }
 

@@ -101,6 +101,9 @@ static void slideRows(const Window &s, const T *in, const T *weights, T *out,
   case ReductionKind::MinNum:
     return slide<Accumulate::Fold, ReductionKind::MinNum>(s, in, weights, out,
                                                           first, last);
+  case ReductionKind::Prod:
+    return slide<Accumulate::Fold, ReductionKind::Prod>(s, in, weights, out,
+                                                        first, last);
   }
 }
 

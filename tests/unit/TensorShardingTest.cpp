@@ -71,11 +71,12 @@ TEST(TensorSharding, Verify) {
 TEST(TensorSharding, ReductionNames) {
   for (ReductionKind kind :
        {ReductionKind::Sum, ReductionKind::Max, ReductionKind::Min,
-        ReductionKind::MaxNum, ReductionKind::MinNum})
+        ReductionKind::MaxNum, ReductionKind::MinNum, ReductionKind::Prod})
     EXPECT_EQ(symbolizeReduction(stringifyReduction(kind)), kind);
   EXPECT_EQ(symbolizeReduction("mean"), std::nullopt);
-  EXPECT_EQ(reductionNames(), (llvm::SmallVector<llvm::StringRef>{
-                                  "sum", "max", "min", "maxnum", "minnum"}));
+  EXPECT_EQ(reductionNames(),
+            (llvm::SmallVector<llvm::StringRef>{"sum", "max", "min", "maxnum",
+                                                "minnum", "prod"}));
 }
 
 TEST(TensorSharding, PartialValuesArePendingAsTheirReduction) {

@@ -166,6 +166,15 @@ func.func @bad_reduction(%x: tensor<8xf32>) {
 // -----
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @pending_product(%x: tensor<8xf32>) {
+  // expected-error @+1 {{a partial value cannot be a pending product}}
+  %0 = spmd.sharding_constraint %x <@mesh, [{}], partial<prod>={"data"}> : tensor<8xf32>
+  return
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @replicated_twice(%x: tensor<8xf32>) {
   // expected-error @+1 {{'replicated' given twice}}
   %0 = spmd.sharding_constraint %x <@mesh, [{}], replicated={"data"}, replicated={"model"}> : tensor<8xf32>

@@ -96,3 +96,27 @@ func.func @partly_ref(%a: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf3
   %y = linalg.matmul ins(%s, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// A product over x, of floats and of integers (which wrap).
+func.func @prod(%a: tensor<8x4xf32>, %b: tensor<8x4xi32>) -> (tensor<4x4xf32>, tensor<4x4xi32>) {
+  %r:2 = spmd.manual_computation(%a, %b)
+      in_shardings = [<@mesh, [{"x"}, {}]>, <@mesh, [{"x"}, {}]>]
+      out_shardings = [<@mesh, [{}, {}]>, <@mesh, [{}, {}]>]
+      manual_axes = ["x"]
+      (%la: tensor<4x4xf32>, %lb: tensor<4x4xi32>) {
+    %pa = spmd.all_reduce %la on @mesh axes = ["x"] reduction = prod : tensor<4x4xf32>
+    %pb = spmd.all_reduce %lb on @mesh axes = ["x"] reduction = prod : tensor<4x4xi32>
+    spmd.yield %pa, %pb : tensor<4x4xf32>, tensor<4x4xi32>
+  } : (tensor<8x4xf32>, tensor<8x4xi32>) -> (tensor<4x4xf32>, tensor<4x4xi32>)
+  return %r#0, %r#1 : tensor<4x4xf32>, tensor<4x4xi32>
+}
+
+func.func @prod_ref(%a: tensor<8x4xf32>, %b: tensor<8x4xi32>) -> (tensor<4x4xf32>, tensor<4x4xi32>) {
+  %a0 = tensor.extract_slice %a[0, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+  %a1 = tensor.extract_slice %a[4, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+  %b0 = tensor.extract_slice %b[0, 0] [4, 4] [1, 1] : tensor<8x4xi32> to tensor<4x4xi32>
+  %b1 = tensor.extract_slice %b[4, 0] [4, 4] [1, 1] : tensor<8x4xi32> to tensor<4x4xi32>
+  %pa = arith.mulf %a0, %a1 : tensor<4x4xf32>
+  %pb = arith.muli %b0, %b1 : tensor<4x4xi32>
+  return %pa, %pb : tensor<4x4xf32>, tensor<4x4xi32>
+}
