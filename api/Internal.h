@@ -120,6 +120,10 @@ struct TensorStorage {
   static const runtime::HostBuffer &of(const HostTensor &t) {
     return *t.storage_->tensor;
   }
+  /// The user's storage, written in place (spmd::dist's results).
+  static runtime::HostBuffer &mutableOf(HostTensor &t) {
+    return *t.storage_->tensor;
+  }
   static HostTensor wrap(runtime::TensorRef tensor);
 };
 

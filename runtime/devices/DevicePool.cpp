@@ -363,6 +363,8 @@ bool waitForDevices(std::unique_lock<std::mutex> &lock,
   return ready();
 }
 
+int64_t currentPoolDevice() { return currentFiber ? currentFiber->device : -1; }
+
 void notifyDevices(std::condition_variable &changed) {
   changed.notify_all();
   if (Fiber *fiber = currentFiber)

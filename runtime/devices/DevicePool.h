@@ -63,6 +63,10 @@ bool waitForDevices(std::unique_lock<std::mutex> &lock,
                     std::chrono::milliseconds timeout,
                     llvm::function_ref<bool()> ready);
 
+/// The device of the pool run that calls it (its `body`'s argument), or
+/// -1 outside a pool's device.
+int64_t currentPoolDevice();
+
 /// Wakes whoever waits for a change behind `changed`: threads, and the
 /// devices of the calling device's pool.
 void notifyDevices(std::condition_variable &changed);

@@ -24,12 +24,14 @@
 #include "absl/types/span.h"
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -475,6 +477,147 @@ private:
   explicit Program(std::unique_ptr<detail::ProgramState> state);
   std::unique_ptr<detail::ProgramState> state_;
 };
+
+//===----------------------------------------------------------------------===//
+// Replicated execution (torch_xla's spawn, torch.distributed's groups)
+//===----------------------------------------------------------------------===//
+
+/// Runs `fn(index)` once per device of this process, each on its own
+/// device, and returns when all returned. `nprocs` is 1 (one device runs
+/// `fn(0)`) or addressable_device_count() (the default). Inside `fn` the
+/// devices meet only in the calls of spmd::dist and spmd::xm. Returns the
+/// first error (by device) that one of those calls returned on any device,
+/// or the exception a device threw; OK when none. Not yet across
+/// processes (Unimplemented under mpirun with more than one process), and
+/// not nested.
+absl::Status spawn(std::function<void(int64_t index)> fn,
+                   std::optional<int64_t> nprocs = {});
+
+namespace detail {
+struct GroupAccess;
+struct WorkAccess;
+} // namespace detail
+
+namespace dist {
+
+enum class ReduceOp { SUM, PRODUCT, MAX, MIN };
+
+/// The devices a collective runs over: every device (WORLD, the default
+/// Group), or the ranks new_group listed, in that order.
+class Group {
+public:
+  Group() = default;
+  bool is_world() const { return ranks_.empty(); }
+  /// The members' ranks (empty for WORLD).
+  const std::vector<int64_t> &ranks() const { return ranks_; }
+
+private:
+  friend struct spmd::detail::GroupAccess;
+  std::vector<int64_t> ranks_;
+};
+
+/// An isend's or irecv's completion.
+class Work {
+public:
+  Work();
+  /// Waits (at most the timeout) until it completed; its outcome.
+  absl::Status wait();
+  /// Whether it completed (an irecv whose message arrived is completed
+  /// here, its tensor filled).
+  bool is_completed();
+
+private:
+  friend struct spmd::detail::WorkAccess;
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// Inside spmd::spawn's function; outside it, get_rank() and
+// get_world_size() are -1 and the calls below return FailedPrecondition.
+// Ranks, `src` and `dst` are global device indices. A collective is called
+// by every member of its group, in the same order on each; one whose
+// members called different collectives, or the same with other shapes,
+// types, roots or operations, returns an error on every member naming the
+// devices and their calls. A member that does not come within
+// SPMD_MPI_TIMEOUT seconds (60 by default), or that returned or threw,
+// fails it too. Output lists are resized and filled with fresh tensors.
+
+/// The calling device's global index.
+int64_t get_rank();
+int64_t get_world_size();
+/// A group of `ranks` (distinct, in range): called by every device,
+/// members or not, in the same order on each.
+absl::StatusOr<Group> new_group(std::vector<int64_t> ranks);
+/// `t` becomes the reduction of every member's `t`.
+absl::Status all_reduce(HostTensor &t, ReduceOp op = ReduceOp::SUM,
+                        const Group &g = {});
+/// `t` becomes `src`'s `t`.
+absl::Status broadcast(HostTensor &t, int64_t src, const Group &g = {});
+/// `dst`'s `t` becomes the reduction; the others' stays.
+absl::Status reduce(HostTensor &t, int64_t dst, ReduceOp op = ReduceOp::SUM,
+                    const Group &g = {});
+/// `out[i]` is member i's `t`.
+absl::Status all_gather(std::vector<HostTensor> &out, const HostTensor &t,
+                        const Group &g = {});
+/// On `dst`, `(*out)[i]` is member i's `t` (`out` may be null elsewhere).
+absl::Status gather(const HostTensor &t, std::vector<HostTensor> *out,
+                    int64_t dst, const Group &g = {});
+/// Member i's `t` becomes `src`'s `(*in)[i]` (`in` may be null elsewhere).
+absl::Status scatter(HostTensor &t, const std::vector<HostTensor> *in,
+                     int64_t src, const Group &g = {});
+/// Member i's `out` becomes the reduction of every member's `in[i]`.
+absl::Status reduce_scatter(HostTensor &out, const std::vector<HostTensor> &in,
+                            ReduceOp op = ReduceOp::SUM, const Group &g = {});
+/// Member i's `out[j]` is member j's `in[i]`.
+absl::Status all_to_all(std::vector<HostTensor> &out,
+                        const std::vector<HostTensor> &in, const Group &g = {});
+absl::Status barrier(const Group &g = {});
+/// Point to point: a send never waits; a recv waits for the oldest message
+/// `src` sent this device, whose type and shape must be `t`'s.
+absl::Status send(const HostTensor &t, int64_t dst);
+absl::Status recv(HostTensor &t, int64_t src);
+Work isend(const HostTensor &t, int64_t dst);
+/// `t` is filled when the Work completes.
+Work irecv(HostTensor &t, int64_t src);
+
+} // namespace dist
+
+namespace xm {
+
+/// Reduces each of `inputs` in place over the caller's group (the one of
+/// `groups` that holds it; every device when empty), then multiplies
+/// floating-point results by `scale`.
+absl::Status all_reduce(dist::ReduceOp op, std::vector<HostTensor> &inputs,
+                        double scale = 1.0,
+                        const std::vector<std::vector<int64_t>> &groups = {});
+/// Every device's `payload`, by rank, once all of them called it with the
+/// same `tag`.
+absl::StatusOr<std::vector<std::string>>
+rendezvous(const std::string &tag, const std::string &payload = "");
+/// `reduce_fn` (taking a std::vector<T> of every device's `data`, by rank)
+/// on every device. T is copied as bytes.
+template <class T, class Fn>
+absl::StatusOr<T> mesh_reduce(const std::string &tag, const T &data,
+                              Fn reduce_fn) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "mesh_reduce sends T as its bytes");
+  absl::StatusOr<std::vector<std::string>> all = rendezvous(
+      tag, std::string(reinterpret_cast<const char *>(&data), sizeof(T)));
+  if (!all.ok())
+    return all.status();
+  std::vector<T> values(all->size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if ((*all)[i].size() != sizeof(T))
+      return absl::InvalidArgumentError(
+          "mesh_reduce '" + tag + "': device " + std::to_string(i) + " sent " +
+          std::to_string((*all)[i].size()) + " bytes, not " +
+          std::to_string(sizeof(T)));
+    std::memcpy(&values[i], (*all)[i].data(), sizeof(T));
+  }
+  return reduce_fn(std::move(values));
+}
+
+} // namespace xm
 
 //===----------------------------------------------------------------------===//
 // Cache and inspection

@@ -1,0 +1,666 @@
+//===- Distributed.cpp - spawn, spmd::dist and spmd::xm -------------------===//
+//
+// Replicated execution: spawn runs the user's function on every device of
+// the pool; each call of spmd::dist is a meeting of ProcessGroups (the
+// runtime's), whose posted buffers are snapshots of the callers' tensors
+// (a HostTensor is the user's mutable storage: nothing the call returns may
+// share it with another device).
+//
+//===----------------------------------------------------------------------===//
+
+#include "api/Internal.h"
+#include "runtime/comm/MpiWorld.h"
+#include "runtime/comm/ProcessGroups.h"
+#include "runtime/exec/TensorOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+
+namespace spmd {
+namespace {
+
+using runtime::HostBuffer;
+using runtime::ProcessGroups;
+using runtime::TensorRef;
+
+/// One spawn: the devices' meetings and the first error of each device.
+struct Session {
+  Session(int64_t devices, std::chrono::milliseconds timeout)
+      : groups(devices, timeout), errors(devices) {}
+  ProcessGroups groups;
+  std::vector<absl::Status> errors; // each device writes its own
+};
+
+std::atomic<Session *> currentSession{nullptr};
+
+/// SPMD_MPI_TIMEOUT seconds when valid, else 60.
+std::chrono::milliseconds waitLimit() {
+  if (const char *env = std::getenv("SPMD_MPI_TIMEOUT")) {
+    char *end = nullptr;
+    double seconds = std::strtod(env, &end);
+    if (end != env && *end == '\0' && seconds > 0 && seconds <= 1e6)
+      return std::chrono::milliseconds(int64_t(seconds * 1000));
+  }
+  return std::chrono::seconds(60);
+}
+
+/// The calling device and its session.
+struct Caller {
+  Session *session;
+  int64_t rank;
+};
+
+absl::StatusOr<Caller> caller(const char *call) {
+  Session *session = currentSession.load();
+  int64_t rank = runtime::currentPoolDevice();
+  if (!session || rank < 0)
+    return absl::FailedPreconditionError(
+        std::string("spmd::dist::") + call +
+        " is called outside a device of spmd::spawn");
+  return Caller{session, rank};
+}
+
+/// `status`, kept as the device's first error for spawn to return.
+absl::Status note(const Caller &c, absl::Status status) {
+  if (!status.ok() && c.session->errors[c.rank].ok())
+    c.session->errors[c.rank] = status;
+  return status;
+}
+
+ReductionKind reductionOf(dist::ReduceOp op) {
+  switch (op) {
+  case dist::ReduceOp::SUM:
+    return ReductionKind::Sum;
+  case dist::ReduceOp::PRODUCT:
+    return ReductionKind::Prod;
+  case dist::ReduceOp::MAX:
+    return ReductionKind::Max;
+  case dist::ReduceOp::MIN:
+    return ReductionKind::Min;
+  }
+  return ReductionKind::Sum;
+}
+
+const char *nameOf(dist::ReduceOp op) {
+  switch (op) {
+  case dist::ReduceOp::SUM:
+    return "SUM";
+  case dist::ReduceOp::PRODUCT:
+    return "PRODUCT";
+  case dist::ReduceOp::MAX:
+    return "MAX";
+  case dist::ReduceOp::MIN:
+    return "MIN";
+  }
+  return "?";
+}
+
+const HostBuffer &bufferOf(const HostTensor &t) {
+  return detail::TensorStorage::of(t);
+}
+
+/// "f32[4, 8]".
+std::string describe(const HostBuffer &t) {
+  std::string text = runtime::elementTypeName(t.type()).str() + "[";
+  for (auto [i, size] : llvm::enumerate(t.shape()))
+    text += (i ? ", " : "") + std::to_string(size);
+  return text + "]";
+}
+
+bool sameKind(const HostBuffer &a, const HostBuffer &b) {
+  return a.type() == b.type() && a.shape() == b.shape();
+}
+
+/// A copy of `t` that no user storage shares.
+TensorRef snapshot(const HostBuffer &t) {
+  auto copy = std::make_shared<HostBuffer>(
+      t.type(), std::vector<int64_t>(t.shape()), runtime::Init::None);
+  std::memcpy(copy->data(), t.data(), t.sizeInBytes());
+  return copy;
+}
+
+/// `parts` (all of one type and shape) one after the other.
+TensorRef stacked(const std::vector<HostTensor> &parts) {
+  const HostBuffer &first = bufferOf(parts.front());
+  std::vector<int64_t> shape{int64_t(parts.size())};
+  shape.insert(shape.end(), first.shape().begin(), first.shape().end());
+  auto all =
+      std::make_shared<HostBuffer>(first.type(), shape, runtime::Init::None);
+  for (auto [i, part] : llvm::enumerate(parts))
+    std::memcpy(all->data() + i * first.sizeInBytes(), bufferOf(part).data(),
+                first.sizeInBytes());
+  return all;
+}
+
+/// Element `index * like.numElements()` of `all` as a fresh tensor like
+/// `like`.
+HostTensor pieceOf(const HostBuffer &all, int64_t index,
+                   const HostBuffer &like) {
+  auto piece = std::make_shared<HostBuffer>(
+      like.type(), std::vector<int64_t>(like.shape()), runtime::Init::None);
+  std::memcpy(piece->data(), all.data() + index * like.sizeInBytes(),
+              like.sizeInBytes());
+  return detail::TensorStorage::wrap(std::move(piece));
+}
+
+void copyInto(HostTensor &t, const HostBuffer &from, int64_t index = 0) {
+  HostBuffer &to = detail::TensorStorage::mutableOf(t);
+  std::memcpy(to.data(), from.data() + index * to.sizeInBytes(),
+              to.sizeInBytes());
+}
+
+/// A collective's call on one device: its group resolved, its position.
+struct GroupCall {
+  Caller caller;
+  std::vector<int64_t> ranks;
+  int64_t position;
+  std::string key;
+
+  /// Every member's `data`, once all called `call` (`problem`, when not
+  /// empty, is this device's misuse: it fails the meeting on every member).
+  absl::StatusOr<std::vector<TensorRef>>
+  meet(std::string call, const std::string &problem, TensorRef data = nullptr) {
+    if (!problem.empty())
+      call += " [" + problem + "]";
+    llvm::Expected<std::vector<TensorRef>> all = caller.session->groups.meet(
+        caller.rank, ranks, call, std::move(data), key);
+    if (!all)
+      return detail::toStatus(all.takeError(), absl::StatusCode::kAborted);
+    if (!problem.empty())
+      return absl::InvalidArgumentError(problem);
+    return std::move(*all);
+  }
+  /// The position of rank `root` in the group, or the misuse.
+  std::string rootProblem(int64_t root, int64_t &at, const char *role) const {
+    auto it = llvm::find(ranks, root);
+    at = it - ranks.begin();
+    if (it == ranks.end())
+      return std::string(role) + " " + std::to_string(root) +
+             " is not in group " + ProcessGroups::groupName(ranks);
+    return "";
+  }
+};
+
+absl::Status statusOf(const absl::StatusOr<std::vector<TensorRef>> &s) {
+  return s.status();
+}
+
+/// The group `g` for the caller, or why it cannot take part.
+absl::StatusOr<GroupCall> collective(const char *call, const dist::Group &g) {
+  absl::StatusOr<Caller> c = caller(call);
+  if (!c.ok())
+    return c.status();
+  GroupCall result{*c, g.ranks(), 0, ""};
+  if (g.is_world())
+    for (int64_t r = 0; r < c->session->groups.worldSize(); ++r)
+      result.ranks.push_back(r);
+  auto it = llvm::find(result.ranks, c->rank);
+  if (it == result.ranks.end())
+    return note(*c, absl::InvalidArgumentError(
+                        std::string("spmd::dist::") + call + ": device " +
+                        std::to_string(c->rank) + " is not in group " +
+                        ProcessGroups::groupName(result.ranks)));
+  result.position = it - result.ranks.begin();
+  return result;
+}
+
+/// The problem of a list argument: its size and each entry's kind.
+std::string listProblem(const char *what, const std::vector<HostTensor> &list,
+                        size_t size, const HostBuffer &like) {
+  if (list.size() != size)
+    return std::string(what) + " has " + std::to_string(list.size()) +
+           " tensors for " + std::to_string(size) + " members";
+  for (auto [i, t] : llvm::enumerate(list))
+    if (!sameKind(bufferOf(t), like))
+      return std::string(what) + "[" + std::to_string(i) + "] is " +
+             describe(bufferOf(t)) + ", not " + describe(like);
+  return "";
+}
+
+} // namespace
+
+namespace detail {
+struct GroupAccess {
+  static dist::Group make(std::vector<int64_t> ranks) {
+    dist::Group g;
+    g.ranks_ = std::move(ranks);
+    return g;
+  }
+};
+} // namespace detail
+
+absl::Status spawn(std::function<void(int64_t index)> fn,
+                   std::optional<int64_t> nprocs) {
+  if (runtime::MpiWorld *world = detail::mpiProcesses();
+      world && world->size() > 1)
+    return absl::UnimplementedError(
+        "spmd::spawn across processes is not supported yet: run one process");
+  int64_t devices = addressable_device_count();
+  if (nprocs && *nprocs != 1 && *nprocs != devices)
+    return absl::InvalidArgumentError(
+        "spmd::spawn: nprocs is " + std::to_string(*nprocs) +
+        "; it must be 1 or this process's device count, " +
+        std::to_string(devices));
+  int64_t count = nprocs.value_or(devices);
+  Session session(count, waitLimit());
+  Session *none = nullptr;
+  if (!currentSession.compare_exchange_strong(none, &session))
+    return absl::FailedPreconditionError(
+        "spmd::spawn is already running (spawn does not nest)");
+  llvm::Error ran = runtime::runOnDevicePool(
+      count, runtime::defaultDeviceWorkers(count), [&](int64_t device) {
+        std::string how = "returned";
+        try {
+          fn(device);
+        } catch (const std::exception &e) {
+          how = std::string("threw (") + e.what() + ")";
+        } catch (...) {
+          how = "threw";
+        }
+        if (how != "returned" && session.errors[device].ok())
+          session.errors[device] = absl::AbortedError(
+              "device " + std::to_string(device) + " " + how);
+        session.groups.depart(device, how);
+      });
+  currentSession = nullptr;
+  if (ran)
+    return detail::toStatus(std::move(ran),
+                            absl::StatusCode::kResourceExhausted);
+  for (const absl::Status &status : session.errors)
+    if (!status.ok())
+      return status;
+  return absl::OkStatus();
+}
+
+namespace dist {
+
+int64_t get_rank() {
+  absl::StatusOr<Caller> c = caller("get_rank");
+  return c.ok() ? c->rank : -1;
+}
+
+int64_t get_world_size() {
+  absl::StatusOr<Caller> c = caller("get_world_size");
+  return c.ok() ? c->session->groups.worldSize() : -1;
+}
+
+absl::StatusOr<Group> new_group(std::vector<int64_t> ranks) {
+  absl::StatusOr<GroupCall> world = collective("new_group", Group());
+  if (!world.ok())
+    return world.status();
+  std::string problem;
+  std::vector<int64_t> sorted = ranks;
+  llvm::sort(sorted);
+  if (ranks.empty())
+    problem = "a group needs a member";
+  else if (sorted.front() < 0 || sorted.back() >= int64_t(world->ranks.size()))
+    problem =
+        "rank out of range [0, " + std::to_string(world->ranks.size()) + ")";
+  else if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    problem = "a rank is listed twice";
+  absl::Status met = statusOf(world->meet(
+      "new_group(" + ProcessGroups::groupName(ranks) + ")", problem));
+  if (!met.ok())
+    return note(world->caller, met);
+  return detail::GroupAccess::make(std::move(ranks));
+}
+
+absl::Status all_reduce(HostTensor &t, ReduceOp op, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("all_reduce", g);
+  if (!c.ok())
+    return c.status();
+  const HostBuffer &mine = bufferOf(t);
+  absl::Status met = statusOf(
+      c->meet("all_reduce(" + describe(mine) + ", " + nameOf(op) + ")", ""));
+  if (!met.ok())
+    return note(c->caller, met);
+  llvm::Expected<TensorRef> sum =
+      c->caller.session->groups.communicator().allReduce(
+          c->key, "all_reduce", c->caller.rank, c->ranks, snapshot(mine),
+          reductionOf(op));
+  if (!sum)
+    return note(c->caller,
+                detail::toStatus(sum.takeError(), absl::StatusCode::kAborted));
+  copyInto(t, **sum);
+  return absl::OkStatus();
+}
+
+absl::Status broadcast(HostTensor &t, int64_t src, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("broadcast", g);
+  if (!c.ok())
+    return c.status();
+  int64_t root = 0;
+  std::string problem = c->rootProblem(src, root, "src");
+  const HostBuffer &mine = bufferOf(t);
+  bool sends = c->caller.rank == src;
+  auto all = c->meet("broadcast(" + describe(mine) +
+                         ", src=" + std::to_string(src) + ")",
+                     problem, sends ? snapshot(mine) : nullptr);
+  if (!all.ok())
+    return note(c->caller, all.status());
+  if (!sends)
+    copyInto(t, *(*all)[root]);
+  return absl::OkStatus();
+}
+
+absl::Status reduce(HostTensor &t, int64_t dst, ReduceOp op, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("reduce", g);
+  if (!c.ok())
+    return c.status();
+  int64_t root = 0;
+  std::string problem = c->rootProblem(dst, root, "dst");
+  const HostBuffer &mine = bufferOf(t);
+  auto all =
+      c->meet("reduce(" + describe(mine) + ", dst=" + std::to_string(dst) +
+                  ", " + nameOf(op) + ")",
+              problem, snapshot(mine));
+  if (!all.ok())
+    return note(c->caller, all.status());
+  if (c->caller.rank != dst)
+    return absl::OkStatus();
+  std::vector<runtime::ElementSpan> parts;
+  for (const TensorRef &part : *all)
+    parts.push_back({part.get(), 0});
+  auto result = std::make_shared<HostBuffer>(
+      mine.type(), std::vector<int64_t>(mine.shape()), runtime::Init::None);
+  runtime::reduceElements(parts, reductionOf(op), *result, 0,
+                          mine.numElements());
+  copyInto(t, *result);
+  return absl::OkStatus();
+}
+
+absl::Status all_gather(std::vector<HostTensor> &out, const HostTensor &t,
+                        const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("all_gather", g);
+  if (!c.ok())
+    return c.status();
+  const HostBuffer &mine = bufferOf(t);
+  auto all = c->meet("all_gather(" + describe(mine) + ")", "", snapshot(mine));
+  if (!all.ok())
+    return note(c->caller, all.status());
+  out.clear();
+  for (const TensorRef &part : *all)
+    out.push_back(pieceOf(*part, 0, mine));
+  return absl::OkStatus();
+}
+
+absl::Status gather(const HostTensor &t, std::vector<HostTensor> *out,
+                    int64_t dst, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("gather", g);
+  if (!c.ok())
+    return c.status();
+  int64_t root = 0;
+  std::string problem = c->rootProblem(dst, root, "dst");
+  bool receives = c->caller.rank == dst;
+  if (problem.empty() && receives && !out)
+    problem = "dst has no output list";
+  const HostBuffer &mine = bufferOf(t);
+  auto all =
+      c->meet("gather(" + describe(mine) + ", dst=" + std::to_string(dst) + ")",
+              problem, snapshot(mine));
+  if (!all.ok())
+    return note(c->caller, all.status());
+  if (receives) {
+    out->clear();
+    for (const TensorRef &part : *all)
+      out->push_back(pieceOf(*part, 0, mine));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status scatter(HostTensor &t, const std::vector<HostTensor> *in,
+                     int64_t src, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("scatter", g);
+  if (!c.ok())
+    return c.status();
+  int64_t root = 0;
+  std::string problem = c->rootProblem(src, root, "src");
+  bool sends = c->caller.rank == src;
+  const HostBuffer &mine = bufferOf(t);
+  if (problem.empty() && sends)
+    problem = in ? listProblem("the input list", *in, c->ranks.size(), mine)
+                 : "src has no input list";
+  auto all = c->meet(
+      "scatter(" + describe(mine) + ", src=" + std::to_string(src) + ")",
+      problem, sends && problem.empty() ? stacked(*in) : nullptr);
+  if (!all.ok())
+    return note(c->caller, all.status());
+  copyInto(t, *(*all)[root], c->position);
+  return absl::OkStatus();
+}
+
+absl::Status reduce_scatter(HostTensor &out, const std::vector<HostTensor> &in,
+                            ReduceOp op, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("reduce_scatter", g);
+  if (!c.ok())
+    return c.status();
+  const HostBuffer &mine = bufferOf(out);
+  std::string problem =
+      listProblem("the input list", in, c->ranks.size(), mine);
+  auto all =
+      c->meet("reduce_scatter(" + describe(mine) + ", " + nameOf(op) + ")",
+              problem, problem.empty() ? stacked(in) : nullptr);
+  if (!all.ok())
+    return note(c->caller, all.status());
+  std::vector<runtime::ElementSpan> parts;
+  for (const TensorRef &part : *all)
+    parts.push_back({part.get(), c->position * mine.numElements()});
+  auto result = std::make_shared<HostBuffer>(
+      mine.type(), std::vector<int64_t>(mine.shape()), runtime::Init::None);
+  runtime::reduceElements(parts, reductionOf(op), *result, 0,
+                          mine.numElements());
+  copyInto(out, *result);
+  return absl::OkStatus();
+}
+
+absl::Status all_to_all(std::vector<HostTensor> &out,
+                        const std::vector<HostTensor> &in, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("all_to_all", g);
+  if (!c.ok())
+    return c.status();
+  if (in.empty())
+    return note(c->caller, absl::InvalidArgumentError(
+                               "spmd::dist::all_to_all: the input list is "
+                               "empty"));
+  const HostBuffer &like = bufferOf(in.front());
+  std::string problem =
+      listProblem("the input list", in, c->ranks.size(), like);
+  auto all = c->meet("all_to_all(" + describe(like) + ")", problem,
+                     problem.empty() ? stacked(in) : nullptr);
+  if (!all.ok())
+    return note(c->caller, all.status());
+  out.clear();
+  for (const TensorRef &part : *all)
+    out.push_back(pieceOf(*part, c->position, like));
+  return absl::OkStatus();
+}
+
+absl::Status barrier(const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("barrier", g);
+  if (!c.ok())
+    return c.status();
+  return note(c->caller, statusOf(c->meet("barrier()", "")));
+}
+
+namespace {
+/// The peer's problem for a point-to-point call of `c`.
+std::string peerProblem(const Caller &c, int64_t peer, const char *role) {
+  if (peer < 0 || peer >= c.session->groups.worldSize())
+    return std::string(role) + " " + std::to_string(peer) +
+           " is out of range [0, " +
+           std::to_string(c.session->groups.worldSize()) + ")";
+  if (peer == c.rank)
+    return std::string(role) + " is the calling device";
+  return "";
+}
+
+/// Receives into `t` from `src`; false when `wait` is false and nothing
+/// came yet.
+absl::StatusOr<bool> receive(const Caller &c, HostTensor &t, int64_t src,
+                             bool wait) {
+  std::string what =
+      "spmd::dist::recv on device " + std::to_string(c.rank) + ": ";
+  if (std::string problem = peerProblem(c, src, "src"); !problem.empty())
+    return note(c, absl::InvalidArgumentError(what + problem));
+  llvm::Expected<TensorRef> message = c.session->groups.recv(c.rank, src, wait);
+  if (!message)
+    return note(c, detail::toStatus(message.takeError(),
+                                    absl::StatusCode::kDeadlineExceeded));
+  if (!*message)
+    return false;
+  const HostBuffer &mine = bufferOf(t);
+  if (!sameKind(**message, mine))
+    return note(
+        c, absl::InvalidArgumentError(what + "device " + std::to_string(src) +
+                                      " sent " + describe(**message) +
+                                      ", this receives " + describe(mine)));
+  copyInto(t, **message);
+  return true;
+}
+} // namespace
+
+absl::Status send(const HostTensor &t, int64_t dst) {
+  absl::StatusOr<Caller> c = caller("send");
+  if (!c.ok())
+    return c.status();
+  if (std::string problem = peerProblem(*c, dst, "dst"); !problem.empty())
+    return note(*c, absl::InvalidArgumentError("spmd::dist::send on device " +
+                                               std::to_string(c->rank) + ": " +
+                                               problem));
+  return note(*c, detail::toStatus(c->session->groups.send(
+                      c->rank, dst, snapshot(bufferOf(t)))));
+}
+
+absl::Status recv(HostTensor &t, int64_t src) {
+  absl::StatusOr<Caller> c = caller("recv");
+  if (!c.ok())
+    return c.status();
+  return receive(*c, t, src, /*wait=*/true).status();
+}
+
+/// Done, with its outcome; or a receive still to complete.
+struct Work::State {
+  absl::Status status;
+  bool done = true;
+  std::optional<Caller> caller;
+  HostTensor target; // shares the irecv's tensor
+  int64_t src = -1;
+
+  bool poll(bool wait) {
+    if (done)
+      return true;
+    if (currentSession.load() != caller->session ||
+        runtime::currentPoolDevice() != caller->rank) {
+      done = true;
+      status = absl::FailedPreconditionError(
+          "an irecv's Work completes on its device, inside spmd::spawn");
+      return done;
+    }
+    absl::StatusOr<bool> got = receive(*caller, target, src, wait);
+    done = !got.ok() || *got;
+    status = got.status();
+    return done;
+  }
+};
+
+Work::Work() : state_(std::make_shared<State>()) {}
+absl::Status Work::wait() {
+  state_->poll(/*wait=*/true);
+  return state_->status;
+}
+bool Work::is_completed() { return state_->poll(/*wait=*/false); }
+
+} // namespace dist
+
+namespace detail {
+struct WorkAccess {
+  static dist::Work::State &state(dist::Work &w) { return *w.state_; }
+};
+} // namespace detail
+
+namespace dist {
+
+Work isend(const HostTensor &t, int64_t dst) {
+  Work work;
+  detail::WorkAccess::state(work).status = send(t, dst);
+  return work;
+}
+
+Work irecv(HostTensor &t, int64_t src) {
+  Work work;
+  auto &state = detail::WorkAccess::state(work);
+  absl::StatusOr<Caller> c = caller("irecv");
+  if (!c.ok()) {
+    state.status = c.status();
+    return work;
+  }
+  state.done = false;
+  state.caller = *c;
+  state.target = t;
+  state.src = src;
+  return work;
+}
+
+} // namespace dist
+
+namespace xm {
+
+absl::Status all_reduce(dist::ReduceOp op, std::vector<HostTensor> &inputs,
+                        double scale,
+                        const std::vector<std::vector<int64_t>> &groups) {
+  absl::StatusOr<Caller> c = caller("xm::all_reduce");
+  if (!c.ok())
+    return c.status();
+  dist::Group group;
+  if (!groups.empty()) {
+    auto it = llvm::find_if(
+        groups, [&](const auto &g) { return llvm::is_contained(g, c->rank); });
+    if (it == groups.end())
+      return note(*c,
+                  absl::InvalidArgumentError("spmd::xm::all_reduce: device " +
+                                             std::to_string(c->rank) +
+                                             " is in none of the groups"));
+    group = detail::GroupAccess::make(*it);
+  }
+  for (HostTensor &t : inputs) {
+    bool floating = runtime::isFloat(bufferOf(t).type());
+    if (scale != 1.0 && !floating)
+      return note(
+          *c, absl::InvalidArgumentError("spmd::xm::all_reduce: scale " +
+                                         std::to_string(scale) + " given for " +
+                                         describe(bufferOf(t)) +
+                                         " (integers are not scaled)"));
+    if (absl::Status s = dist::all_reduce(t, op, group); !s.ok())
+      return s;
+    HostBuffer &reduced = detail::TensorStorage::mutableOf(t);
+    if (scale != 1.0)
+      for (int64_t i = 0, n = reduced.numElements(); i < n; ++i)
+        reduced.setFloat(i, reduced.getFloat(i) * scale);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>>
+rendezvous(const std::string &tag, const std::string &payload) {
+  absl::StatusOr<GroupCall> c = collective("rendezvous", dist::Group());
+  if (!c.ok())
+    return c.status();
+  auto bytes = std::make_shared<HostBuffer>(
+      runtime::ElementType::I8, std::vector<int64_t>{int64_t(payload.size())},
+      runtime::Init::None);
+  std::memcpy(bytes->data(), payload.data(), payload.size());
+  auto all = c->meet("rendezvous('" + tag + "')", "", bytes);
+  if (!all.ok())
+    return note(c->caller, all.status());
+  std::vector<std::string> payloads;
+  for (const TensorRef &part : *all)
+    payloads.emplace_back(reinterpret_cast<const char *>(part->data()),
+                          part->sizeInBytes());
+  return payloads;
+}
+
+} // namespace xm
+} // namespace spmd

@@ -1,0 +1,141 @@
+//===- ddp.cpp - Data-parallel training, written per device ---------------===//
+//
+// The torch_xla `xmp.spawn` way: every device runs `train(index)` with its
+// own copy of the weights, computes the forward and backward pass of the
+// two-layer MLP of mlp_step.h on its slice of the batch, averages the
+// gradients (and the loss) over the devices with xm::all_reduce, and
+// applies SGD. Beside it, the same training as one SPMD program with the
+// batch split over the devices (mark_sharding): both give the same loss and
+// weights at every step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../api/mlp_step.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+using Matrix = std::vector<float>; // row-major
+
+/// c[m x n] = a[m x k] b[k x n], with a and b optionally transposed.
+Matrix matmul(const Matrix &a, const Matrix &b, int64_t m, int64_t k, int64_t n,
+              bool ta = false, bool tb = false) {
+  Matrix c(m * n, 0.0f);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      float av = ta ? a[p * m + i] : a[i * k + p];
+      for (int64_t j = 0; j < n; ++j)
+        c[i * n + j] += av * (tb ? b[j * k + p] : b[p * n + j]);
+    }
+  return c;
+}
+
+Matrix valuesOf(const spmd::HostTensor &t) { return *t.values<float>(); }
+
+spmd::HostTensor tensorOf(const Matrix &m, std::vector<int64_t> shape) {
+  return *spmd::HostTensor::fromVector<float>(shape, m);
+}
+
+/// Rows [first, first + rows) of a [.., cols] matrix.
+Matrix rowsOf(const Matrix &m, int64_t first, int64_t rows, int64_t cols) {
+  return Matrix(m.begin() + first * cols, m.begin() + (first + rows) * cols);
+}
+
+} // namespace
+
+int main() {
+  constexpr int64_t kDevices = 4, kSteps = 5;
+  const example::MlpSizes n{32, 16, 32, 4, 0.1f};
+  spmd::HostTensor x = example::wave({n.batch, n.in}, 0.0f, 1.0f);
+  spmd::HostTensor y = example::targetOf(x, n.out);
+  spmd::HostTensor w1 = example::wave({n.in, n.hidden}, 1.0f, 0.3f);
+  spmd::HostTensor w2 = example::wave({n.hidden, n.out}, 2.0f, 0.3f);
+  if (spmd::addressable_device_count() != kDevices) {
+    std::fprintf(stderr, "error: run with SPMD_NUM_DEVICES=%lld\n",
+                 (long long)kDevices);
+    return 1;
+  }
+
+  // Replicated: each device trains its copy on its rows of the batch.
+  int64_t rows = n.batch / kDevices;
+  std::vector<float> losses(kSteps);
+  std::vector<Matrix> finalW1(kDevices), finalW2(kDevices);
+  absl::Status trained = spmd::spawn([&](int64_t index) {
+    Matrix xs = rowsOf(valuesOf(x), index * rows, rows, n.in);
+    Matrix ys = rowsOf(valuesOf(y), index * rows, rows, n.out);
+    Matrix a = valuesOf(w1), b = valuesOf(w2);
+    for (int64_t step = 0; step < kSteps; ++step) {
+      Matrix h = matmul(xs, a, rows, n.in, n.hidden);
+      for (float &v : h)
+        v = std::tanh(v);
+      Matrix pred = matmul(h, b, rows, n.hidden, n.out);
+      float loss = 0;
+      Matrix dpred(pred.size());
+      for (size_t i = 0; i < pred.size(); ++i) {
+        float d = pred[i] - ys[i];
+        loss += d * d / float(pred.size());
+        dpred[i] = 2 * d / float(pred.size());
+      }
+      Matrix dw2 = matmul(h, dpred, n.hidden, rows, n.out, /*ta=*/true);
+      Matrix dh = matmul(dpred, b, rows, n.out, n.hidden, false, /*tb=*/true);
+      for (size_t i = 0; i < dh.size(); ++i)
+        dh[i] *= 1 - h[i] * h[i];
+      Matrix dw1 = matmul(xs, dh, n.in, rows, n.hidden, /*ta=*/true);
+      // The mean over the devices of the local means: the batch's mean.
+      std::vector<spmd::HostTensor> averaged = {
+          tensorOf(dw1, {n.in, n.hidden}), tensorOf(dw2, {n.hidden, n.out}),
+          tensorOf({loss}, {1})};
+      if (!spmd::xm::all_reduce(spmd::dist::ReduceOp::SUM, averaged,
+                                1.0 / kDevices)
+               .ok())
+        return;
+      dw1 = valuesOf(averaged[0]);
+      dw2 = valuesOf(averaged[1]);
+      for (size_t i = 0; i < a.size(); ++i)
+        a[i] -= n.rate * dw1[i];
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] -= n.rate * dw2[i];
+      if (index == 0)
+        losses[step] = valuesOf(averaged[2])[0];
+    }
+    finalW1[index] = a;
+    finalW2[index] = b;
+  });
+  if (!trained.ok())
+    return example::fail(trained);
+
+  // SPMD: one program, the batch split over the devices.
+  example::MlpStep step = example::buildMlpStep(n);
+  spmd::Mesh mesh({0, 1, 2, 3}, {kDevices}, {"data"});
+  for (spmd::Value v : {step.x, step.y})
+    if (absl::Status s =
+            step.program.mark_sharding(v, mesh, {"data", spmd::None});
+        !s.ok())
+      return example::fail(s);
+  spmd::HostTensor a = w1, b = w2;
+  double worst = 0;
+  for (int64_t s = 0; s < kSteps; ++s) {
+    auto out = step.program.run({x, y, a, b});
+    if (!out.ok())
+      return example::fail(out.status());
+    a = *(*out)[0].to_host();
+    b = *(*out)[1].to_host();
+    float loss = (*out)[2].to_host()->at(0);
+    std::printf("step %lld: loss %.6f (replicated) %.6f (spmd)\n", (long long)s,
+                losses[s], loss);
+    worst = std::max(worst, double(std::abs(loss - losses[s])));
+  }
+  for (int64_t d = 0; d < kDevices; ++d) {
+    Matrix ea = valuesOf(a), eb = valuesOf(b);
+    for (size_t i = 0; i < ea.size(); ++i)
+      worst = std::max(worst, double(std::abs(ea[i] - finalW1[d][i])));
+    for (size_t i = 0; i < eb.size(); ++i)
+      worst = std::max(worst, double(std::abs(eb[i] - finalW2[d][i])));
+  }
+  std::printf("devices=%lld largest difference %.3g: check: %s\n",
+              (long long)kDevices, worst, worst < 1e-5 ? "PASS" : "FAIL");
+  return worst < 1e-5 ? 0 : 1;
+}

@@ -1,0 +1,561 @@
+//===- DistributedTest.cpp - spawn and spmd::dist against the host --------===//
+//
+// Every collective and reduce op of spmd::dist, on every element type, over
+// groups of every shape (every device, one member, non-contiguous members
+// in another order), at 1, 2, 3, 4 and 8 devices, each result against one
+// computed here; point-to-point around a ring; the xm calls; and each
+// misuse ending within the timeout with an error naming the devices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ApiTestSupport.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+using namespace spmd;
+
+namespace {
+
+/// The bits of `v`, a small integer, as an IEEE half.
+uint16_t halfOf(double v) {
+  if (v == 0)
+    return 0;
+  uint16_t sign = v < 0 ? 0x8000 : 0;
+  double a = std::abs(v);
+  int e = int(std::floor(std::log2(a)));
+  uint16_t mantissa = uint16_t((a / std::ldexp(1.0, e) - 1) * 1024);
+  return uint16_t(sign | ((e + 15) << 10) | mantissa);
+}
+
+/// A tensor of `dtype` whose element i is value(i) (small integers: exact
+/// in every type).
+HostTensor tensorOf(DType dtype, std::vector<int64_t> shape,
+                    const std::function<double(int64_t)> &value) {
+  HostTensor t(dtype, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = value(i);
+    char *at = static_cast<char *>(t.data());
+    switch (dtype) {
+    case DType::F32:
+      reinterpret_cast<float *>(at)[i] = float(v);
+      break;
+    case DType::F64:
+      reinterpret_cast<double *>(at)[i] = v;
+      break;
+    case DType::F16:
+      reinterpret_cast<uint16_t *>(at)[i] = halfOf(v);
+      break;
+    case DType::BF16: {
+      float f = float(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      reinterpret_cast<uint16_t *>(at)[i] = uint16_t(bits >> 16);
+      break;
+    }
+    case DType::I1:
+      reinterpret_cast<bool *>(at)[i] = v != 0;
+      break;
+    case DType::I8:
+      reinterpret_cast<int8_t *>(at)[i] = int8_t(v);
+      break;
+    case DType::I16:
+      reinterpret_cast<int16_t *>(at)[i] = int16_t(v);
+      break;
+    case DType::I32:
+      reinterpret_cast<int32_t *>(at)[i] = int32_t(v);
+      break;
+    case DType::I64:
+      reinterpret_cast<int64_t *>(at)[i] = int64_t(v);
+      break;
+    }
+  }
+  return t;
+}
+
+const std::vector<int64_t> kShape = {2, 3};
+constexpr int64_t kElements = 6;
+
+/// Distinct per device (data movement): up to 8 * 10 + 9 + 7.
+double moved(int64_t rank, int64_t i, int64_t j = 0) {
+  return double(rank * 10 + i + j);
+}
+/// In {-1, 0, 1} (reductions: exact sums and products in every type).
+double small(int64_t rank, int64_t i, int64_t j = 0) {
+  return double((rank + i + j) % 3) - 1;
+}
+
+double fold(dist::ReduceOp op, const std::vector<double> &values) {
+  double r = values.front();
+  for (size_t k = 1; k < values.size(); ++k) {
+    double v = values[k];
+    switch (op) {
+    case dist::ReduceOp::SUM:
+      r += v;
+      break;
+    case dist::ReduceOp::PRODUCT:
+      r *= v;
+      break;
+    case dist::ReduceOp::MAX:
+      r = std::max(r, v);
+      break;
+    case dist::ReduceOp::MIN:
+      r = std::min(r, v);
+      break;
+    }
+  }
+  return r;
+}
+
+/// What went wrong on the devices, for the test to report.
+class Failures {
+public:
+  void expect(bool ok, const std::string &what) {
+    if (ok)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    list.push_back(what);
+  }
+  void expectOk(const absl::Status &s, const std::string &what) {
+    expect(s.ok(), what + ": " + s.ToString());
+  }
+  /// `t` holds expected(i) at every i.
+  void expectValues(const HostTensor &t,
+                    const std::function<double(int64_t)> &expected,
+                    const std::string &what) {
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (t.at(i) != expected(i)) {
+        expect(false, what + ": element " + std::to_string(i) + " is " +
+                          std::to_string(t.at(i)) + ", expected " +
+                          std::to_string(expected(i)));
+        return;
+      }
+  }
+  std::vector<std::string> list;
+
+private:
+  std::mutex mutex;
+};
+
+void setDevices(int64_t n) {
+  setenv("SPMD_NUM_DEVICES", std::to_string(n).c_str(), 1);
+}
+
+const char *nameOf(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I1:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  }
+  return "?";
+}
+
+/// Every collective over `members` (group order) as device `rank` (a member).
+void runCollectives(Failures &f, DType dtype, const dist::Group &g,
+                    const std::vector<int64_t> &members, int64_t rank) {
+  int64_t n = members.size();
+  int64_t p = std::find(members.begin(), members.end(), rank) - members.begin();
+  std::string where = std::string(nameOf(dtype)) + " group of " +
+                      std::to_string(n) + " on device " + std::to_string(rank);
+  bool reduces = dtype != DType::I1;
+  auto mv = [&](int64_t r, int64_t j = 0) {
+    return [=](int64_t i) {
+      double v = moved(r, i, j);
+      return dtype == DType::I1 ? double(int64_t(v) % 2) : v;
+    };
+  };
+  for (dist::ReduceOp op : {dist::ReduceOp::SUM, dist::ReduceOp::PRODUCT,
+                            dist::ReduceOp::MAX, dist::ReduceOp::MIN}) {
+    if (!reduces)
+      break;
+    auto expected = [&](int64_t j) {
+      return [&, j](int64_t i) {
+        std::vector<double> values;
+        for (int64_t m : members)
+          values.push_back(small(m, i, j));
+        return fold(op, values);
+      };
+    };
+    std::string what = where + " op " + std::to_string(int(op));
+    HostTensor t =
+        tensorOf(dtype, kShape, [&](int64_t i) { return small(rank, i); });
+    f.expectOk(dist::all_reduce(t, op, g), "all_reduce " + what);
+    f.expectValues(t, expected(0), "all_reduce " + what);
+
+    HostTensor r =
+        tensorOf(dtype, kShape, [&](int64_t i) { return small(rank, i); });
+    f.expectOk(dist::reduce(r, members.front(), op, g), "reduce " + what);
+    if (rank == members.front())
+      f.expectValues(r, expected(0), "reduce " + what);
+    else
+      f.expectValues(
+          r, [&](int64_t i) { return small(rank, i); },
+          "reduce (not dst) " + what);
+
+    std::vector<HostTensor> in;
+    for (int64_t j = 0; j < n; ++j)
+      in.push_back(tensorOf(dtype, kShape,
+                            [&](int64_t i) { return small(rank, i, j); }));
+    HostTensor out(dtype, kShape);
+    f.expectOk(dist::reduce_scatter(out, in, op, g), "reduce_scatter " + what);
+    f.expectValues(out, expected(p), "reduce_scatter " + what);
+  }
+
+  HostTensor b = tensorOf(dtype, kShape, mv(rank));
+  f.expectOk(dist::broadcast(b, members.back(), g), "broadcast " + where);
+  f.expectValues(b, mv(members.back()), "broadcast " + where);
+
+  std::vector<HostTensor> gathered;
+  f.expectOk(dist::all_gather(gathered, tensorOf(dtype, kShape, mv(rank)), g),
+             "all_gather " + where);
+  f.expect(int64_t(gathered.size()) == n, "all_gather size " + where);
+  for (int64_t j = 0; j < int64_t(gathered.size()); ++j)
+    f.expectValues(gathered[j], mv(members[j]), "all_gather " + where);
+  // Fresh tensors: writing one changes no other device's.
+  if (!gathered.empty())
+    std::memset(gathered.front().data(), 0, 1);
+
+  std::vector<HostTensor> atRoot;
+  bool isDst = rank == members.front();
+  f.expectOk(dist::gather(tensorOf(dtype, kShape, mv(rank)),
+                          isDst ? &atRoot : nullptr, members.front(), g),
+             "gather " + where);
+  if (isDst) {
+    f.expect(int64_t(atRoot.size()) == n, "gather size " + where);
+    for (int64_t j = 0; j < int64_t(atRoot.size()); ++j)
+      f.expectValues(atRoot[j], mv(members[j]), "gather " + where);
+  }
+
+  std::vector<HostTensor> pieces;
+  for (int64_t j = 0; j < n; ++j)
+    pieces.push_back(tensorOf(dtype, kShape, mv(rank, j)));
+  HostTensor s(dtype, kShape);
+  bool isSrc = rank == members.front();
+  f.expectOk(dist::scatter(s, isSrc ? &pieces : nullptr, members.front(), g),
+             "scatter " + where);
+  f.expectValues(s, mv(members.front(), p), "scatter " + where);
+
+  std::vector<HostTensor> received;
+  f.expectOk(dist::all_to_all(received, pieces, g), "all_to_all " + where);
+  f.expect(int64_t(received.size()) == n, "all_to_all size " + where);
+  for (int64_t j = 0; j < int64_t(received.size()); ++j)
+    f.expectValues(received[j], mv(members[j], p), "all_to_all " + where);
+
+  f.expectOk(dist::barrier(g), "barrier " + where);
+}
+
+struct Case {
+  int64_t devices;
+  DType dtype;
+};
+
+class DistCollectives : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DistCollectives, EqualTheHostsResult) {
+  auto [devices, dtype] = GetParam();
+  setDevices(devices);
+  Failures f;
+  absl::Status status = spawn([&](int64_t index) {
+    int64_t rank = dist::get_rank();
+    f.expect(rank == index, "get_rank is the index");
+    f.expect(dist::get_world_size() == devices, "world size");
+    std::vector<int64_t> world(devices);
+    std::iota(world.begin(), world.end(), 0);
+    runCollectives(f, dtype, dist::Group(), world, rank);
+    // One member: the last device. Non-contiguous, in another order: the
+    // even ranks, highest first.
+    std::vector<int64_t> one = {devices - 1}, evens;
+    for (int64_t r = devices - 1; r >= 0; --r)
+      if (r % 2 == 0)
+        evens.push_back(r);
+    for (const std::vector<int64_t> &members : {one, evens}) {
+      absl::StatusOr<dist::Group> g = dist::new_group(members);
+      f.expectOk(g.status(), "new_group");
+      if (g.ok() && std::count(members.begin(), members.end(), rank))
+        runCollectives(f, dtype, *g, members, rank);
+    }
+    // Point to point around the ring, blocking and not.
+    if (devices > 1) {
+      int64_t next = (rank + 1) % devices,
+              prev = (rank + devices - 1) % devices;
+      auto mine = [&](int64_t r) {
+        return [=](int64_t i) {
+          double v = moved(r, i);
+          return dtype == DType::I1 ? double(int64_t(v) % 2) : v;
+        };
+      };
+      f.expectOk(dist::send(tensorOf(dtype, kShape, mine(rank)), next), "send");
+      HostTensor got(dtype, kShape);
+      f.expectOk(dist::recv(got, prev), "recv");
+      f.expectValues(got, mine(prev), "recv");
+      HostTensor later(dtype, kShape);
+      dist::Work r = dist::irecv(later, next);
+      dist::Work s = dist::isend(tensorOf(dtype, kShape, mine(rank)), prev);
+      f.expectOk(s.wait(), "isend");
+      f.expectOk(r.wait(), "irecv");
+      f.expect(r.is_completed(), "irecv completed");
+      f.expectValues(later, mine(next), "irecv");
+    }
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  for (const std::string &failure : f.list)
+    ADD_FAILURE() << failure;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (int64_t devices : {1, 2, 3, 4, 8})
+    for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I1,
+                    DType::I8, DType::I16, DType::I32, DType::I64})
+      all.push_back({devices, t});
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(DevicesAndTypes, DistCollectives,
+                         ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           return std::to_string(info.param.devices) +
+                                  "_devices_" + nameOf(info.param.dtype);
+                         });
+
+TEST(Xm, AllReduceScalesInGroupsAndRendezvousMeets) {
+  setDevices(4);
+  Failures f;
+  absl::Status status = spawn([&](int64_t rank) {
+    std::vector<HostTensor> inputs = {
+        tensorOf(DType::F32, kShape, [&](int64_t i) { return small(rank, i); }),
+        tensorOf(DType::F64, {3}, [&](int64_t i) { return double(rank + i); })};
+    // Groups {0, 2} and {3, 1}: the mean within each.
+    f.expectOk(
+        xm::all_reduce(dist::ReduceOp::SUM, inputs, 0.5, {{0, 2}, {3, 1}}),
+        "xm::all_reduce");
+    int64_t other = rank ^ 2;
+    f.expectValues(
+        inputs[0],
+        [&](int64_t i) { return (small(rank, i) + small(other, i)) * 0.5; },
+        "xm::all_reduce f32");
+    f.expectValues(
+        inputs[1], [&](int64_t i) { return double(rank + other) / 2 + i; },
+        "xm::all_reduce f64");
+    absl::StatusOr<std::vector<std::string>> all =
+        xm::rendezvous("ready", "device " + std::to_string(rank));
+    f.expectOk(all.status(), "rendezvous");
+    if (all.ok())
+      f.expect(*all == std::vector<std::string>{"device 0", "device 1",
+                                                "device 2", "device 3"},
+               "rendezvous payloads");
+    absl::StatusOr<double> total =
+        xm::mesh_reduce("loss", double(rank) + 0.25, [](std::vector<double> v) {
+          return std::accumulate(v.begin(), v.end(), 0.0);
+        });
+    f.expect(total.ok() && *total == 7, "mesh_reduce");
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  for (const std::string &failure : f.list)
+    ADD_FAILURE() << failure;
+}
+
+//===----------------------------------------------------------------------===//
+// Misuse: an error on every device it concerns, within the timeout.
+//===----------------------------------------------------------------------===//
+
+/// Runs `fn` on `devices` devices with a 2 s timeout; the statuses each
+/// device recorded, and spawn's. Fails if it took longer than the timeout
+/// and a margin.
+struct Misuse {
+  std::vector<absl::Status> seen;
+  absl::Status spawned;
+};
+
+Misuse misuse(int64_t devices, const std::function<absl::Status(int64_t)> &fn) {
+  setDevices(devices);
+  setenv("SPMD_MPI_TIMEOUT", "2", 1);
+  Misuse m;
+  m.seen.resize(devices);
+  auto start = std::chrono::steady_clock::now();
+  m.spawned = spawn([&](int64_t rank) { m.seen[rank] = fn(rank); });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_LT(seconds, 6.0) << "a misuse waited past the timeout";
+  unsetenv("SPMD_MPI_TIMEOUT");
+  return m;
+}
+
+bool mentions(const absl::Status &s, const std::string &text) {
+  return std::string(s.message()).find(text) != std::string::npos;
+}
+
+TEST(DistMisuse, DifferentCollectivesNameTheDevicesAndCalls) {
+  Misuse m = misuse(4, [](int64_t rank) {
+    HostTensor t(DType::F32, {4});
+    return rank == 1 ? dist::broadcast(t, 0) : dist::all_reduce(t);
+  });
+  for (const absl::Status &s : m.seen) {
+    EXPECT_TRUE(mentions(s, "does not match")) << s;
+    EXPECT_TRUE(mentions(s, "devices 0, 2, 3 called all_reduce(f32[4], SUM)"))
+        << s;
+    EXPECT_TRUE(mentions(s, "device 1 called broadcast(f32[4], src=0)")) << s;
+  }
+  EXPECT_FALSE(m.spawned.ok());
+}
+
+TEST(DistMisuse, DifferentShapesAndTypes) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    HostTensor t(rank ? DType::F64 : DType::F32, {2, rank + 1});
+    return dist::all_reduce(t, dist::ReduceOp::MAX);
+  });
+  for (const absl::Status &s : m.seen) {
+    EXPECT_TRUE(mentions(s, "device 0 called all_reduce(f32[2, 1], MAX)")) << s;
+    EXPECT_TRUE(mentions(s, "device 1 called all_reduce(f64[2, 2], MAX)")) << s;
+  }
+}
+
+TEST(DistMisuse, DifferentGroupsEndWhenTheOthersReturn) {
+  Misuse m = misuse(4, [](int64_t rank) {
+    absl::StatusOr<dist::Group> pair = dist::new_group({0, 1});
+    if (!pair.ok())
+      return pair.status();
+    HostTensor t(DType::F32, {4});
+    // 0 and 1 reduce over their pair; 2 and 3 over every device.
+    return rank < 2 ? dist::all_reduce(t, dist::ReduceOp::SUM, *pair)
+                    : dist::all_reduce(t);
+  });
+  EXPECT_TRUE(m.seen[0].ok() && m.seen[1].ok());
+  for (int64_t rank : {2, 3})
+    EXPECT_TRUE(mentions(m.seen[rank], "returned without calling it"))
+        << m.seen[rank];
+}
+
+TEST(DistMisuse, ARankOutsideTheGroup) {
+  Misuse m = misuse(3, [](int64_t rank) {
+    absl::StatusOr<dist::Group> pair = dist::new_group({0, 1});
+    if (!pair.ok())
+      return pair.status();
+    HostTensor t(DType::F32, {4});
+    return rank == 2 ? dist::all_reduce(t, dist::ReduceOp::SUM, *pair)
+                     : absl::OkStatus();
+  });
+  EXPECT_TRUE(mentions(m.seen[2], "device 2 is not in group [0, 1]"))
+      << m.seen[2];
+}
+
+TEST(DistMisuse, RootsAndPeersOutOfRange) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    HostTensor t(DType::F32, {4});
+    absl::Status b = dist::broadcast(t, 7);
+    if (b.ok() || !mentions(b, "src 7 is not in group [0, 1]"))
+      return absl::InternalError("broadcast: " + b.ToString());
+    absl::Status s = dist::send(t, -1);
+    if (s.ok() || !mentions(s, "dst -1 is out of range [0, 2)"))
+      return absl::InternalError("send: " + s.ToString());
+    absl::Status r = dist::recv(t, rank);
+    if (r.ok() || !mentions(r, "src is the calling device"))
+      return absl::InternalError("recv: " + r.ToString());
+    std::vector<HostTensor> wrong(3, HostTensor(DType::F32, {4}));
+    absl::Status a = dist::all_to_all(wrong, wrong);
+    if (a.ok() || !mentions(a, "the input list has 3 tensors for 2 members"))
+      return absl::InternalError("all_to_all: " + a.ToString());
+    absl::StatusOr<dist::Group> g = dist::new_group({0, 0});
+    if (g.ok() || !mentions(g.status(), "a rank is listed twice"))
+      return absl::InternalError("new_group: " + g.status().ToString());
+    return absl::OkStatus();
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST(DistMisuse, ARecvWithoutSendTimesOut) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    HostTensor t(DType::F32, {4});
+    if (rank == 0)
+      return dist::recv(t, 1);
+    // Device 1 stays, doing other work, past the timeout.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(mentions(
+      m.seen[0], "recv on device 0 from device 1: nothing came within 2.00 s"))
+      << m.seen[0];
+}
+
+TEST(DistMisuse, ARecvFromADeviceThatReturned) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    HostTensor t(DType::F32, {4});
+    return rank == 0 ? dist::recv(t, 1) : absl::OkStatus();
+  });
+  EXPECT_TRUE(mentions(m.seen[0], "device 1 returned without sending it"))
+      << m.seen[0];
+}
+
+TEST(DistMisuse, ADeviceThatThrowsOrReturnsEarly) {
+  Misuse m = misuse(3, [](int64_t rank) -> absl::Status {
+    if (rank == 1)
+      throw std::runtime_error("boom");
+    HostTensor t(DType::F32, {4});
+    return dist::all_reduce(t);
+  });
+  for (int64_t rank : {0, 2})
+    EXPECT_TRUE(
+        mentions(m.seen[rank], "device 1 threw (boom) without calling it"))
+        << m.seen[rank];
+  EXPECT_TRUE(mentions(m.spawned, "device 1 threw (boom)")) << m.spawned;
+
+  Misuse early = misuse(3, [](int64_t rank) {
+    return rank == 2 ? absl::OkStatus() : dist::barrier();
+  });
+  for (int64_t rank : {0, 1})
+    EXPECT_TRUE(
+        mentions(early.seen[rank], "device 2 returned without calling it"))
+        << early.seen[rank];
+}
+
+TEST(DistMisuse, ACollectiveNobodyElseCallsTimesOut) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    if (rank == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+      return absl::OkStatus();
+    }
+    return dist::barrier();
+  });
+  EXPECT_TRUE(mentions(m.seen[0], "device 1 did not call it within 2.00 s"))
+      << m.seen[0];
+}
+
+TEST(Spawn, RefusesBadUse) {
+  setDevices(4);
+  EXPECT_EQ(spawn([](int64_t) {}, 3).code(),
+            absl::StatusCode::kInvalidArgument);
+  int64_t calls = 0;
+  EXPECT_TRUE(spawn([&](int64_t index) { calls += 1 + index; }, 1).ok());
+  EXPECT_EQ(calls, 1);
+  absl::Status nested;
+  EXPECT_TRUE(spawn([&](int64_t index) {
+                if (index == 0)
+                  nested = spawn([](int64_t) {});
+              }).ok());
+  EXPECT_EQ(nested.code(), absl::StatusCode::kFailedPrecondition);
+  HostTensor t(DType::F32, {2});
+  EXPECT_EQ(dist::all_reduce(t).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(dist::get_rank(), -1);
+}
+
+} // namespace
