@@ -14,6 +14,7 @@
 #include "runtime/exec/TensorOps.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/xxhash.h"
 
 #include <atomic>
 #include <cmath>
@@ -28,10 +29,15 @@ using runtime::TensorRef;
 
 /// One spawn: the devices' meetings and the first error of each device.
 struct Session {
-  Session(int64_t devices, std::chrono::milliseconds timeout)
-      : groups(devices, timeout), errors(devices) {}
+  Session(int64_t devices, runtime::MpiWorld *world,
+          std::chrono::milliseconds timeout, uint64_t id)
+      : groups(devices, world, timeout, id), id(id), errors(devices) {}
   ProcessGroups groups;
-  std::vector<absl::Status> errors; // each device writes its own
+  /// The spawns started before this one, plus one: the same on every
+  /// process, since all call spawn alike.
+  uint64_t id;
+  /// By this process's device: each device writes its own.
+  std::vector<absl::Status> errors;
 };
 
 std::atomic<Session *> currentSession{nullptr};
@@ -55,22 +61,31 @@ struct Caller {
 
 absl::StatusOr<Caller> caller(const char *call) {
   Session *session = currentSession.load();
-  int64_t rank = runtime::currentPoolDevice();
-  if (!session || rank < 0)
+  int64_t device = runtime::currentPoolDevice();
+  if (!session || device < 0)
     return absl::FailedPreconditionError(
         std::string("spmd::dist::") + call +
         " is called outside a device of spmd::spawn");
-  return Caller{session, rank};
+  return Caller{session, session->groups.firstRank() + device};
 }
 
 /// `status`, kept as the device's first error for spawn to return.
 absl::Status note(const Caller &c, absl::Status status) {
-  if (!status.ok() && c.session->errors[c.rank].ok())
-    c.session->errors[c.rank] = status;
+  absl::Status &first =
+      c.session->errors[c.rank - c.session->groups.firstRank()];
+  if (!status.ok() && first.ok())
+    first = status;
   return status;
 }
 
-ReductionKind reductionOf(dist::ReduceOp op) {
+ReductionKind reductionOf(dist::ReduceOp op, runtime::ElementType type) {
+  // Booleans are i1, signed: true is -1, so the logical or (torch's SUM
+  // and MAX of booleans) is the minimum and the logical and (PRODUCT and
+  // MIN) the maximum.
+  if (type == runtime::ElementType::I1)
+    return op == dist::ReduceOp::SUM || op == dist::ReduceOp::MAX
+               ? ReductionKind::Min
+               : ReductionKind::Max;
   switch (op) {
   case dist::ReduceOp::SUM:
     return ReductionKind::Sum;
@@ -146,6 +161,16 @@ HostTensor pieceOf(const HostBuffer &all, int64_t index,
   return detail::TensorStorage::wrap(std::move(piece));
 }
 
+/// Piece `index` of each of `all`, as fresh tensors: built before the
+/// caller's list is replaced, since `like` may be one of its tensors.
+std::vector<HostTensor> piecesOf(const std::vector<TensorRef> &all,
+                                 int64_t index, const HostBuffer &like) {
+  std::vector<HostTensor> pieces;
+  for (const TensorRef &part : all)
+    pieces.push_back(pieceOf(*part, index, like));
+  return pieces;
+}
+
 void copyInto(HostTensor &t, const HostBuffer &from, int64_t index = 0) {
   HostBuffer &to = detail::TensorStorage::mutableOf(t);
   std::memcpy(to.data(), from.data() + index * to.sizeInBytes(),
@@ -158,11 +183,15 @@ struct GroupCall {
   std::vector<int64_t> ranks;
   int64_t position;
   std::string key;
+  /// A tensor given that is invalid (HostTensor::status()).
+  std::string invalid;
 
   /// Every member's `data`, once all called `call` (`problem`, when not
   /// empty, is this device's misuse: it fails the meeting on every member).
   absl::StatusOr<std::vector<TensorRef>>
-  meet(std::string call, const std::string &problem, TensorRef data = nullptr) {
+  meet(std::string call, std::string problem, TensorRef data = nullptr) {
+    if (!invalid.empty())
+      problem = invalid;
     if (!problem.empty())
       call += " [" + problem + "]";
     llvm::Expected<std::vector<TensorRef>> all = caller.session->groups.meet(
@@ -189,11 +218,23 @@ absl::Status statusOf(const absl::StatusOr<std::vector<TensorRef>> &s) {
 }
 
 /// The group `g` for the caller, or why it cannot take part.
-absl::StatusOr<GroupCall> collective(const char *call, const dist::Group &g) {
+/// Why `t` cannot be used, or "".
+std::string invalidTensor(const HostTensor &t) {
+  return t.status().ok()
+             ? ""
+             : "an invalid tensor: " + std::string(t.status().message());
+}
+
+absl::StatusOr<GroupCall>
+collective(const char *call, const dist::Group &g,
+           std::initializer_list<const HostTensor *> tensors = {}) {
   absl::StatusOr<Caller> c = caller(call);
   if (!c.ok())
     return c.status();
-  GroupCall result{*c, g.ranks(), 0, ""};
+  GroupCall result{*c, g.ranks(), 0, "", ""};
+  for (const HostTensor *t : tensors)
+    if (result.invalid.empty())
+      result.invalid = invalidTensor(*t);
   if (g.is_world())
     for (int64_t r = 0; r < c->session->groups.worldSize(); ++r)
       result.ranks.push_back(r);
@@ -214,7 +255,7 @@ std::string listProblem(const char *what, const std::vector<HostTensor> &list,
     return std::string(what) + " has " + std::to_string(list.size()) +
            " tensors for " + std::to_string(size) + " members";
   for (auto [i, t] : llvm::enumerate(list))
-    if (!sameKind(bufferOf(t), like))
+    if (!t.status().ok() || !sameKind(bufferOf(t), like))
       return std::string(what) + "[" + std::to_string(i) + "] is " +
              describe(bufferOf(t)) + ", not " + describe(like);
   return "";
@@ -223,6 +264,12 @@ std::string listProblem(const char *what, const std::vector<HostTensor> &list,
 } // namespace
 
 namespace detail {
+absl::Status noteDeviceStatus(absl::Status status) {
+  if (absl::StatusOr<Caller> c = caller("mesh_reduce"); c.ok())
+    return note(*c, std::move(status));
+  return status;
+}
+
 struct GroupAccess {
   static dist::Group make(std::vector<int64_t> ranks) {
     dist::Group g;
@@ -234,10 +281,6 @@ struct GroupAccess {
 
 absl::Status spawn(std::function<void(int64_t index)> fn,
                    std::optional<int64_t> nprocs) {
-  if (runtime::MpiWorld *world = detail::mpiProcesses();
-      world && world->size() > 1)
-    return absl::UnimplementedError(
-        "spmd::spawn across processes is not supported yet: run one process");
   int64_t devices = addressable_device_count();
   if (nprocs && *nprocs != 1 && *nprocs != devices)
     return absl::InvalidArgumentError(
@@ -245,34 +288,48 @@ absl::Status spawn(std::function<void(int64_t index)> fn,
         "; it must be 1 or this process's device count, " +
         std::to_string(devices));
   int64_t count = nprocs.value_or(devices);
-  Session session(count, waitLimit());
-  Session *none = nullptr;
-  if (!currentSession.compare_exchange_strong(none, &session))
+  runtime::MpiWorld *world = detail::mpiProcesses();
+  // A spawn refused below is no spawn: it takes no number.
+  static std::mutex starting;
+  static uint64_t started = 0;
+  std::unique_lock<std::mutex> start(starting);
+  if (currentSession.load())
     return absl::FailedPreconditionError(
         "spmd::spawn is already running (spawn does not nest)");
+  Session session(count, world, waitLimit(), ++started);
+  currentSession = &session;
+  start.unlock();
+  int64_t first = session.groups.firstRank();
   llvm::Error ran = runtime::runOnDevicePool(
       count, runtime::defaultDeviceWorkers(count), [&](int64_t device) {
+        int64_t index = first + device;
         std::string how = "returned";
         try {
-          fn(device);
+          fn(index);
         } catch (const std::exception &e) {
           how = std::string("threw (") + e.what() + ")";
         } catch (...) {
           how = "threw";
         }
         if (how != "returned" && session.errors[device].ok())
-          session.errors[device] = absl::AbortedError(
-              "device " + std::to_string(device) + " " + how);
-        session.groups.depart(device, how);
+          session.errors[device] =
+              absl::AbortedError("device " + std::to_string(index) + " " + how);
+        session.groups.depart(index, how);
       });
   currentSession = nullptr;
+  absl::Status status = absl::OkStatus();
   if (ran)
-    return detail::toStatus(std::move(ran),
-                            absl::StatusCode::kResourceExhausted);
-  for (const absl::Status &status : session.errors)
-    if (!status.ok())
-      return status;
-  return absl::OkStatus();
+    status =
+        detail::toStatus(std::move(ran), absl::StatusCode::kResourceExhausted);
+  for (const absl::Status &error : session.errors)
+    if (status.ok() && !error.ok())
+      status = error;
+  if (llvm::Error err = session.groups.flush(); status.ok() && err)
+    status = detail::toStatus(std::move(err), absl::StatusCode::kAborted);
+  else
+    llvm::consumeError(std::move(err));
+  // Every process returns the same outcome.
+  return world ? detail::agreeOnFirstError(status, "spmd::spawn") : status;
 }
 
 namespace dist {
@@ -308,28 +365,61 @@ absl::StatusOr<Group> new_group(std::vector<int64_t> ranks) {
   return detail::GroupAccess::make(std::move(ranks));
 }
 
-absl::Status all_reduce(HostTensor &t, ReduceOp op, const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("all_reduce", g);
-  if (!c.ok())
-    return c.status();
+namespace {
+/// The reduction of every member's buffer in `all` (group order), into `t`.
+void reduceInto(HostTensor &t, const std::vector<TensorRef> &all, ReduceOp op,
+                int64_t offset = 0) {
+  std::vector<runtime::ElementSpan> parts;
+  for (const TensorRef &part : all)
+    parts.push_back({part.get(), offset});
+  HostBuffer &out = detail::TensorStorage::mutableOf(t);
+  auto result = std::make_shared<HostBuffer>(
+      out.type(), std::vector<int64_t>(out.shape()), runtime::Init::None);
+  runtime::reduceElements(parts, reductionOf(op, out.type()), *result, 0,
+                          out.numElements());
+  copyInto(t, *result);
+}
+} // namespace
+
+namespace {
+/// all_reduce of `t` in `c`'s group; `more` (xm's groups) is part of the
+/// call the members compare, `problem` this device's misuse.
+absl::Status allReduceIn(GroupCall &c, HostTensor &t, ReduceOp op,
+                         const std::string &more, const std::string &problem) {
   const HostBuffer &mine = bufferOf(t);
-  absl::Status met = statusOf(
-      c->meet("all_reduce(" + describe(mine) + ", " + nameOf(op) + ")", ""));
-  if (!met.ok())
-    return note(c->caller, met);
-  llvm::Expected<TensorRef> sum =
-      c->caller.session->groups.communicator().allReduce(
-          c->key, "all_reduce", c->caller.rank, c->ranks, snapshot(mine),
-          reductionOf(op));
+  std::string call =
+      "all_reduce(" + describe(mine) + ", " + nameOf(op) + more + ")";
+  ProcessGroups &groups = c.caller.session->groups;
+  // Inside the process the members reduce a share each, as the compiled
+  // programs' all_reduce does; across processes each reduces every buffer.
+  bool here = groups.insideProcess(c.ranks);
+  auto all = c.meet(call, problem, here ? nullptr : snapshot(mine));
+  if (!all.ok())
+    return note(c.caller, all.status());
+  if (!here) {
+    reduceInto(t, *all, op);
+    return absl::OkStatus();
+  }
+  llvm::Expected<TensorRef> sum = groups.communicator().allReduce(
+      c.key, "all_reduce", c.caller.rank, c.ranks, snapshot(mine),
+      reductionOf(op, mine.type()));
   if (!sum)
-    return note(c->caller,
+    return note(c.caller,
                 detail::toStatus(sum.takeError(), absl::StatusCode::kAborted));
   copyInto(t, **sum);
   return absl::OkStatus();
 }
+} // namespace
+
+absl::Status all_reduce(HostTensor &t, ReduceOp op, const Group &g) {
+  absl::StatusOr<GroupCall> c = collective("all_reduce", g, {&t});
+  if (!c.ok())
+    return c.status();
+  return allReduceIn(*c, t, op, "", "");
+}
 
 absl::Status broadcast(HostTensor &t, int64_t src, const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("broadcast", g);
+  absl::StatusOr<GroupCall> c = collective("broadcast", g, {&t});
   if (!c.ok())
     return c.status();
   int64_t root = 0;
@@ -347,7 +437,7 @@ absl::Status broadcast(HostTensor &t, int64_t src, const Group &g) {
 }
 
 absl::Status reduce(HostTensor &t, int64_t dst, ReduceOp op, const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("reduce", g);
+  absl::StatusOr<GroupCall> c = collective("reduce", g, {&t});
   if (!c.ok())
     return c.status();
   int64_t root = 0;
@@ -359,37 +449,27 @@ absl::Status reduce(HostTensor &t, int64_t dst, ReduceOp op, const Group &g) {
               problem, snapshot(mine));
   if (!all.ok())
     return note(c->caller, all.status());
-  if (c->caller.rank != dst)
-    return absl::OkStatus();
-  std::vector<runtime::ElementSpan> parts;
-  for (const TensorRef &part : *all)
-    parts.push_back({part.get(), 0});
-  auto result = std::make_shared<HostBuffer>(
-      mine.type(), std::vector<int64_t>(mine.shape()), runtime::Init::None);
-  runtime::reduceElements(parts, reductionOf(op), *result, 0,
-                          mine.numElements());
-  copyInto(t, *result);
+  if (c->caller.rank == dst)
+    reduceInto(t, *all, op);
   return absl::OkStatus();
 }
 
 absl::Status all_gather(std::vector<HostTensor> &out, const HostTensor &t,
                         const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("all_gather", g);
+  absl::StatusOr<GroupCall> c = collective("all_gather", g, {&t});
   if (!c.ok())
     return c.status();
   const HostBuffer &mine = bufferOf(t);
   auto all = c->meet("all_gather(" + describe(mine) + ")", "", snapshot(mine));
   if (!all.ok())
     return note(c->caller, all.status());
-  out.clear();
-  for (const TensorRef &part : *all)
-    out.push_back(pieceOf(*part, 0, mine));
+  out = piecesOf(*all, 0, mine);
   return absl::OkStatus();
 }
 
 absl::Status gather(const HostTensor &t, std::vector<HostTensor> *out,
                     int64_t dst, const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("gather", g);
+  absl::StatusOr<GroupCall> c = collective("gather", g, {&t});
   if (!c.ok())
     return c.status();
   int64_t root = 0;
@@ -404,16 +484,14 @@ absl::Status gather(const HostTensor &t, std::vector<HostTensor> *out,
   if (!all.ok())
     return note(c->caller, all.status());
   if (receives) {
-    out->clear();
-    for (const TensorRef &part : *all)
-      out->push_back(pieceOf(*part, 0, mine));
+    *out = piecesOf(*all, 0, mine);
   }
   return absl::OkStatus();
 }
 
 absl::Status scatter(HostTensor &t, const std::vector<HostTensor> *in,
                      int64_t src, const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("scatter", g);
+  absl::StatusOr<GroupCall> c = collective("scatter", g, {&t});
   if (!c.ok())
     return c.status();
   int64_t root = 0;
@@ -434,7 +512,7 @@ absl::Status scatter(HostTensor &t, const std::vector<HostTensor> *in,
 
 absl::Status reduce_scatter(HostTensor &out, const std::vector<HostTensor> &in,
                             ReduceOp op, const Group &g) {
-  absl::StatusOr<GroupCall> c = collective("reduce_scatter", g);
+  absl::StatusOr<GroupCall> c = collective("reduce_scatter", g, {&out});
   if (!c.ok())
     return c.status();
   const HostBuffer &mine = bufferOf(out);
@@ -445,14 +523,7 @@ absl::Status reduce_scatter(HostTensor &out, const std::vector<HostTensor> &in,
               problem, problem.empty() ? stacked(in) : nullptr);
   if (!all.ok())
     return note(c->caller, all.status());
-  std::vector<runtime::ElementSpan> parts;
-  for (const TensorRef &part : *all)
-    parts.push_back({part.get(), c->position * mine.numElements()});
-  auto result = std::make_shared<HostBuffer>(
-      mine.type(), std::vector<int64_t>(mine.shape()), runtime::Init::None);
-  runtime::reduceElements(parts, reductionOf(op), *result, 0,
-                          mine.numElements());
-  copyInto(out, *result);
+  reduceInto(out, *all, op, c->position * mine.numElements());
   return absl::OkStatus();
 }
 
@@ -472,9 +543,7 @@ absl::Status all_to_all(std::vector<HostTensor> &out,
                      problem.empty() ? stacked(in) : nullptr);
   if (!all.ok())
     return note(c->caller, all.status());
-  out.clear();
-  for (const TensorRef &part : *all)
-    out.push_back(pieceOf(*part, c->position, like));
+  out = piecesOf(*all, c->position, like);
   return absl::OkStatus();
 }
 
@@ -497,27 +566,66 @@ std::string peerProblem(const Caller &c, int64_t peer, const char *role) {
   return "";
 }
 
-/// Receives into `t` from `src`; false when `wait` is false and nothing
-/// came yet.
-absl::StatusOr<bool> receive(const Caller &c, HostTensor &t, int64_t src,
-                             bool wait) {
+/// A receive posted: message `number` from `src`, into `t`.
+struct Receive {
+  Caller caller;
+  uint64_t session;
+  int64_t src, number = -1;
+  HostTensor t; // shares the caller's tensor
+  std::chrono::steady_clock::time_point deadline;
+  /// Set once posted when the receive cannot be.
+  absl::Status problem;
+};
+
+Receive postReceive(const Caller &c, HostTensor &t, int64_t src) {
+  Receive r{c,
+            c.session->id,
+            src,
+            -1,
+            t,
+            std::chrono::steady_clock::now() + c.session->groups.timeout(),
+            absl::OkStatus()};
   std::string what =
       "spmd::dist::recv on device " + std::to_string(c.rank) + ": ";
-  if (std::string problem = peerProblem(c, src, "src"); !problem.empty())
-    return note(c, absl::InvalidArgumentError(what + problem));
-  llvm::Expected<TensorRef> message = c.session->groups.recv(c.rank, src, wait);
+  std::string problem = invalidTensor(t);
+  if (problem.empty())
+    problem = peerProblem(c, src, "src");
+  if (!problem.empty())
+    r.problem = note(c, absl::InvalidArgumentError(what + problem));
+  else
+    r.number = c.session->groups.reserveReceive(c.rank, src);
+  return r;
+}
+
+/// Completes `r`; false when `wait` is false and its message has not come.
+absl::StatusOr<bool> complete(Receive &r, bool wait) {
+  if (!r.problem.ok())
+    return r.problem;
+  const Caller &c = r.caller;
+  std::string what =
+      "spmd::dist::recv on device " + std::to_string(c.rank) + ": ";
+  llvm::Expected<TensorRef> message =
+      c.session->groups.recv(c.rank, r.src, r.number, wait);
   if (!message)
     return note(c, detail::toStatus(message.takeError(),
                                     absl::StatusCode::kDeadlineExceeded));
-  if (!*message)
-    return false;
-  const HostBuffer &mine = bufferOf(t);
+  if (!*message) {
+    if (std::chrono::steady_clock::now() < r.deadline)
+      return false;
+    return note(
+        c, absl::DeadlineExceededError(
+               what + "nothing came from device " + std::to_string(r.src) +
+               " within " +
+               std::to_string(c.session->groups.timeout().count() / 1000.0) +
+               " s of posting the irecv"));
+  }
+  const HostBuffer &mine = bufferOf(r.t);
   if (!sameKind(**message, mine))
     return note(
-        c, absl::InvalidArgumentError(what + "device " + std::to_string(src) +
+        c, absl::InvalidArgumentError(what + "device " + std::to_string(r.src) +
                                       " sent " + describe(**message) +
                                       ", this receives " + describe(mine)));
-  copyInto(t, **message);
+  copyInto(r.t, **message);
   return true;
 }
 } // namespace
@@ -526,7 +634,10 @@ absl::Status send(const HostTensor &t, int64_t dst) {
   absl::StatusOr<Caller> c = caller("send");
   if (!c.ok())
     return c.status();
-  if (std::string problem = peerProblem(*c, dst, "dst"); !problem.empty())
+  std::string problem = invalidTensor(t);
+  if (problem.empty())
+    problem = peerProblem(*c, dst, "dst");
+  if (!problem.empty())
     return note(*c, absl::InvalidArgumentError("spmd::dist::send on device " +
                                                std::to_string(c->rank) + ": " +
                                                problem));
@@ -538,28 +649,30 @@ absl::Status recv(HostTensor &t, int64_t src) {
   absl::StatusOr<Caller> c = caller("recv");
   if (!c.ok())
     return c.status();
-  return receive(*c, t, src, /*wait=*/true).status();
+  Receive r = postReceive(*c, t, src);
+  return complete(r, /*wait=*/true).status();
 }
 
 /// Done, with its outcome; or a receive still to complete.
 struct Work::State {
   absl::Status status;
   bool done = true;
-  std::optional<Caller> caller;
-  HostTensor target; // shares the irecv's tensor
-  int64_t src = -1;
+  std::optional<Receive> receive; // an irecv's
 
   bool poll(bool wait) {
     if (done)
       return true;
-    if (currentSession.load() != caller->session ||
-        runtime::currentPoolDevice() != caller->rank) {
+    Session *session = currentSession.load();
+    if (!session || session->id != receive->session ||
+        session->groups.firstRank() + runtime::currentPoolDevice() !=
+            receive->caller.rank) {
       done = true;
       status = absl::FailedPreconditionError(
-          "an irecv's Work completes on its device, inside spmd::spawn");
+          "an irecv's Work completes on its device, inside the spmd::spawn "
+          "that posted it");
       return done;
     }
-    absl::StatusOr<bool> got = receive(*caller, target, src, wait);
+    absl::StatusOr<bool> got = complete(*receive, wait);
     done = !got.ok() || *got;
     status = got.status();
     return done;
@@ -598,9 +711,7 @@ Work irecv(HostTensor &t, int64_t src) {
     return work;
   }
   state.done = false;
-  state.caller = *c;
-  state.target = t;
-  state.src = src;
+  state.receive = postReceive(*c, t, src);
   return work;
 }
 
@@ -614,26 +725,43 @@ absl::Status all_reduce(dist::ReduceOp op, std::vector<HostTensor> &inputs,
   absl::StatusOr<Caller> c = caller("xm::all_reduce");
   if (!c.ok())
     return c.status();
-  dist::Group group;
-  if (!groups.empty()) {
-    auto it = llvm::find_if(
-        groups, [&](const auto &g) { return llvm::is_contained(g, c->rank); });
-    if (it == groups.end())
-      return note(*c,
-                  absl::InvalidArgumentError("spmd::xm::all_reduce: device " +
-                                             std::to_string(c->rank) +
-                                             " is in none of the groups"));
-    group = detail::GroupAccess::make(*it);
+  // The groups must be the same on every device and hold each device at
+  // most once: their text is part of the call the members compare.
+  std::string problem, text;
+  std::vector<int64_t> seen;
+  std::vector<int64_t> mine;
+  for (const std::vector<int64_t> &g : groups) {
+    text += ProcessGroups::groupName(g);
+    for (int64_t r : g) {
+      if (r < 0 || r >= c->session->groups.worldSize())
+        problem =
+            "rank " + std::to_string(r) + " of the groups is out of range";
+      else if (llvm::is_contained(seen, r))
+        problem = "rank " + std::to_string(r) + " is in two groups";
+      seen.push_back(r);
+    }
+    if (llvm::is_contained(g, c->rank))
+      mine = g;
   }
+  if (!groups.empty() && mine.empty())
+    return note(*c, absl::InvalidArgumentError("spmd::xm::all_reduce: device " +
+                                               std::to_string(c->rank) +
+                                               " is in none of the groups"));
+  dist::Group group;
+  if (!groups.empty())
+    group = detail::GroupAccess::make(mine);
+  std::string more =
+      groups.empty() ? ""
+                     : ", groups " + std::to_string(llvm::xxh3_64bits(text));
   for (HostTensor &t : inputs) {
-    bool floating = runtime::isFloat(bufferOf(t).type());
-    if (scale != 1.0 && !floating)
-      return note(
-          *c, absl::InvalidArgumentError("spmd::xm::all_reduce: scale " +
-                                         std::to_string(scale) + " given for " +
-                                         describe(bufferOf(t)) +
-                                         " (integers are not scaled)"));
-    if (absl::Status s = dist::all_reduce(t, op, group); !s.ok())
+    absl::StatusOr<GroupCall> call = collective("xm::all_reduce", group, {&t});
+    if (!call.ok())
+      return call.status();
+    std::string misuse = problem;
+    if (misuse.empty() && scale != 1.0 && !runtime::isFloat(bufferOf(t).type()))
+      misuse = "scale " + std::to_string(scale) + " given for " +
+               describe(bufferOf(t)) + " (integers are not scaled)";
+    if (absl::Status s = dist::allReduceIn(*call, t, op, more, misuse); !s.ok())
       return s;
     HostBuffer &reduced = detail::TensorStorage::mutableOf(t);
     if (scale != 1.0)

@@ -888,6 +888,12 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
 
 absl::StatusOr<std::vector<ShardedTensor>>
 Program::run(std::vector<Input> inputs) {
+  // A device's fiber cannot host the devices of a run (their waits would
+  // block its worker thread).
+  if (runtime::currentPoolDevice() >= 0)
+    return absl::FailedPreconditionError(
+        "Program::run is called on a device of spmd::spawn, which is not "
+        "supported yet: run programs outside spawn");
   auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();

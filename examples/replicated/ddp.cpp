@@ -47,22 +47,26 @@ Matrix rowsOf(const Matrix &m, int64_t first, int64_t rows, int64_t cols) {
 } // namespace
 
 int main() {
-  constexpr int64_t kDevices = 4, kSteps = 5;
+  constexpr int64_t kSteps = 5;
+  // Every device of every process (under mpirun, processes x devices).
+  const int64_t devices = spmd::global_runtime_device_count();
+  const int64_t first =
+      spmd::process_index() * spmd::addressable_device_count();
   const example::MlpSizes n{32, 16, 32, 4, 0.1f};
   spmd::HostTensor x = example::wave({n.batch, n.in}, 0.0f, 1.0f);
   spmd::HostTensor y = example::targetOf(x, n.out);
   spmd::HostTensor w1 = example::wave({n.in, n.hidden}, 1.0f, 0.3f);
   spmd::HostTensor w2 = example::wave({n.hidden, n.out}, 2.0f, 0.3f);
-  if (spmd::addressable_device_count() != kDevices) {
-    std::fprintf(stderr, "error: run with SPMD_NUM_DEVICES=%lld\n",
-                 (long long)kDevices);
+  if (n.batch % devices != 0) {
+    std::fprintf(stderr, "error: %lld devices do not divide the batch\n",
+                 (long long)devices);
     return 1;
   }
 
   // Replicated: each device trains its copy on its rows of the batch.
-  int64_t rows = n.batch / kDevices;
+  int64_t rows = n.batch / devices;
   std::vector<float> losses(kSteps);
-  std::vector<Matrix> finalW1(kDevices), finalW2(kDevices);
+  std::vector<Matrix> finalW1(devices), finalW2(devices);
   absl::Status trained = spmd::spawn([&](int64_t index) {
     Matrix xs = rowsOf(valuesOf(x), index * rows, rows, n.in);
     Matrix ys = rowsOf(valuesOf(y), index * rows, rows, n.out);
@@ -89,7 +93,7 @@ int main() {
           tensorOf(dw1, {n.in, n.hidden}), tensorOf(dw2, {n.hidden, n.out}),
           tensorOf({loss}, {1})};
       if (!spmd::xm::all_reduce(spmd::dist::ReduceOp::SUM, averaged,
-                                1.0 / kDevices)
+                                1.0 / devices)
                .ok())
         return;
       dw1 = valuesOf(averaged[0]);
@@ -98,7 +102,7 @@ int main() {
         a[i] -= n.rate * dw1[i];
       for (size_t i = 0; i < b.size(); ++i)
         b[i] -= n.rate * dw2[i];
-      if (index == 0)
+      if (index == first) // the same on every device
         losses[step] = valuesOf(averaged[2])[0];
     }
     finalW1[index] = a;
@@ -109,7 +113,10 @@ int main() {
 
   // SPMD: one program, the batch split over the devices.
   example::MlpStep step = example::buildMlpStep(n);
-  spmd::Mesh mesh({0, 1, 2, 3}, {kDevices}, {"data"});
+  std::vector<int64_t> ids(devices);
+  for (int64_t d = 0; d < devices; ++d)
+    ids[d] = d;
+  spmd::Mesh mesh(ids, {devices}, {"data"});
   for (spmd::Value v : {step.x, step.y})
     if (absl::Status s =
             step.program.mark_sharding(v, mesh, {"data", spmd::None});
@@ -128,7 +135,8 @@ int main() {
                 losses[s], loss);
     worst = std::max(worst, double(std::abs(loss - losses[s])));
   }
-  for (int64_t d = 0; d < kDevices; ++d) {
+  // This process's devices' copies.
+  for (int64_t d = first; d < first + spmd::addressable_device_count(); ++d) {
     Matrix ea = valuesOf(a), eb = valuesOf(b);
     for (size_t i = 0; i < ea.size(); ++i)
       worst = std::max(worst, double(std::abs(ea[i] - finalW1[d][i])));
@@ -136,6 +144,6 @@ int main() {
       worst = std::max(worst, double(std::abs(eb[i] - finalW2[d][i])));
   }
   std::printf("devices=%lld largest difference %.3g: check: %s\n",
-              (long long)kDevices, worst, worst < 1e-5 ? "PASS" : "FAIL");
+              (long long)devices, worst, worst < 1e-5 ? "PASS" : "FAIL");
   return worst < 1e-5 ? 0 : 1;
 }

@@ -33,6 +33,13 @@ struct MpiWorld::State {
   MPI_Comm stopping = MPI_COMM_NULL;    // only the barrier of `stop`
   std::vector<std::string> noticeTexts; // kept until sent
   std::vector<MPI_Request> noticeRequests;
+  // Tagged messages (postTagged, takeTagged): their communicator, the
+  // sends not completed yet with their buffers, and the MPI calls' turn.
+  MPI_Comm tagged = MPI_COMM_NULL;
+  int64_t tagLimit = 32767;
+  std::vector<MPI_Request> taggedRequests;
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> taggedBuffers;
+  std::mutex taggedTurn;
 };
 
 MpiWorld::MpiWorld() : state(std::make_unique<State>()) {}
@@ -239,6 +246,26 @@ struct Pending {
 };
 } // namespace
 
+/// A stop another process announced.
+struct Notice {
+  int rank;
+  std::string text;
+};
+static std::optional<Notice> takeNotice(MPI_Comm control) {
+  int flag = 0;
+  MPI_Status status;
+  if (MPI_Iprobe(MPI_ANY_SOURCE, kNoticeTag, control, &flag, &status) !=
+          MPI_SUCCESS ||
+      !flag)
+    return std::nullopt;
+  int length = 0;
+  MPI_Get_count(&status, MPI_CHAR, &length);
+  std::string text(length, '\0');
+  MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kNoticeTag,
+           control, MPI_STATUS_IGNORE);
+  return Notice{status.MPI_SOURCE, std::move(text)};
+}
+
 /// Polls `pending` until every request completes, a notice of a stop
 /// comes, an error is returned, or `timeout` passes.
 static llvm::Error
@@ -294,16 +321,7 @@ waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
       continue;
     nextCheck = now + std::chrono::milliseconds(1);
     // Another process stopped: it said so before leaving.
-    int flag = 0;
-    MPI_Status status;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, kNoticeTag, control, &flag, &status) ==
-            MPI_SUCCESS &&
-        flag) {
-      int length = 0;
-      MPI_Get_count(&status, MPI_CHAR, &length);
-      std::string text(length, '\0');
-      MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, kNoticeTag,
-               control, MPI_STATUS_IGNORE);
+    if (std::optional<Notice> notice = takeNotice(control)) {
       // The stopped rank may have waited for one that waits for the rank
       // at fault: this process names whom it still waits for too.
       std::vector<int64_t> missing = missingRanks();
@@ -311,7 +329,7 @@ waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
       if (!missing.empty() && !llvm::is_contained(missing, -1))
         waiting = "; this process still waited for " + rankList(missing);
       return fail(llvm::formatv("{0}: rank {1} stopped: {2}{3}", what,
-                                status.MPI_SOURCE, text, waiting));
+                                notice->rank, notice->text, waiting));
     }
     if (now - start > timeout) {
       std::vector<int64_t> missing = missingRanks();
@@ -434,16 +452,22 @@ void MpiWorld::start() {
       });
   if (!met)
     endOnFault(llvm::toString(met.takeError()));
-  MPI_Comm data, control, stopping;
+  MPI_Comm data, control, stopping, tagged;
   {
     Watchdog watchdog(timeout_, notEveryProcess("starting MPI", timeout_,
                                                 othersThan(rank_, size_)));
     MPI_Comm_dup(MPI_COMM_WORLD, &data);
     MPI_Comm_dup(MPI_COMM_WORLD, &control);
     MPI_Comm_dup(MPI_COMM_WORLD, &stopping);
+    MPI_Comm_dup(MPI_COMM_WORLD, &tagged);
   }
-  for (MPI_Comm comm : {data, control, stopping})
+  for (MPI_Comm comm : {data, control, stopping, tagged})
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  state->tagged = tagged;
+  int *limit = nullptr, found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &limit, &found);
+  if (found && limit)
+    state->tagLimit = *limit;
   state->comms.push_back(data);
   state->control = control;
   state->stopping = stopping;
@@ -501,6 +525,87 @@ llvm::Expected<std::string> MpiWorld::broadcastText(const std::string &text,
   if (llvm::Error err = fromRoot(received.data(), length))
     return std::move(err);
   return received;
+}
+
+int64_t MpiWorld::tagLimit() const { return state->tagLimit; }
+
+/// Completes what it can of the tagged sends, dropping their buffers.
+static llvm::Error progressTagged(
+    std::vector<MPI_Request> &requests,
+    std::vector<std::shared_ptr<const std::vector<uint8_t>>> &buffers,
+    const std::string &what) {
+  for (size_t i = 0; i < requests.size();) {
+    int done = 0;
+    MPI_Status status;
+    if (int rc = MPI_Test(&requests[i], &done, &status); rc != MPI_SUCCESS)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     what +
+                                         ": MPI failed: " + mpiErrorText(rc));
+    if (!done) {
+      ++i;
+      continue;
+    }
+    requests.erase(requests.begin() + i);
+    buffers.erase(buffers.begin() + i);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error
+MpiWorld::postTagged(int64_t peer, int64_t tag,
+                     std::shared_ptr<const std::vector<uint8_t>> bytes,
+                     const std::string &what) {
+  assert(tag >= 0 && tag <= state->tagLimit && "tag out of range");
+  if (bytes->size() > size_t(INT_MAX))
+    return fail(what + ": a message of " + std::to_string(bytes->size()) +
+                " bytes is larger than MPI sends at once (2 GiB)");
+  std::lock_guard<std::mutex> turn(state->taggedTurn);
+  MPI_Request request;
+  int rc = MPI_Isend(bytes->data(), int(bytes->size()), MPI_BYTE, int(peer),
+                     int(tag), state->tagged, &request);
+  if (rc != MPI_SUCCESS)
+    return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}", what,
+                              peer, mpiErrorText(rc)));
+  state->taggedRequests.push_back(request);
+  state->taggedBuffers.push_back(std::move(bytes));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::optional<std::vector<uint8_t>>>
+MpiWorld::takeTagged(int64_t peer, int64_t tag, const std::string &what) {
+  std::lock_guard<std::mutex> turn(state->taggedTurn);
+  if (llvm::Error err =
+          progressTagged(state->taggedRequests, state->taggedBuffers, what))
+    return fail(llvm::toString(std::move(err)));
+  if (std::optional<Notice> notice = takeNotice(state->control))
+    return fail(llvm::formatv("{0}: rank {1} stopped: {2}", what, notice->rank,
+                              notice->text));
+  int flag = 0;
+  MPI_Message message;
+  MPI_Status status;
+  int rc =
+      MPI_Improbe(int(peer), int(tag), state->tagged, &flag, &message, &status);
+  if (rc != MPI_SUCCESS)
+    return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}", what,
+                              peer, mpiErrorText(rc)));
+  if (!flag)
+    return std::nullopt;
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  std::vector<uint8_t> bytes(count);
+  rc = MPI_Mrecv(bytes.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS)
+    return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}", what,
+                              peer, mpiErrorText(rc)));
+  return bytes;
+}
+
+llvm::Expected<bool> MpiWorld::taggedSendsDone(const std::string &what) {
+  std::lock_guard<std::mutex> turn(state->taggedTurn);
+  if (llvm::Error err =
+          progressTagged(state->taggedRequests, state->taggedBuffers, what))
+    return fail(llvm::toString(std::move(err)));
+  return state->taggedRequests.empty();
 }
 
 void MpiWorld::announceStop(const std::string &message) {

@@ -82,6 +82,23 @@ public:
                        const std::string &what,
                        std::optional<std::chrono::milliseconds> timeout = {});
 
+  /// Tagged messages, for devices that meet in any order (replicated
+  /// execution): on a communicator of their own, none waits while it holds
+  /// MPI, so one device's wait never keeps another's message from moving.
+  /// Tags are in [0, tagLimit()].
+  int64_t tagLimit() const;
+  /// Starts sending `bytes` to `peer`; the world keeps them until sent.
+  llvm::Error postTagged(int64_t peer, int64_t tag,
+                         std::shared_ptr<const std::vector<uint8_t>> bytes,
+                         const std::string &what);
+  /// The oldest message from `peer` with `tag`, or std::nullopt if none
+  /// came yet; moves the sends on. A notice that another process stopped
+  /// is an error.
+  llvm::Expected<std::optional<std::vector<uint8_t>>>
+  takeTagged(int64_t peer, int64_t tag, const std::string &what);
+  /// Whether every tagged send completed (moving them on).
+  llvm::Expected<bool> taggedSendsDone(const std::string &what);
+
   /// Waits until every process arrives.
   llvm::Error barrier(const std::string &what);
   /// The largest of every process's `value`, on every process; the wait

@@ -1,10 +1,14 @@
 //===- ProcessGroups.cpp - Meetings of replicated devices -----------------===//
 
 #include "runtime/comm/ProcessGroups.h"
+#include "runtime/comm/MpiWorld.h"
 #include "runtime/devices/DevicePool.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstring>
 
 namespace spmd::runtime {
 
@@ -24,10 +28,208 @@ static std::string devices(llvm::ArrayRef<int64_t> ranks) {
   return text;
 }
 
-ProcessGroups::ProcessGroups(int64_t worldSize,
-                             std::chrono::milliseconds timeout)
-    : worldSize_(worldSize), timeout_(timeout), local(timeout),
-      calls(worldSize) {}
+ProcessGroups::ProcessGroups(int64_t devicesPerProcess, MpiWorld *world,
+                             std::chrono::milliseconds timeout,
+                             uint64_t generation)
+    : perProcess(devicesPerProcess), generation(generation), world(world),
+      worldSize_(devicesPerProcess * (world ? world->size() : 1)),
+      timeout_(timeout), local(timeout), calls(worldSize_) {
+  if (world)
+    firstRank_ = world->rank() * perProcess;
+}
+
+//===----------------------------------------------------------------------===//
+// Messages to other processes: a key's hash first (checked on arrival, so
+// that two keys whose tags collide are an error, never each other's data),
+// then the body.
+//===----------------------------------------------------------------------===//
+
+namespace {
+class Writer {
+public:
+  void u64(uint64_t v) { raw(&v, sizeof v); }
+  void text(const std::string &t) {
+    u64(t.size());
+    raw(t.data(), t.size());
+  }
+  void tensor(const TensorRef &t) {
+    u64(t != nullptr);
+    if (!t)
+      return;
+    u64(uint64_t(t->type()));
+    u64(t->rank());
+    for (int64_t size : t->shape())
+      u64(size);
+    raw(t->data(), t->sizeInBytes());
+  }
+  std::vector<uint8_t> bytes;
+
+private:
+  void raw(const void *p, size_t n) {
+    const uint8_t *b = static_cast<const uint8_t *>(p);
+    bytes.insert(bytes.end(), b, b + n);
+  }
+};
+
+class Reader {
+public:
+  explicit Reader(const std::vector<uint8_t> &bytes) : bytes(bytes) {}
+  uint64_t u64() {
+    uint64_t v = 0;
+    raw(&v, sizeof v);
+    return v;
+  }
+  std::string text() {
+    std::string t(take(u64()), '\0');
+    raw(t.data(), t.size());
+    return t;
+  }
+  TensorRef tensor() {
+    if (!u64())
+      return nullptr;
+    auto type = ElementType(u64());
+    std::vector<int64_t> shape(take(u64()));
+    for (int64_t &size : shape)
+      size = int64_t(u64());
+    auto t = std::make_shared<HostBuffer>(type, shape, Init::None);
+    raw(t->data(), take(t->sizeInBytes()));
+    return t;
+  }
+  bool ok() const { return good; }
+
+private:
+  /// `n`, or 0 (and not good) when fewer bytes are left.
+  size_t take(uint64_t n) {
+    if (n > bytes.size() - at) {
+      good = false;
+      return 0;
+    }
+    return n;
+  }
+  void raw(void *p, size_t n) {
+    if (take(n) != n)
+      return;
+    std::memcpy(p, bytes.data() + at, n);
+    at += n;
+  }
+  const std::vector<uint8_t> &bytes;
+  size_t at = 0;
+  bool good = true;
+};
+
+uint64_t hashOf(const std::string &key) { return llvm::xxh3_64bits(key); }
+
+/// Lets the other devices of this worker run for about a millisecond.
+void pause() {
+  std::mutex m;
+  std::condition_variable never;
+  std::unique_lock<std::mutex> lock(m);
+  waitForDevices(lock, never, std::chrono::milliseconds(1),
+                 [] { return false; });
+}
+} // namespace
+
+llvm::Error ProcessGroups::sendTo(int64_t process, const std::string &name,
+                                  std::vector<uint8_t> body,
+                                  const std::string &what) {
+  std::string key = std::to_string(generation) + "/" + name;
+  Writer message;
+  message.u64(hashOf(key));
+  message.bytes.insert(message.bytes.end(), body.begin(), body.end());
+  int64_t tag = int64_t(hashOf(key) % uint64_t(world->tagLimit() + 1));
+  return world->postTagged(
+      process, tag,
+      std::make_shared<const std::vector<uint8_t>>(std::move(message.bytes)),
+      what);
+}
+
+llvm::Expected<std::optional<std::vector<uint8_t>>>
+ProcessGroups::receiveFrom(int64_t process, const std::string &name,
+                           const std::string &what, bool wait) {
+  std::string key = std::to_string(generation) + "/" + name;
+  int64_t tag = int64_t(hashOf(key) % uint64_t(world->tagLimit() + 1));
+  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (true) {
+    auto got = world->takeTagged(process, tag, what);
+    if (!got)
+      return got.takeError();
+    if (*got) {
+      Reader header(**got);
+      if (header.u64() != hashOf(key) || !header.ok())
+        return error(what + ": process " + std::to_string(process) +
+                     " sent a message of another call under the same tag");
+      (*got)->erase((*got)->begin(), (*got)->begin() + sizeof(uint64_t));
+      return got;
+    }
+    if (!wait)
+      return std::nullopt;
+    if (std::chrono::steady_clock::now() > deadline)
+      return error(what + ": process " + std::to_string(process) +
+                   " did not answer within " + seconds(timeout_) +
+                   " s (its devices did not call it, or it stopped; "
+                   "SPMD_MPI_TIMEOUT sets the wait)");
+    pause();
+  }
+}
+
+llvm::Error ProcessGroups::flush() {
+  if (!world)
+    return llvm::Error::success();
+  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (true) {
+    llvm::Expected<bool> done = world->taggedSendsDone("spmd::spawn");
+    if (!done || *done)
+      return done.takeError();
+    if (std::chrono::steady_clock::now() > deadline)
+      return error("spmd::spawn: messages to other processes were not "
+                   "received within " +
+                   seconds(timeout_) + " s");
+    pause();
+  }
+}
+
+llvm::Error ProcessGroups::exchangeWithProcesses(llvm::ArrayRef<int64_t> ranks,
+                                                 const std::string &key,
+                                                 const std::string &what,
+                                                 Meeting &meeting) {
+  int64_t me = processOf(firstRank_);
+  Writer mine;
+  std::vector<int64_t> others;
+  for (auto [i, rank] : llvm::enumerate(ranks)) {
+    int64_t process = processOf(rank);
+    if (process == me) {
+      mine.u64(i);
+      mine.text(meeting.calls[i]);
+      mine.tensor(meeting.posted[i]);
+    } else if (!llvm::is_contained(others, process)) {
+      others.push_back(process);
+    }
+  }
+  for (int64_t process : others)
+    if (llvm::Error err = sendTo(process, key, mine.bytes, what))
+      return err;
+  for (int64_t process : others) {
+    auto got = receiveFrom(process, key, what, /*wait=*/true);
+    if (!got)
+      return got.takeError();
+    Reader theirs(**got);
+    std::unique_lock<std::mutex> lock(mutex);
+    for (int64_t rank : ranks) {
+      if (processOf(rank) != process)
+        continue;
+      uint64_t i = theirs.u64();
+      std::string call = theirs.text();
+      TensorRef data = theirs.tensor();
+      if (!theirs.ok() || i >= ranks.size() || ranks[i] != rank)
+        return error(what + ": process " + std::to_string(process) +
+                     " sent a message this one cannot read");
+      meeting.calls[i] = std::move(call);
+      meeting.posted[i] = std::move(data);
+      meeting.arrived[i] = true;
+    }
+  }
+  return llvm::Error::success();
+}
 
 std::string ProcessGroups::groupName(llvm::ArrayRef<int64_t> ranks) {
   std::string name = "[";
@@ -75,6 +277,9 @@ ProcessGroups::meet(int64_t rank, llvm::ArrayRef<int64_t> ranks,
   std::string what = "collective " + std::to_string(number) + " of group " +
                      group + " (" + call + ")";
 
+  int64_t me = processOf(firstRank_);
+  size_t here = llvm::count_if(
+      ranks, [&](int64_t member) { return processOf(member) == me; });
   std::unique_lock<std::mutex> lock(mutex);
   Meeting &meeting = meetings[key];
   if (meeting.arrived.empty()) {
@@ -85,32 +290,45 @@ ProcessGroups::meet(int64_t rank, llvm::ArrayRef<int64_t> ranks,
   meeting.posted[position] = std::move(data);
   meeting.calls[position] = call;
   meeting.arrived[position] = true;
-  ++meeting.count;
+  lastProgress = Clock::now();
+  if (++meeting.count == here && here != ranks.size()) {
+    // The last of this process's members: it brings the others'.
+    lock.unlock();
+    llvm::Error err = exchangeWithProcesses(ranks, key, what, meeting);
+    lock.lock();
+    if (err)
+      meeting.failure = llvm::toString(std::move(err));
+    else
+      meeting.count = ranks.size();
+  }
   notifyDevices(changed);
-  [[maybe_unused]] bool complete = waitForDevices(lock, changed, timeout_, [&] {
-    return meeting.count == ranks.size() ||
+  [[maybe_unused]] bool complete = awaitProgress(lock, [&] {
+    return meeting.count == ranks.size() || !meeting.failure.empty() ||
            !departedMember(ranks, meeting).empty();
   });
-  if (meeting.count != ranks.size()) {
+  if (meeting.failure.empty() && meeting.count != ranks.size()) {
     std::string gone = departedMember(ranks, meeting);
     assert((!complete || !gone.empty()) && "a meeting ends complete");
     std::vector<int64_t> missing;
     for (auto [i, member] : llvm::enumerate(ranks))
       if (!meeting.arrived[i])
         missing.push_back(member);
-    // Those that come later find the failure too: the meeting stays, named
-    // by its number, which no later collective of the group reuses.
-    return error(what + " failed on device " + std::to_string(rank) + ": " +
-                 (!gone.empty()
-                      ? gone
-                      : devices(missing) + " did not call it within " +
-                            seconds(timeout_) +
-                            " s (SPMD_MPI_TIMEOUT sets the wait)"));
+    // Those that come later fail too: the meeting stays, named by its
+    // number, which no later collective of the group reuses.
+    meeting.failure =
+        what + " failed: " +
+        (!gone.empty() ? gone
+                       : devices(missing) + " did not call it within " +
+                             seconds(timeout_) +
+                             " s of the last call of any device "
+                             "(SPMD_MPI_TIMEOUT sets the wait)");
   }
+  if (!meeting.failure.empty())
+    return error(meeting.failure);
   std::vector<TensorRef> all = meeting.posted;
   bool agree = llvm::all_equal(meeting.calls);
   std::string mismatch = agree ? "" : describeCalls(ranks, meeting.calls);
-  if (++meeting.left == ranks.size())
+  if (++meeting.left == here)
     meetings.erase(key);
   lock.unlock();
   if (!agree)
@@ -120,40 +338,92 @@ ProcessGroups::meet(int64_t rank, llvm::ArrayRef<int64_t> ranks,
   return all;
 }
 
+/// The key of the n-th message from `from` to `to`.
+static std::string messageKey(int64_t from, int64_t to, int64_t n) {
+  return "message " + std::to_string(from) + "->" + std::to_string(to) + "#" +
+         std::to_string(n);
+}
+
+bool ProcessGroups::awaitProgress(std::unique_lock<std::mutex> &lock,
+                                  llvm::function_ref<bool()> ready) {
+  while (true) {
+    auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(
+        Clock::now() - lastProgress);
+    if (idle >= timeout_)
+      return ready();
+    if (waitForDevices(lock, changed, timeout_ - idle, ready))
+      return true;
+  }
+}
+
 llvm::Error ProcessGroups::send(int64_t from, int64_t to, TensorRef data) {
+  int64_t n = calls[from]["send to " + std::to_string(to)]++;
+  if (processOf(to) != processOf(from)) {
+    Writer body;
+    body.tensor(data);
+    return sendTo(processOf(to), messageKey(from, to, n), std::move(body.bytes),
+                  "send from device " + std::to_string(from) + " to device " +
+                      std::to_string(to));
+  }
   std::lock_guard<std::mutex> guard(mutex);
-  mailboxes[{from, to}].push_back(std::move(data));
+  mailboxes[{from, to}][n] = std::move(data);
+  lastProgress = Clock::now();
   notifyDevices(changed);
   return llvm::Error::success();
 }
 
+int64_t ProcessGroups::reserveReceive(int64_t to, int64_t from) {
+  return calls[to]["recv from " + std::to_string(from)]++;
+}
+
 llvm::Expected<TensorRef> ProcessGroups::recv(int64_t to, int64_t from,
-                                              bool wait) {
+                                              int64_t n, bool wait) {
+  std::string what = "recv on device " + std::to_string(to) + " from device " +
+                     std::to_string(from);
+  if (processOf(from) != processOf(to)) {
+    auto got =
+        receiveFrom(processOf(from), messageKey(from, to, n), what, wait);
+    if (!got)
+      return got.takeError();
+    if (!*got)
+      return nullptr;
+    Reader body(**got);
+    TensorRef message = body.tensor();
+    if (!body.ok() || !message)
+      return error(what + ": a message this device cannot read");
+    return message;
+  }
   std::unique_lock<std::mutex> lock(mutex);
-  std::deque<TensorRef> &box = mailboxes[{from, to}];
+  std::map<int64_t, TensorRef> &box = mailboxes[{from, to}];
+  auto arrived = [&] { return box.count(n) != 0; };
   auto senderGone = [&] { return departed.count(from) != 0; };
   if (wait)
-    waitForDevices(lock, changed, timeout_,
-                   [&] { return !box.empty() || senderGone(); });
-  if (box.empty()) {
-    if (!wait)
-      return nullptr;
-    std::string what = "recv on device " + std::to_string(to) +
-                       " from device " + std::to_string(from) + ": ";
+    awaitProgress(lock, [&] { return arrived() || senderGone(); });
+  if (!arrived()) {
+    what += ": ";
     if (senderGone())
       return error(what + "device " + std::to_string(from) + " " +
                    departed[from] + " without sending it");
+    if (!wait) {
+      // A device polling in a loop lets the others run.
+      lock.unlock();
+      pause();
+      return nullptr;
+    }
     return error(what + "nothing came within " + seconds(timeout_) +
-                 " s (SPMD_MPI_TIMEOUT sets the wait)");
+                 " s of the last call of any device (SPMD_MPI_TIMEOUT sets "
+                 "the wait)");
   }
-  TensorRef message = std::move(box.front());
-  box.pop_front();
+  TensorRef message = std::move(box[n]);
+  box.erase(n);
+  lastProgress = Clock::now();
   return message;
 }
 
 void ProcessGroups::depart(int64_t rank, std::string how) {
   std::lock_guard<std::mutex> guard(mutex);
   departed.emplace(rank, std::move(how));
+  lastProgress = Clock::now();
   notifyDevices(changed);
 }
 

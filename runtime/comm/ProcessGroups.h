@@ -10,6 +10,13 @@
 // that returned or threw, or does not come within the timeout, fails the
 // meeting too: nothing waits forever.
 //
+// Under mpirun process p runs ranks p*L .. p*L+L-1. A meeting whose members
+// span processes is held in two steps: the members of each process meet
+// there, and the last to arrive sends their posts to the other processes
+// involved and receives theirs (MpiWorld's tagged messages, which never
+// hold MPI while they wait). Point-to-point messages to another process
+// are tagged messages too.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SPMD_RUNTIME_PROCESSGROUPS_H
@@ -21,14 +28,34 @@
 
 namespace spmd::runtime {
 
+class MpiWorld;
+
 class ProcessGroups {
 public:
-  ProcessGroups(int64_t worldSize, std::chrono::milliseconds timeout);
+  /// `devicesPerProcess` ranks in each process of `world` (null: this
+  /// process alone). `generation` tells the messages of this world from
+  /// those of an earlier one (left unreceived when it failed): every
+  /// process numbers its worlds alike.
+  ProcessGroups(int64_t devicesPerProcess, MpiWorld *world,
+                std::chrono::milliseconds timeout, uint64_t generation);
+
+  /// This process's first rank; ranks [firstRank(), firstRank() + L) are
+  /// its devices.
+  int64_t firstRank() const { return firstRank_; }
+  /// Waits (at most the timeout) until the messages sent to other
+  /// processes left.
+  llvm::Error flush();
 
   int64_t worldSize() const { return worldSize_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
-  /// Collectives whose data moves as the compiled programs' do.
+  /// Collectives whose data moves as the compiled programs' do, for
+  /// groups inside this process.
   LocalCommunicator &communicator() { return local; }
+  bool insideProcess(llvm::ArrayRef<int64_t> ranks) const {
+    return llvm::all_of(ranks, [&](int64_t r) {
+      return processOf(r) == processOf(firstRank_);
+    });
+  }
 
   /// The next collective of `rank` on the group `ranks` (in group order):
   /// once every member called it with the same `call`, every member's
@@ -41,9 +68,14 @@ public:
 
   /// Puts `data` in `to`'s mailbox from `from`; never waits.
   llvm::Error send(int64_t from, int64_t to, TensorRef data);
-  /// The oldest message `from` sent `to`; waits for one unless `wait` is
-  /// false (then null when none is there).
-  llvm::Expected<TensorRef> recv(int64_t to, int64_t from, bool wait = true);
+  /// The number of the next message `to` receives from `from` (in the
+  /// order receives are posted, as MPI matches them).
+  int64_t reserveReceive(int64_t to, int64_t from);
+  /// Message `n` from `from` to `to`; waits for it unless `wait` is false
+  /// (then null, after letting the other devices run a little, when it has
+  /// not come).
+  llvm::Expected<TensorRef> recv(int64_t to, int64_t from, int64_t n,
+                                 bool wait);
 
   /// `rank` ended (its function returned, or threw: `how` says which):
   /// meetings and receives waiting for it fail at once.
@@ -58,11 +90,38 @@ private:
     std::vector<std::string> calls;
     std::vector<bool> arrived;
     size_t count = 0, left = 0;
+    /// Set by the member that exchanged with the other processes, if that
+    /// failed.
+    std::string failure;
   };
+  using Clock = std::chrono::steady_clock;
+  /// With `lock` held, waits until `ready()` or until no device of this
+  /// process called anything for the timeout (so devices that wait for
+  /// others still computing, many to a core, do not give up while the
+  /// process moves on). Returns ready().
+  bool awaitProgress(std::unique_lock<std::mutex> &lock,
+                     llvm::function_ref<bool()> ready);
   /// Why `ranks` cannot all arrive: a member departed before arriving.
   std::string departedMember(llvm::ArrayRef<int64_t> ranks,
                              const Meeting &meeting) const;
+  int64_t processOf(int64_t rank) const { return rank / perProcess; }
+  /// Sends the posts of this process's members of `meeting` to the other
+  /// processes of `ranks` and adds theirs (called without the lock by the
+  /// last of this process's members to arrive).
+  llvm::Error exchangeWithProcesses(llvm::ArrayRef<int64_t> ranks,
+                                    const std::string &key,
+                                    const std::string &what, Meeting &meeting);
+  /// The message `key` from process `process`, waiting (letting the other
+  /// devices run) up to the timeout; null without `wait` if none came.
+  llvm::Expected<std::optional<std::vector<uint8_t>>>
+  receiveFrom(int64_t process, const std::string &key, const std::string &what,
+              bool wait);
+  llvm::Error sendTo(int64_t process, const std::string &key,
+                     std::vector<uint8_t> bytes, const std::string &what);
 
+  int64_t perProcess, firstRank_ = 0;
+  uint64_t generation;
+  MpiWorld *world;
   int64_t worldSize_;
   std::chrono::milliseconds timeout_;
   LocalCommunicator local;
@@ -72,7 +131,9 @@ private:
   /// Per rank: how many collectives it called on each group (by name).
   /// Each rank's entry is touched by that rank alone.
   std::vector<std::map<std::string, int64_t>> calls;
-  std::map<std::pair<int64_t, int64_t>, std::deque<TensorRef>> mailboxes;
+  /// Messages by sender and receiver, by number.
+  std::map<std::pair<int64_t, int64_t>, std::map<int64_t, TensorRef>> mailboxes;
+  Clock::time_point lastProgress = Clock::now();
   std::map<int64_t, std::string> departed;
 };
 

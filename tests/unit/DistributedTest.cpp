@@ -79,16 +79,36 @@ HostTensor tensorOf(DType dtype, std::vector<int64_t> shape,
 const std::vector<int64_t> kShape = {2, 3};
 constexpr int64_t kElements = 6;
 
-/// Distinct per device (data movement): up to 8 * 10 + 9 + 7.
+/// Distinct per device (data movement), in i8's range up to 16 devices:
+/// at most 15 * 7 + 5 + 15.
 double moved(int64_t rank, int64_t i, int64_t j = 0) {
-  return double(rank * 10 + i + j);
+  return double(rank * 7 + i + j);
 }
 /// In {-1, 0, 1} (reductions: exact sums and products in every type).
 double small(int64_t rank, int64_t i, int64_t j = 0) {
   return double((rank + i + j) % 3) - 1;
 }
 
-double fold(dist::ReduceOp op, const std::vector<double> &values) {
+/// `v`, a small integer, as a tensor of `dtype` holds it (booleans as 0 or
+/// 1 by parity, i8 wrapped).
+double asType(DType dtype, double v) {
+  if (dtype == DType::I1)
+    return double(int64_t(v) % 2);
+  return dtype == DType::I8 ? double(int8_t(int64_t(v))) : v;
+}
+
+/// The reduction of `values` as spmd::dist computes it; booleans (any
+/// nonzero is true) as torch: SUM and MAX are or, PRODUCT and MIN and.
+double fold(dist::ReduceOp op, const std::vector<double> &values,
+            bool boolean) {
+  if (boolean) {
+    bool any = false, all = true;
+    for (double v : values) {
+      any = any || v != 0;
+      all = all && v != 0;
+    }
+    return op == dist::ReduceOp::SUM || op == dist::ReduceOp::MAX ? any : all;
+  }
   double r = values.front();
   for (size_t k = 1; k < values.size(); ++k) {
     double v = values[k];
@@ -175,23 +195,23 @@ void runCollectives(Failures &f, DType dtype, const dist::Group &g,
   int64_t p = std::find(members.begin(), members.end(), rank) - members.begin();
   std::string where = std::string(nameOf(dtype)) + " group of " +
                       std::to_string(n) + " on device " + std::to_string(rank);
-  bool reduces = dtype != DType::I1;
+  bool boolean = dtype == DType::I1;
+  // Booleans read back as 0 or 1.
+  auto stored = [&](double v) { return boolean ? double(v != 0) : v; };
   auto mv = [&](int64_t r, int64_t j = 0) {
     return [=](int64_t i) {
       double v = moved(r, i, j);
-      return dtype == DType::I1 ? double(int64_t(v) % 2) : v;
+      return asType(dtype, v);
     };
   };
   for (dist::ReduceOp op : {dist::ReduceOp::SUM, dist::ReduceOp::PRODUCT,
                             dist::ReduceOp::MAX, dist::ReduceOp::MIN}) {
-    if (!reduces)
-      break;
     auto expected = [&](int64_t j) {
       return [&, j](int64_t i) {
         std::vector<double> values;
         for (int64_t m : members)
           values.push_back(small(m, i, j));
-        return fold(op, values);
+        return fold(op, values, boolean);
       };
     };
     std::string what = where + " op " + std::to_string(int(op));
@@ -207,7 +227,7 @@ void runCollectives(Failures &f, DType dtype, const dist::Group &g,
       f.expectValues(r, expected(0), "reduce " + what);
     else
       f.expectValues(
-          r, [&](int64_t i) { return small(rank, i); },
+          r, [&](int64_t i) { return stored(small(rank, i)); },
           "reduce (not dst) " + what);
 
     std::vector<HostTensor> in;
@@ -270,8 +290,10 @@ struct Case {
 class DistCollectives : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DistCollectives, EqualTheHostsResult) {
-  auto [devices, dtype] = GetParam();
-  setDevices(devices);
+  auto [perProcess, dtype] = GetParam();
+  setDevices(perProcess);
+  // Under mpirun every process runs its devices (ranks process-major).
+  int64_t devices = perProcess * spmd::world_size();
   Failures f;
   absl::Status status = spawn([&](int64_t index) {
     int64_t rank = dist::get_rank();
@@ -299,7 +321,7 @@ TEST_P(DistCollectives, EqualTheHostsResult) {
       auto mine = [&](int64_t r) {
         return [=](int64_t i) {
           double v = moved(r, i);
-          return dtype == DType::I1 ? double(int64_t(v) % 2) : v;
+          return asType(dtype, v);
         };
       };
       f.expectOk(dist::send(tensorOf(dtype, kShape, mine(rank)), next), "send");
@@ -336,17 +358,108 @@ INSTANTIATE_TEST_SUITE_P(DevicesAndTypes, DistCollectives,
                                   "_devices_" + nameOf(info.param.dtype);
                          });
 
+/// Point to point across the processes: every device sends to the device
+/// two ranks on (the next process's, with 2 devices each) and receives from
+/// two ranks back, blocking and not.
+TEST(DistAcrossProcesses, PointToPointRing) {
+  setDevices(2);
+  Failures f;
+  absl::Status status = spawn([&](int64_t rank) {
+    int64_t world = dist::get_world_size();
+    int64_t next = (rank + 2) % world, prev = (rank + world - 2) % world;
+    if (next == rank)
+      return;
+    HostTensor got(DType::F32, kShape), later(DType::F32, kShape);
+    dist::Work r = dist::irecv(later, prev);
+    f.expectOk(dist::send(tensorOf(DType::F32, kShape,
+                                   [&](int64_t i) { return moved(rank, i); }),
+                          next),
+               "send");
+    f.expectOk(
+        dist::isend(tensorOf(DType::F32, kShape,
+                             [&](int64_t i) { return moved(rank, i, 1); }),
+                    next)
+            .wait(),
+        "isend");
+    f.expectOk(r.wait(), "irecv");
+    f.expectOk(dist::recv(got, prev), "recv");
+    f.expectValues(
+        later, [&](int64_t i) { return moved(prev, i); }, "irecv");
+    f.expectValues(
+        got, [&](int64_t i) { return moved(prev, i, 1); }, "recv");
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  for (const std::string &failure : f.list)
+    ADD_FAILURE() << failure;
+}
+
+/// The last device calls another collective; under mpirun it is another
+/// process's. Every device gets the error naming both calls.
+TEST(DistAcrossProcesses, AMismatchNamesTheDevicesAndCalls) {
+  setDevices(2);
+  setenv("SPMD_MPI_TIMEOUT", "5", 1);
+  Failures f;
+  absl::Status status = spawn([&](int64_t rank) {
+    int64_t last = dist::get_world_size() - 1;
+    HostTensor t(DType::F32, {3});
+    absl::Status s = rank == last ? dist::broadcast(t, 0) : dist::all_reduce(t);
+    std::string message(s.message());
+    f.expect(
+        message.find("device " + std::to_string(last) +
+                     " called broadcast(f32[3], src=0)") != std::string::npos &&
+            message.find("called all_reduce(f32[3], SUM)") != std::string::npos,
+        "device " + std::to_string(rank) + ": " + s.ToString());
+  });
+  unsetenv("SPMD_MPI_TIMEOUT");
+  EXPECT_FALSE(status.ok());
+  for (const std::string &failure : f.list)
+    ADD_FAILURE() << failure;
+}
+
+/// The last process's devices (alone: the last device) never call the
+/// barrier: the others fail within the timeout.
+TEST(DistAcrossProcesses, ADeviceThatNeverComesFailsTheOthersInTime) {
+  setDevices(2);
+  setenv("SPMD_MPI_TIMEOUT", "2", 1);
+  int64_t processes = spmd::world_size();
+  Failures f;
+  auto start = std::chrono::steady_clock::now();
+  absl::Status status = spawn([&](int64_t rank) {
+    int64_t world = dist::get_world_size();
+    bool absent = processes > 1 ? rank >= world - 2 : rank == world - 1;
+    if (absent) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+      return;
+    }
+    absl::Status s = dist::barrier();
+    f.expect(!s.ok(), "device " + std::to_string(rank) + " passed");
+  });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  unsetenv("SPMD_MPI_TIMEOUT");
+  EXPECT_FALSE(status.ok());
+  EXPECT_LT(seconds, 8.0);
+  for (const std::string &failure : f.list)
+    ADD_FAILURE() << failure;
+}
+
 TEST(Xm, AllReduceScalesInGroupsAndRendezvousMeets) {
   setDevices(4);
+  int64_t devices = 4 * spmd::world_size();
+  // Groups {4b, 4b + 2} and {4b + 3, 4b + 1}: the mean within each.
+  std::vector<std::vector<int64_t>> groups;
+  for (int64_t b = 0; b < devices; b += 4) {
+    groups.push_back({b, b + 2});
+    groups.push_back({b + 3, b + 1});
+  }
   Failures f;
   absl::Status status = spawn([&](int64_t rank) {
     std::vector<HostTensor> inputs = {
         tensorOf(DType::F32, kShape, [&](int64_t i) { return small(rank, i); }),
         tensorOf(DType::F64, {3}, [&](int64_t i) { return double(rank + i); })};
-    // Groups {0, 2} and {3, 1}: the mean within each.
-    f.expectOk(
-        xm::all_reduce(dist::ReduceOp::SUM, inputs, 0.5, {{0, 2}, {3, 1}}),
-        "xm::all_reduce");
+    f.expectOk(xm::all_reduce(dist::ReduceOp::SUM, inputs, 0.5, groups),
+               "xm::all_reduce");
     int64_t other = rank ^ 2;
     f.expectValues(
         inputs[0],
@@ -358,15 +471,18 @@ TEST(Xm, AllReduceScalesInGroupsAndRendezvousMeets) {
     absl::StatusOr<std::vector<std::string>> all =
         xm::rendezvous("ready", "device " + std::to_string(rank));
     f.expectOk(all.status(), "rendezvous");
+    std::vector<std::string> payloads;
+    for (int64_t r = 0; r < devices; ++r)
+      payloads.push_back("device " + std::to_string(r));
     if (all.ok())
-      f.expect(*all == std::vector<std::string>{"device 0", "device 1",
-                                                "device 2", "device 3"},
-               "rendezvous payloads");
+      f.expect(*all == payloads, "rendezvous payloads");
     absl::StatusOr<double> total =
         xm::mesh_reduce("loss", double(rank) + 0.25, [](std::vector<double> v) {
           return std::accumulate(v.begin(), v.end(), 0.0);
         });
-    f.expect(total.ok() && *total == 7, "mesh_reduce");
+    f.expect(total.ok() &&
+                 *total == devices * (devices - 1) / 2.0 + 0.25 * devices,
+             "mesh_reduce");
   });
   EXPECT_TRUE(status.ok()) << status;
   for (const std::string &failure : f.list)
@@ -395,7 +511,7 @@ Misuse misuse(int64_t devices, const std::function<absl::Status(int64_t)> &fn) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  EXPECT_LT(seconds, 6.0) << "a misuse waited past the timeout";
+  EXPECT_LT(seconds, 8.0) << "a misuse waited past the timeout";
   unsetenv("SPMD_MPI_TIMEOUT");
   return m;
 }
@@ -556,6 +672,195 @@ TEST(Spawn, RefusesBadUse) {
   HostTensor t(DType::F32, {2});
   EXPECT_EQ(dist::all_reduce(t).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(dist::get_rank(), -1);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Found by adversarial runs: each a reproducer.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+TEST(DistFound, OutputListsMayHoldTheInput) {
+  Misuse m = misuse(4, [](int64_t rank) -> absl::Status {
+    auto mine = [&](int64_t j) {
+      return tensorOf(DType::F32, kShape,
+                      [&](int64_t i) { return moved(rank, i, j); });
+    };
+    std::vector<HostTensor> v = {mine(0)};
+    if (absl::Status s = dist::all_gather(v, v[0]); !s.ok())
+      return s;
+    for (int64_t j = 0; j < 4; ++j)
+      if (v.size() != 4 || v[j].at(1) != moved(j, 1))
+        return absl::InternalError("all_gather(v, v[0])");
+    std::vector<HostTensor> w = {mine(0), mine(1), mine(2), mine(3)};
+    if (absl::Status s = dist::all_to_all(w, w); !s.ok())
+      return s;
+    for (int64_t j = 0; j < 4; ++j)
+      if (w[j].at(1) != moved(j, 1, rank))
+        return absl::InternalError("all_to_all(w, w)");
+    std::vector<HostTensor> g = {mine(0)};
+    if (absl::Status s = dist::gather(g[0], &g, 0); !s.ok())
+      return s;
+    if (rank == 0 && (g.size() != 4 || g[3].at(1) != moved(3, 1)))
+      return absl::InternalError("gather(g[0], &g, 0)");
+    return absl::OkStatus();
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST(DistFound, ReceivesMatchInTheOrderTheyArePosted) {
+  Misuse m = misuse(2, [](int64_t rank) -> absl::Status {
+    auto one = [](double v) {
+      return tensorOf(DType::F32, {1}, [=](int64_t) { return v; });
+    };
+    if (rank == 0) {
+      for (double v : {1, 2, 3})
+        if (absl::Status s = dist::send(one(v), 1); !s.ok())
+          return s;
+      return absl::OkStatus();
+    }
+    HostTensor a = one(0), b = one(0), c = one(0);
+    dist::Work wa = dist::irecv(a, 0), wb = dist::irecv(b, 0);
+    if (absl::Status s = dist::recv(c, 0); !s.ok())
+      return s;
+    if (absl::Status s = wb.wait(); !s.ok())
+      return s;
+    if (absl::Status s = wa.wait(); !s.ok())
+      return s;
+    if (a.at(0) != 1 || b.at(0) != 2 || c.at(0) != 3)
+      return absl::InternalError("received " + std::to_string(a.at(0)) + ", " +
+                                 std::to_string(b.at(0)) + ", " +
+                                 std::to_string(c.at(0)));
+    return absl::OkStatus();
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST(DistFound, PollingLetsTheOtherDevicesRunAndSeesASenderGone) {
+  // Devices 0 and 1 poll in a loop for messages of devices 2 and 3 (on the
+  // same workers as them, 2 cores); device 3 returns without sending.
+  Misuse m = misuse(4, [](int64_t rank) -> absl::Status {
+    HostTensor t(DType::F32, {1});
+    if (rank == 2)
+      return dist::send(t, 0);
+    if (rank == 3)
+      return absl::OkStatus();
+    dist::Work w = dist::irecv(t, rank + 2);
+    while (!w.is_completed()) {
+    }
+    return w.wait();
+  });
+  EXPECT_TRUE(m.seen[0].ok()) << m.seen[0];
+  EXPECT_TRUE(mentions(m.seen[1], "device 3 returned without sending it"))
+      << m.seen[1];
+}
+
+TEST(DistFound, ALateArrivalFailsAsTheOthersDid) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    HostTensor t(DType::F32, {4});
+    if (rank == 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    return dist::broadcast(t, 0);
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(mentions(s, "device 1 did not call it within 2.00 s")) << s;
+}
+
+TEST(DistFound, AWorkBelongsToItsSpawn) {
+  setDevices(2);
+  std::optional<dist::Work> kept;
+  ASSERT_TRUE(spawn([&](int64_t rank) {
+                if (rank == 1) {
+                  static HostTensor t(DType::F32, {1});
+                  kept = dist::irecv(t, 0);
+                }
+              }).ok());
+  absl::Status later;
+  (void)spawn([&](int64_t rank) {
+    if (rank == 1)
+      later = kept->wait();
+  });
+  EXPECT_EQ(later.code(), absl::StatusCode::kFailedPrecondition) << later;
+}
+
+TEST(DistFound, ProgramRunOnADeviceIsRefused) {
+  setDevices(2);
+  absl::StatusOr<Program> p = Program::fromString(
+      "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : "
+      "tensor<4xf32> }");
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::Status inside;
+  ASSERT_TRUE(spawn([&](int64_t rank) {
+                if (rank == 0)
+                  inside = p->run({HostTensor(DType::F32, {4})}).status();
+              }).ok());
+  EXPECT_EQ(inside.code(), absl::StatusCode::kFailedPrecondition) << inside;
+}
+
+TEST(DistFound, InvalidTensorsAreErrorsOnEveryMember) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    HostTensor t = rank == 0 ? HostTensor(DType::F32, {-1, 3})
+                             : HostTensor(DType::F32, {0, 3});
+    return dist::all_reduce(t);
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(mentions(s, "device 0 called all_reduce(f32[0], SUM) [an "
+                            "invalid tensor: invalid tensor shape [-1, 3]]"))
+        << s;
+  Misuse p2p = misuse(2, [](int64_t rank) {
+    HostTensor bad(DType::F32, {-1});
+    return rank == 0 ? dist::send(bad, 1) : absl::OkStatus();
+  });
+  EXPECT_TRUE(mentions(p2p.seen[0], "an invalid tensor")) << p2p.seen[0];
+}
+
+TEST(DistFound, MeshReduceErrorsReachSpawn) {
+  Misuse m = misuse(2, [](int64_t rank) {
+    auto sum = [](auto v) { return v[0]; };
+    return rank == 0 ? xm::mesh_reduce("x", int32_t(1), sum).status()
+                     : xm::mesh_reduce("x", double(1), sum).status();
+  });
+  EXPECT_TRUE(mentions(m.spawned, "sent 8 bytes, not 4") ||
+              mentions(m.spawned, "sent 4 bytes, not 8"))
+      << m.spawned;
+}
+
+TEST(DistFound, XmGroupsMustAgreeAndNotOverlap) {
+  Misuse m = misuse(4, [](int64_t rank) {
+    std::vector<HostTensor> t = {HostTensor(DType::F32, {2})};
+    if (rank == 0)
+      return xm::all_reduce(dist::ReduceOp::SUM, t, 1.0, {{0, 1}, {2, 3}});
+    return xm::all_reduce(dist::ReduceOp::SUM, t, 1.0, {{0, 1}, {3, 2}});
+  });
+  for (int64_t rank : {0, 1})
+    EXPECT_TRUE(mentions(m.seen[rank], "does not match")) << m.seen[rank];
+  Misuse overlap = misuse(2, [](int64_t) {
+    std::vector<HostTensor> t = {HostTensor(DType::F32, {2})};
+    return xm::all_reduce(dist::ReduceOp::SUM, t, 1.0, {{0, 1}, {1}});
+  });
+  for (const absl::Status &s : overlap.seen)
+    EXPECT_TRUE(mentions(s, "rank 1 is in two groups")) << s;
+}
+
+TEST(DistFound, ManyDevicesOnFewCoresWaitWhileTheProcessMovesOn) {
+  // 64 devices computing 100 ms each before one all_reduce: the last start
+  // seconds after the first waits, longer than the 2 s timeout, but some
+  // device moves all along.
+  Misuse m = misuse(64, [](int64_t) {
+    auto end =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    HostTensor t = tensorOf(DType::F32, {1}, [](int64_t) { return 1; });
+    absl::Status s = dist::all_reduce(t);
+    return s.ok() && t.at(0) != 64 ? absl::InternalError("sum") : s;
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(s.ok()) << s;
 }
 
 } // namespace

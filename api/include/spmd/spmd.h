@@ -485,17 +485,21 @@ private:
 /// Runs `fn(index)` once per device of this process, each on its own
 /// device, and returns when all returned. `nprocs` is 1 (one device runs
 /// `fn(0)`) or addressable_device_count() (the default). Inside `fn` the
-/// devices meet only in the calls of spmd::dist and spmd::xm. Returns the
-/// first error (by device) that one of those calls returned on any device,
-/// or the exception a device threw; OK when none. Not yet across
-/// processes (Unimplemented under mpirun with more than one process), and
-/// not nested.
+/// devices meet only in the calls of spmd::dist and spmd::xm. Under
+/// mpirun every process calls it and `index` is global (process-major).
+/// Returns the first error (by device) that one of those calls returned on
+/// any device, or the exception a device threw; OK when none; under
+/// mpirun every process returns the same outcome. Does not nest; inside
+/// `fn`, Program::run is not supported yet (FailedPrecondition).
 absl::Status spawn(std::function<void(int64_t index)> fn,
                    std::optional<int64_t> nprocs = {});
 
 namespace detail {
 struct GroupAccess;
 struct WorkAccess;
+/// `status`, kept (when an error) as the calling device's for spawn to
+/// return.
+absl::Status noteDeviceStatus(absl::Status status);
 } // namespace detail
 
 namespace dist {
@@ -595,7 +599,8 @@ absl::Status all_reduce(dist::ReduceOp op, std::vector<HostTensor> &inputs,
 absl::StatusOr<std::vector<std::string>>
 rendezvous(const std::string &tag, const std::string &payload = "");
 /// `reduce_fn` (taking a std::vector<T> of every device's `data`, by rank)
-/// on every device. T is copied as bytes.
+/// on every device. T is copied as bytes; devices whose T differ in size
+/// get an error.
 template <class T, class Fn>
 absl::StatusOr<T> mesh_reduce(const std::string &tag, const T &data,
                               Fn reduce_fn) {
@@ -608,10 +613,10 @@ absl::StatusOr<T> mesh_reduce(const std::string &tag, const T &data,
   std::vector<T> values(all->size());
   for (size_t i = 0; i < values.size(); ++i) {
     if ((*all)[i].size() != sizeof(T))
-      return absl::InvalidArgumentError(
+      return detail::noteDeviceStatus(absl::InvalidArgumentError(
           "mesh_reduce '" + tag + "': device " + std::to_string(i) + " sent " +
           std::to_string((*all)[i].size()) + " bytes, not " +
-          std::to_string(sizeof(T)));
+          std::to_string(sizeof(T))));
     std::memcpy(&values[i], (*all)[i].data(), sizeof(T));
   }
   return reduce_fn(std::move(values));
