@@ -45,8 +45,10 @@ ProcessGroups::ProcessGroups(int64_t devicesPerProcess, MpiWorld *world,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// A message: room for the key's hash (sendTo writes it), then the body.
 class Writer {
 public:
+  Writer() : bytes(sizeof(uint64_t)) {}
   void u64(uint64_t v) { raw(&v, sizeof v); }
   void text(const std::string &t) {
     u64(t.size());
@@ -71,9 +73,11 @@ private:
   }
 };
 
+/// A message's body (past the hash receiveFrom checked).
 class Reader {
 public:
-  explicit Reader(const std::vector<uint8_t> &bytes) : bytes(bytes) {}
+  explicit Reader(const std::vector<uint8_t> &bytes)
+      : bytes(bytes), at(sizeof(uint64_t)) {}
   uint64_t u64() {
     uint64_t v = 0;
     raw(&v, sizeof v);
@@ -113,34 +117,38 @@ private:
     at += n;
   }
   const std::vector<uint8_t> &bytes;
-  size_t at = 0;
+  size_t at;
   bool good = true;
 };
 
 uint64_t hashOf(const std::string &key) { return llvm::xxh3_64bits(key); }
 
-/// Lets the other devices of this worker run for about a millisecond.
+/// Lets the other devices of this worker run once (a loop that polls MPI
+/// calls it between polls: MPI moves large messages only inside its calls,
+/// so the polls go on at once).
 void pause() {
   std::mutex m;
   std::condition_variable never;
   std::unique_lock<std::mutex> lock(m);
-  waitForDevices(lock, never, std::chrono::milliseconds(1),
+  waitForDevices(lock, never, std::chrono::milliseconds(0),
                  [] { return false; });
 }
 } // namespace
 
-llvm::Error ProcessGroups::sendTo(int64_t process, const std::string &name,
-                                  std::vector<uint8_t> body,
-                                  const std::string &what) {
-  std::string key = std::to_string(generation) + "/" + name;
-  Writer message;
-  message.u64(hashOf(key));
-  message.bytes.insert(message.bytes.end(), body.begin(), body.end());
-  int64_t tag = int64_t(hashOf(key) % uint64_t(world->tagLimit() + 1));
-  return world->postTagged(
-      process, tag,
-      std::make_shared<const std::vector<uint8_t>>(std::move(message.bytes)),
-      what);
+std::shared_ptr<const std::vector<uint8_t>>
+ProcessGroups::sealed(const std::string &name, std::vector<uint8_t> message) {
+  uint64_t hash = hashOf(std::to_string(generation) + "/" + name);
+  std::memcpy(message.data(), &hash, sizeof hash);
+  return std::make_shared<const std::vector<uint8_t>>(std::move(message));
+}
+
+llvm::Error
+ProcessGroups::sendTo(int64_t process, const std::string &name,
+                      std::shared_ptr<const std::vector<uint8_t>> message,
+                      const std::string &what) {
+  uint64_t hash = hashOf(std::to_string(generation) + "/" + name);
+  int64_t tag = int64_t(hash % uint64_t(world->tagLimit() + 1));
+  return world->postTagged(process, tag, std::move(message), what);
 }
 
 llvm::Expected<std::optional<std::vector<uint8_t>>>
@@ -154,11 +162,12 @@ ProcessGroups::receiveFrom(int64_t process, const std::string &name,
     if (!got)
       return got.takeError();
     if (*got) {
-      Reader header(**got);
-      if (header.u64() != hashOf(key) || !header.ok())
+      uint64_t hash = 0;
+      if ((*got)->size() >= sizeof hash)
+        std::memcpy(&hash, (*got)->data(), sizeof hash);
+      if (hash != hashOf(key))
         return error(what + ": process " + std::to_string(process) +
                      " sent a message of another call under the same tag");
-      (*got)->erase((*got)->begin(), (*got)->begin() + sizeof(uint64_t));
       return got;
     }
     if (!wait)
@@ -205,8 +214,9 @@ llvm::Error ProcessGroups::exchangeWithProcesses(llvm::ArrayRef<int64_t> ranks,
       others.push_back(process);
     }
   }
+  auto message = sealed(key, std::move(mine.bytes));
   for (int64_t process : others)
-    if (llvm::Error err = sendTo(process, key, mine.bytes, what))
+    if (llvm::Error err = sendTo(process, key, message, what))
       return err;
   for (int64_t process : others) {
     auto got = receiveFrom(process, key, what, /*wait=*/true);
@@ -361,7 +371,8 @@ llvm::Error ProcessGroups::send(int64_t from, int64_t to, TensorRef data) {
   if (processOf(to) != processOf(from)) {
     Writer body;
     body.tensor(data);
-    return sendTo(processOf(to), messageKey(from, to, n), std::move(body.bytes),
+    std::string key = messageKey(from, to, n);
+    return sendTo(processOf(to), key, sealed(key, std::move(body.bytes)),
                   "send from device " + std::to_string(from) + " to device " +
                       std::to_string(to));
   }

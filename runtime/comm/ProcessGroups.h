@@ -116,8 +116,13 @@ private:
   llvm::Expected<std::optional<std::vector<uint8_t>>>
   receiveFrom(int64_t process, const std::string &key, const std::string &what,
               bool wait);
+  /// `message` (a Writer's bytes) with the hash of `key` in its first
+  /// eight bytes, ready for sendTo.
+  std::shared_ptr<const std::vector<uint8_t>>
+  sealed(const std::string &key, std::vector<uint8_t> message);
   llvm::Error sendTo(int64_t process, const std::string &key,
-                     std::vector<uint8_t> bytes, const std::string &what);
+                     std::shared_ptr<const std::vector<uint8_t>> message,
+                     const std::string &what);
 
   int64_t perProcess, firstRank_ = 0;
   uint64_t generation;
