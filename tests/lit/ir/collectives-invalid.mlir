@@ -66,7 +66,7 @@ func.func @gather_element_type(%x: tensor<8xf32>) {
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @unknown_reduction(%x: tensor<8xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'reduction' [sum, max, min, maxnum, minnum]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'reduction' [sum, max, min, maxnum, minnum, prod]}}
   %0 = spmd.all_reduce %x on @mesh axes = ["data"] reduction = mean : tensor<8xf32>
   return
 }
