@@ -60,11 +60,11 @@ TEST_F(AttrConversion, ReductionKinds) {
   for (spmd::ReductionKind kind :
        {spmd::ReductionKind::Sum, spmd::ReductionKind::Max,
         spmd::ReductionKind::Min, spmd::ReductionKind::MaxNum,
-        spmd::ReductionKind::MinNum}) {
+        spmd::ReductionKind::MinNum, spmd::ReductionKind::Prod}) {
     mlir::IntegerAttr attr = mlir::spmd::reductionAttr(&context, kind);
     EXPECT_TRUE(mlir::spmd::isCollectiveReductionAttr(attr));
     EXPECT_EQ(static_cast<spmd::ReductionKind>(attr.getInt()), kind);
   }
   EXPECT_FALSE(mlir::spmd::isCollectiveReductionAttr(
-      mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32), 5)));
+      mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 32), 6)));
 }
