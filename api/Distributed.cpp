@@ -78,6 +78,26 @@ absl::Status note(const Caller &c, absl::Status status) {
   return status;
 }
 
+/// Each ReduceOp's name and reduction.
+struct ReduceOpInfo {
+  dist::ReduceOp op;
+  const char *name;
+  ReductionKind kind;
+};
+constexpr ReduceOpInfo kReduceOps[] = {
+    {dist::ReduceOp::SUM, "SUM", ReductionKind::Sum},
+    {dist::ReduceOp::PRODUCT, "PRODUCT", ReductionKind::Prod},
+    {dist::ReduceOp::MAX, "MAX", ReductionKind::Max},
+    {dist::ReduceOp::MIN, "MIN", ReductionKind::Min},
+};
+const ReduceOpInfo &infoOf(dist::ReduceOp op) {
+  for (const ReduceOpInfo &info : kReduceOps)
+    if (info.op == op)
+      return info;
+  assert(false && "every ReduceOp is listed");
+  return kReduceOps[0];
+}
+
 ReductionKind reductionOf(dist::ReduceOp op, runtime::ElementType type) {
   // Booleans are i1, signed: true is -1, so the logical or (torch's SUM
   // and MAX of booleans) is the minimum and the logical and (PRODUCT and
@@ -86,32 +106,10 @@ ReductionKind reductionOf(dist::ReduceOp op, runtime::ElementType type) {
     return op == dist::ReduceOp::SUM || op == dist::ReduceOp::MAX
                ? ReductionKind::Min
                : ReductionKind::Max;
-  switch (op) {
-  case dist::ReduceOp::SUM:
-    return ReductionKind::Sum;
-  case dist::ReduceOp::PRODUCT:
-    return ReductionKind::Prod;
-  case dist::ReduceOp::MAX:
-    return ReductionKind::Max;
-  case dist::ReduceOp::MIN:
-    return ReductionKind::Min;
-  }
-  return ReductionKind::Sum;
+  return infoOf(op).kind;
 }
 
-const char *nameOf(dist::ReduceOp op) {
-  switch (op) {
-  case dist::ReduceOp::SUM:
-    return "SUM";
-  case dist::ReduceOp::PRODUCT:
-    return "PRODUCT";
-  case dist::ReduceOp::MAX:
-    return "MAX";
-  case dist::ReduceOp::MIN:
-    return "MIN";
-  }
-  return "?";
-}
+const char *nameOf(dist::ReduceOp op) { return infoOf(op).name; }
 
 const HostBuffer &bufferOf(const HostTensor &t) {
   return detail::TensorStorage::of(t);
@@ -212,10 +210,6 @@ struct GroupCall {
     return "";
   }
 };
-
-absl::Status statusOf(const absl::StatusOr<std::vector<TensorRef>> &s) {
-  return s.status();
-}
 
 /// The group `g` for the caller, or why it cannot take part.
 /// Why `t` cannot be used, or "".
@@ -358,8 +352,9 @@ absl::StatusOr<Group> new_group(std::vector<int64_t> ranks) {
         "rank out of range [0, " + std::to_string(world->ranks.size()) + ")";
   else if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
     problem = "a rank is listed twice";
-  absl::Status met = statusOf(world->meet(
-      "new_group(" + ProcessGroups::groupName(ranks) + ")", problem));
+  absl::Status met =
+      world->meet("new_group(" + ProcessGroups::groupName(ranks) + ")", problem)
+          .status();
   if (!met.ok())
     return note(world->caller, met);
   return detail::GroupAccess::make(std::move(ranks));
@@ -551,7 +546,7 @@ absl::Status barrier(const Group &g) {
   absl::StatusOr<GroupCall> c = collective("barrier", g);
   if (!c.ok())
     return c.status();
-  return note(c->caller, statusOf(c->meet("barrier()", "")));
+  return note(c->caller, c->meet("barrier()", "").status());
 }
 
 namespace {

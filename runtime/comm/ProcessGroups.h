@@ -24,7 +24,7 @@
 
 #include "runtime/comm/Communicator.h"
 
-#include <deque>
+#include <map>
 
 namespace spmd::runtime {
 
