@@ -42,17 +42,6 @@ struct Session {
 
 std::atomic<Session *> currentSession{nullptr};
 
-/// SPMD_MPI_TIMEOUT seconds when valid, else 60.
-std::chrono::milliseconds waitLimit() {
-  if (const char *env = std::getenv("SPMD_MPI_TIMEOUT")) {
-    char *end = nullptr;
-    double seconds = std::strtod(env, &end);
-    if (end != env && *end == '\0' && seconds > 0 && seconds <= 1e6)
-      return std::chrono::milliseconds(int64_t(seconds * 1000));
-  }
-  return std::chrono::seconds(60);
-}
-
 /// The calling device and its session.
 struct Caller {
   Session *session;
@@ -290,7 +279,9 @@ absl::Status spawn(std::function<void(int64_t index)> fn,
   if (currentSession.load())
     return absl::FailedPreconditionError(
         "spmd::spawn is already running (spawn does not nest)");
-  Session session(count, world, waitLimit(), ++started);
+  // SPMD_MPI_TIMEOUT as it is now: a program may set it between spawns.
+  Session session(count, world, runtime::MpiWorld::timeoutFromEnvironment(),
+                  ++started);
   currentSession = &session;
   start.unlock();
   int64_t first = session.groups.firstRank();

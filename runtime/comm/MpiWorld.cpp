@@ -147,15 +147,7 @@ MpiWorld *MpiWorld::get(std::optional<double> timeoutSeconds) {
     if (!launched())
       return nullptr;
     auto *w = new MpiWorld();
-    if (const char *env = std::getenv("SPMD_MPI_TIMEOUT"); env && *env) {
-      char *end = nullptr;
-      double seconds = std::strtod(env, &end);
-      if (end == env || *end || !w->setTimeoutSeconds(seconds))
-        std::fprintf(stderr,
-                     "spmd: warning: SPMD_MPI_TIMEOUT=%s is not a number of "
-                     "seconds in (0, %g]; waiting 60 s\n",
-                     env, kMaxTimeoutSeconds);
-    }
+    w->timeout_ = timeoutFromEnvironment();
     if (timeoutSeconds)
       w->setTimeoutSeconds(*timeoutSeconds);
     w->start();
@@ -163,6 +155,22 @@ MpiWorld *MpiWorld::get(std::optional<double> timeoutSeconds) {
     return w;
   }();
   return world;
+}
+
+std::chrono::milliseconds MpiWorld::timeoutFromEnvironment() {
+  const char *env = std::getenv("SPMD_MPI_TIMEOUT");
+  if (!env || !*env)
+    return std::chrono::seconds(60);
+  char *end = nullptr;
+  double seconds = std::strtod(env, &end);
+  if (end == env || *end || !(seconds > 0 && seconds <= kMaxTimeoutSeconds)) {
+    std::fprintf(stderr,
+                 "spmd: warning: SPMD_MPI_TIMEOUT=%s is not a number of "
+                 "seconds in (0, %g]; waiting 60 s\n",
+                 env, kMaxTimeoutSeconds);
+    return std::chrono::seconds(60);
+  }
+  return std::chrono::milliseconds(int64_t(seconds * 1000));
 }
 
 bool MpiWorld::setTimeoutSeconds(double seconds) {

@@ -64,6 +64,10 @@ public:
   /// How long a wait for another process lasts before it fails:
   /// SPMD_MPI_TIMEOUT seconds if set, else 60 s.
   std::chrono::milliseconds timeout() const { return timeout_; }
+  /// SPMD_MPI_TIMEOUT seconds if set (a warning and 60 s if it is not a
+  /// number in (0, kMaxTimeoutSeconds]), else 60 s: also the bound of
+  /// waits inside one process (replicated execution).
+  static std::chrono::milliseconds timeoutFromEnvironment();
   /// Sets it; false (nothing set) unless 0 < `seconds` <= kMaxTimeout.
   bool setTimeoutSeconds(double seconds);
   static constexpr double kMaxTimeoutSeconds = 1e6;
