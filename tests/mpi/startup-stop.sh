@@ -33,10 +33,13 @@ echo "seed $seed, $trials trials per process count"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 alive() { kill -0 "$1" 2>/dev/null; }
-failures=0 late=0 worst=0 total_start=$(now_ms)
+failures=0 late=0 worst=0 total_start=$(now_ms) trial_name="" summary=()
+# Each failure is printed where it happens and again at the end with its
+# trial, so that a log cut in the middle still shows it.
 failed() {
   echo "  FAIL: $*"
   failures=$((failures + 1))
+  summary+=("$trial_name: $*")
 }
 
 # Each rank's pid (and its shell's) is written before it starts; its exit
@@ -54,6 +57,7 @@ wrapper='r=$OMPI_COMM_WORLD_RANK d=$0
 trial() {
   local np=$1 victim=$2 delay_ms=$3 dir=$4 iters=$5
   shift 5
+  trial_name="np $np, rank $victim stopped after $delay_ms ms ($dir)"
   mkdir -p "$dir"
   local config=$here/a2_b4.yaml env=(env SPMD_MPI_TIMEOUT=$timeout_s) args=()
   if [ "$np" = 4 ]; then
@@ -196,6 +200,7 @@ echo "$((2 * trials)) trials ($late ended before the stop or its effect) in" \
 [ $((4 * late)) -le $((2 * trials)) ] ||
   failed "$late of $((2 * trials)) ranks ended before they were stopped"
 [ $failures = 0 ] || {
+  printf '  FAIL: %s\n' "${summary[@]}"
   echo "startup-stop: FAIL"
   exit 1
 }

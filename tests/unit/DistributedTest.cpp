@@ -77,7 +77,6 @@ HostTensor tensorOf(DType dtype, std::vector<int64_t> shape,
 }
 
 const std::vector<int64_t> kShape = {2, 3};
-constexpr int64_t kElements = 6;
 
 /// Distinct per device (data movement), in i8's range up to 16 devices:
 /// at most 15 * 7 + 5 + 15.
