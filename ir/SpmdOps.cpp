@@ -154,6 +154,24 @@ LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {
 
 LogicalResult AllReduceOp::verifyGroupShapes(int64_t) { return success(); }
 
+/// `root` names a position of the group.
+static LogicalResult verifyRoot(Operation *op, int64_t root,
+                                int64_t groupSize) {
+  if (root >= 0 && root < groupSize)
+    return success();
+  return op->emitOpError() << "root " << root
+                           << " is not a position of the group of "
+                           << groupSize;
+}
+
+LogicalResult BroadcastOp::verifyGroupShapes(int64_t groupSize) {
+  return verifyRoot(*this, getRoot(), groupSize);
+}
+
+LogicalResult ReduceOp::verifyGroupShapes(int64_t groupSize) {
+  return verifyRoot(*this, getRoot(), groupSize);
+}
+
 LogicalResult ReduceScatterOp::verifyGroupShapes(int64_t groupSize) {
   return verifyResizedDim(*this, getScatterDim(), "scatter_dim", "scattered",
                           groupSize, /*gathers=*/false);

@@ -181,6 +181,46 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce", "AllReduce",
   }];
 }
 
+def Spmd_BroadcastOp : Spmd_CollectiveOp<"broadcast", "Broadcast",
+                                         [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Every member receives the operand of group position `root`";
+  let description = [{
+    ```mlir
+    %1 = spmd.broadcast %0 on @mesh axes = ["x"] root = 2 : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$root);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `root` `=` $root attr-dict
+    `:` type($result)
+  }];
+}
+
+def Spmd_ReduceOp : Spmd_CollectiveOp<"reduce", "Reduce",
+                                      [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Reduces the group's operands onto group position `root`";
+  let description = [{
+    The member at `root` receives the elementwise reduction (default sum);
+    the others keep their operand:
+    ```mlir
+    %1 = spmd.reduce %0 on @mesh axes = ["x"] root = 0 reduction = max
+        : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$root,
+                       DefaultValuedAttr<Spmd_ReductionAttr,
+                                         "::spmd::ReductionKind::Sum">:$reduction);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `root` `=` $root
+    (`reduction` `=` custom<Reduction>($reduction)^)? attr-dict
+    `:` type($result)
+  }];
+}
+
 def Spmd_ReduceScatterOp
     : Spmd_CollectiveOp<"reduce_scatter", "ReduceScatter"> {
   let summary = "Reduces the group's operands and keeps one shard each";

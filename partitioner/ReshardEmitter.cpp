@@ -100,6 +100,9 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
           shardingOf(context, mesh, step.after),
           b.getDenseI64ArrayAttr(globalShape));
       break;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      llvm_unreachable("a reshard plan moves no value to or from one device");
     }
     before = &step.after;
     Operation *collective = local.getDefiningOp();

@@ -24,6 +24,8 @@ double spmd::commBytes(CollectiveKind kind, int64_t n, double inBytes,
     return share * outBytes;
   case CollectiveKind::ReduceScatter:
   case CollectiveKind::AllToAll:
+  case CollectiveKind::Broadcast: // every member but one receives S
+  case CollectiveKind::Reduce:
     return share * inBytes;
   case CollectiveKind::CollectivePermute:
     return n > 1 ? inBytes : 0;

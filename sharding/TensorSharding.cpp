@@ -33,6 +33,8 @@ static constexpr KindName<CollectiveKind> kCollectiveNames[] = {
     {CollectiveKind::ReduceScatter, "reduce_scatter"},
     {CollectiveKind::CollectivePermute, "collective_permute"},
     {CollectiveKind::Redistribute, "redistribute"},
+    {CollectiveKind::Broadcast, "broadcast"},
+    {CollectiveKind::Reduce, "reduce"},
 };
 
 template <typename Kind, size_t N>

@@ -50,6 +50,8 @@ enum class CollectiveKind {
   ReduceScatter,
   CollectivePermute,
   Redistribute,
+  Broadcast, // from one group position (only in code the user writes)
+  Reduce,    // to one group position (only in code the user writes)
 };
 /// "all_gather", "all_slice", ...: the op mnemonics.
 llvm::StringRef stringifyCollectiveKind(CollectiveKind kind);

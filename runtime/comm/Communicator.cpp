@@ -135,6 +135,11 @@ TensorRef Collective::combine(std::vector<TensorRef> all,
     // A member no pair targets receives zeros.
     return std::make_shared<HostBuffer>(all[0]->type(),
                                         std::vector<int64_t>(all[0]->shape()));
+  case CollectiveKind::Broadcast:
+    return all[root];
+  case CollectiveKind::Reduce:
+    // The other members keep their operand.
+    return position == root ? reduce(all, reduction) : all[position];
   case CollectiveKind::AllSlice:
     break; // its kernel slices locally
   }

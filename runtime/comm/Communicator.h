@@ -35,6 +35,7 @@ struct Collective {
   int64_t concatDim = 0;      // all_to_all
   int64_t resultDimSize = 0;  // reduce_scatter: the piece along `dim`
   std::vector<int64_t> pairs; // collective_permute: source, target, ...
+  int64_t root = 0;           // broadcast, reduce: a group position
   /// redistribute: per group position, the global [start, end) of each
   /// dimension of its block in the source and in the target layout
   /// (blockBounds), and the local shape of a target block.
@@ -44,6 +45,11 @@ struct Collective {
 
   /// Member `position`'s result from every member's buffer (group order).
   TensorRef combine(std::vector<TensorRef> buffers, int64_t position) const;
+  /// Whether every member's result is the same (combined once for all).
+  bool sameForEveryMember() const {
+    return kind == CollectiveKind::AllGather ||
+           kind == CollectiveKind::Broadcast;
+  }
 };
 
 /// One device's part in one run of a collective.

@@ -320,7 +320,7 @@ private:
   llvm::Error reduceScatter();
   llvm::Error allToAll();
   llvm::Error permute();
-  llvm::Error gatherOrRedistribute();
+  llvm::Error exchangeWholeBuffers();
 
   llvm::Error send(Exchange &ex) {
     bytesSent += ex.bytesSent;
@@ -375,7 +375,9 @@ llvm::Error Leader::run() {
     return permute();
   case CollectiveKind::AllGather:
   case CollectiveKind::Redistribute:
-    return gatherOrRedistribute();
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+    return exchangeWholeBuffers();
   case CollectiveKind::AllSlice:
     break;
   }
@@ -558,9 +560,10 @@ llvm::Error Leader::permute() {
   return llvm::Error::success();
 }
 
-llvm::Error Leader::gatherOrRedistribute() {
+llvm::Error Leader::exchangeWholeBuffers() {
   // This process's buffers, once to each other process of the group (a
-  // redistribute then takes the parts its members' blocks cover).
+  // redistribute then takes the parts its members' blocks cover, a
+  // broadcast the root's).
   std::vector<std::vector<TensorRef>> all(plan.groups.size());
   for (auto [g, group] : llvm::enumerate(plan.groups)) {
     all[g].resize(group.members.size());
@@ -579,10 +582,9 @@ llvm::Error Leader::gatherOrRedistribute() {
   if (llvm::Error err = send(ex))
     return err;
   for (auto [g, group] : llvm::enumerate(plan.groups)) {
-    // Every member's gathered result is the same concatenation: made once.
     TensorRef value;
     for (int64_t position : positionsIn(group, me)) {
-      if (!value || collective.kind == CollectiveKind::Redistribute)
+      if (!value || !collective.sameForEveryMember())
         value = collective.combine(all[g], position);
       setOutput(group, position, value);
     }

@@ -107,6 +107,20 @@ static llvm::Expected<Step> buildAllReduce(Operation *op, KernelContext &ctx) {
   return buildCollective(op, ctx, std::move(collective));
 }
 
+static llvm::Expected<Step> buildBroadcast(Operation *op, KernelContext &ctx) {
+  Collective collective{kindOf(op)};
+  collective.root = llvm::cast<BroadcastOp>(op).getRoot();
+  return buildCollective(op, ctx, std::move(collective));
+}
+
+static llvm::Expected<Step> buildReduce(Operation *op, KernelContext &ctx) {
+  auto reduce = llvm::cast<ReduceOp>(op);
+  Collective collective{kindOf(op)};
+  collective.root = reduce.getRoot();
+  collective.reduction = reduce.getReduction();
+  return buildCollective(op, ctx, std::move(collective));
+}
+
 static llvm::Expected<Step> buildReduceScatter(Operation *op,
                                                KernelContext &ctx) {
   auto scatter = llvm::cast<ReduceScatterOp>(op);
@@ -222,6 +236,8 @@ void registerCollectiveKernels(DialectRegistry &registry) {
       +[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
         attachKernel<buildAllGather, AllGatherOp>(context);
         attachKernel<buildAllReduce, AllReduceOp>(context);
+        attachKernel<buildBroadcast, BroadcastOp>(context);
+        attachKernel<buildReduce, ReduceOp>(context);
         attachKernel<buildReduceScatter, ReduceScatterOp>(context);
         attachKernel<buildAllToAll, AllToAllOp>(context);
         attachKernel<buildPermute, CollectivePermuteOp>(context);

@@ -19,7 +19,10 @@ func.func @main(%x: tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a
         tensor<4x32xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<32x32xi32>},
         tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<64x16xi32>},
         tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<64x16xi32>},
-        tensor<4x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<32x16xi32>}) {
+        tensor<4x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<32x16xi32>},
+        tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<64x16xi32>},
+        tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<64x16xi32>},
+        tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}, {}]>, spmd.global_type = tensor<64x16xi32>}) {
   // sum over the processes
   %0 = spmd.all_reduce %x on @mesh axes = ["a"] : tensor<8x16xi32>
   // every device, hierarchical
@@ -41,6 +44,10 @@ func.func @main(%x: tensor<8x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"a
   %12 = spmd.collective_permute %x on @mesh axes = ["a", "b"] pairs = [0 -> 5, 5 -> 2, 3 -> 7, 6 -> 6] : tensor<8x16xi32>
   // no communication
   %13 = spmd.all_slice %x on @mesh axes = ["a"] slice_dim = 0 : tensor<8x16xi32> -> tensor<4x16xi32>
-  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13 : tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x32xi32>, tensor<64x16xi32>, tensor<8x2xi32>, tensor<4x16xi32>, tensor<1x5xi32>, tensor<64x2xi32>, tensor<4x32xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<4x16xi32>
+  // from one group position; onto one (the others keep their operand)
+  %14 = spmd.broadcast %x on @mesh axes = ["b", "a"] root = 5 : tensor<8x16xi32>
+  %15 = spmd.reduce %x on @mesh axes = ["a", "b"] root = 6 reduction = max : tensor<8x16xi32>
+  %16 = spmd.reduce %x on @mesh axes = ["a"] root = 1 : tensor<8x16xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16 : tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x32xi32>, tensor<64x16xi32>, tensor<8x2xi32>, tensor<4x16xi32>, tensor<1x5xi32>, tensor<64x2xi32>, tensor<4x32xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<4x16xi32>, tensor<8x16xi32>, tensor<8x16xi32>, tensor<8x16xi32>
 }
 }

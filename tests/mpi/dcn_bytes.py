@@ -12,6 +12,7 @@ devices) / L groups. S is one member's buffer in bytes. Per process:
   all_reduce          G * 2 (k-1)/k * S   (reduce-scatter + all-gather of
                                            the process's local sum)
   all_gather          G * L * S * (k-1)   (its buffers, once per process)
+  broadcast, reduce   G * L * S * (k-1)   (as all_gather)
   reduce_scatter      G * (n - L) * S/n   (pieces of other processes'
                                            members, summed locally)
   all_to_all          G * L * (n - L) * S/n
@@ -75,7 +76,7 @@ def expected(line, names, ici, dcn, rank):
         return kind, 0
     if kind == "all_reduce":
         return kind, groups * 2 * (k - 1) * size // k
-    if kind == "all_gather":
+    if kind in ("all_gather", "broadcast", "reduce"):
         return kind, groups * members_here * size * (k - 1)
     if kind == "reduce_scatter":
         return kind, groups * (n - members_here) * tensor_bytes(types[1])
@@ -108,7 +109,7 @@ def main():
     ok = True
     checked = 0
     for number, line in enumerate(open(program), 1):
-        if not re.search(r"= spmd\.(all_|reduce_|collective_)", line):
+        if not re.search(r"= spmd\.(all_|reduce|collective_|broadcast)", line):
             continue
         for rank in range(prod(dcn)):
             kind, want = expected(line, names, ici, dcn, rank)

@@ -204,3 +204,30 @@ func.func @redistribute_partial(%x: tensor<64x256xf32>) {
   %0 = spmd.redistribute %x on @mesh axes = ["model"] from <@mesh, [{}, {"model"}], partial={"data"}> to <@mesh, [{"model"}, {}]> global_shape = [64, 1024] : tensor<64x256xf32> -> tensor<16x1024xf32>
   return
 }
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @broadcast_root_outside(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'spmd.broadcast' op root 4 is not a position of the group of 4}}
+  %0 = spmd.broadcast %x on @mesh axes = ["model"] root = 4 : tensor<8xf32>
+  return
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @reduce_root_negative(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'spmd.reduce' op root -1 is not a position of the group of 8}}
+  %0 = spmd.reduce %x on @mesh axes = ["data", "model"] root = -1 reduction = min : tensor<8xf32>
+  return
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @reduce_types_differ(%x: tensor<8xf32>) {
+  // expected-error @+1 {{failed to verify that all of {input, result} have same type}}
+  %0 = "spmd.reduce"(%x) <{mesh = @mesh, axes = ["model"], root = 0 : i64}> : (tensor<8xf32>) -> tensor<8xf64>
+  return
+}

@@ -40,6 +40,12 @@ func.func @collectives(%x: tensor<8x16xf32>, %u: tensor<7x5xf32>) {
   %12 = spmd.all_gather %x on @mesh axes = [] gather_dim = 0 : tensor<8x16xf32> -> tensor<8x16xf32>
   // CHECK: spmd.axis_index "model" on @mesh : index
   %13 = spmd.axis_index "model" on @mesh : index
+  // CHECK: spmd.broadcast %{{.*}} on @mesh axes = ["model"] root = 3 : tensor<8x16xf32>
+  %14 = spmd.broadcast %x on @mesh axes = ["model"] root = 3 : tensor<8x16xf32>
+  // CHECK: spmd.reduce %{{.*}} on @mesh axes = ["data", "model"] root = 7 : tensor<8x16xf32>
+  %15 = spmd.reduce %x on @mesh axes = ["data", "model"] root = 7 reduction = sum : tensor<8x16xf32>
+  // CHECK: spmd.reduce %{{.*}} on @mesh axes = ["data"] root = 0 reduction = prod : tensor<7x5xf32>
+  %16 = spmd.reduce %u on @mesh axes = ["data"] root = 0 reduction = prod : tensor<7x5xf32>
   return
 }
 

@@ -47,6 +47,18 @@ func.func @collective_on_free_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // -----
 
 spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @broadcast_on_free_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %r = spmd.manual_computation(%x) in_shardings = [<@mesh, [{"data"}, {}]>] out_shardings = [<@mesh, [{"data"}, {}]>] manual_axes = ["data"] (%l: tensor<4x16xf32>) {
+    // expected-error @+1 {{'spmd.broadcast' op axis "model" is not a manual axis of the enclosing spmd.manual_computation (manual axes: ["data"])}}
+    %s = spmd.broadcast %l on @mesh axes = ["data", "model"] root = 0 : tensor<4x16xf32>
+    spmd.yield %s : tensor<4x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @axis_index_on_free_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %r = spmd.manual_computation(%x) in_shardings = [<@mesh, [{"data"}, {}]>] out_shardings = [<@mesh, [{"data"}, {}]>] manual_axes = ["data"] (%l: tensor<4x16xf32>) {
     // expected-error @+1 {{'spmd.axis_index' op axis "model" is not a manual axis}}

@@ -120,3 +120,39 @@ func.func @prod_ref(%a: tensor<8x4xf32>, %b: tensor<8x4xi32>) -> (tensor<4x4xf32
   %pb = arith.muli %b0, %b1 : tensor<4x4xi32>
   return %pa, %pb : tensor<4x4xf32>, tensor<4x4xi32>
 }
+
+// Broadcast from group position 2 of x*y; a max onto position 1 of each y
+// group and a sum onto position 0 of each x group (the others keep their
+// blocks).
+func.func @rooted(%a: tensor<8x4xf32>, %b: tensor<8x4xi32>) -> (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8x4xi32>) {
+  %r:3 = spmd.manual_computation(%a, %b)
+      in_shardings = [<@mesh, [{"x", "y"}, {}]>, <@mesh, [{"x", "y"}, {}]>]
+      out_shardings = [<@mesh, [{}, {}]>, <@mesh, [{"x", "y"}, {}]>, <@mesh, [{"x", "y"}, {}]>]
+      manual_axes = ["x", "y"]
+      (%la: tensor<2x4xf32>, %lb: tensor<2x4xi32>) {
+    %bc = spmd.broadcast %la on @mesh axes = ["x", "y"] root = 2 : tensor<2x4xf32>
+    %mx = spmd.reduce %la on @mesh axes = ["y"] root = 1 reduction = max : tensor<2x4xf32>
+    %sm = spmd.reduce %lb on @mesh axes = ["x"] root = 0 : tensor<2x4xi32>
+    spmd.yield %bc, %mx, %sm : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xi32>
+  } : (tensor<8x4xf32>, tensor<8x4xi32>) -> (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8x4xi32>)
+  return %r#0, %r#1, %r#2 : tensor<2x4xf32>, tensor<8x4xf32>, tensor<8x4xi32>
+}
+
+// Block k (of device x*2+y) is rows 2k, 2k+1.
+func.func @rooted_ref(%a: tensor<8x4xf32>, %b: tensor<8x4xi32>) -> (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8x4xi32>) {
+  %a0 = tensor.extract_slice %a[0, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  %a1 = tensor.extract_slice %a[2, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  %a2 = tensor.extract_slice %a[4, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  %a3 = tensor.extract_slice %a[6, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<2x4xf32>
+  %b0 = tensor.extract_slice %b[0, 0] [2, 4] [1, 1] : tensor<8x4xi32> to tensor<2x4xi32>
+  %b1 = tensor.extract_slice %b[2, 0] [2, 4] [1, 1] : tensor<8x4xi32> to tensor<2x4xi32>
+  %b2 = tensor.extract_slice %b[4, 0] [2, 4] [1, 1] : tensor<8x4xi32> to tensor<2x4xi32>
+  %b3 = tensor.extract_slice %b[6, 0] [2, 4] [1, 1] : tensor<8x4xi32> to tensor<2x4xi32>
+  %m01 = arith.maximumf %a0, %a1 : tensor<2x4xf32>
+  %m23 = arith.maximumf %a2, %a3 : tensor<2x4xf32>
+  %mx = tensor.concat dim(0) %a0, %m01, %a2, %m23 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  %s02 = arith.addi %b0, %b2 : tensor<2x4xi32>
+  %s13 = arith.addi %b1, %b3 : tensor<2x4xi32>
+  %sm = tensor.concat dim(0) %s02, %s13, %b2, %b3 : (tensor<2x4xi32>, tensor<2x4xi32>, tensor<2x4xi32>, tensor<2x4xi32>) -> tensor<8x4xi32>
+  return %a2, %mx, %sm : tensor<2x4xf32>, tensor<8x4xf32>, tensor<8x4xi32>
+}
