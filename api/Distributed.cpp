@@ -352,18 +352,16 @@ absl::StatusOr<Group> new_group(std::vector<int64_t> ranks) {
 }
 
 namespace {
-/// The reduction of every member's buffer in `all` (group order), into `t`.
+/// The reduction of every member's buffer in `all` (group order), into `t`
+/// (never one of them: members post copies, received buffers are new).
 void reduceInto(HostTensor &t, const std::vector<TensorRef> &all, ReduceOp op,
                 int64_t offset = 0) {
   std::vector<runtime::ElementSpan> parts;
   for (const TensorRef &part : all)
     parts.push_back({part.get(), offset});
   HostBuffer &out = detail::TensorStorage::mutableOf(t);
-  auto result = std::make_shared<HostBuffer>(
-      out.type(), std::vector<int64_t>(out.shape()), runtime::Init::None);
-  runtime::reduceElements(parts, reductionOf(op, out.type()), *result, 0,
+  runtime::reduceElements(parts, reductionOf(op, out.type()), out, 0,
                           out.numElements());
-  copyInto(t, *result);
 }
 } // namespace
 

@@ -38,7 +38,7 @@ struct MpiWorld::State {
   MPI_Comm tagged = MPI_COMM_NULL;
   int64_t tagLimit = 32767;
   std::vector<MPI_Request> taggedRequests;
-  std::vector<std::shared_ptr<const std::vector<uint8_t>>> taggedBuffers;
+  std::vector<std::shared_ptr<const void>> taggedBuffers;
   std::mutex taggedTurn;
 };
 
@@ -538,10 +538,10 @@ llvm::Expected<std::string> MpiWorld::broadcastText(const std::string &text,
 int64_t MpiWorld::tagLimit() const { return state->tagLimit; }
 
 /// Completes what it can of the tagged sends, dropping their buffers.
-static llvm::Error progressTagged(
-    std::vector<MPI_Request> &requests,
-    std::vector<std::shared_ptr<const std::vector<uint8_t>>> &buffers,
-    const std::string &what) {
+static llvm::Error
+progressTagged(std::vector<MPI_Request> &requests,
+               std::vector<std::shared_ptr<const void>> &buffers,
+               const std::string &what) {
   for (size_t i = 0; i < requests.size();) {
     int done = 0;
     MPI_Status status;
@@ -559,28 +559,71 @@ static llvm::Error progressTagged(
   return llvm::Error::success();
 }
 
-llvm::Error
-MpiWorld::postTagged(int64_t peer, int64_t tag,
-                     std::shared_ptr<const std::vector<uint8_t>> bytes,
-                     const std::string &what) {
+/// Fails on a message MPI cannot send at once (its count is an int).
+static std::optional<std::string> tooLarge(size_t size,
+                                           const std::string &what) {
+  if (size <= size_t(INT_MAX))
+    return std::nullopt;
+  return what + ": a message of " + std::to_string(size) +
+         " bytes is larger than MPI sends at once (2 GiB)";
+}
+
+llvm::Error MpiWorld::postTagged(int64_t peer, int64_t tag,
+                                 llvm::ArrayRef<TaggedPart> parts,
+                                 const std::string &what) {
   assert(tag >= 0 && tag <= state->tagLimit && "tag out of range");
-  if (bytes->size() > size_t(INT_MAX))
-    return fail(what + ": a message of " + std::to_string(bytes->size()) +
-                " bytes is larger than MPI sends at once (2 GiB)");
+  for (const TaggedPart &part : parts)
+    if (std::optional<std::string> problem = tooLarge(part.size, what))
+      return fail(*problem);
   std::lock_guard<std::mutex> turn(state->taggedTurn);
+  for (const TaggedPart &part : parts) {
+    MPI_Request request;
+    int rc = MPI_Isend(part.data, int(part.size), MPI_BYTE, int(peer), int(tag),
+                       state->tagged, &request);
+    if (rc != MPI_SUCCESS)
+      return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}",
+                                what, peer, mpiErrorText(rc)));
+    state->taggedRequests.push_back(request);
+    state->taggedBuffers.push_back(part.owner);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error MpiWorld::receiveTaggedPart(int64_t peer, int64_t tag, void *data,
+                                        size_t size, const std::string &what) {
+  if (std::optional<std::string> problem = tooLarge(size, what))
+    return fail(*problem);
   MPI_Request request;
-  int rc = MPI_Isend(bytes->data(), int(bytes->size()), MPI_BYTE, int(peer),
-                     int(tag), state->tagged, &request);
+  int rc = MPI_Irecv(data, int(size), MPI_BYTE, int(peer), int(tag),
+                     state->tagged, &request);
+  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  int done = 0;
+  while (rc == MPI_SUCCESS && !done) {
+    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done || rc != MPI_SUCCESS)
+      break;
+    std::optional<Notice> notice = takeNotice(state->control);
+    if (notice || std::chrono::steady_clock::now() > deadline) {
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+      if (notice)
+        return fail(llvm::formatv("{0}: rank {1} stopped: {2}", what,
+                                  notice->rank, notice->text));
+      return fail(llvm::formatv("{0}: rank {1} sent a message's first part "
+                                "but not the rest within the timeout",
+                                what, peer));
+    }
+    std::this_thread::yield();
+  }
   if (rc != MPI_SUCCESS)
     return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}", what,
                               peer, mpiErrorText(rc)));
-  state->taggedRequests.push_back(request);
-  state->taggedBuffers.push_back(std::move(bytes));
   return llvm::Error::success();
 }
 
 llvm::Expected<std::optional<std::vector<uint8_t>>>
-MpiWorld::takeTagged(int64_t peer, int64_t tag, const std::string &what) {
+MpiWorld::takeTagged(int64_t peer, int64_t tag, const std::string &what,
+                     const TaggedParts &parts) {
   std::lock_guard<std::mutex> turn(state->taggedTurn);
   if (llvm::Error err =
           progressTagged(state->taggedRequests, state->taggedBuffers, what))
@@ -605,6 +648,11 @@ MpiWorld::takeTagged(int64_t peer, int64_t tag, const std::string &what) {
   if (rc != MPI_SUCCESS)
     return fail(llvm::formatv("{0}: MPI failed talking to rank {1}: {2}", what,
                               peer, mpiErrorText(rc)));
+  // The parts, still holding MPI: no other wait may take them first.
+  if (parts)
+    for (auto [data, size] : parts(bytes))
+      if (llvm::Error err = receiveTaggedPart(peer, tag, data, size, what))
+        return std::move(err);
   return bytes;
 }
 

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -91,15 +92,31 @@ public:
   /// MPI, so one device's wait never keeps another's message from moving.
   /// Tags are in [0, tagLimit()].
   int64_t tagLimit() const;
-  /// Starts sending `bytes` to `peer`; the world keeps them until sent.
+  /// `size` bytes at `data`, which `owner` holds.
+  struct TaggedPart {
+    std::shared_ptr<const void> owner;
+    const void *data;
+    size_t size;
+  };
+  /// Starts sending each part to `peer` as one message, in order and with
+  /// no other message of this process between them; the world keeps their
+  /// owners until they are sent.
   llvm::Error postTagged(int64_t peer, int64_t tag,
-                         std::shared_ptr<const std::vector<uint8_t>> bytes,
+                         llvm::ArrayRef<TaggedPart> parts,
                          const std::string &what);
+  /// Where the parts that follow a message go (address, bytes), read from
+  /// the message.
+  using TaggedParts = std::function<std::vector<std::pair<void *, size_t>>(
+      const std::vector<uint8_t> &head)>;
   /// The oldest message from `peer` with `tag`, or std::nullopt if none
-  /// came yet; moves the sends on. A notice that another process stopped
-  /// is an error.
+  /// came yet; moves the sends on. With `parts`, the messages `peer` sent
+  /// right after it with `tag` are received where `parts` says (each wait
+  /// bounded by the timeout) before it returns: large buffers go straight
+  /// into their tensors. A notice that another process stopped is an
+  /// error.
   llvm::Expected<std::optional<std::vector<uint8_t>>>
-  takeTagged(int64_t peer, int64_t tag, const std::string &what);
+  takeTagged(int64_t peer, int64_t tag, const std::string &what,
+             const TaggedParts &parts = {});
   /// Whether every tagged send completed (moving them on).
   llvm::Expected<bool> taggedSendsDone(const std::string &what);
 
@@ -137,6 +154,10 @@ private:
   struct State; // MPI handles, kept out of this header
   /// MPI_Init_thread and the world's communicators, each wait bounded.
   void start();
+  /// Receives `size` bytes from `peer` with `tag` at `data` (takeTagged's
+  /// parts), holding MPI.
+  llvm::Error receiveTaggedPart(int64_t peer, int64_t tag, void *data,
+                                size_t size, const std::string &what);
   static void finalizeAtExit();
   llvm::Error fail(std::string message);
 

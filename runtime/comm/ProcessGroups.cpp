@@ -39,13 +39,16 @@ ProcessGroups::ProcessGroups(int64_t devicesPerProcess, MpiWorld *world,
 }
 
 //===----------------------------------------------------------------------===//
-// Messages to other processes: a key's hash first (checked on arrival, so
-// that two keys whose tags collide are an error, never each other's data),
-// then the body.
+// Messages to other processes: a head holding a key's hash first (checked
+// on arrival, so that two keys whose tags collide are an error, never each
+// other's data), then the body with each tensor's type and shape; each
+// tensor's bytes follow as a message of its own, sent from the posted
+// buffer and received into the new tensor (no copy of large buffers).
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// A message: room for the key's hash (sendTo writes it), then the body.
+/// A message's head: room for the key's hash (sealed writes it), then the
+/// body; and the tensors whose bytes follow it.
 class Writer {
 public:
   Writer() : bytes(sizeof(uint64_t)) {}
@@ -62,9 +65,11 @@ public:
     u64(t->rank());
     for (int64_t size : t->shape())
       u64(size);
-    raw(t->data(), t->sizeInBytes());
+    if (t->sizeInBytes())
+      payloads.push_back(t);
   }
   std::vector<uint8_t> bytes;
+  std::vector<TensorRef> payloads;
 
 private:
   void raw(const void *p, size_t n) {
@@ -73,7 +78,8 @@ private:
   }
 };
 
-/// A message's body (past the hash receiveFrom checked).
+/// A message's body (past the hash receiveFrom checked); the tensors it
+/// makes are filled by the parts that follow (parts()).
 class Reader {
 public:
   explicit Reader(const std::vector<uint8_t> &bytes)
@@ -96,10 +102,15 @@ public:
     for (int64_t &size : shape)
       size = int64_t(u64());
     auto t = std::make_shared<HostBuffer>(type, shape, Init::None);
-    raw(t->data(), take(t->sizeInBytes()));
+    if (t->sizeInBytes())
+      parts_.push_back({t->data(), t->sizeInBytes()});
     return t;
   }
   bool ok() const { return good; }
+  /// Where the tensors' bytes go, in message order (none unless ok()).
+  std::vector<std::pair<void *, size_t>> parts() const {
+    return good ? parts_ : std::vector<std::pair<void *, size_t>>();
+  }
 
 private:
   /// `n`, or 0 (and not good) when fewer bytes are left.
@@ -119,6 +130,7 @@ private:
   const std::vector<uint8_t> &bytes;
   size_t at;
   bool good = true;
+  std::vector<std::pair<void *, size_t>> parts_;
 };
 
 uint64_t hashOf(const std::string &key) { return llvm::xxh3_64bits(key); }
@@ -144,34 +156,43 @@ ProcessGroups::sealed(const std::string &name, std::vector<uint8_t> message) {
 
 llvm::Error
 ProcessGroups::sendTo(int64_t process, const std::string &name,
-                      std::shared_ptr<const std::vector<uint8_t>> message,
+                      std::shared_ptr<const std::vector<uint8_t>> head,
+                      llvm::ArrayRef<TensorRef> payloads,
                       const std::string &what) {
   uint64_t hash = hashOf(std::to_string(generation) + "/" + name);
   int64_t tag = int64_t(hash % uint64_t(world->tagLimit() + 1));
-  return world->postTagged(process, tag, std::move(message), what);
+  std::vector<MpiWorld::TaggedPart> parts{{head, head->data(), head->size()}};
+  for (const TensorRef &t : payloads)
+    parts.push_back({t, t->data(), size_t(t->sizeInBytes())});
+  return world->postTagged(process, tag, parts, what);
 }
 
-llvm::Expected<std::optional<std::vector<uint8_t>>>
+llvm::Expected<bool>
 ProcessGroups::receiveFrom(int64_t process, const std::string &name,
-                           const std::string &what, bool wait) {
+                           const std::string &what, bool wait,
+                           const MpiWorld::TaggedParts &read) {
   std::string key = std::to_string(generation) + "/" + name;
   int64_t tag = int64_t(hashOf(key) % uint64_t(world->tagLimit() + 1));
   auto deadline = std::chrono::steady_clock::now() + timeout_;
+  bool foreign = false;
+  auto readOwn = [&](const std::vector<uint8_t> &head) {
+    uint64_t hash = 0;
+    if (head.size() >= sizeof hash)
+      std::memcpy(&hash, head.data(), sizeof hash);
+    foreign = hash != hashOf(key);
+    return foreign ? std::vector<std::pair<void *, size_t>>() : read(head);
+  };
   while (true) {
-    auto got = world->takeTagged(process, tag, what);
+    auto got = world->takeTagged(process, tag, what, readOwn);
     if (!got)
       return got.takeError();
-    if (*got) {
-      uint64_t hash = 0;
-      if ((*got)->size() >= sizeof hash)
-        std::memcpy(&hash, (*got)->data(), sizeof hash);
-      if (hash != hashOf(key))
-        return error(what + ": process " + std::to_string(process) +
-                     " sent a message of another call under the same tag");
-      return got;
-    }
+    if (*got && foreign)
+      return error(what + ": process " + std::to_string(process) +
+                   " sent a message of another call under the same tag");
+    if (*got)
+      return true;
     if (!wait)
-      return std::nullopt;
+      return false;
     if (std::chrono::steady_clock::now() > deadline)
       return error(what + ": process " + std::to_string(process) +
                    " did not answer within " + seconds(timeout_) +
@@ -216,23 +237,36 @@ llvm::Error ProcessGroups::exchangeWithProcesses(llvm::ArrayRef<int64_t> ranks,
   }
   auto message = sealed(key, std::move(mine.bytes));
   for (int64_t process : others)
-    if (llvm::Error err = sendTo(process, key, message, what))
+    if (llvm::Error err = sendTo(process, key, message, mine.payloads, what))
       return err;
   for (int64_t process : others) {
-    auto got = receiveFrom(process, key, what, /*wait=*/true);
+    // Each member of `process`: its position, call and buffer.
+    std::vector<std::tuple<uint64_t, std::string, TensorRef>> posts;
+    bool readable = false;
+    auto got = receiveFrom(
+        process, key, what, /*wait=*/true,
+        [&](const std::vector<uint8_t> &head) {
+          Reader theirs(head);
+          readable = true;
+          for (int64_t rank : ranks) {
+            if (processOf(rank) != process)
+              continue;
+            uint64_t i = theirs.u64();
+            std::string call = theirs.text();
+            TensorRef data = theirs.tensor();
+            readable &= theirs.ok() && i < ranks.size() && ranks[i] == rank;
+            posts.emplace_back(i, std::move(call), std::move(data));
+          }
+          return readable ? theirs.parts()
+                          : std::vector<std::pair<void *, size_t>>();
+        });
     if (!got)
       return got.takeError();
-    Reader theirs(**got);
+    if (!readable)
+      return error(what + ": process " + std::to_string(process) +
+                   " sent a message this one cannot read");
     std::unique_lock<std::mutex> lock(mutex);
-    for (int64_t rank : ranks) {
-      if (processOf(rank) != process)
-        continue;
-      uint64_t i = theirs.u64();
-      std::string call = theirs.text();
-      TensorRef data = theirs.tensor();
-      if (!theirs.ok() || i >= ranks.size() || ranks[i] != rank)
-        return error(what + ": process " + std::to_string(process) +
-                     " sent a message this one cannot read");
+    for (auto &[i, call, data] : posts) {
       meeting.calls[i] = std::move(call);
       meeting.posted[i] = std::move(data);
       meeting.arrived[i] = true;
@@ -373,6 +407,7 @@ llvm::Error ProcessGroups::send(int64_t from, int64_t to, TensorRef data) {
     body.tensor(data);
     std::string key = messageKey(from, to, n);
     return sendTo(processOf(to), key, sealed(key, std::move(body.bytes)),
+                  body.payloads,
                   "send from device " + std::to_string(from) + " to device " +
                       std::to_string(to));
   }
@@ -392,15 +427,23 @@ llvm::Expected<TensorRef> ProcessGroups::recv(int64_t to, int64_t from,
   std::string what = "recv on device " + std::to_string(to) + " from device " +
                      std::to_string(from);
   if (processOf(from) != processOf(to)) {
+    TensorRef message;
+    bool readable = false;
     auto got =
-        receiveFrom(processOf(from), messageKey(from, to, n), what, wait);
+        receiveFrom(processOf(from), messageKey(from, to, n), what, wait,
+                    [&](const std::vector<uint8_t> &head) {
+                      Reader body(head);
+                      message = body.tensor();
+                      readable = body.ok() && message;
+                      return readable
+                                 ? body.parts()
+                                 : std::vector<std::pair<void *, size_t>>();
+                    });
     if (!got)
       return got.takeError();
     if (!*got)
       return nullptr;
-    Reader body(**got);
-    TensorRef message = body.tensor();
-    if (!body.ok() || !message)
+    if (!readable)
       return error(what + ": a message this device cannot read");
     return message;
   }

@@ -23,6 +23,7 @@
 #define SPMD_RUNTIME_PROCESSGROUPS_H
 
 #include "runtime/comm/Communicator.h"
+#include "runtime/comm/MpiWorld.h"
 
 #include <map>
 
@@ -111,17 +112,21 @@ private:
   llvm::Error exchangeWithProcesses(llvm::ArrayRef<int64_t> ranks,
                                     const std::string &key,
                                     const std::string &what, Meeting &meeting);
-  /// The message `key` from process `process`, waiting (letting the other
-  /// devices run) up to the timeout; null without `wait` if none came.
-  llvm::Expected<std::optional<std::vector<uint8_t>>>
-  receiveFrom(int64_t process, const std::string &key, const std::string &what,
-              bool wait);
+  /// Receives the message `key` from process `process`, waiting (letting
+  /// the other devices run) up to the timeout: `read` reads its head and
+  /// says where the parts that follow go. False without `wait` if none
+  /// came.
+  llvm::Expected<bool> receiveFrom(int64_t process, const std::string &key,
+                                   const std::string &what, bool wait,
+                                   const MpiWorld::TaggedParts &read);
   /// `message` (a Writer's bytes) with the hash of `key` in its first
   /// eight bytes, ready for sendTo.
   std::shared_ptr<const std::vector<uint8_t>>
   sealed(const std::string &key, std::vector<uint8_t> message);
+  /// Sends a sealed head and the bytes of `payloads` after it.
   llvm::Error sendTo(int64_t process, const std::string &key,
-                     std::shared_ptr<const std::vector<uint8_t>> message,
+                     std::shared_ptr<const std::vector<uint8_t>> head,
+                     llvm::ArrayRef<TensorRef> payloads,
                      const std::string &what);
 
   int64_t perProcess, firstRank_ = 0;

@@ -10,6 +10,7 @@
 
 #include "ApiTestSupport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -386,6 +387,74 @@ TEST(DistAcrossProcesses, PointToPointRing) {
         later, [&](int64_t i) { return moved(prev, i); }, "irecv");
     f.expectValues(
         got, [&](int64_t i) { return moved(prev, i, 1); }, "recv");
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  for (const std::string &failure : f.list)
+    ADD_FAILURE() << failure;
+}
+
+/// A tensor's bytes travel after a head, as messages of their own: empty
+/// tensors (no bytes), large ones (past MPI's eager limit) and groups
+/// meeting at once (their parts must not interleave) arrive whole.
+TEST(DistAcrossProcesses, EmptyAndLargeTensorsArriveWhole) {
+  setDevices(2);
+  Failures f;
+  absl::Status status = spawn([&](int64_t rank) {
+    int64_t world = dist::get_world_size();
+    const int64_t large = 3 << 20; // 12 MiB of f32
+    auto value = [](int64_t r, int64_t i) {
+      return double((r * 7 + i) % 1000);
+    };
+    HostTensor big = tensorOf(DType::F32, {large},
+                              [&](int64_t i) { return value(rank, i); });
+    f.expectOk(dist::all_reduce(big), "all_reduce");
+    f.expectValues(
+        big,
+        [&](int64_t i) {
+          double sum = 0;
+          for (int64_t r = 0; r < world; ++r)
+            sum += value(r, i);
+          return sum;
+        },
+        "all_reduce");
+    std::vector<HostTensor> gathered;
+    f.expectOk(dist::all_gather(gathered, HostTensor(DType::I8, {0, 3})),
+               "all_gather");
+    f.expect(gathered.size() == size_t(world) &&
+                 std::all_of(gathered.begin(), gathered.end(),
+                             [](const HostTensor &t) { return !t.numel(); }),
+             "all_gather of empty tensors");
+    // Even and odd ranks in groups of their own, both crossing processes
+    // when there are several, meeting at once.
+    std::vector<int64_t> evens, odds;
+    for (int64_t r = 0; r < world; ++r)
+      (r % 2 ? odds : evens).push_back(r);
+    absl::StatusOr<dist::Group> even = dist::new_group(evens);
+    absl::StatusOr<dist::Group> odd = dist::new_group(odds);
+    f.expectOk(even.status(), "new_group");
+    f.expectOk(odd.status(), "new_group");
+    if (!even.ok() || !odd.ok())
+      return;
+    HostTensor mid = tensorOf(DType::F64, {large / 4},
+                              [&](int64_t i) { return value(rank, i); });
+    f.expectOk(dist::broadcast(mid, rank % 2, rank % 2 ? *odd : *even),
+               "broadcast");
+    f.expectValues(
+        mid, [&](int64_t i) { return value(rank % 2, i); }, "broadcast");
+    int64_t next = (rank + 2) % world, prev = (rank + world - 2) % world;
+    if (next == rank)
+      return;
+    HostTensor none(DType::I32, {0}), got(DType::F32, {large});
+    dist::Work r = dist::irecv(none, prev);
+    f.expectOk(dist::send(HostTensor(DType::I32, {0}), next), "send");
+    f.expectOk(dist::send(tensorOf(DType::F32, {large},
+                                   [&](int64_t i) { return value(rank, i); }),
+                          next),
+               "send");
+    f.expectOk(r.wait(), "irecv");
+    f.expectOk(dist::recv(got, prev), "recv");
+    f.expectValues(
+        got, [&](int64_t i) { return value(prev, i); }, "recv");
   });
   EXPECT_TRUE(status.ok()) << status;
   for (const std::string &failure : f.list)

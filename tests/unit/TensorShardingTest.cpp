@@ -91,9 +91,10 @@ TEST(TensorSharding, CollectiveNames) {
        {CollectiveKind::AllGather, CollectiveKind::AllSlice,
         CollectiveKind::AllToAll, CollectiveKind::AllReduce,
         CollectiveKind::ReduceScatter, CollectiveKind::CollectivePermute,
-        CollectiveKind::Redistribute})
+        CollectiveKind::Redistribute, CollectiveKind::Broadcast,
+        CollectiveKind::Reduce})
     EXPECT_EQ(symbolizeCollectiveKind(stringifyCollectiveKind(kind)), kind);
   EXPECT_EQ(stringifyCollectiveKind(CollectiveKind::CollectivePermute),
             "collective_permute");
-  EXPECT_EQ(symbolizeCollectiveKind("broadcast"), std::nullopt);
+  EXPECT_EQ(symbolizeCollectiveKind("scatter"), std::nullopt);
 }
