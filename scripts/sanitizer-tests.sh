@@ -17,20 +17,24 @@ cmake --build build-asan
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allow_user_poisoning=0:detect_container_overflow=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export SPMD_MUTANTS=300
-# The corpus models (auto-sharded too, whose time limit is the main
-# build's) and the long generator, oracle and reshard runs are left to the
-# main job: under the sanitizers they take most of the time and add no new
-# code paths; the nonlinear programs (their element-wise kernels) run here
-# 40, not 200. So are the projects built against the installed package: an
-# instrumented install links only into programs built with the same
-# sanitizers. The best CPU path runs every test here; the baseline path is
-# forced for the kernel unit tests and the oracle (its whole lit and corpus
-# runs, and the forced AVX2 and AVX-512 runs, are the main job's). The
-# random-stop MPI test runs 5 trials per process count, not 20: each trial
-# sleeps through a timeout, and the sanitizers add no path to the waits.
+# Left to the main job: the corpus models (auto-sharded and on MPI too),
+# the long generator, oracle and reshard runs, the largest auto-sharding
+# problems (many axes, repeated layers, whole models' patterns and budgets,
+# the solver against brute force) and the check's tolerance tests on its
+# largest programs. Under the sanitizers they take most of the time and
+# add no new code paths: smaller tests of each run here, and the nonlinear
+# programs (their element-wise kernels) run 40, not 200. So are the
+# projects built against the installed package: an instrumented install
+# links only into programs built with the same sanitizers. The best CPU
+# path runs the other tests here; the baseline path is forced for the
+# kernel unit tests and the oracle (the oracle on the best path, the lit
+# and corpus runs on the baseline path, and the forced AVX2 and AVX-512
+# runs are the main job's). The random-stop MPI test runs 5 trials per
+# process count, not 10: each trial sleeps through a timeout, and the
+# sanitizers add no path to the waits.
 export SPMD_STOP_TRIALS=5
 ctest --test-dir build-asan -j2 --output-on-failure \
-  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|run/fuzz/(seed-[2-9]|nonlinear)|run/oracle/(every-float|long-loops)|run/reshard-pairs|run/differential|api/out-of-tree-|cpu-path/avx|cpu-path/baseline/(lit|corpus))'
+  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|mpi/corpus/|run/fuzz/(seed-[2-9]|nonlinear)|run/oracle/|run/reshard-pairs|run/differential|api/out-of-tree-|cpu-path/avx|cpu-path/baseline/(lit|corpus)|lit/auto-shard/many-axes|lit/run/auto-shard-(layers|patterns|budget)\.|AutoShardProblemTest\.RandomChains|CheckProgram\.(NonlinearOpsAfterSplitSums|ThousandthOffAfterSplitSums|LargeRoundingErrors))'
 python3 tests/tools/fuzz_programs.py build-asan/bin/spmd-run --nonlinear \
   --seed=1 --cases=40 --jobs=2
 # The fuzzers look for leaks too: each input makes and destroys a context,
