@@ -88,14 +88,7 @@ const ReduceOpInfo &infoOf(dist::ReduceOp op) {
 }
 
 ReductionKind reductionOf(dist::ReduceOp op, runtime::ElementType type) {
-  // Booleans are i1, signed: true is -1, so the logical or (torch's SUM
-  // and MAX of booleans) is the minimum and the logical and (PRODUCT and
-  // MIN) the maximum.
-  if (type == runtime::ElementType::I1)
-    return op == dist::ReduceOp::SUM || op == dist::ReduceOp::MAX
-               ? ReductionKind::Min
-               : ReductionKind::Max;
-  return infoOf(op).kind;
+  return detail::reductionKindOf(op, type == runtime::ElementType::I1);
 }
 
 const char *nameOf(dist::ReduceOp op) { return infoOf(op).name; }
@@ -247,6 +240,16 @@ std::string listProblem(const char *what, const std::vector<HostTensor> &list,
 } // namespace
 
 namespace detail {
+ReductionKind reductionKindOf(dist::ReduceOp op, bool boolean) {
+  // torch's SUM and MAX of booleans are the logical or, PRODUCT and MIN
+  // the logical and.
+  if (boolean)
+    return op == dist::ReduceOp::SUM || op == dist::ReduceOp::MAX
+               ? ReductionKind::Min
+               : ReductionKind::Max;
+  return infoOf(op).kind;
+}
+
 absl::Status noteDeviceStatus(absl::Status status) {
   if (absl::StatusOr<Caller> c = caller("mesh_reduce"); c.ok())
     return note(*c, std::move(status));

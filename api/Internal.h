@@ -16,6 +16,7 @@
 #include "sharding/ShardLayout.h"
 #include "sharding/TensorSharding.h"
 
+#include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -109,6 +110,10 @@ absl::StatusCode fileErrorCode(const std::string &path, bool folder = false);
 
 /// What a moved-from Program answers.
 absl::Status movedFrom();
+
+/// The reduction `op` stands for on elements of a type; `boolean` for i1,
+/// whose true is -1 (signed): the logical or is then the minimum.
+ReductionKind reductionKindOf(dist::ReduceOp op, bool boolean);
 
 runtime::ElementType toRuntime(DType type);
 std::optional<DType> fromRuntime(runtime::ElementType type);
@@ -212,6 +217,17 @@ struct ProgramState {
   Program::CompileOptions options;
   /// The first error of the tensor builder.
   absl::Status builderStatus;
+  /// The shard_map body the builder is filling: its block (not yet in the
+  /// region), the mesh symbol and the manual axes.
+  struct ManualScope {
+    mlir::Block *body;
+    std::string mesh;
+    std::vector<std::string> axes;
+  };
+  std::optional<ManualScope> manualScope;
+  /// The blocks of shard_map bodies that failed, kept so that the values
+  /// the caller holds in them stay valid.
+  std::vector<std::unique_ptr<mlir::Block>> discardedBodies;
 
   /// A Program holding `state`.
   static Program wrap(std::unique_ptr<ProgramState> state);
@@ -226,6 +242,10 @@ struct ProgramState {
                                          llvm::ArrayRef<int64_t> dcnShape);
   /// Erases the meshes no sharding uses any more.
   void pruneMeshes();
+  /// The `spmd.mesh` symbol of `mesh` for a new sharding; an error when
+  /// the program's shardings are on another mesh (one mesh per program:
+  /// collectives relate values of one mesh).
+  absl::StatusOr<std::string> meshFor(const Mesh &mesh);
 };
 
 inline std::unique_lock<std::recursive_mutex>

@@ -208,6 +208,21 @@ ProgramState::meshSymbol(const DeviceMesh &mesh,
   return meshSymbolIn(*module, mesh, dcnShape);
 }
 
+absl::StatusOr<std::string> ProgramState::meshFor(const Mesh &mesh) {
+  absl::StatusOr<DeviceMesh> deviceMesh = detail::deviceMesh(mesh);
+  if (!deviceMesh.ok())
+    return deviceMesh.status();
+  pruneMeshes();
+  for (auto op : module->getOps<mlir::spmd::MeshOp>())
+    if (op.getMesh().toMesh() != *deviceMesh)
+      return absl::InvalidArgumentError(fmt::format(
+          "the program's shardings are on the mesh {} (@{}); all shardings "
+          "of one program use one mesh, and this one is {}",
+          op.getMesh().toMesh().str(), op.getSymName().str(),
+          deviceMesh->str()));
+  return meshSymbol(*deviceMesh, mesh.dcn_shape());
+}
+
 void ProgramState::pruneMeshes() {
   for (auto mesh :
        llvm::make_early_inc_range(module->getOps<mlir::spmd::MeshOp>()))
@@ -415,6 +430,10 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
   auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();
+  if (state_->manualScope)
+    return absl::InvalidArgumentError(
+        "mark_sharding inside a shard_map body: the body's values are local "
+        "and have no sharding");
   absl::StatusOr<mlir::Value> v = state_->resolve(value);
   if (!v.ok())
     return v.status();
@@ -431,17 +450,12 @@ absl::Status Program::mark_sharding(const Value &value, const Mesh &mesh,
       detail::shardingOf(*deviceMesh, "mesh", spec, type.getRank());
   if (!checked.ok())
     return checked.status();
-  // One mesh per program: collectives relate values of one mesh.
-  state_->pruneMeshes();
-  for (auto op : state_->module->getOps<mlir::spmd::MeshOp>())
-    if (op.getMesh().toMesh() != *deviceMesh)
-      return absl::InvalidArgumentError(fmt::format(
-          "the program's shardings are on the mesh {} (@{}); all shardings "
-          "of one program use one mesh, and this one is {}",
-          op.getMesh().toMesh().str(), op.getSymName().str(),
-          deviceMesh->str()));
+  if (absl::StatusOr<std::string> checked = state_->meshFor(mesh);
+      !checked.ok())
+    return checked.status();
   if (absl::Status cleared = clear_sharding(value); !cleared.ok())
     return cleared;
+  // Made again if the clear dropped it (nothing used it yet).
   absl::StatusOr<std::string> symbol =
       state_->meshSymbol(*deviceMesh, mesh.dcn_shape());
   if (!symbol.ok())

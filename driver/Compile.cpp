@@ -126,11 +126,27 @@ static FlatSymbolRefAttr firstRegionMesh(Operation *op) {
   return mesh;
 }
 
+/// `region`'s boundary over its manual axes only: its body then runs whole
+/// over the free axes.
+static void keepManualAxesOnly(mlir::spmd::ManualComputationOp region) {
+  MLIRContext *context = region.getContext();
+  auto manualParts = [&](ArrayAttr shardings) {
+    SmallVector<Attribute> parts;
+    for (Attribute sharding : shardings)
+      parts.push_back(mlir::spmd::ShardingAttr::get(
+          context,
+          region.manualPart(llvm::cast<mlir::spmd::ShardingAttr>(sharding))));
+    return ArrayAttr::get(context, parts);
+  };
+  region.setInShardingsAttr(manualParts(region.getInShardings()));
+  region.setOutShardingsAttr(manualParts(region.getOutShardings()));
+}
+
 /// Every tensor of `module` replicated, but at the boundaries of its manual
-/// regions: function arguments and results and op results say so
-/// (propagation keeps what is written), sharding constraints go. Each
-/// function is replicated on the mesh of its first region (or of the
-/// module's first).
+/// regions, which keep their manual axes: function arguments and results
+/// and op results say so (propagation keeps what is written), sharding
+/// constraints go. Each function is replicated on the mesh of its first
+/// region (or of the module's first).
 static void replicateAllButManualBoundaries(ModuleOp module) {
   using namespace mlir::spmd;
   MLIRContext *context = module.getContext();
@@ -153,8 +169,10 @@ static void replicateAllButManualBoundaries(ModuleOp module) {
       if (llvm::isa<RankedTensorType>(type))
         function.setResultAttr(i, name, replicated(type));
     function.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (llvm::isa<ManualComputationOp>(op))
+      if (auto region = llvm::dyn_cast<ManualComputationOp>(op)) {
+        keepManualAxesOnly(region);
         return WalkResult::skip();
+      }
       if (auto constraint = llvm::dyn_cast<ShardingConstraintOp>(op)) {
         constraint.getResult().replaceAllUsesWith(constraint.getInput());
         constraint.erase();
@@ -173,7 +191,7 @@ static void replicateAllButManualBoundaries(ModuleOp module) {
 }
 
 /// The reference of a program with manual regions (ReferenceModules):
-/// partitioned with nothing split but at the regions' boundaries, so it
+/// partitioned with nothing split but the regions' manual axes, so it
 /// checks the automatic partitioning around and inside them (not the
 /// collectives the user wrote, which run alike in both).
 static llvm::Expected<runtime::ReferenceModules>
@@ -181,7 +199,8 @@ buildReplicatedReference(ModuleOp global, StringRef entry) {
   OwningOpRef<ModuleOp> module = global.clone();
   replicateAllButManualBoundaries(*module);
   llvm::Expected<std::unique_ptr<runtime::LoadedProgram>> program =
-      compile(std::move(module), entry, PipelineOptions(), {});
+      compile(std::move(module), entry, PipelineOptions(), {},
+              /*inOneProcess=*/true);
   if (!program)
     return llvm::createStringError(
         "the replicated reference of the program does not compile for a "
@@ -217,7 +236,7 @@ buildReferences(ModuleOp global, StringRef entry) {
 llvm::Expected<std::unique_ptr<runtime::LoadedProgram>>
 compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
         const PipelineOptions &options,
-        llvm::function_ref<void(ModuleOp)> onPartitioned) {
+        llvm::function_ref<void(ModuleOp)> onPartitioned, bool inOneProcess) {
   if (!runtime::findEntry(*module, entry))
     return llvm::createStringError(entry.empty()
                                        ? "the module has no entry function"
@@ -226,6 +245,7 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
           runPipeline(*module, options, Phase::MeshConfig, Phase::MeshConfig))
     return std::move(err);
   runtime::CompileFacts facts;
+  facts.inOneProcess = inOneProcess;
   bool partitioned =
       (*module)->hasAttr(mlir::spmd::SpmdDialect::kPartitionedAttrName);
   if (!partitioned) {

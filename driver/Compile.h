@@ -23,11 +23,14 @@ llvm::Error runPipeline(mlir::ModuleOp module, const PipelineOptions &options,
 /// Compiles `module` (consumed) for its mesh's devices: every phase unless
 /// it is already partitioned, then the executable. `entry` empty means the
 /// function no other function calls. `onPartitioned` sees the module once
-/// partitioned, before the executor's phases.
+/// partitioned, before the executor's phases. `inOneProcess` runs every
+/// device in this process even under MPI (a check's reference, which one
+/// process runs alone).
 llvm::Expected<std::unique_ptr<runtime::LoadedProgram>>
 compile(mlir::OwningOpRef<mlir::ModuleOp> module, llvm::StringRef entry,
         const PipelineOptions &options = {},
-        llvm::function_ref<void(mlir::ModuleOp)> onPartitioned = {});
+        llvm::function_ref<void(mlir::ModuleOp)> onPartitioned = {},
+        bool inOneProcess = false);
 
 } // namespace spmd::driver
 

@@ -2,14 +2,13 @@
 //
 // A region the user wrote per device over some mesh axes: its checks (local
 // types, axes, counts) and its partitioning (operands brought to the
-// boundary's layouts, the body inlined).
+// boundary's layouts, the body partitioned over the free axes).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ir/SpmdOps.h"
 
 #include "ir/Namespaces.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -68,22 +67,34 @@ FlatSymbolRefAttr ManualComputationOp::getMesh() {
   return {};
 }
 
-::spmd::TensorSharding ManualComputationOp::manualPart(ShardingAttr sharding) {
+/// `sharding`'s dimensions cut after their leading manual axes: the manual
+/// part and the free rest.
+static std::pair<::spmd::TensorSharding, ::spmd::TensorSharding>
+splitAtManualAxes(ManualComputationOp op, ShardingAttr sharding) {
   ::spmd::TensorSharding full = sharding.toTensorSharding();
   llvm::SmallSet<StringRef, 4> manual;
-  for (auto axis : getManualAxes().getAsRange<StringAttr>())
+  for (auto axis : op.getManualAxes().getAsRange<StringAttr>())
     manual.insert(axis.getValue());
-  std::vector<::spmd::DimSharding> dims;
+  std::vector<::spmd::DimSharding> manualDims, freeDims;
   for (const ::spmd::DimSharding &dim : full.dims) {
-    ::spmd::DimSharding kept;
-    for (const std::string &axis : dim.axes) {
-      if (!manual.contains(axis))
-        break;
-      kept.axes.push_back(axis);
-    }
-    dims.push_back(std::move(kept));
+    size_t kept = 0;
+    while (kept < dim.axes.size() && manual.contains(dim.axes[kept]))
+      ++kept;
+    manualDims.emplace_back().axes.assign(dim.axes.begin(),
+                                          dim.axes.begin() + kept);
+    ::spmd::DimSharding &free = freeDims.emplace_back(dim);
+    free.axes.erase(free.axes.begin(), free.axes.begin() + kept);
   }
-  return ::spmd::TensorSharding(full.meshName, std::move(dims));
+  return {::spmd::TensorSharding(full.meshName, std::move(manualDims)),
+          ::spmd::TensorSharding(full.meshName, std::move(freeDims))};
+}
+
+::spmd::TensorSharding ManualComputationOp::manualPart(ShardingAttr sharding) {
+  return splitAtManualAxes(*this, sharding).first;
+}
+
+::spmd::TensorSharding ManualComputationOp::freePart(ShardingAttr sharding) {
+  return splitAtManualAxes(*this, sharding).second;
 }
 
 /// Checks `sharding` of a boundary tensor of global type `global` whose
@@ -180,34 +191,74 @@ std::optional<OpShardingRule> ManualComputationOp::getShardingRule() {
   return std::nullopt;
 }
 
-/// The operands brought to their manual layouts (replicated over the free
-/// axes), the body inlined on them: over the free axes it is computed
-/// whole on every device.
+/// Whether `state` splits every dimension of `shape` into equal blocks.
+static bool splitsEvenly(const ::spmd::DeviceMesh &mesh,
+                         ArrayRef<int64_t> shape, const ShardState &state) {
+  for (auto [size, axes] : llvm::zip_equal(shape, state.dims)) {
+    int64_t devices = 1;
+    for (AxisIndex axis : axes)
+      devices *= mesh.axisSize(axis);
+    if (size % devices != 0)
+      return false;
+  }
+  return true;
+}
+
+/// The layouts of a boundary tensor: outside, of the global tensor, and
+/// inside, of the body's local one over the free axes.
+struct BoundaryLayouts {
+  ShardState outside, inside;
+};
+
+/// Where the free axes split the body's tensor of `localType` evenly, a
+/// device's block of the whole sharding is its block of its manual piece,
+/// so the boundary moves nothing. Elsewhere (padded blocks would not line
+/// up) the manual piece crosses it whole over the free axes.
+static BoundaryLayouts boundaryLayouts(ManualComputationOp op,
+                                       const ::spmd::DeviceMesh &mesh,
+                                       Attribute attr, Type localType) {
+  auto sharding = llvm::cast<ShardingAttr>(attr);
+  // verifySymbolUses checked the shardings against this mesh.
+  auto stateOf = [&](const ::spmd::TensorSharding &part) {
+    return llvm::cantFail(toState(mesh, part));
+  };
+  ShardState inside = stateOf(op.freePart(sharding));
+  if (splitsEvenly(mesh, llvm::cast<RankedTensorType>(localType).getShape(),
+                   inside))
+    return {stateOf(sharding.toTensorSharding()), inside};
+  ShardState whole;
+  whole.dims.resize(inside.dims.size());
+  return {stateOf(op.manualPart(sharding)), whole};
+}
+
+/// The operands brought to the boundary's layouts, the body partitioned
+/// over the free axes like the code around it (its collectives, on manual
+/// axes, split as elementwise ops there), the yields brought back.
 LogicalResult ManualComputationOp::partition(PartitionContext &context) {
   FailureOr<const MeshInfo *> mesh = context.meshFor(*this, getMesh());
   if (failed(mesh))
     return failure();
-  auto layoutOf = [&](Attribute sharding) {
-    // verifySymbolUses checked the shardings against this mesh.
-    return llvm::cantFail(
-        toState((*mesh)->mesh, manualPart(llvm::cast<ShardingAttr>(sharding))));
-  };
   Block &body = getBody().front();
-  IRMapping mapping;
   for (auto [operand, sharding, arg] :
        llvm::zip_equal(getTensors(), getInShardings(), body.getArguments())) {
-    FailureOr<Value> local = context.get(*this, operand, layoutOf(sharding));
+    BoundaryLayouts layouts =
+        boundaryLayouts(*this, (*mesh)->mesh, sharding, arg.getType());
+    FailureOr<Value> local = context.get(*this, operand, layouts.outside);
     if (failed(local))
       return failure();
-    mapping.map(arg, *local);
+    context.set(arg, {*local, *mesh, layouts.inside});
   }
-  OpBuilder &builder = context.builder();
-  for (Operation &op : body.without_terminator())
-    builder.clone(op, mapping);
+  if (failed(context.partitionBlock(body)))
+    return failure();
+  Operation *yield = body.getTerminator();
   for (auto [result, sharding, yielded] :
-       llvm::zip_equal(getResults(), getOutShardings(),
-                       body.getTerminator()->getOperands()))
-    context.set(result,
-                {mapping.lookupOrDefault(yielded), *mesh, layoutOf(sharding)});
+       llvm::zip_equal(getResults(), getOutShardings(), yield->getOperands())) {
+    BoundaryLayouts layouts =
+        boundaryLayouts(*this, (*mesh)->mesh, sharding, yielded.getType());
+    FailureOr<Value> local = context.get(yield, yielded, layouts.inside);
+    if (failed(local))
+      return failure();
+    context.set(result, {*local, *mesh, layouts.outside});
+  }
   return success();
 }

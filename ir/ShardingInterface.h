@@ -154,6 +154,10 @@ public:
   virtual LogicalResult partitionByRule(Operation *op) = 0;
   /// Computes the global op on every device from replicated operands.
   virtual LogicalResult partitionReplicated(Operation *op) = 0;
+  /// Partitions the ops of `source`, a block of a region the op being
+  /// partitioned owns, at the builder's insertion point; its terminator is
+  /// left to that op.
+  virtual LogicalResult partitionBlock(Block &source) = 0;
 };
 
 /// `rebuild`'s op cloned with its local operands and result types, without

@@ -31,6 +31,13 @@ def Spmd_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       (ins "const ::spmd::DeviceMesh &":$mesh,
            "const ::llvm::SmallSet<::llvm::StringRef, 4> &":$axes),
       /*methodBody=*/"", /*defaultImplementation=*/"return ::mlir::success();">,
+    InterfaceMethod<[{
+        The dimensions of the operand and result along which members trade
+        data (resized, split or concatenated). Along the others the op is
+        elementwise across the group: split there over other axes, each
+        piece meets the pieces of the same place.
+      }], "::llvm::SmallVector<int64_t, 2>", "getMovedDims", (ins),
+      /*methodBody=*/"", /*defaultImplementation=*/"return {};">,
   ];
 }
 

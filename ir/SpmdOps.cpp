@@ -3,6 +3,7 @@
 #include "ir/SpmdOps.h"
 
 #include "ir/Namespaces.h"
+#include "ir/ShardingModels.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
@@ -145,6 +146,47 @@ static LogicalResult verifyResizedDim(Operation *op, int64_t dim,
       gathers ? size * groupSize : llvm::divideCeil(size, groupSize);
   std::string why = overDevices(verb, groupSize);
   return checkResultShape(op, {{dim, expected, why.c_str()}});
+}
+
+SmallVector<int64_t, 2> AllGatherOp::getMovedDims() { return {getGatherDim()}; }
+SmallVector<int64_t, 2> ReduceScatterOp::getMovedDims() {
+  return {getScatterDim()};
+}
+SmallVector<int64_t, 2> AllSliceOp::getMovedDims() { return {getSliceDim()}; }
+SmallVector<int64_t, 2> AllToAllOp::getMovedDims() {
+  return {getSplitDim(), getConcatDim()};
+}
+/// Its layouts span every dimension.
+SmallVector<int64_t, 2> RedistributeOp::getMovedDims() {
+  return llvm::to_vector<2>(llvm::seq<int64_t>(0, getGlobalShape().size()));
+}
+
+std::optional<OpShardingRule>
+mlir::spmd::collectiveShardingRule(CollectiveOpInterface op) {
+  Operation *operation = op;
+  std::optional<SmallVector<int64_t>> input =
+      rules::staticShape(operation->getOperand(0));
+  std::optional<SmallVector<int64_t>> result =
+      rules::staticShape(operation->getResult(0));
+  if (!input || !result || input->size() != result->size())
+    return std::nullopt;
+  SmallVector<int64_t, 2> moved = op.getMovedDims();
+  OpShardingRule rule;
+  TensorFactors inputDims, resultDims;
+  for (auto [d, size] : llvm::enumerate(*input)) {
+    if (!llvm::is_contained(moved, int64_t(d))) {
+      unsigned factor = rule.addFactor(size, FactorKind::Parallel);
+      inputDims.push_back({factor});
+      resultDims.push_back({factor});
+      continue;
+    }
+    inputDims.push_back({rule.addFactor(size, FactorKind::NeedReplication)});
+    resultDims.push_back(
+        {rule.addFactor((*result)[d], FactorKind::NeedReplication)});
+  }
+  rule.addTensor(std::move(inputDims));
+  rule.addTensor(std::move(resultDims));
+  return rule;
 }
 
 LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {

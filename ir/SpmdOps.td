@@ -72,8 +72,9 @@ def Spmd_ManualComputationOp : Spmd_Op<"manual_computation", [
     and it moves data between devices only through the collectives it
     writes, on manual axes. Over the other (free) axes the body is global,
     as the rest of the program. Propagation takes the shardings at the
-    boundary as written by the user; the partitioner brings the operands to
-    `in_shardings` and inlines the body.
+    boundary as written by the user, and carries their free axes through
+    the body; the partitioner brings the operands to `in_shardings` and
+    partitions the body over the free axes.
     ```mlir
     %r = spmd.manual_computation(%x, %w)
         in_shardings = [<@mesh, [{"data"}, {} ]>, <@mesh, [{}, {"model"} ]>]
@@ -104,6 +105,9 @@ def Spmd_ManualComputationOp : Spmd_Op<"manual_computation", [
     /// The sharding of `sharding`'s tensor over the manual axes only: each
     /// dimension keeps its leading manual axes.
     ::spmd::TensorSharding manualPart(ShardingAttr sharding);
+    /// The rest of `sharding`: the free axes that split the body's local
+    /// tensor (each dimension's axes after its manual ones).
+    ::spmd::TensorSharding freePart(ShardingAttr sharding);
     /// The mesh the boundary's shardings name; null when it has none
     /// (which the verifier refuses).
     ::mlir::FlatSymbolRefAttr getMesh();
@@ -128,7 +132,8 @@ class Spmd_CollectiveOp<string mnemonic, string kind, list<Trait> traits = [],
                         list<string> verifiers = ["verifyGroupShapes"]>
     : Spmd_Op<mnemonic, !listconcat(traits, [
         Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
-        DeclareOpInterfaceMethods<Spmd_CollectiveOpInterface, verifiers>])> {
+        DeclareOpInterfaceMethods<Spmd_CollectiveOpInterface, verifiers>,
+        DeclareOpInterfaceMethods<Spmd_ShardingOpInterface>])> {
   let extraClassDeclaration = [{
     static constexpr ::spmd::CollectiveKind kCollectiveKind =
         ::spmd::CollectiveKind::}] # kind # [{;
@@ -138,10 +143,14 @@ class Spmd_CollectiveOp<string mnemonic, string kind, list<Trait> traits = [],
     $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &tables) {
       return ::mlir::spmd::verifyCollective(*this, tables);
     }
+    std::optional<::mlir::spmd::OpShardingRule> $cppClass::getShardingRule() {
+      return ::mlir::spmd::collectiveShardingRule(*this);
+    }
   }];
 }
 
-def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather"> {
+def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather", [],
+    ["verifyGroupShapes", "getMovedDims"]> {
   let summary = "Concatenates the group's shards along a dimension";
   let description = [{
     Every device receives the concatenation, in group order, of the
@@ -222,7 +231,8 @@ def Spmd_ReduceOp : Spmd_CollectiveOp<"reduce", "Reduce",
 }
 
 def Spmd_ReduceScatterOp
-    : Spmd_CollectiveOp<"reduce_scatter", "ReduceScatter"> {
+    : Spmd_CollectiveOp<"reduce_scatter", "ReduceScatter", [],
+                        ["verifyGroupShapes", "getMovedDims"]> {
   let summary = "Reduces the group's operands and keeps one shard each";
   let description = [{
     Device i of the group receives shard i (of ceil(d / n) elements, the
@@ -244,7 +254,8 @@ def Spmd_ReduceScatterOp
   }];
 }
 
-def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all", "AllToAll"> {
+def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all", "AllToAll", [],
+    ["verifyGroupShapes", "getMovedDims"]> {
   let summary = "Splits along one dimension and concatenates along another";
   let description = [{
     Device i sends shard j of its operand (split along `split_dim`) to
@@ -265,7 +276,7 @@ def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all", "AllToAll"> {
 }
 
 def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute", "Redistribute", [],
-    ["verifyGroupShapes", "verifyOnMesh"]> {
+    ["verifyGroupShapes", "verifyOnMesh", "getMovedDims"]> {
   let summary = "Moves a tensor between two layouts of the same mesh";
   let description = [{
     An all-to-all of uneven pieces: every device of the group sends each
@@ -314,7 +325,8 @@ def Spmd_CollectivePermuteOp
   }];
 }
 
-def Spmd_AllSliceOp : Spmd_CollectiveOp<"all_slice", "AllSlice"> {
+def Spmd_AllSliceOp : Spmd_CollectiveOp<"all_slice", "AllSlice", [],
+    ["verifyGroupShapes", "getMovedDims"]> {
   let summary = "Keeps this device's shard of a replicated value (no comm)";
   let description = [{
     Device i of the group keeps shard i (ceil(d / n) elements, the last

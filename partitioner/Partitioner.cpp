@@ -359,9 +359,9 @@ LogicalResult Partitioner::partitionBlock(Block &source) {
   for (Operation &op : source.without_terminator())
     if (failed(partitionOp(&op)))
       return failure();
-  // The terminator of a region of control flow is rebuilt by the op that
-  // owns the region (partitionRegionBranch).
-  if (llvm::isa<RegionBranchOpInterface>(source.getParentOp()))
+  // The terminator of another op's region is rebuilt by that op
+  // (partitionRegionBranch, a manual region's partition).
+  if (!llvm::isa<FunctionOpInterface>(source.getParentOp()))
     return success();
   return partitionOp(source.getTerminator());
 }

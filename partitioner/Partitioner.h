@@ -99,9 +99,8 @@ public:
   Operation *buildLocal(LocalRebuild &rebuild);
 
   /// Partitions the ops of `source` into the builder's insertion point;
-  /// the terminators of control flow regions are left to the op owning
-  /// the region.
-  LogicalResult partitionBlock(Block &source);
+  /// the terminator is left to the op owning the region, but a function's.
+  LogicalResult partitionBlock(Block &source) override;
 
   /// `global` made afresh in layout `state` on `mesh` when it is remade per
   /// device (isRemadePerDevice): cheaper than moving it. Null otherwise.

@@ -132,7 +132,9 @@ static void combineAllReduces(Block &block) {
           next.getAxesAttr() != head.getAxesAttr() ||
           next.getReduction() != head.getReduction() ||
           next.getType().getElementType() != head.getType().getElementType() ||
-          !availableBefore(next.getInput(), point))
+          !availableBefore(next.getInput(), point) ||
+          // Reducing a member's result again: it needs that one done.
+          llvm::is_contained(group, next.getInput().getDefiningOp()))
         continue;
       group.push_back(next);
       Operation *use = firstUse(next.getResult());

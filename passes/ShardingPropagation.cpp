@@ -284,11 +284,8 @@ LogicalResult ModulePropagation::build() {
           return failure();
     WalkResult walk = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
       currentOp = op;
-      if (failed(visit(op)))
-        return WalkResult::interrupt();
-      // A manual region's body is the user's per-device code.
-      return llvm::isa<ManualComputationOp>(op) ? WalkResult::skip()
-                                                : WalkResult::advance();
+      return failed(visit(op)) ? WalkResult::interrupt()
+                               : WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();
@@ -336,7 +333,8 @@ LogicalResult ModulePropagation::visit(Operation *op) {
   } else if (auto manual = llvm::dyn_cast<ManualComputationOp>(op)) {
     return visitManualComputation(manual);
   }
-  if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()))
+  if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()) &&
+      !llvm::isa<CollectiveOpInterface>(op))
     return success();
   if (!touchesTensors(op))
     return success();
@@ -374,25 +372,36 @@ LogicalResult ModulePropagation::visit(Operation *op) {
 
 /// The boundary of a manual region is written by the user: each operand is
 /// asked for in its in_sharding (as a sharding_constraint asks), each result
-/// has its out_sharding.
+/// has its out_sharding. Inside, the body's arguments have the free part of
+/// theirs and its yields are asked for in the free part of theirs: the body
+/// is global over the free axes, and the manual ones never reach it.
 LogicalResult
 ModulePropagation::visitManualComputation(ManualComputationOp op) {
   std::string origin = "manual_computation at " + placeOf(op->getLoc());
-  for (auto [operand, sharding] :
-       llvm::zip_equal(op.getTensors(), op.getInShardings())) {
-    auto shape = rules::staticShape(operand);
+  auto askFor = [&](Value value, ShardingAttr sharding) {
+    auto shape = rules::staticShape(value);
     if (!shape)
-      continue;
+      return success();
     NodeId boundary = graph.addNode(*shape);
-    tieNodes({nodeFor(operand), boundary}, *shape);
-    if (failed(setUser(boundary, llvm::cast<ShardingAttr>(sharding),
-                       op->getLoc(), origin)))
+    tieNodes({nodeFor(value), boundary}, *shape);
+    return setUser(boundary, sharding, op->getLoc(), origin);
+  };
+  auto freePart = [&](Attribute sharding) {
+    return ShardingAttr::get(op.getContext(),
+                             op.freePart(llvm::cast<ShardingAttr>(sharding)));
+  };
+  Block &body = op.getBody().front();
+  for (auto [operand, arg, sharding] : llvm::zip_equal(
+           op.getTensors(), body.getArguments(), op.getInShardings()))
+    if (failed(askFor(operand, llvm::cast<ShardingAttr>(sharding))) ||
+        failed(setUser(nodeFor(arg), freePart(sharding), op->getLoc(), origin)))
       return failure();
-  }
-  for (auto [result, sharding] :
-       llvm::zip_equal(op.getResults(), op.getOutShardings()))
+  for (auto [result, yielded, sharding] :
+       llvm::zip_equal(op.getResults(), body.getTerminator()->getOperands(),
+                       op.getOutShardings()))
     if (failed(setUser(nodeFor(result), llvm::cast<ShardingAttr>(sharding),
-                       op->getLoc(), origin)))
+                       op->getLoc(), origin)) ||
+        failed(askFor(yielded, freePart(sharding))))
       return failure();
   return success();
 }
@@ -481,9 +490,8 @@ void ModulePropagation::write(bool debugOrigins) {
         attrs.set(originsName, originsAttr(slots[i]));
     });
     function.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (llvm::isa<ManualComputationOp>(op))
-        return WalkResult::skip(); // Shardings only at its boundary.
-      if (llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()) ||
+      if ((llvm::isa_and_nonnull<SpmdDialect>(op->getDialect()) &&
+           !llvm::isa<CollectiveOpInterface>(op)) ||
           llvm::none_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
         return WalkResult::advance();
       SmallVector<ShardingAttr> shardings;

@@ -278,7 +278,7 @@ collectiveAxisSets(ModuleOp module, const Executable &executable) {
 
 llvm::Error LoadedProgram::placeOnProcesses() {
   localDevices = devices;
-  world = MpiWorld::get();
+  world = inOneProcess ? nullptr : MpiWorld::get();
   // A program of one device runs whole in every process.
   if (world && (world->size() == 1 || devices == 1))
     world = nullptr;
@@ -322,6 +322,7 @@ LoadedProgram::load(ModuleOp module, llvm::StringRef entryName,
   program->commBytes = std::move(facts.collectiveBytes);
   program->reductionLength = facts.longestReduction;
   program->buildReference = std::move(facts.reference);
+  program->inOneProcess = facts.inOneProcess;
   if (llvm::Error err = checkTensorSizes(module))
     return std::move(err);
 

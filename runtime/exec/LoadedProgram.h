@@ -75,6 +75,9 @@ struct CompileFacts {
   /// Builds the unpartitioned programs when a check first needs them (none
   /// for a module given already partitioned).
   ReferenceBuilder reference;
+  /// Every device in this process even under MPI: a check's reference,
+  /// which the process checking runs alone.
+  bool inOneProcess = false;
 };
 
 class LoadedProgram {
@@ -181,6 +184,7 @@ private:
   int64_t devices = 1;
   int64_t firstLocal = 0, localDevices = 1;
   MpiWorld *world = nullptr; // with more than one process
+  bool inOneProcess = false; // CompileFacts::inOneProcess
   std::unique_ptr<MpiCommunicator> mpi;
   int64_t threads = 1;
   int64_t reductionLength = 1;

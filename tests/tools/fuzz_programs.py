@@ -4,6 +4,7 @@ and run against the unpartitioned program.
 
 Usage: fuzz_programs.py SPMD_RUN [--seed=S] [--cases=N] [--jobs=J]
                         [--keep=DIR] [--timeout=SEC] [--processes=P]
+                        [--manual] [--nonlinear] [--auto-shard=SPMD_OPT]
 
 Each program is a mesh of 1 to 8 devices (1 to 3 axes, sometimes permuted
 device ids) and one function: a chain of 1 to 4 ops drawn from the
@@ -22,7 +23,11 @@ annotation but one in two is dropped and `spmd-opt --spmd-auto-shard`
 memory budget in one of four) chooses the shardings before the run; an
 auto-sharding error other than a budget nothing fits is a failure. With --processes=P, programs whose device count P
 divides run under `mpirun -np P` (each process its block of devices, the
-collectives that cross processes through MPI); the others as usual. With --nonlinear,
+collectives that cross processes through MPI); the others as usual. Manual
+regions (spmd.manual_computation over all the mesh's axes or some: a body of
+ops of every family and of every collective on manual axes, whose operands
+are split over manual axes and free ones after them) are among the ops;
+with --manual every program holds one. With --nonlinear,
 the programs are instead contractions and row reductions split over a mesh
 axis followed by chains of tanh, sigmoid, exp, log, erf, roots and
 divisions, normalizations and recurrences (loops, and unrolled: what the check's slack for
@@ -91,6 +96,7 @@ class Program:
         self.helpers = []
         self.counter = 0
         self.values = []  # (name, shape, type) of tensors made so far
+        self.calls_allowed = True
 
     def fresh(self, prefix="v"):
         self.counter += 1
@@ -687,7 +693,8 @@ def gen_tensor(p):
 
 def gen_control(p):
     rng = p.rng
-    kind = rng.choice(["for", "if", "while", "call", "execute_region", "index_switch"])
+    kinds = ["for", "if", "while", "call", "execute_region", "index_switch"]
+    kind = rng.choice([k for k in kinds if p.calls_allowed or k != "call"])
     t = pick(rng, ["f32", "f64", "i32", "bf16"])
     shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 2))]
     x = p.tensor_value(shape, t)[0]
@@ -751,6 +758,200 @@ def gen_control(p):
     return p.add(name, shape, t)
 
 
+def axes_text(axes):
+    return "[%s]" % ", ".join('"%s"' % a for a in axes)
+
+
+def layout_text(dims):
+    return "<@mesh, [%s]>" % ", ".join(
+        "{%s}" % ", ".join('"%s"' % a for a in d) for d in dims)
+
+
+class RegionProgram(Program):
+    """The body of a spmd.manual_computation inside `outer`: tensors of
+    local shapes, and a tensor it cannot make from its values becomes a
+    new operand of the region (a value of the outer program split over
+    some manual axes, and some free ones after them)."""
+
+    def __init__(self, outer, manual):
+        Program.__init__(self, outer.rng, outer.mesh)
+        self.outer = outer
+        self.manual = manual
+        self.sizes = dict(outer.mesh)
+        # (outer name, global shape, type, layout, arg, local shape)
+        self.operands = []
+        self.calls_allowed = False  # a callee would be global code
+
+    def fresh(self, prefix="v"):
+        return self.outer.fresh(prefix)
+
+    def emit(self, line):
+        self.lines.append("    " + line)
+
+    def layout(self, local, may_omit=True):
+        """Dims' axes (manual first, each axis once) and the global shape."""
+        rng = self.rng
+        rank = len(local)
+        dims = [[] for _ in range(rank)]
+        for a in self.manual:
+            if rank and (not may_omit or rng.random() < 0.8):
+                dims[rng.randrange(rank)].append(a)
+        shape = list(local)
+        for d in range(rank):
+            for a in dims[d]:
+                shape[d] *= self.sizes[a]
+        for a, _ in self.mesh:
+            if a not in self.manual and rank and rng.random() < 0.4:
+                dims[rng.randrange(rank)].append(a)
+        return dims, shape
+
+    def arg(self, shape, t, partial_ok=True):
+        dims, global_shape = self.layout(shape)
+        outer = self.outer.tensor_value(global_shape, t)[0]
+        name = self.fresh("l")
+        self.operands.append((outer, global_shape, t, layout_text(dims), name,
+                              list(shape)))
+        self.values.append((name, shape, t))
+        return name
+
+    def add(self, name, shape, t):
+        self.values.append((name, shape, t))
+        return (name, shape, t)
+
+
+REGION_REDUCTIONS = ["", " reduction = max", " reduction = min", " reduction = prod"]
+
+
+def product(sizes, axes):
+    n = 1
+    for a in axes:
+        n *= sizes[a]
+    return n
+
+
+def gen_collective(p):
+    """A collective (or axis_index) of a manual region on some of its manual
+    axes, on a value of the body."""
+    rng = p.rng
+    t = rng.choice(FLOATS + ["i8", "i32", "i64"])
+    fits = [v for v in p.values if v[1] and v[2] == t]
+    if fits and rng.random() < 0.8:
+        name, shape, t = rng.choice(fits)
+    else:
+        shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 3))]
+        name = p.arg(shape, t)
+    axes = rng.sample(p.manual, rng.randint(1, len(p.manual)))
+    n = product(p.sizes, axes)
+    tt = ttype(shape, t)
+    on = "on @mesh axes = %s" % axes_text(axes)
+    r = p.fresh("m")
+    kind = rng.choice(["all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                       "collective_permute", "broadcast", "reduce", "axis_index"])
+    out = list(shape)
+    d = rng.randrange(len(shape))
+    elements = 1
+    for size in shape:
+        elements *= size
+    if kind == "all_gather" and elements * n <= 4096:
+        out[d] *= n
+        p.emit("%s = spmd.all_gather %s %s gather_dim = %d : %s -> %s" % (
+            r, name, on, d, tt, ttype(out, t)))
+    elif kind == "reduce_scatter":
+        out[d] = -(-out[d] // n)
+        p.emit("%s = spmd.reduce_scatter %s %s scatter_dim = %d%s : %s -> %s" % (
+            r, name, on, d, rng.choice(REGION_REDUCTIONS), tt, ttype(out, t)))
+    elif kind == "all_to_all" and shape[d] % n == 0:
+        c = rng.randrange(len(shape))
+        out[d] //= n
+        out[c] *= n
+        p.emit("%s = spmd.all_to_all %s %s split_dim = %d concat_dim = %d : %s -> %s" % (
+            r, name, on, d, c, tt, ttype(out, t)))
+    elif kind == "collective_permute":
+        sources = rng.sample(range(n), rng.randint(0, n))
+        targets = rng.sample(range(n), len(sources))
+        pairs = ", ".join("%d -> %d" % st for st in zip(sources, targets))
+        p.emit("%s = spmd.collective_permute %s %s pairs = [%s] : %s" % (
+            r, name, on, pairs, tt))
+    elif kind == "broadcast":
+        p.emit("%s = spmd.broadcast %s %s root = %d : %s" % (
+            r, name, on, rng.randrange(n), tt))
+    elif kind == "reduce":
+        p.emit("%s = spmd.reduce %s %s root = %d%s : %s" % (
+            r, name, on, rng.randrange(n), rng.choice(REGION_REDUCTIONS), tt))
+    elif kind == "axis_index":
+        # The coordinate along one axis added to every element.
+        i, e = p.fresh("i"), p.fresh("e")
+        p.emit("%s = spmd.axis_index \"%s\" on @mesh : index" % (i, axes[0]))
+        p.emit("%s = tensor.empty() : %s" % (e, tt))
+        body = Body(rng, p, list(range(len(shape))))
+        j = body.fresh()
+        body.emit("%s = arith.index_cast %s : index to i32" % (j, i))
+        c, sum_ = body.cast(j, "i32", t), body.fresh()
+        body.emit("%s = %s %%x, %s : %s" % (
+            sum_, "arith.addf" if is_float(t) else "arith.addi", c, t))
+        ident = affine(["d%d" % k for k in range(len(shape))], len(shape))
+        p.emit("%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}" % (
+            r, ident, ident, ", ".join(['"parallel"'] * len(shape))))
+        p.emit("    ins(%s : %s) outs(%s : %s) {" % (name, tt, e, tt))
+        p.emit("^bb0(%%x: %s, %%o: %s):" % (t, t))
+        p.lines.extend(body.lines)
+        p.emit("  linalg.yield %s : %s" % (sum_, t))
+        p.emit("} -> %s" % tt)
+    else:
+        p.emit("%s = spmd.all_reduce %s %s%s : %s" % (
+            r, name, on, rng.choice(REGION_REDUCTIONS), tt))
+    return p.add(r, out, t)
+
+
+def gen_manual(p):
+    """A spmd.manual_computation over some of the mesh's axes (all of them
+    or fewer: the others stay automatic, and the body is partitioned over
+    them): a body of ops of every family and collectives on manual axes,
+    1 or 2 results. A result replicated over a manual axis is made equal
+    along it first (an all_reduce)."""
+    rng = p.rng
+    names = [a for a, _ in p.mesh]
+    region = RegionProgram(p, rng.sample(names, rng.randint(1, len(names))))
+    made = []
+    for _ in range(rng.randint(1, 4)):
+        family = rng.choices([gen_generic, gen_named, gen_tensor, gen_control,
+                              gen_collective], weights=[3, 2, 2, 1, 4])[0]
+        made.append(family(region))
+    yields = [made[-1]]
+    if len(made) > 1 and rng.random() < 0.3:
+        yields.append(rng.choice(made[:-1]))
+    results = []
+    for name, shape, t in yields:
+        dims, global_shape = region.layout(shape, may_omit=t != "i1")
+        omitted = [a for a in region.manual if not any(a in d for d in dims)]
+        if omitted:
+            same = region.fresh("m")
+            region.emit("%s = spmd.all_reduce %s on @mesh axes = %s : %s" % (
+                same, name, axes_text(omitted), ttype(shape, t)))
+            name = same
+        results.append((name, shape, t, layout_text(dims), global_shape))
+    r = p.fresh("r")
+    lhs = r if len(results) == 1 else "%s:%d" % (r, len(results))
+    operands = region.operands
+    p.emit("%s = spmd.manual_computation(%s)" % (lhs, ", ".join(o[0] for o in operands)))
+    p.emit("    in_shardings = [%s]" % ", ".join(o[3] for o in operands))
+    p.emit("    out_shardings = [%s]" % ", ".join(x[3] for x in results))
+    p.emit("    manual_axes = %s" % axes_text(region.manual))
+    p.emit("    (%s) {" % ", ".join("%s: %s" % (o[4], ttype(o[5], o[2])) for o in operands))
+    p.lines.extend(region.lines)
+    p.emit("  spmd.yield %s : %s" % (", ".join(x[0] for x in results),
+                                    ", ".join(ttype(x[1], x[2]) for x in results)))
+    result_types = [ttype(x[4], x[2]) for x in results]
+    p.emit("} : (%s) -> %s" % (
+        ", ".join(ttype(o[1], o[2]) for o in operands),
+        result_types[0] if len(results) == 1 else "(%s)" % ", ".join(result_types)))
+    out = []
+    for i, x in enumerate(results):
+        name = r if len(results) == 1 else "%s#%d" % (r, i)
+        out.append(p.add(name, x[4], x[2]))
+    return out[-1]
+
+
 def draw_mesh(rng):
     """1 to 3 axes of at most 8 devices in all, sometimes permuted ids:
     the axes and the `, device_ids=[...]` text (or "")."""
@@ -779,14 +980,19 @@ def mesh_line(axes, ids):
         ", ".join('"%s"=%d' % a for a in axes), ids)
 
 
-def make_program(rng):
+def make_program(rng, regions=True, manual=False):
+    """A program of 1 to 4 ops of every family; manual regions among them
+    unless `regions` is false, one at least when `manual` is true."""
     axes, ids = draw_mesh(rng)
     p = Program(rng, axes)
     last = None
-    for _ in range(rng.randint(1, 4)):
+    count = rng.randint(1, 4)
+    forced = rng.randrange(count) if manual else -1
+    for step in range(count):
         family = rng.choices([gen_generic, gen_argmax, gen_named, gen_tensor,
-                              gen_control], weights=[5, 1, 3, 3, 2])[0]
-        last = family(p)
+                              gen_control, gen_manual],
+                             weights=[5, 1, 3, 3, 2, 1 if regions else 0])[0]
+        last = (gen_manual if step == forced else family)(p)
     name, shape, t = last
     result_attr = ""
     if rng.random() < 0.5:
@@ -1169,6 +1375,7 @@ def main():
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--auto-shard", default="", metavar="SPMD_OPT")
     ap.add_argument("--nonlinear", action="store_true")
+    ap.add_argument("--manual", action="store_true")
     a = ap.parse_args()
     if a.processes > 1 and not shutil.which("mpirun"):
         print("skipped: mpirun not found (install openmpi-bin)")
@@ -1183,7 +1390,8 @@ def main():
         rng = random.Random("%d/%d" % (a.seed, case))
         path = os.path.join(keep, "s%d_c%d.mlir" % (a.seed, case))
         with open(path, "w") as f:
-            text = (make_nonlinear_program if a.nonlinear else make_program)(rng)
+            text = (make_nonlinear_program(rng) if a.nonlinear
+                    else make_program(rng, manual=a.manual))
             if a.auto_shard:
                 text = drop_annotations(text, rng)
             f.write(text)

@@ -343,6 +343,10 @@ private:
 //===----------------------------------------------------------------------===//
 
 class Program;
+namespace dist {
+/// How collectives combine (torch.distributed's ReduceOp).
+enum class ReduceOp { SUM, PRODUCT, MAX, MIN };
+} // namespace dist
 
 /// A tensor value of a program: an argument, a result or an intermediate.
 class Value {
@@ -470,6 +474,45 @@ public:
   Value concat(const std::vector<Value> &values, int64_t dim);
   /// Appends `values` to the entry's results.
   absl::Status output(const std::vector<Value> &values);
+
+  //===--------------------------------------------------------------------===//
+  // Manual regions (JAX's shard_map, Shardy's manual_computation)
+  //===--------------------------------------------------------------------===//
+  /// Computes `body` per device over `manual_axes` of `mesh`. `body` gets
+  /// the local pieces of `inputs` (each dimension divided by the manual
+  /// axes its spec names first) and returns the local results, which
+  /// `out_specs` assemble; a result whose spec leaves a manual axis out must
+  /// be equal along it. Inside `body` the builder's calls make the region's
+  /// ops and the collectives below move data over the manual axes; the
+  /// mesh's other axes stay automatic (specs may name them after the manual
+  /// ones), and the body is partitioned over them. Returns the global
+  /// results; none after an error (status()).
+  std::vector<Value> shard_map(
+      const std::function<std::vector<Value>(const std::vector<Value> &)> &body,
+      const std::vector<Value> &inputs, const Mesh &mesh,
+      const std::vector<PartitionSpec> &in_specs,
+      const std::vector<PartitionSpec> &out_specs,
+      const std::vector<std::string> &manual_axes);
+  /// Collectives of a shard_map body over some of its manual axes `axes`: a
+  /// device's group is the devices that differ from it only along them,
+  /// ordered by their coordinates along `axes` (major to minor).
+  Value all_reduce(const Value &x, const std::vector<std::string> &axes,
+                   dist::ReduceOp op = dist::ReduceOp::SUM);
+  /// The members' pieces concatenated along `dim`.
+  Value all_gather(const Value &x, const std::vector<std::string> &axes,
+                   int64_t dim);
+  /// Member i's block (ceil(d / n), the last padded) along `dim` of the
+  /// reduction.
+  Value reduce_scatter(const Value &x, const std::vector<std::string> &axes,
+                       int64_t dim, dist::ReduceOp op = dist::ReduceOp::SUM);
+  /// Piece j along `split_dim` sent to member j; the pieces received are
+  /// concatenated along `concat_dim`.
+  Value all_to_all(const Value &x, const std::vector<std::string> &axes,
+                   int64_t split_dim, int64_t concat_dim);
+  /// Each (source, target) pair sends source's value to target; a member
+  /// that is no target receives zeros.
+  Value ppermute(const Value &x, const std::vector<std::string> &axes,
+                 const std::vector<std::pair<int64_t, int64_t>> &pairs);
   absl::Status status() const;
 
 private:
@@ -503,8 +546,6 @@ absl::Status noteDeviceStatus(absl::Status status);
 } // namespace detail
 
 namespace dist {
-
-enum class ReduceOp { SUM, PRODUCT, MAX, MIN };
 
 /// The devices a collective runs over: every device (WORLD, the default
 /// Group), or the ranks new_group listed, in that order.

@@ -98,3 +98,18 @@ func.func @dependent(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %3 = spmd.all_reduce %x on @mesh axes = ["data"] reduction = max : tensor<8xf32>
   return %2, %3 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["data"=2]>
+
+// An all_reduce of an all_reduce's result (as a manual region writes) stays
+// after it: combined, the second would read its own result.
+// CHECK-LABEL: func.func @chained
+// CHECK: %[[A:.*]] = spmd.all_reduce %arg0
+// CHECK: spmd.all_reduce %[[A]]
+func.func @chained(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = spmd.all_reduce %x on @mesh axes = ["data"] : tensor<8xf32>
+  %1 = spmd.all_reduce %0 on @mesh axes = ["data"] : tensor<8xf32>
+  return %1 : tensor<8xf32>
+}
