@@ -259,6 +259,21 @@ bodyCollective(TensorBuilder &tb, ProgramState &state, const Value &v,
   return collective;
 }
 
+/// The collective `what` of the body being built, from `v`: `make` checks
+/// the rest and builds it (BodyCollective::build).
+template <class Make>
+static Value bodyCollectiveOp(ProgramState *state, const Value &v,
+                              const std::vector<std::string> &axes,
+                              const char *what, Make make) {
+  if (!state)
+    return {};
+  TensorBuilder tb(*state);
+  std::optional<BodyCollective> c = bodyCollective(tb, *state, v, axes, what);
+  if (!c)
+    return {};
+  return make(tb, *c, TensorBuilder::type(c->x));
+}
+
 static mlir::IntegerAttr reductionAttr(mlir::MLIRContext *context,
                                        dist::ReduceOp op, mlir::Type element) {
   return mlir::spmd::reductionAttr(
@@ -268,115 +283,97 @@ static mlir::IntegerAttr reductionAttr(mlir::MLIRContext *context,
 Value Program::all_reduce(const Value &v, const std::vector<std::string> &axes,
                           dist::ReduceOp op) {
   auto lock = detail::lockProgram(state_);
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  std::optional<BodyCollective> c =
-      bodyCollective(tb, *state_, v, axes, "all_reduce");
-  if (!c)
-    return {};
-  return c->build([&] {
-    RankedTensorType t = TensorBuilder::type(c->x);
-    return mlir::spmd::AllReduceOp::create(
-        tb.b, tb.loc, t, c->x, c->mesh, c->axes,
-        reductionAttr(tb.b.getContext(), op, t.getElementType()));
-  });
+  return bodyCollectiveOp(
+      state_.get(), v, axes, "all_reduce",
+      [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
+        return c.build([&] {
+          return mlir::spmd::AllReduceOp::create(
+              tb.b, tb.loc, t, c.x, c.mesh, c.axes,
+              reductionAttr(tb.b.getContext(), op, t.getElementType()));
+        });
+      });
 }
 
 Value Program::all_gather(const Value &v, const std::vector<std::string> &axes,
                           int64_t dim) {
   auto lock = detail::lockProgram(state_);
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  std::optional<BodyCollective> c =
-      bodyCollective(tb, *state_, v, axes, "all_gather");
-  if (!c)
-    return {};
-  RankedTensorType t = TensorBuilder::type(c->x);
-  if (dim < 0 || dim >= t.getRank())
-    return tb.error(
-        fmt::format("all_gather along dimension {} of {}", dim, typeText(t)));
-  llvm::SmallVector<int64_t> shape(t.getShape());
-  shape[dim] *= c->groupSize;
-  return c->build([&] {
-    return mlir::spmd::AllGatherOp::create(
-        tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()), c->x,
-        c->mesh, c->axes, tb.b.getI64IntegerAttr(dim));
-  });
+  return bodyCollectiveOp(
+      state_.get(), v, axes, "all_gather",
+      [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
+        if (dim < 0 || dim >= t.getRank())
+          return tb.error(fmt::format("all_gather along dimension {} of {}",
+                                      dim, typeText(t)));
+        llvm::SmallVector<int64_t> shape(t.getShape());
+        shape[dim] *= c.groupSize;
+        return c.build([&] {
+          return mlir::spmd::AllGatherOp::create(
+              tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()),
+              c.x, c.mesh, c.axes, tb.b.getI64IntegerAttr(dim));
+        });
+      });
 }
 
 Value Program::reduce_scatter(const Value &v,
                               const std::vector<std::string> &axes, int64_t dim,
                               dist::ReduceOp op) {
   auto lock = detail::lockProgram(state_);
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  std::optional<BodyCollective> c =
-      bodyCollective(tb, *state_, v, axes, "reduce_scatter");
-  if (!c)
-    return {};
-  RankedTensorType t = TensorBuilder::type(c->x);
-  if (dim < 0 || dim >= t.getRank())
-    return tb.error(fmt::format("reduce_scatter along dimension {} of {}", dim,
-                                typeText(t)));
-  llvm::SmallVector<int64_t> shape(t.getShape());
-  shape[dim] = llvm::divideCeil(shape[dim], c->groupSize);
-  return c->build([&] {
-    return mlir::spmd::ReduceScatterOp::create(
-        tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()), c->x,
-        c->mesh, c->axes, tb.b.getI64IntegerAttr(dim),
-        reductionAttr(tb.b.getContext(), op, t.getElementType()));
-  });
+  return bodyCollectiveOp(
+      state_.get(), v, axes, "reduce_scatter",
+      [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
+        if (dim < 0 || dim >= t.getRank())
+          return tb.error(fmt::format("reduce_scatter along dimension {} of {}",
+                                      dim, typeText(t)));
+        llvm::SmallVector<int64_t> shape(t.getShape());
+        shape[dim] = llvm::divideCeil(shape[dim], c.groupSize);
+        return c.build([&] {
+          return mlir::spmd::ReduceScatterOp::create(
+              tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()),
+              c.x, c.mesh, c.axes, tb.b.getI64IntegerAttr(dim),
+              reductionAttr(tb.b.getContext(), op, t.getElementType()));
+        });
+      });
 }
 
 Value Program::all_to_all(const Value &v, const std::vector<std::string> &axes,
                           int64_t split_dim, int64_t concat_dim) {
   auto lock = detail::lockProgram(state_);
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  std::optional<BodyCollective> c =
-      bodyCollective(tb, *state_, v, axes, "all_to_all");
-  if (!c)
-    return {};
-  RankedTensorType t = TensorBuilder::type(c->x);
-  if (split_dim < 0 || split_dim >= t.getRank() || concat_dim < 0 ||
-      concat_dim >= t.getRank() || t.getDimSize(split_dim) % c->groupSize)
-    return tb.error(fmt::format(
-        "all_to_all of {} split along {} over {} devices, concatenated along "
-        "{}",
-        typeText(t), split_dim, c->groupSize, concat_dim));
-  llvm::SmallVector<int64_t> shape(t.getShape());
-  shape[split_dim] /= c->groupSize;
-  shape[concat_dim] *= c->groupSize;
-  return c->build([&] {
-    return mlir::spmd::AllToAllOp::create(
-        tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()), c->x,
-        c->mesh, c->axes, tb.b.getI64IntegerAttr(split_dim),
-        tb.b.getI64IntegerAttr(concat_dim));
-  });
+  return bodyCollectiveOp(
+      state_.get(), v, axes, "all_to_all",
+      [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
+        if (split_dim < 0 || split_dim >= t.getRank() || concat_dim < 0 ||
+            concat_dim >= t.getRank() || t.getDimSize(split_dim) % c.groupSize)
+          return tb.error(fmt::format("all_to_all of {} split along {} over {} "
+                                      "devices, concatenated along "
+                                      "{}",
+                                      typeText(t), split_dim, c.groupSize,
+                                      concat_dim));
+        llvm::SmallVector<int64_t> shape(t.getShape());
+        shape[split_dim] /= c.groupSize;
+        shape[concat_dim] *= c.groupSize;
+        return c.build([&] {
+          return mlir::spmd::AllToAllOp::create(
+              tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()),
+              c.x, c.mesh, c.axes, tb.b.getI64IntegerAttr(split_dim),
+              tb.b.getI64IntegerAttr(concat_dim));
+        });
+      });
 }
 
 Value Program::ppermute(const Value &v, const std::vector<std::string> &axes,
                         const std::vector<std::pair<int64_t, int64_t>> &pairs) {
   auto lock = detail::lockProgram(state_);
-  if (!state_)
-    return {};
-  TensorBuilder tb(*state_);
-  std::optional<BodyCollective> c =
-      bodyCollective(tb, *state_, v, axes, "ppermute");
-  if (!c)
-    return {};
-  llvm::SmallVector<int64_t> flat;
-  for (auto [source, target] : pairs)
-    flat.append({source, target});
-  return c->build([&] {
-    return mlir::spmd::CollectivePermuteOp::create(
-        tb.b, tb.loc, c->x.getType(), c->x, c->mesh, c->axes,
-        tb.b.getDenseI64ArrayAttr(flat));
-  });
+  return bodyCollectiveOp(
+      state_.get(), v, axes, "ppermute",
+      [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
+        llvm::SmallVector<int64_t> flat;
+        for (auto [source, target] : pairs)
+          flat.append({source, target});
+        return c.build([&] {
+          return mlir::spmd::CollectivePermuteOp::create(
+              tb.b, tb.loc, c.x.getType(), c.x, c.mesh, c.axes,
+              tb.b.getDenseI64ArrayAttr(flat));
+        });
+      });
 }
 
 } // namespace spmd
