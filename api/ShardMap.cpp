@@ -49,21 +49,21 @@ static std::string verifierError(mlir::Operation *op) {
   return "";
 }
 
-/// `shape` divided by the sizes of the manual axes that lead each
-/// dimension of `sharding` (the verifier checks the rest).
+/// Per dimension of `sharding`, the devices of the manual axes that lead
+/// it: a body tensor's dimension times that is the global one.
 static llvm::SmallVector<int64_t>
-manualLocalShape(llvm::ArrayRef<int64_t> shape, const TensorSharding &sharding,
-                 const DeviceMesh &mesh,
-                 const std::vector<std::string> &manual) {
-  llvm::SmallVector<int64_t> local(shape);
-  for (auto [size, dim] : llvm::zip(local, sharding.dims))
+manualDevices(const TensorSharding &sharding, const DeviceMesh &mesh,
+              const std::vector<std::string> &manual) {
+  llvm::SmallVector<int64_t> devices;
+  for (const DimSharding &dim : sharding.dims) {
+    int64_t &n = devices.emplace_back(1);
     for (const std::string &axis : dim.axes) {
       if (!llvm::is_contained(manual, axis))
         break;
-      int64_t n = mesh.axisSize(*mesh.axisIndex(axis));
-      size = size % n == 0 ? size / n : size;
+      n *= mesh.axisSize(*mesh.axisIndex(axis));
     }
-  return local;
+  }
+  return devices;
 }
 
 std::vector<Value> Program::shard_map(
@@ -116,11 +116,13 @@ std::vector<Value> Program::shard_map(
       return {};
     operands.push_back(x);
     inShardings.push_back(mlir::spmd::ShardingAttr::get(context, *sharding));
-    block->addArgument(
-        RankedTensorType::get(manualLocalShape(type.getShape(), *sharding,
-                                               deviceMesh, manual_axes),
-                              type.getElementType()),
-        tb.loc);
+    // A dimension they do not divide is left for the verifier to name.
+    llvm::SmallVector<int64_t> local(type.getShape());
+    for (auto [size, n] :
+         llvm::zip(local, manualDevices(*sharding, deviceMesh, manual_axes)))
+      size = size % n == 0 ? size / n : size;
+    block->addArgument(RankedTensorType::get(local, type.getElementType()),
+                       tb.loc);
   }
 
   // The body, built by the caller into the block.
@@ -166,14 +168,10 @@ std::vector<Value> Program::shard_map(
     std::optional<TensorSharding> sharding = shardingOf(spec, type.getRank());
     if (!sharding)
       return discard();
-    // Each dimension times its leading manual axes.
     llvm::SmallVector<int64_t> shape(type.getShape());
-    for (auto [size, dim] : llvm::zip(shape, sharding->dims))
-      for (const std::string &axis : dim.axes) {
-        if (!llvm::is_contained(manual_axes, axis))
-          break;
-        size *= deviceMesh.axisSize(*deviceMesh.axisIndex(axis));
-      }
+    for (auto [size, n] :
+         llvm::zip(shape, manualDevices(*sharding, deviceMesh, manual_axes)))
+      size *= n;
     results.push_back(*local);
     resultTypes.push_back(RankedTensorType::get(shape, type.getElementType()));
     outShardings.push_back(mlir::spmd::ShardingAttr::get(context, *sharding));
