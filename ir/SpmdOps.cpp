@@ -148,13 +148,18 @@ static LogicalResult verifyResizedDim(Operation *op, int64_t dim,
   return checkResultShape(op, {{dim, expected, why.c_str()}});
 }
 
-SmallVector<int64_t, 2> AllGatherOp::getMovedDims() { return {getGatherDim()}; }
-SmallVector<int64_t, 2> ReduceScatterOp::getMovedDims() {
-  return {getScatterDim()};
+SmallVector<int64_t, 2> AllGatherOp::getMovedDims() {
+  return {static_cast<int64_t>(getGatherDim())};
 }
-SmallVector<int64_t, 2> AllSliceOp::getMovedDims() { return {getSliceDim()}; }
+SmallVector<int64_t, 2> ReduceScatterOp::getMovedDims() {
+  return {static_cast<int64_t>(getScatterDim())};
+}
+SmallVector<int64_t, 2> AllSliceOp::getMovedDims() {
+  return {static_cast<int64_t>(getSliceDim())};
+}
 SmallVector<int64_t, 2> AllToAllOp::getMovedDims() {
-  return {getSplitDim(), getConcatDim()};
+  return {static_cast<int64_t>(getSplitDim()),
+          static_cast<int64_t>(getConcatDim())};
 }
 /// Its layouts span every dimension.
 SmallVector<int64_t, 2> RedistributeOp::getMovedDims() {
