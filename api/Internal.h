@@ -129,6 +129,9 @@ struct TensorStorage {
   static runtime::HostBuffer &mutableOf(HostTensor &t) {
     return *t.storage_->tensor;
   }
+  static const runtime::TensorRef &ref(const HostTensor &t) {
+    return t.storage_->tensor;
+  }
   static HostTensor wrap(runtime::TensorRef tensor);
 };
 
@@ -211,6 +214,11 @@ struct ProgramState {
   std::vector<FollowedSharding> followed;
   /// The hash of the module `compiled` was made from (and of the options).
   uint64_t compiledHash = 0;
+  /// The program as written for one device (spmd-drop-shardings), which
+  /// the devices of spmd::spawn run, and the hash of the module it was
+  /// made from.
+  std::shared_ptr<Compiled> oneDevice;
+  uint64_t oneDeviceHash = 0;
   /// The plan report of the last auto-sharded compile.
   std::string autoShardReport;
   /// The options of the last compile(options), for compile() and run().

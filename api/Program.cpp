@@ -634,6 +634,28 @@ compileRequest(const ProgramState &state,
   return request;
 }
 
+/// The program `text` compiled (through the cache) for entry `entry`,
+/// unless the API lacks the element type of an input or result:
+/// spmd::DType has the usual integer widths only (spmd-run runs the
+/// others).
+static absl::StatusOr<std::shared_ptr<detail::Compiled>>
+compileText(const std::string &text, const std::string &entry) {
+  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
+      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + entry), text,
+                            entry);
+  if (!compiled.ok())
+    return compiled.status();
+  const runtime::LoadedProgram &program = *(*compiled)->program;
+  for (llvm::ArrayRef<runtime::TensorSpec> specs :
+       {program.inputs(), program.outputs()})
+    for (const runtime::TensorSpec &spec : specs)
+      if (!detail::fromRuntime(spec.type))
+        return absl::UnimplementedError(
+            fmt::format("the C++ API has no element type {} (spmd-run runs it)",
+                        runtime::elementTypeName(spec.type).str()));
+  return compiled;
+}
+
 /// Compiles `request` for `state`, unless it was compiled last time (a
 /// cache hit counted when `countReuse`).
 static absl::Status compileProgram(ProgramState &state,
@@ -658,19 +680,9 @@ static absl::Status compileProgram(ProgramState &state,
     text = std::move(*sharded);
   }
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + state.entry), text,
-                            state.entry);
+      compileText(text, state.entry);
   if (!compiled.ok())
     return compiled.status();
-  // spmd::DType has the usual integer widths only; spmd-run runs the others.
-  const runtime::LoadedProgram &program = *(*compiled)->program;
-  for (llvm::ArrayRef<runtime::TensorSpec> specs :
-       {program.inputs(), program.outputs()})
-    for (const runtime::TensorSpec &spec : specs)
-      if (!detail::fromRuntime(spec.type))
-        return absl::UnimplementedError(
-            fmt::format("the C++ API has no element type {} (spmd-run runs it)",
-                        runtime::elementTypeName(spec.type).str()));
   state.compiled = std::move(*compiled);
   state.compiledHash = key;
   state.autoShardReport = std::move(report);
@@ -783,15 +795,10 @@ reshardOnDevices(const ShardedStorage &tensor, TensorSharding target) {
   return moved_storage.locals();
 }
 
-/// Whether `input` can be argument `i` of `function`, or why not: its
-/// type and shape, a tensor holding nothing, a mesh other than `mesh`
-/// (the program's, which the first input on the devices gives when the
-/// program has none). An argument without a sharding given a tensor on
-/// the devices joins `followed`.
-static absl::Status
-checkInput(mlir::func::FuncOp function, unsigned i, const Input &input,
-           std::optional<DeviceMesh> &mesh,
-           std::vector<detail::FollowedSharding> &followed) {
+/// Whether `input` has the type and shape of argument `i` of `function`
+/// and holds a tensor, or why not.
+static absl::Status checkInputType(mlir::func::FuncOp function, unsigned i,
+                                   const Input &input) {
   mlir::Type type = function.getArgumentTypes()[i];
   auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type);
   std::vector<int64_t> want =
@@ -830,7 +837,21 @@ checkInput(mlir::func::FuncOp function, unsigned i, const Input &input,
     return absl::InvalidArgumentError(fmt::format(
         "input {} is {} but the program takes {}", i, describe(given, shape),
         wantType ? describe(*wantType, want) : "another type"));
-  if (host)
+  return absl::OkStatus();
+}
+
+/// Whether `input` can be argument `i` of `function`, or why not: its
+/// type and shape, a tensor holding nothing, a mesh other than `mesh`
+/// (the program's, which the first input on the devices gives when the
+/// program has none). An argument without a sharding given a tensor on
+/// the devices joins `followed`.
+static absl::Status
+checkInput(mlir::func::FuncOp function, unsigned i, const Input &input,
+           std::optional<DeviceMesh> &mesh,
+           std::vector<detail::FollowedSharding> &followed) {
+  if (absl::Status status = checkInputType(function, i, input); !status.ok())
+    return status;
+  if (std::holds_alternative<HostTensor>(input))
     return absl::OkStatus();
   const ShardedStorage &sharded =
       ShardedStorage::of(std::get<ShardedTensor>(input));
@@ -846,16 +867,25 @@ checkInput(mlir::func::FuncOp function, unsigned i, const Input &input,
   return absl::OkStatus();
 }
 
+/// Whether `inputs` are as many as `state`'s entry's arguments.
+static absl::Status checkInputCount(ProgramState &state,
+                                    const std::vector<Input> &inputs) {
+  mlir::func::FuncOp function = state.entryFunction();
+  if (inputs.size() == function.getNumArguments())
+    return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      fmt::format("@{} takes {} inputs but {} were given", state.entry,
+                  function.getNumArguments(), inputs.size()));
+}
+
 /// Why `inputs` cannot be `state`'s entry's arguments, or OK; the
 /// arguments whose shardings follow their inputs in `followed`.
 static absl::Status
 checkInputs(ProgramState &state, const std::vector<Input> &inputs,
             std::vector<detail::FollowedSharding> &followed) {
   mlir::func::FuncOp function = state.entryFunction();
-  if (inputs.size() != function.getNumArguments())
-    return absl::InvalidArgumentError(
-        fmt::format("@{} takes {} inputs but {} were given", state.entry,
-                    function.getNumArguments(), inputs.size()));
+  if (absl::Status status = checkInputCount(state, inputs); !status.ok())
+    return status;
   std::optional<DeviceMesh> mesh;
   for (auto op : state.module->getOps<mlir::spmd::MeshOp>())
     if (!mlir::SymbolTable::symbolKnownUseEmpty(op, *state.module))
@@ -900,14 +930,103 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
   return reshardOnDevices(sharded, target);
 }
 
+/// Compiles `state`'s program as written for one device
+/// (spmd-drop-shardings), unless it was last time.
+static absl::Status compileForOneDevice(ProgramState &state) {
+  if (!state.builderStatus.ok())
+    return state.builderStatus;
+  std::string text = printWithLocations(*state.module);
+  uint64_t key = llvm::xxh3_64bits(text + "\n@" + state.entry);
+  if (state.oneDevice && state.oneDeviceHash == key)
+    return absl::OkStatus();
+  mlir::OwningOpRef<mlir::ModuleOp> copy = state.module->clone();
+  driver::PipelineOptions pipeline;
+  pipeline.oneDevice = true;
+  if (llvm::Error err = driver::runPipeline(
+          *copy, pipeline, driver::Phase::Import, driver::Phase::Import))
+    return detail::toStatus(std::move(err),
+                            absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
+      compileText(printWithLocations(*copy), state.entry);
+  if (!compiled.ok())
+    return compiled.status();
+  state.oneDevice = std::move(*compiled);
+  state.oneDeviceHash = key;
+  return absl::OkStatus();
+}
+
+/// Input `i` on the calling device: a host tensor, or one that every
+/// device holds whole (a result of a run on a device).
+static absl::StatusOr<runtime::TensorRef> onCallingDevice(unsigned i,
+                                                          const Input &input) {
+  if (const auto *host = std::get_if<HostTensor>(&input))
+    return detail::TensorStorage::ref(*host);
+  const ShardedStorage &sharded =
+      ShardedStorage::of(std::get<ShardedTensor>(input));
+  if (sharded.tensor.layout())
+    return absl::InvalidArgumentError(fmt::format(
+        "input {} is split over the devices of {}; a device of spmd::spawn "
+        "runs programs on host tensors and on the results of its own runs",
+        i, sharded.mesh.str()));
+  return sharded.tensor.localShards().front().data;
+}
+
+/// Program::run on a device of spmd::spawn: the program as written for one
+/// device, run on the calling device alone (its fiber's thread), so that
+/// the devices run theirs at once.
+static absl::StatusOr<std::vector<ShardedTensor>>
+runOnCallingDevice(const std::unique_ptr<ProgramState> &state,
+                   const std::vector<Input> &inputs) {
+  std::shared_ptr<detail::Compiled> compiled;
+  {
+    auto lock = detail::lockProgram(state);
+    if (!state)
+      return detail::movedFrom();
+    if (absl::Status status = checkInputCount(*state, inputs); !status.ok())
+      return status;
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (absl::Status status =
+              checkInputType(state->entryFunction(), i, input);
+          !status.ok())
+        return status;
+    if (absl::Status status = compileForOneDevice(*state); !status.ok())
+      return status;
+    compiled = state->oneDevice;
+  }
+  std::vector<runtime::TensorRef> args;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    absl::StatusOr<runtime::TensorRef> arg = onCallingDevice(i, input);
+    if (!arg.ok())
+      return arg.status();
+    args.push_back(*std::move(arg));
+  }
+  auto start = std::chrono::steady_clock::now();
+  llvm::Expected<std::vector<runtime::TensorRef>> results =
+      compiled->program->runOnCallingThread(args);
+  if (!results)
+    return detail::toStatus(results.takeError(), absl::StatusCode::kInternal);
+  detail::addTime("run", std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count());
+  detail::addCounter("run_count");
+  int64_t device = std::max<int64_t>(dist::get_rank(), 0);
+  std::vector<ShardedTensor> outputs;
+  for (auto [r, result] : llvm::enumerate(*results)) {
+    const runtime::TensorSpec &spec = compiled->program->outputs()[r];
+    runtime::ShardedBuffer whole(spec.shape, {std::move(result)}, std::nullopt,
+                                 ReductionKind::Sum, device);
+    outputs.push_back(
+        ShardedStorage::wrap(std::make_shared<ShardedStorage>(ShardedStorage{
+            std::move(whole), compiled->mesh, compiled->outputShardings[r],
+            detail::fromRuntime(spec.type).value_or(DType::F32), spec.shape})));
+  }
+  return outputs;
+}
+
 absl::StatusOr<std::vector<ShardedTensor>>
 Program::run(std::vector<Input> inputs) {
-  // A device's fiber cannot host the devices of a run (their waits would
-  // block its worker thread).
   if (runtime::currentPoolDevice() >= 0)
-    return absl::FailedPreconditionError(
-        "Program::run is called on a device of spmd::spawn, which is not "
-        "supported yet: run programs outside spawn");
+    return runOnCallingDevice(state_, inputs);
   auto lock = detail::lockProgram(state_);
   if (!state_)
     return detail::movedFrom();

@@ -23,6 +23,8 @@ static void addPhase(OpPassManager &pm, const PipelineOptions &options,
     return;
   case Phase::Import:
     pm.addPass(createSpmdImport());
+    if (options.oneDevice)
+      pm.addPass(createSpmdDropShardings());
     return;
   case Phase::AutoShard:
     if (options.autoShard) {
@@ -78,7 +80,8 @@ void registerSpmdPipeline() {
                                   {"auto-shard", boolean(), true},
                                   {"memory-budget", memoryBudgetCheck()},
                                   {"dcn-cost", dcnCostCheck()},
-                                  {"auto-shard-report", anyValue()}};
+                                  {"auto-shard-report", anyValue()},
+                                  {"one-device", boolean(), true}};
         PipelineOptions options;
         if (failed(parseCheckedOptions(
                 "spmd-pipeline", text, checks, errorHandler,

@@ -17,7 +17,8 @@ namespace spmd::driver {
 /// The compile phases, in the order they run.
 enum class Phase {
   MeshConfig,          // spmd-mesh-config, when a mesh file is given
-  Import,              // other stacks' annotations become spmd ones
+  Import,              // other stacks' annotations become spmd ones (and
+                       // go, for one device)
   AutoShard,           // spmd-auto-shard, when asked for
   Propagate,           // every value gets a sharding
   Partition,           // local shapes and collectives
@@ -47,6 +48,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "auto-shard-report", llvm::cl::desc("spmd-auto-shard's report"),
       llvm::cl::init("")};
 
+  Option<bool> oneDevice{
+      *this, "one-device",
+      llvm::cl::desc("Compile the program as written for one device: its "
+                     "shardings and meshes go after import "
+                     "(spmd-drop-shardings)"),
+      llvm::cl::init(false)};
   /// Receives the auto-sharding plan (for the C++ API; not an option).
   mlir::spmd::AutoShardReportSink autoShardReportSink;
 };

@@ -161,6 +161,20 @@ def SpmdFuseElementwise : Pass<"spmd-fuse-elementwise", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdDropShardings : Pass<"spmd-drop-shardings", "mlir::ModuleOp"> {
+  let summary = "Makes the program one for one device: its shardings and meshes go";
+  let description = [{
+    Drops every sharding (of function arguments and results, of op
+    results), replaces each `spmd.sharding_constraint` by its input and
+    erases the meshes, so that the rest of the pipeline compiles the
+    program as written for one device. Shardings do not change what a
+    program computes, so the result is the same. A device of
+    `spmd::spawn` runs programs so, each on its own. Fails, naming the op,
+    on what a mesh's devices must run (a manual region, a collective, an
+    `spmd.axis_index`) and on a module already partitioned.
+  }];
+}
+
 def SpmdWidenFloats : Pass<"spmd-widen-floats", "mlir::ModuleOp"> {
   let summary = "Computes every float of the program in f64";
   let description = [{

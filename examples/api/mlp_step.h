@@ -6,7 +6,8 @@
 //   h = tanh(x W1);  pred = h W2;  loss = mean((pred - y)^2)
 //   dpred = 2 (pred - y) / n;  dW2 = h^T dpred;  dh = dpred W2^T
 //   dW1 = x^T (dh * (1 - h^2));  W' = W - rate dW
-// training.cpp and resume.cpp run it.
+// training.cpp and resume.cpp run it; ddp.cpp runs its gradients on each
+// device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,26 @@ inline spmd::HostTensor targetOf(const spmd::HostTensor &x, int64_t out) {
   return y;
 }
 
+/// The loss of the MLP on `rows` rows and its gradients, added to `p`.
+struct MlpGradients {
+  spmd::Value dw1, dw2, loss;
+};
+inline MlpGradients mlpGradients(spmd::Program &p, spmd::Value x, spmd::Value y,
+                                 spmd::Value w1, spmd::Value w2,
+                                 const MlpSizes &n, int64_t rows) {
+  spmd::Value h = p.tanh(p.matmul(x, w1));
+  spmd::Value diff = p.sub(p.matmul(h, w2), y);
+  spmd::Value loss = p.mean(p.mul(diff, diff), {0, 1});
+  spmd::Value dpred =
+      p.mul(diff, p.constant(filled({rows, n.out}, 2.0f / (rows * n.out))));
+  spmd::Value dw2 = p.matmul(p.transpose(h, {1, 0}), dpred);
+  spmd::Value dh = p.matmul(dpred, p.transpose(w2, {1, 0}));
+  spmd::Value dpre =
+      p.mul(dh, p.sub(p.constant(filled({rows, n.hidden}, 1.0f)), p.mul(h, h)));
+  spmd::Value dw1 = p.matmul(p.transpose(x, {1, 0}), dpre);
+  return {dw1, dw2, loss};
+}
+
 inline MlpStep buildMlpStep(const MlpSizes &n) {
   MlpStep s;
   spmd::Program &p = s.program;
@@ -65,22 +86,25 @@ inline MlpStep buildMlpStep(const MlpSizes &n) {
   s.y = p.parameter({n.batch, n.out});
   s.w1 = p.parameter({n.in, n.hidden});
   s.w2 = p.parameter({n.hidden, n.out});
-  spmd::Value h = p.tanh(p.matmul(s.x, s.w1));
-  spmd::Value diff = p.sub(p.matmul(h, s.w2), s.y);
-  spmd::Value loss = p.mean(p.mul(diff, diff), {0, 1});
-  spmd::Value dpred = p.mul(
-      diff, p.constant(filled({n.batch, n.out}, 2.0f / (n.batch * n.out))));
-  spmd::Value dw2 = p.matmul(p.transpose(h, {1, 0}), dpred);
-  spmd::Value dh = p.matmul(dpred, p.transpose(s.w2, {1, 0}));
-  spmd::Value dpre = p.mul(
-      dh, p.sub(p.constant(filled({n.batch, n.hidden}, 1.0f)), p.mul(h, h)));
-  spmd::Value dw1 = p.matmul(p.transpose(s.x, {1, 0}), dpre);
+  MlpGradients g = mlpGradients(p, s.x, s.y, s.w1, s.w2, n, n.batch);
   spmd::Value w1 =
-      p.sub(s.w1, p.mul(dw1, p.constant(filled({n.in, n.hidden}, n.rate))));
+      p.sub(s.w1, p.mul(g.dw1, p.constant(filled({n.in, n.hidden}, n.rate))));
   spmd::Value w2 =
-      p.sub(s.w2, p.mul(dw2, p.constant(filled({n.hidden, n.out}, n.rate))));
-  (void)p.output({w1, w2, loss});
+      p.sub(s.w2, p.mul(g.dw2, p.constant(filled({n.hidden, n.out}, n.rate))));
+  (void)p.output({w1, w2, g.loss});
   return s;
+}
+
+/// The forward and backward pass on `rows` rows of the batch:
+/// (x, y, w1, w2) -> (dW1, dW2, loss), without the update.
+inline spmd::Program buildMlpGradients(const MlpSizes &n, int64_t rows) {
+  spmd::Program p = spmd::Program::build("gradients");
+  spmd::Value x = p.parameter({rows, n.in}), y = p.parameter({rows, n.out});
+  spmd::Value w1 = p.parameter({n.in, n.hidden});
+  spmd::Value w2 = p.parameter({n.hidden, n.out});
+  MlpGradients g = mlpGradients(p, x, y, w1, w2, n, rows);
+  (void)p.output({g.dw1, g.dw2, g.loss});
+  return p;
 }
 
 inline int fail(const absl::Status &status) {

@@ -1,12 +1,13 @@
 //===- ddp.cpp - Data-parallel training, written per device ---------------===//
 //
 // The torch_xla `xmp.spawn` way: every device runs `train(index)` with its
-// own copy of the weights, computes the forward and backward pass of the
-// two-layer MLP of mlp_step.h on its slice of the batch, averages the
-// gradients (and the loss) over the devices with xm::all_reduce, and
-// applies SGD. Beside it, the same training as one SPMD program with the
-// batch split over the devices (mark_sharding): both give the same loss and
-// weights at every step.
+// own copy of the weights, runs the forward and backward pass of the
+// two-layer MLP of mlp_step.h as a program on its slice of the batch
+// (Program::run on a device runs it there alone), averages the gradients
+// (and the loss) over the devices with xm::all_reduce, and applies SGD.
+// Beside it, the same training as one SPMD program with the batch split
+// over the devices (mark_sharding): both give the same loss and weights at
+// every step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,19 +21,6 @@ namespace {
 
 using Matrix = std::vector<float>; // row-major
 
-/// c[m x n] = a[m x k] b[k x n], with a and b optionally transposed.
-Matrix matmul(const Matrix &a, const Matrix &b, int64_t m, int64_t k, int64_t n,
-              bool ta = false, bool tb = false) {
-  Matrix c(m * n, 0.0f);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      float av = ta ? a[p * m + i] : a[i * k + p];
-      for (int64_t j = 0; j < n; ++j)
-        c[i * n + j] += av * (tb ? b[j * k + p] : b[p * n + j]);
-    }
-  return c;
-}
-
 Matrix valuesOf(const spmd::HostTensor &t) { return *t.values<float>(); }
 
 spmd::HostTensor tensorOf(const Matrix &m, std::vector<int64_t> shape) {
@@ -40,8 +28,22 @@ spmd::HostTensor tensorOf(const Matrix &m, std::vector<int64_t> shape) {
 }
 
 /// Rows [first, first + rows) of a [.., cols] matrix.
-Matrix rowsOf(const Matrix &m, int64_t first, int64_t rows, int64_t cols) {
-  return Matrix(m.begin() + first * cols, m.begin() + (first + rows) * cols);
+spmd::HostTensor rowsOf(const spmd::HostTensor &t, int64_t first,
+                        int64_t rows) {
+  int64_t cols = t.shape()[1];
+  Matrix m = valuesOf(t);
+  return tensorOf(
+      Matrix(m.begin() + first * cols, m.begin() + (first + rows) * cols),
+      {rows, cols});
+}
+
+/// w - rate * dw.
+spmd::HostTensor sgd(const spmd::HostTensor &w, const spmd::HostTensor &dw,
+                     float rate) {
+  Matrix values = valuesOf(w), d = valuesOf(dw);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] -= rate * d[i];
+  return tensorOf(values, w.shape());
 }
 
 } // namespace
@@ -65,48 +67,35 @@ int main() {
 
   // Replicated: each device trains its copy on its rows of the batch.
   int64_t rows = n.batch / devices;
+  spmd::Program gradients = example::buildMlpGradients(n, rows);
   std::vector<float> losses(kSteps);
   std::vector<Matrix> finalW1(devices), finalW2(devices);
   absl::Status trained = spmd::spawn([&](int64_t index) {
-    Matrix xs = rowsOf(valuesOf(x), index * rows, rows, n.in);
-    Matrix ys = rowsOf(valuesOf(y), index * rows, rows, n.out);
-    Matrix a = valuesOf(w1), b = valuesOf(w2);
+    spmd::HostTensor xs = rowsOf(x, index * rows, rows);
+    spmd::HostTensor ys = rowsOf(y, index * rows, rows);
+    spmd::HostTensor a = w1, b = w2;
     for (int64_t step = 0; step < kSteps; ++step) {
-      Matrix h = matmul(xs, a, rows, n.in, n.hidden);
-      for (float &v : h)
-        v = std::tanh(v);
-      Matrix pred = matmul(h, b, rows, n.hidden, n.out);
-      float loss = 0;
-      Matrix dpred(pred.size());
-      for (size_t i = 0; i < pred.size(); ++i) {
-        float d = pred[i] - ys[i];
-        loss += d * d / float(pred.size());
-        dpred[i] = 2 * d / float(pred.size());
+      auto out = gradients.run({xs, ys, a, b});
+      if (!out.ok()) {
+        std::fprintf(stderr, "error: device %lld: %s\n", (long long)index,
+                     std::string(out.status().message()).c_str());
+        return;
       }
-      Matrix dw2 = matmul(h, dpred, n.hidden, rows, n.out, /*ta=*/true);
-      Matrix dh = matmul(dpred, b, rows, n.out, n.hidden, false, /*tb=*/true);
-      for (size_t i = 0; i < dh.size(); ++i)
-        dh[i] *= 1 - h[i] * h[i];
-      Matrix dw1 = matmul(xs, dh, n.in, rows, n.hidden, /*ta=*/true);
       // The mean over the devices of the local means: the batch's mean.
-      std::vector<spmd::HostTensor> averaged = {
-          tensorOf(dw1, {n.in, n.hidden}), tensorOf(dw2, {n.hidden, n.out}),
-          tensorOf({loss}, {1})};
+      std::vector<spmd::HostTensor> averaged;
+      for (const spmd::ShardedTensor &t : *out)
+        averaged.push_back(*t.to_host());
       if (!spmd::xm::all_reduce(spmd::dist::ReduceOp::SUM, averaged,
                                 1.0 / devices)
                .ok())
         return;
-      dw1 = valuesOf(averaged[0]);
-      dw2 = valuesOf(averaged[1]);
-      for (size_t i = 0; i < a.size(); ++i)
-        a[i] -= n.rate * dw1[i];
-      for (size_t i = 0; i < b.size(); ++i)
-        b[i] -= n.rate * dw2[i];
+      a = sgd(a, averaged[0], n.rate);
+      b = sgd(b, averaged[1], n.rate);
       if (index == first) // the same on every device
-        losses[step] = valuesOf(averaged[2])[0];
+        losses[step] = averaged[2].at(0);
     }
-    finalW1[index] = a;
-    finalW2[index] = b;
+    finalW1[index] = valuesOf(a);
+    finalW2[index] = valuesOf(b);
   });
   if (!trained.ok())
     return example::fail(trained);

@@ -45,10 +45,20 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   ++meeting->count;
   notifyDevices(meeting->changed);
   bool complete = waitForDevices(lock, meeting->changed, timeout, [&] {
-    return meeting->count == group.size() || failedDevice >= 0;
+    return meeting->count == group.size() || failedDevice >= 0 ||
+           departedFrom(*meeting, group);
   });
   if (meeting->count != group.size() && failedDevice >= 0)
     return failure();
+  if (meeting->count != group.size())
+    if (std::optional<int64_t> gone = departedFrom(*meeting, group))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "collective " + what + " on device " + std::to_string(device) +
+              " cannot complete: device " + std::to_string(*gone) +
+              " of its group finished its run without calling it (a "
+              "collective under a condition on the device's position must "
+              "run on every member of its group or on none)");
   if (!complete) {
     std::string missing;
     llvm::raw_string_ostream os(missing);
@@ -75,14 +85,41 @@ bool LocalCommunicator::fail(int64_t device) {
   int64_t none = -1;
   if (!failedDevice.compare_exchange_strong(none, device))
     return false;
-  // Wake every meeting's waiters; each checks the flag under its mutex, so
-  // taking the mutex here loses no wakeup.
+  wakeMeetings();
+  return true;
+}
+
+void LocalCommunicator::depart(int64_t device) {
+  {
+    std::lock_guard<std::mutex> guard(departedMutex);
+    departed.insert(device);
+  }
+  wakeMeetings();
+}
+
+void LocalCommunicator::endRun() {
+  std::lock_guard<std::mutex> guard(departedMutex);
+  departed.clear();
+}
+
+std::optional<int64_t>
+LocalCommunicator::departedFrom(const Meeting &meeting,
+                                llvm::ArrayRef<int64_t> group) {
+  std::lock_guard<std::mutex> guard(departedMutex);
+  if (departed.empty())
+    return std::nullopt;
+  for (auto [i, member] : llvm::enumerate(group))
+    if (!meeting.arrived[i] && departed.count(member))
+      return member;
+  return std::nullopt;
+}
+
+void LocalCommunicator::wakeMeetings() {
   std::lock_guard<std::mutex> guard(meetingsMutex);
   for (auto &[id, meeting] : meetings) {
     std::lock_guard<std::mutex> lock(meeting->mutex);
     notifyDevices(meeting->changed);
   }
-  return true;
 }
 
 TensorRef Collective::combine(std::vector<TensorRef> all,

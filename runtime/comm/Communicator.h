@@ -16,12 +16,14 @@
 
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 
 namespace spmd::runtime {
 
@@ -92,6 +94,13 @@ public:
   /// still to come fails at once, naming it, instead of waiting for it.
   /// Returns whether this is the first failure.
   virtual bool fail(int64_t device) = 0;
+  /// Device `device` finished its run: it calls no collective any more, so
+  /// one that waits for it fails at once, naming it (devices that took
+  /// different branches around a collective), instead of at the timeout.
+  virtual void depart(int64_t device) {}
+  /// The run is over on every device: its departures are forgotten (a
+  /// communicator may serve many runs).
+  virtual void endRun() {}
 };
 
 /// Devices of this process (on the device pool, or plain threads).
@@ -113,6 +122,8 @@ public:
                                       TensorRef local,
                                       ReductionKind kind) override;
   bool fail(int64_t device) override;
+  void depart(int64_t device) override;
+  void endRun() override;
 
 private:
   /// One collective of one group: its members wait on it alone.
@@ -127,7 +138,16 @@ private:
 
   std::mutex meetingsMutex; // the map; taken without a meeting's mutex
   std::map<std::string, std::shared_ptr<Meeting>> meetings;
+  /// The first member of `group` that departed before arriving at
+  /// `meeting`, if any.
+  std::optional<int64_t> departedFrom(const Meeting &meeting,
+                                      llvm::ArrayRef<int64_t> group);
+  /// Wakes every meeting's waiters (each checks what changed under its
+  /// mutex, so taking the mutex here loses no wakeup).
+  void wakeMeetings();
   std::atomic<int64_t> failedDevice{-1};
+  std::mutex departedMutex; // taken inside a meeting's mutex, never around
+  std::set<int64_t> departed;
   std::chrono::milliseconds timeout;
 };
 

@@ -54,7 +54,6 @@ public:
                                       TensorRef local,
                                       ReductionKind kind) override;
   bool fail(int64_t device) override;
-
   /// What this process sent through MPI for one collective op.
   struct Traffic {
     std::string collective; // the op and its location

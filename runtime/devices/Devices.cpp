@@ -280,6 +280,7 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
                 executable.run(function, std::move(args[index]), context);
             if (out) {
               results[index] = std::move(*out);
+              communicator.depart(context.device);
               return;
             }
             errors[index] = llvm::toString(out.takeError());
@@ -287,6 +288,7 @@ runOnDevices(const Executable &executable, llvm::StringRef function,
               firstFailed = index;
           }))
     return error;
+  communicator.endRun();
   if (int64_t index = firstFailed; index >= 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "device " +

@@ -551,9 +551,31 @@ static std::vector<TensorSpec> widened(llvm::ArrayRef<TensorSpec> specs) {
   return wide;
 }
 
-/// Runs `function` of `executable` on one device.
+/// Runs `function` of `executable` on `values` on one device, on the
+/// calling thread.
+static llvm::Expected<std::vector<TensorRef>>
+runValuesOnOneDevice(const Executable &executable, llvm::StringRef function,
+                     std::vector<RValue> values,
+                     llvm::ArrayRef<TensorSpec> outputs,
+                     KernelThreads threads) {
+  LocalCommunicator communicator;
+  DeviceContext context;
+  context.threads = threads;
+  context.communicator = &communicator;
+  llvm::Expected<std::vector<RValue>> results =
+      executable.run(function, std::move(values), context);
+  if (!results)
+    return results.takeError();
+  std::vector<TensorRef> out;
+  for (auto [r, value] : llvm::enumerate(*results))
+    out.push_back(fromValue(value, outputs[r]));
+  return out;
+}
+
+/// Runs `function` of `executable` on one device, `args` converted to the
+/// types of `inputs` where they differ (the f64 forms).
 static llvm::Expected<std::vector<HostBuffer>>
-runOnOneDevice(Executable &executable, llvm::StringRef function,
+runOnOneDevice(const Executable &executable, llvm::StringRef function,
                llvm::ArrayRef<HostBuffer> args,
                llvm::ArrayRef<TensorSpec> inputs,
                llvm::ArrayRef<TensorSpec> outputs, KernelThreads threads) {
@@ -573,18 +595,29 @@ runOnOneDevice(Executable &executable, llvm::StringRef function,
     }
     values.push_back(toValue(tensor, inputs[i].scalar));
   }
-  LocalCommunicator communicator;
-  DeviceContext context;
-  context.threads = threads;
-  context.communicator = &communicator;
-  llvm::Expected<std::vector<RValue>> results =
-      executable.run(function, std::move(values), context);
+  llvm::Expected<std::vector<TensorRef>> results = runValuesOnOneDevice(
+      executable, function, std::move(values), outputs, threads);
   if (!results)
     return results.takeError();
   std::vector<HostBuffer> out;
-  for (auto [r, value] : llvm::enumerate(*results))
-    out.push_back(*fromValue(value, outputs[r]));
+  for (const TensorRef &result : *results)
+    out.push_back(*result);
   return out;
+}
+
+llvm::Expected<std::vector<TensorRef>>
+LoadedProgram::runOnCallingThread(llvm::ArrayRef<TensorRef> args) const {
+  assert(devices == 1 && !world && "a program of one device");
+  assert(args.size() == inputSpecs.size() && "one tensor per input");
+  std::vector<RValue> values;
+  for (auto [arg, spec] : llvm::zip(args, inputSpecs)) {
+    assert(arg->type() == spec.type &&
+           arg->shape() == llvm::ArrayRef<int64_t>(spec.shape) &&
+           "the caller checks the inputs");
+    values.push_back(toValue(arg, spec.scalar));
+  }
+  return runValuesOnOneDevice(*local, entryName, std::move(values), outputSpecs,
+                              {});
 }
 
 llvm::Error LoadedProgram::compileReference() {

@@ -139,6 +139,11 @@ public:
   /// else the others get an empty tensor.
   llvm::Expected<HostBuffer> toHost(const ShardedBuffer &tensor,
                                     bool everywhere = true);
+  /// Runs a program of one device on the calling thread, its kernels on
+  /// that thread alone: how each device of spmd::spawn runs programs, many
+  /// at once. `args` (of the inputs' types and shapes) are only read.
+  llvm::Expected<std::vector<TensorRef>>
+  runOnCallingThread(llvm::ArrayRef<TensorRef> args) const;
   /// Runs the unpartitioned program on one device (a program with manual
   /// regions: its replicated form on the devices, ReferenceModules).
   llvm::Expected<std::vector<HostBuffer>>

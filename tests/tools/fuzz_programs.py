@@ -788,8 +788,10 @@ class RegionProgram(Program):
     def emit(self, line):
         self.lines.append("    " + line)
 
-    def layout(self, local, may_omit=True):
-        """Dims' axes (manual first, each axis once) and the global shape."""
+    def layout(self, local, may_omit=True, free_on=None):
+        """Dims' axes (manual first, each axis once) and the global shape;
+        free axes mostly on dimension `free_on` when given (a collective's
+        moved dimension, which the body must bring whole)."""
         rng = self.rng
         rank = len(local)
         dims = [[] for _ in range(rank)]
@@ -801,12 +803,16 @@ class RegionProgram(Program):
             for a in dims[d]:
                 shape[d] *= self.sizes[a]
         for a, _ in self.mesh:
-            if a not in self.manual and rank and rng.random() < 0.4:
+            if a in self.manual or not rank:
+                continue
+            if free_on is not None and rng.random() < 0.7:
+                dims[free_on].append(a)
+            elif rng.random() < 0.4:
                 dims[rng.randrange(rank)].append(a)
         return dims, shape
 
-    def arg(self, shape, t, partial_ok=True):
-        dims, global_shape = self.layout(shape)
+    def arg(self, shape, t, partial_ok=True, free_on=None):
+        dims, global_shape = self.layout(shape, free_on=free_on)
         outer = self.outer.tensor_value(global_shape, t)[0]
         name = self.fresh("l")
         self.operands.append((outer, global_shape, t, layout_text(dims), name,
@@ -835,11 +841,14 @@ def gen_collective(p):
     rng = p.rng
     t = rng.choice(FLOATS + ["i8", "i32", "i64"])
     fits = [v for v in p.values if v[1] and v[2] == t]
-    if fits and rng.random() < 0.8:
+    if fits and rng.random() < 0.6:
         name, shape, t = rng.choice(fits)
+        d = rng.randrange(len(shape))
     else:
+        # A new operand, often split over free axes on the moved dimension.
         shape = [rng.choice(SIZES) for _ in range(rng.randint(1, 3))]
-        name = p.arg(shape, t)
+        d = rng.randrange(len(shape))
+        name = p.arg(shape, t, free_on=d)
     axes = rng.sample(p.manual, rng.randint(1, len(p.manual)))
     n = product(p.sizes, axes)
     tt = ttype(shape, t)
@@ -848,7 +857,6 @@ def gen_collective(p):
     kind = rng.choice(["all_reduce", "all_gather", "reduce_scatter", "all_to_all",
                        "collective_permute", "broadcast", "reduce", "axis_index"])
     out = list(shape)
-    d = rng.randrange(len(shape))
     elements = 1
     for size in shape:
         elements *= size

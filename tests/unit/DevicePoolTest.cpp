@@ -186,6 +186,58 @@ TEST(LocalCommunicator, AFailedDeviceEndsTheWaitOfThreads) {
         << errors[d];
 }
 
+// A member that finished its run without calling the collective ends the
+// wait of the others at once, named; a meeting it already joined completes.
+TEST(LocalCommunicator, AMemberThatDepartedEndsTheWaitAtOnce) {
+  LocalCommunicator communicator;
+  std::vector<int64_t> group = {0, 1, 2};
+  std::vector<std::string> errors(3);
+  std::vector<char> joined(3); // written by the threads at once
+  auto met = [](llvm::Expected<std::vector<TensorRef>> all) {
+    if (all)
+      return true;
+    llvm::consumeError(all.takeError());
+    return false;
+  };
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int64_t d : {0, 1, 2})
+    threads.emplace_back([&, d] {
+      joined[d] = met(communicator.exchange("first", "'spmd.all_gather'", d,
+                                            group, scalar(d)));
+      if (d == 2) {
+        communicator.depart(2);
+        return;
+      }
+      llvm::Expected<std::vector<TensorRef>> all = communicator.exchange(
+          "second", "'spmd.all_reduce'", d, group, scalar(d));
+      if (!all)
+        errors[d] = llvm::toString(all.takeError());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(joined, std::vector<char>(3, true));
+  for (int64_t d : {0, 1})
+    EXPECT_NE(errors[d].find("'spmd.all_reduce' on device " +
+                             std::to_string(d) +
+                             " cannot complete: device 2 of its group finished "
+                             "its run without calling it"),
+              std::string::npos)
+        << errors[d];
+  // The next run on the same communicator (MPI's serves many) starts anew.
+  communicator.endRun();
+  threads.clear();
+  for (int64_t d : {0, 1, 2})
+    threads.emplace_back([&, d] {
+      joined[d] = met(communicator.exchange("next run", "'spmd.all_gather'", d,
+                                            group, scalar(d)));
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(joined, std::vector<char>(3, true));
+}
+
 } // namespace
 
 namespace {

@@ -855,20 +855,6 @@ TEST(DistFound, AWorkBelongsToItsSpawn) {
   EXPECT_EQ(later.code(), absl::StatusCode::kFailedPrecondition) << later;
 }
 
-TEST(DistFound, ProgramRunOnADeviceIsRefused) {
-  setDevices(2);
-  absl::StatusOr<Program> p = Program::fromString(
-      "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : "
-      "tensor<4xf32> }");
-  ASSERT_TRUE(p.ok()) << p.status();
-  absl::Status inside;
-  ASSERT_TRUE(spawn([&](int64_t rank) {
-                if (rank == 0)
-                  inside = p->run({HostTensor(DType::F32, {4})}).status();
-              }).ok());
-  EXPECT_EQ(inside.code(), absl::StatusCode::kFailedPrecondition) << inside;
-}
-
 TEST(DistFound, InvalidTensorsAreErrorsOnEveryMember) {
   Misuse m = misuse(2, [](int64_t rank) {
     HostTensor t = rank == 0 ? HostTensor(DType::F32, {-1, 3})

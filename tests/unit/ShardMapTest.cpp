@@ -53,8 +53,9 @@ spmd::Program mlpShardMap(const std::vector<std::string> &manual) {
                   {{"data", None}}, manual);
   EXPECT_EQ(r.size(), 1u);
   EXPECT_TRUE(p.status().ok()) << p.status();
-  if (!r.empty())
+  if (!r.empty()) {
     EXPECT_TRUE(p.output(r).ok());
+  }
   return p;
 }
 } // namespace
