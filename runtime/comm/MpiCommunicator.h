@@ -54,6 +54,11 @@ public:
                                       TensorRef local,
                                       ReductionKind kind) override;
   bool fail(int64_t device) override;
+  /// A collective whose group stays inside the process ends at once; one
+  /// that crosses processes waits for the timeout.
+  void depart(int64_t device) override { local.depart(device); }
+  void endRun() override { local.endRun(); }
+
   /// What this process sent through MPI for one collective op.
   struct Traffic {
     std::string collective; // the op and its location
