@@ -283,8 +283,9 @@ absl::Status spawn(std::function<void(int64_t index)> fn,
     return absl::FailedPreconditionError(
         "spmd::spawn is already running (spawn does not nest)");
   // SPMD_MPI_TIMEOUT as it is now: a program may set it between spawns.
-  Session session(count, world, runtime::MpiWorld::timeoutFromEnvironment(),
-                  ++started);
+  std::chrono::milliseconds timeout =
+      runtime::MpiWorld::timeoutFromEnvironment();
+  Session session(count, world, timeout, ++started);
   currentSession = &session;
   start.unlock();
   int64_t first = session.groups.firstRank();
@@ -316,8 +317,13 @@ absl::Status spawn(std::function<void(int64_t index)> fn,
     status = detail::toStatus(std::move(err), absl::StatusCode::kAborted);
   else
     llvm::consumeError(std::move(err));
-  // Every process returns the same outcome.
-  return world ? detail::agreeOnFirstError(status, "spmd::spawn") : status;
+  // Every process returns the same outcome. A process whose devices are
+  // done may wait here for another whose devices still wait, up to the
+  // timeout, at a collective that it will never join: so twice as long.
+  return world
+             ? detail::agreeOnFirstError(status, "spmd::spawn",
+                                         2 * timeout + std::chrono::seconds(1))
+             : status;
 }
 
 namespace dist {

@@ -23,7 +23,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <chrono>
 #include <mutex>
+#include <optional>
 
 namespace llvm {
 class SourceMgr;
@@ -91,8 +93,11 @@ absl::StatusOr<ShardedTensor> place(const uint8_t *data,
 runtime::MpiWorld *mpiProcesses();
 /// `local` agreed on by every process (each calls it): the error of the
 /// lowest process that failed, "process K: ..." with its code, on every
-/// process; OK when none failed. Alone, `local` itself.
-absl::Status agreeOnFirstError(absl::Status local, const std::string &what);
+/// process; OK when none failed. Alone, `local` itself. Each process waits
+/// for the others up to `wait` (default: the world's timeout).
+absl::Status
+agreeOnFirstError(absl::Status local, const std::string &what,
+                  std::optional<std::chrono::milliseconds> wait = {});
 
 /// Whether every process has the same `value` (each calls it; true when
 /// alone).

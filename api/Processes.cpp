@@ -13,8 +13,9 @@ runtime::MpiWorld *detail::mpiProcesses() {
   return world && world->size() > 1 ? world : nullptr;
 }
 
-absl::Status detail::agreeOnFirstError(absl::Status local,
-                                       const std::string &what) {
+absl::Status
+detail::agreeOnFirstError(absl::Status local, const std::string &what,
+                          std::optional<std::chrono::milliseconds> wait) {
   runtime::MpiWorld *world = mpiProcesses();
   if (!world)
     return local;
@@ -22,7 +23,7 @@ absl::Status detail::agreeOnFirstError(absl::Status local,
   // lowest of them.
   int64_t size = world->size();
   llvm::Expected<double> failed = world->maxOverProcesses(
-      local.ok() ? 0 : double(size - world->rank()), what);
+      local.ok() ? 0 : double(size - world->rank()), what, wait);
   if (!failed)
     return toStatus(failed.takeError(), absl::StatusCode::kInternal);
   if (*failed == 0)

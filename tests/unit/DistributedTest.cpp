@@ -512,6 +512,31 @@ TEST(DistAcrossProcesses, ADeviceThatNeverComesFailsTheOthersInTime) {
     ADD_FAILURE() << failure;
 }
 
+/// The last device returns at once; the others call an all_reduce it
+/// never joins, those of the other processes a second later, and wait for
+/// it until the timeout. So the last process ends its spawn a timeout and
+/// more before the others. Every
+/// process still returns an error, and the next spawn (a barrier of every
+/// device) passes: no process gave up on the others' outcome, which it
+/// would then take for the next one's. mpi/spawn-agreement-np2 runs it
+/// with the processes' own timeout as short (SPMD_MPI_TIMEOUT=2).
+TEST(DistAcrossProcesses, AProcessDoneEarlyWaitsForTheOthersOutcome) {
+  setDevices(2);
+  setenv("SPMD_MPI_TIMEOUT", "2", 1);
+  absl::Status first = spawn([&](int64_t rank) {
+    if (rank == dist::get_world_size() - 1)
+      return;
+    if (rank / addressable_device_count() != world_size() - 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    HostTensor t(DType::F32, kShape);
+    (void)dist::all_reduce(t);
+  });
+  absl::Status next = spawn([&](int64_t) { (void)dist::barrier(); });
+  unsetenv("SPMD_MPI_TIMEOUT");
+  EXPECT_FALSE(first.ok());
+  EXPECT_TRUE(next.ok()) << next;
+}
+
 TEST(Xm, AllReduceScalesInGroupsAndRendezvousMeets) {
   setDevices(4);
   int64_t devices = 4 * spmd::world_size();

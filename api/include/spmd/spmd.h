@@ -533,7 +533,8 @@ private:
 /// Returns the first error (by device) that one of those calls returned on
 /// any device, or the exception a device threw; OK when none; under
 /// mpirun every process returns the same outcome. Does not nest; inside
-/// `fn`, Program::run is not supported yet (FailedPrecondition).
+/// `fn`, Program::run runs the program on the calling device alone, as
+/// written for one device.
 absl::Status spawn(std::function<void(int64_t index)> fn,
                    std::optional<int64_t> nprocs = {});
 
