@@ -930,6 +930,14 @@ placeInput(detail::Compiled &compiled, unsigned i, const Input &input) {
   return reshardOnDevices(sharded, target);
 }
 
+/// Counts a run that began at `start` in the metrics.
+static void countRun(std::chrono::steady_clock::time_point start) {
+  detail::addTime("run", std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count());
+  detail::addCounter("run_count");
+}
+
 /// Compiles `state`'s program as written for one device
 /// (spmd-drop-shardings), unless it was last time.
 static absl::Status compileForOneDevice(ProgramState &state) {
@@ -1005,10 +1013,7 @@ runOnCallingDevice(const std::unique_ptr<ProgramState> &state,
       compiled->program->runOnCallingThread(args);
   if (!results)
     return detail::toStatus(results.takeError(), absl::StatusCode::kInternal);
-  detail::addTime("run", std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count());
-  detail::addCounter("run_count");
+  countRun(start);
   int64_t device = std::max<int64_t>(dist::get_rank(), 0);
   std::vector<ShardedTensor> outputs;
   for (auto [r, result] : llvm::enumerate(*results)) {
@@ -1084,10 +1089,7 @@ Program::run(std::vector<Input> inputs) {
   }();
   if (!results)
     return detail::toStatus(results.takeError(), absl::StatusCode::kInternal);
-  detail::addTime("run", std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count());
-  detail::addCounter("run_count");
+  countRun(start);
   countCommunication(program);
 
   std::vector<ShardedTensor> outputs;
