@@ -219,6 +219,20 @@ struct BodyCollective {
     }
     return tb.wrap(op->getResult(0));
   }
+
+  /// `t` with dimension `dim` resized by `size`, or null after recording
+  /// that `t` has no dimension `dim` for `what`.
+  RankedTensorType resized(RankedTensorType t, int64_t dim, const char *what,
+                           llvm::function_ref<int64_t(int64_t)> size) {
+    if (dim < 0 || dim >= t.getRank()) {
+      tb.error(
+          fmt::format("{} along dimension {} of {}", what, dim, typeText(t)));
+      return nullptr;
+    }
+    llvm::SmallVector<int64_t> shape(t.getShape());
+    shape[dim] = size(shape[dim]);
+    return RankedTensorType::get(shape, t.getElementType());
+  }
 };
 } // namespace
 
@@ -298,15 +312,15 @@ Value Program::all_gather(const Value &v, const std::vector<std::string> &axes,
   return bodyCollectiveOp(
       state_.get(), v, axes, "all_gather",
       [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
-        if (dim < 0 || dim >= t.getRank())
-          return tb.error(fmt::format("all_gather along dimension {} of {}",
-                                      dim, typeText(t)));
-        llvm::SmallVector<int64_t> shape(t.getShape());
-        shape[dim] *= c.groupSize;
+        RankedTensorType result =
+            c.resized(t, dim, "all_gather",
+                      [&](int64_t size) { return size * c.groupSize; });
+        if (!result)
+          return Value();
         return c.build([&] {
-          return mlir::spmd::AllGatherOp::create(
-              tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()),
-              c.x, c.mesh, c.axes, tb.b.getI64IntegerAttr(dim));
+          return mlir::spmd::AllGatherOp::create(tb.b, tb.loc, result, c.x,
+                                                 c.mesh, c.axes,
+                                                 tb.b.getI64IntegerAttr(dim));
         });
       });
 }
@@ -318,15 +332,16 @@ Value Program::reduce_scatter(const Value &v,
   return bodyCollectiveOp(
       state_.get(), v, axes, "reduce_scatter",
       [&](TensorBuilder &tb, BodyCollective &c, RankedTensorType t) -> Value {
-        if (dim < 0 || dim >= t.getRank())
-          return tb.error(fmt::format("reduce_scatter along dimension {} of {}",
-                                      dim, typeText(t)));
-        llvm::SmallVector<int64_t> shape(t.getShape());
-        shape[dim] = llvm::divideCeil(shape[dim], c.groupSize);
+        RankedTensorType result =
+            c.resized(t, dim, "reduce_scatter", [&](int64_t size) {
+              return llvm::divideCeil(size, c.groupSize);
+            });
+        if (!result)
+          return Value();
         return c.build([&] {
           return mlir::spmd::ReduceScatterOp::create(
-              tb.b, tb.loc, RankedTensorType::get(shape, t.getElementType()),
-              c.x, c.mesh, c.axes, tb.b.getI64IntegerAttr(dim),
+              tb.b, tb.loc, result, c.x, c.mesh, c.axes,
+              tb.b.getI64IntegerAttr(dim),
               reductionAttr(tb.b.getContext(), op, t.getElementType()));
         });
       });
