@@ -188,6 +188,19 @@ TEST(ShardMap, MisuseIsAnError) {
         {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
     EXPECT_ERROR(p.status(), "not a manual axis");
   }
+  for (bool gather : {true, false}) {
+    spmd::Program p = spmd::Program::build();
+    spmd::Value x = p.parameter({4, 4});
+    p.shard_map(
+        [&](const std::vector<spmd::Value> &l) {
+          return std::vector<spmd::Value>{
+              gather ? p.all_gather(l[0], {"data"}, 2)
+                     : p.reduce_scatter(l[0], {"data"}, -1)};
+        },
+        {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
+    EXPECT_ERROR(p.status(), gather ? "all_gather along dimension 2 of"
+                                    : "reduce_scatter along dimension -1 of");
+  }
   {
     // A manual axis after a free one: the verifier's message.
     spmd::Program p = spmd::Program::build();
