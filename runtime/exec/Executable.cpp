@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -95,7 +96,9 @@ llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
   for (BlockArgument arg : block.getArguments())
     slot(arg);
   llvm::DenseMap<Operation *, SmallVector<Value>> dying = lastUses(block);
+  llvm::SaveAndRestore<SmallVector<Value>> outerDying(dyingHere);
   for (Operation &op : block) {
+    dyingHere = dying.lookup(&op);
     llvm::Expected<Step> step = buildStep(&op, *this);
     if (!step)
       return step.takeError();
@@ -122,6 +125,24 @@ llvm::Expected<Steps> KernelContext::compileBlock(Block &block) {
     });
   }
   return steps;
+}
+
+bool KernelContext::mayTake(Operation *op, Value value) const {
+  return llvm::is_contained(dyingHere, value) &&
+         llvm::count_if(value.getUsers(), [&](Operation *user) {
+           return op->isAncestor(user);
+         }) == 1;
+}
+
+TensorRef takeForWriting(RValue &value, bool mayTake, bool readsContents) {
+  assert(value.tensor && "a tensor value");
+  if (mayTake && value.tensor.use_count() == 1)
+    return std::move(value.tensor);
+  if (readsContents)
+    return std::make_shared<HostBuffer>(*value.tensor);
+  return std::make_shared<HostBuffer>(
+      value.tensor->type(), std::vector<int64_t>(value.tensor->shape()),
+      Init::None);
 }
 
 llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context) {

@@ -67,11 +67,24 @@ public:
   unsigned numSlots() const { return slots.size(); }
   llvm::Expected<Steps> compileBlock(mlir::Block &block);
   Executable &exec() { return executable; }
+  /// Whether `op`, the op being built, may write into `value`'s buffer
+  /// (takeForWriting): it is the value's last use in its block and reads
+  /// it once (not also as another operand or from a nested region).
+  bool mayTake(mlir::Operation *op, mlir::Value value) const;
 
 private:
   Executable &executable;
   llvm::DenseMap<mlir::Value, unsigned> slots;
+  llvm::SmallVector<mlir::Value> dyingHere;
 };
+
+/// A buffer of `value`'s type and shape that the caller may write: the
+/// tensor itself when `mayTake` (KernelContext::mayTake) and no other
+/// value holds it, else a copy of it, or a fresh buffer if the caller
+/// does not read its contents. Taking it updates in place what would be
+/// copied whole (a slice inserted into a loop's accumulator).
+TensorRef takeForWriting(RValue &value, bool mayTake,
+                         bool readsContents = true);
 
 using KernelBuilder =
     std::function<llvm::Expected<Step>(mlir::Operation *, KernelContext &)>;

@@ -18,6 +18,31 @@ static std::vector<unsigned> slotsOf(ValueRange values, KernelContext &ctx) {
   return slots;
 }
 
+/// Copies the loop's inits into its first iteration's slots; those the
+/// loop takes (`taken`) are moved, so the body may update them in place.
+static void startLoop(Frame &frame, llvm::ArrayRef<unsigned> slots,
+                      llvm::ArrayRef<unsigned> inits,
+                      const std::vector<bool> &taken) {
+  for (auto [slot, init, take] : llvm::zip_equal(slots, inits, taken))
+    frame.slots[slot] = take ? std::move(frame.slots[init]) : frame.slots[init];
+}
+
+static std::vector<bool> takenInits(Operation *op, ValueRange inits,
+                                    KernelContext &ctx) {
+  std::vector<bool> taken;
+  for (Value init : inits)
+    taken.push_back(ctx.mayTake(op, init));
+  return taken;
+}
+
+/// Moves what the last region yielded into `slots`: a loop's carried
+/// values then have no other holder, so the body may update them in place.
+static void takeYielded(Frame &frame, llvm::ArrayRef<unsigned> slots) {
+  for (auto [slot, value] : llvm::zip_equal(slots, frame.yielded))
+    frame.slots[slot] = std::move(value);
+  frame.yielded.clear();
+}
+
 /// Returns pass their operands to whoever runs the region: the caller of a
 /// function, or the op owning a region.
 llvm::Expected<Step> buildReturnKernel(Operation *op, KernelContext &ctx) {
@@ -51,6 +76,7 @@ static llvm::Expected<Step> buildFor(Operation *op, KernelContext &ctx) {
   unsigned upper = ctx.slot(loop.getUpperBound());
   unsigned step = ctx.slot(loop.getStep());
   std::vector<unsigned> inits = slotsOf(loop.getInitArgs(), ctx);
+  std::vector<bool> taken = takenInits(op, loop.getInitArgs(), ctx);
   unsigned induction = ctx.slot(loop.getInductionVar());
   std::vector<unsigned> carried = slotsOf(loop.getRegionIterArgs(), ctx);
   std::vector<unsigned> results = slotsOf(loop.getResults(), ctx);
@@ -59,8 +85,7 @@ static llvm::Expected<Step> buildFor(Operation *op, KernelContext &ctx) {
     return body.takeError();
   auto steps = std::make_shared<Steps>(std::move(*body));
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
-    for (auto [slot, init] : llvm::zip_equal(carried, inits))
-      frame.slots[slot] = frame.slots[init];
+    startLoop(frame, carried, inits, taken);
     int64_t lo = frame.slots[lower].i, hi = frame.slots[upper].i,
             st = frame.slots[step].i;
     if (st <= 0)
@@ -70,11 +95,10 @@ static llvm::Expected<Step> buildFor(Operation *op, KernelContext &ctx) {
       frame.slots[induction] = RValue::ofInt(i);
       if (llvm::Error err = runSteps(*steps, frame, context))
         return err;
-      for (auto [slot, value] : llvm::zip_equal(carried, frame.yielded))
-        frame.slots[slot] = value;
+      takeYielded(frame, carried);
     }
     for (auto [slot, value] : llvm::zip_equal(results, carried))
-      frame.slots[slot] = frame.slots[value];
+      frame.slots[slot] = std::move(frame.slots[value]);
     return llvm::Error::success();
   });
 }
@@ -105,8 +129,7 @@ buildBranch(Operation *op, KernelContext &ctx,
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
     if (llvm::Error err = runSteps((*regions)[choose(frame)], frame, context))
       return err;
-    for (auto [slot, value] : llvm::zip_equal(results, frame.yielded))
-      frame.slots[slot] = value;
+    takeYielded(frame, results);
     return llvm::Error::success();
   });
 }
@@ -139,6 +162,7 @@ static llvm::Expected<Step> buildExecuteRegion(Operation *op,
 static llvm::Expected<Step> buildWhile(Operation *op, KernelContext &ctx) {
   auto loop = llvm::cast<scf::WhileOp>(op);
   std::vector<unsigned> inits = slotsOf(loop.getInits(), ctx);
+  std::vector<bool> taken = takenInits(op, loop.getInits(), ctx);
   std::vector<unsigned> before = slotsOf(loop.getBeforeArguments(), ctx);
   std::vector<unsigned> after = slotsOf(loop.getAfterArguments(), ctx);
   std::vector<unsigned> results = slotsOf(loop.getResults(), ctx);
@@ -151,22 +175,18 @@ static llvm::Expected<Step> buildWhile(Operation *op, KernelContext &ctx) {
   auto steps = std::make_shared<std::pair<Steps, Steps>>(std::move(*cond),
                                                          std::move(*body));
   return Step([=](Frame &frame, DeviceContext &context) -> llvm::Error {
-    for (auto [slot, init] : llvm::zip_equal(before, inits))
-      frame.slots[slot] = frame.slots[init];
+    startLoop(frame, before, inits, taken);
     while (true) {
       if (llvm::Error err = runSteps(steps->first, frame, context))
         return err;
       if (!frame.condition) {
-        for (auto [slot, value] : llvm::zip_equal(results, frame.yielded))
-          frame.slots[slot] = value;
+        takeYielded(frame, results);
         return llvm::Error::success();
       }
-      for (auto [slot, value] : llvm::zip_equal(after, frame.yielded))
-        frame.slots[slot] = value;
+      takeYielded(frame, after);
       if (llvm::Error err = runSteps(steps->second, frame, context))
         return err;
-      for (auto [slot, value] : llvm::zip_equal(before, frame.yielded))
-        frame.slots[slot] = value;
+      takeYielded(frame, before);
     }
   });
 }

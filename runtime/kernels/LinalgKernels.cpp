@@ -48,6 +48,7 @@ struct StructuredKernel {
   /// Per output: whether its init's values matter (the body reads them, or
   /// some element is not written).
   std::vector<bool> readsInit;
+  std::vector<bool> initDies; // the init's last use: written in place
   ScalarProgram program;
   std::vector<std::pair<unsigned, unsigned>> outerRegisters; // (register, slot)
   std::vector<unsigned> tableSlots; // tensors the body reads with extract
@@ -185,17 +186,13 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
 
 static llvm::Error runStructured(const StructuredKernel &kernel, Frame &frame,
                                  const DeviceContext &context) {
-  // Outputs start as copies of the inits.
+  // Outputs start as the inits: themselves where they die here, else
+  // copies (or fresh buffers, where the body never reads them).
   std::vector<TensorRef> outputs;
-  for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o) {
-    const HostBuffer &init = *frame.slots[kernel.operands[o].slot].tensor;
-    bool readsInit = kernel.readsInit[o - kernel.numInputs];
-    auto out = std::make_shared<HostBuffer>(
-        init.type(), std::vector<int64_t>(init.shape()), Init::None);
-    if (readsInit)
-      std::memcpy(out->data(), init.data(), init.sizeInBytes());
-    outputs.push_back(out);
-  }
+  for (size_t o = kernel.numInputs; o < kernel.operands.size(); ++o)
+    outputs.push_back(takeForWriting(frame.slots[kernel.operands[o].slot],
+                                     kernel.initDies[o - kernel.numInputs],
+                                     kernel.readsInit[o - kernel.numInputs]));
   std::vector<const HostBuffer *> tensors;
   for (size_t o = 0; o < kernel.operands.size(); ++o)
     tensors.push_back(
@@ -370,11 +367,13 @@ static llvm::Expected<Step> buildStructured(Operation *op,
   bool allParallel = llvm::all_of(iterators, [](utils::IteratorType t) {
     return t == utils::IteratorType::parallel;
   });
-  for (OpOperand &init : linalgOp.getDpsInitsMutable())
+  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+    kernel->initDies.push_back(context.mayTake(op, init.get()));
     kernel->readsInit.push_back(
         !allParallel ||
         !linalgOp.getMatchingIndexingMap(&init).isPermutation() ||
         !linalgOp.getMatchingBlockArgument(&init).use_empty());
+  }
   for (int j = int(kernel->ranges.size()) - 1; j >= 0; --j) {
     if (iterators[j] != utils::IteratorType::parallel)
       continue;

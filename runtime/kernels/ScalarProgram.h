@@ -72,6 +72,15 @@ struct Register : ElementKind {
 /// Reads `lanes` elements of `t` from `offset`, `stride` apart, into `reg`.
 inline void loadLanes(Register &reg, const HostBuffer &t, int64_t offset,
                       int64_t stride, int64_t lanes) {
+  if (stride == 0 && lanes > 1) { // one element on every lane: a fill
+    if (reg.isF32() && t.type() == ElementType::F32)
+      std::fill(reg.s, reg.s + lanes, t.as<float>()[offset]);
+    else if (reg.isFloat)
+      reg.fill(0, lanes, t.getFloat(offset), 0);
+    else
+      reg.fill(0, lanes, 0, t.getInt(offset));
+    return;
+  }
   if (reg.isF32() && t.type() == ElementType::F32) {
     const float *p = t.as<float>() + offset;
     if (stride == 1) // a loop, not memmove: vectorised for the CPU path

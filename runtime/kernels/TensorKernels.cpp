@@ -339,20 +339,21 @@ static llvm::Expected<Step> buildInsertSlice(Operation *op,
   unsigned source = ctx.slot(insert.getSource());
   unsigned dest = ctx.slot(insert.getDest());
   unsigned result = ctx.slot(insert.getResult());
+  bool destDies = ctx.mayTake(op, insert.getDest());
   return Step([=, p = *params](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostBuffer &in = *frame.slots[source].tensor;
-    const HostBuffer &into = *frame.slots[dest].tensor;
-    auto out = std::make_shared<HostBuffer>(
-        into.type(), std::vector<int64_t>(into.shape()), Init::None);
-    std::memcpy(out->data(), into.data(), into.sizeInBytes());
-    int64_t bytes = elementTypeBytes(into.type());
     Box box = p.box(frame);
+    llvm::ArrayRef<int64_t> destShape = frame.slots[dest].tensor->shape();
     for (size_t d = 0; d < box.sizes.size(); ++d)
       if (box.offsets[d] < 0 ||
-          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >=
-              into.shape()[d])
+          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >= destShape[d])
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "tensor.insert_slice out of bounds");
+    // Into the destination itself where it dies here (a loop's
+    // accumulator): a copy of it all per slice would cost O(size) each.
+    TensorRef out = takeForWriting(frame.slots[dest], destDies);
+    const HostBuffer &into = *out;
+    int64_t bytes = elementTypeBytes(into.type());
     if (llvm::all_of(box.strides, [](int64_t s) { return s == 1; }) &&
         in.rank() == int64_t(box.sizes.size()))
       copyBox(in, std::vector<int64_t>(in.rank(), 0), box.sizes, *out,
