@@ -14,7 +14,7 @@
 //   4-layer MLP, batch 512, width 1024: 1 device / 2 devices     >= 1.6
 // and, without targets: attention's batch_matmul, ResNet-50's 1x1 and 3x3
 // convolutions (against OpenBLAS on the same GEMM), a depthwise
-// convolution (against memcpy of its bytes).
+// convolution and GELU's tanh chain (against memcpy of their bytes).
 // The first line names the CPU and what the kernels run on it. On an
 // AVX-512 machine the figures are then measured again on the AVX2 path.
 // Exits 1 if a target is missed.
@@ -283,6 +283,38 @@ void BM_LayerNormSpmd(benchmark::State &state) {
   runProgram(state, *program, {randomTensor({kRows, kRowLength}, 1)}, 1);
 }
 
+/// GELU as BERT and GPT-2 write it: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715
+/// x^3))), one elementwise generic.
+void BM_GeluSpmd(benchmark::State &state) {
+  std::string t = tensorType({kRows, kRowLength});
+  std::unique_ptr<LoadedProgram> program = compile(
+      "#m = affine_map<(d0, d1) -> (d0, d1)>\n"
+      "func.func @main(%x: " +
+      t + ") -> " + t +
+      " {\n"
+      "  %e = tensor.empty() : " +
+      t +
+      "\n"
+      "  %half = arith.constant 0.5 : f32\n"
+      "  %one = arith.constant 1.0 : f32\n"
+      "  %c = arith.constant 0.7978845608 : f32\n"
+      "  %k = arith.constant 0.044715 : f32\n"
+      "  %r = linalg.generic {indexing_maps = [#m, #m], iterator_types = "
+      "[\"parallel\", \"parallel\"]} ins(%x : " +
+      t + ") outs(%e : " + t +
+      ") {\n"
+      "  ^bb0(%a: f32, %o: f32):\n"
+      "    %a3 = arith.mulf %a, %a : f32\n    %a4 = arith.mulf %a3, %a : f32\n"
+      "    %t1 = arith.mulf %a4, %k : f32\n    %t2 = arith.addf %a, %t1 : f32\n"
+      "    %t3 = arith.mulf %t2, %c : f32\n    %th = math.tanh %t3 : f32\n"
+      "    %p = arith.addf %th, %one : f32\n    %h = arith.mulf %a, %half : "
+      "f32\n"
+      "    %q = arith.mulf %h, %p : f32\n    linalg.yield %q : f32\n"
+      "  } -> " +
+      t + "\n  return %r : " + t + "\n}\n");
+  runProgram(state, *program, {randomTensor({kRows, kRowLength}, 1)}, 1);
+}
+
 //===--- elementwise ------------------------------------------------------===//
 
 // The elementwise kernel reads two inputs and writes one: three buffers,
@@ -496,6 +528,7 @@ BENCHMARK(BM_ConvSpmd)
 BENCHMARK(BM_DepthwiseSpmd)->Args({58, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SoftmaxSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LayerNormSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_GeluSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Memcpy)
     ->Arg(kElements * 4 * 3 / 2)
     ->Arg(kReduceElements * 4)
@@ -644,6 +677,10 @@ int main(int argc, char **argv) {
        time("BM_Memcpy/" + std::to_string(kReduceElements * 4) + "/real_time") /
            4 / time("BM_LayerNormSpmd/real_time"),
        kMemoryBound},
+      {"GELU (tanh) 4096 x 1024: time of a memcpy / spmd",
+       time("BM_Memcpy/" + std::to_string(kReduceElements * 4) + "/real_time") /
+           4 / time("BM_GeluSpmd/real_time"),
+       0},
   };
   figures.insert(figures.end(), more.begin(), more.end());
   std::vector<Figure> rest = {

@@ -29,12 +29,13 @@ export SPMD_MUTANTS=300
 # path runs the other tests here; the baseline path is forced for the
 # kernel unit tests and the oracle (the oracle on the best path, the lit
 # and corpus runs on the baseline path, and the forced AVX2 and AVX-512
-# runs are the main job's). The random-stop MPI test runs 5 trials per
+# runs are the main job's), and the check that the optimised evaluator's
+# CPU-path copies inline it (a property of the optimised build). The random-stop MPI test runs 5 trials per
 # process count, not 10: each trial sleeps through a timeout, and the
 # sanitizers add no path to the waits.
 export SPMD_STOP_TRIALS=5
 ctest --test-dir build-asan -j2 --output-on-failure \
-  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|mpi/corpus/|run/fuzz/(seed-[2-9]|nonlinear)|run/oracle/|run/reshard-pairs|run/differential|api/out-of-tree-|cpu-path/avx|cpu-path/baseline/(lit|corpus)|lit/auto-shard/many-axes|lit/run/auto-shard-(layers|patterns|budget)\.|AutoShardProblemTest\.RandomChains|CheckProgram\.(NonlinearOpsAfterSplitSums|ThousandthOffAfterSplitSums|LargeRoundingErrors))'
+  -E '^(run/corpus/|pipeline/corpus/|propagate/corpus/|autoshard/corpus/|mpi/corpus/|run/fuzz/(seed-[2-9]|nonlinear)|run/oracle/|run/reshard-pairs|run/differential|api/out-of-tree-|cpu-path/avx|runtime/cpu-path-inlining|cpu-path/baseline/(lit|corpus)|lit/auto-shard/many-axes|lit/run/auto-shard-(layers|patterns|budget)\.|AutoShardProblemTest\.RandomChains|CheckProgram\.(NonlinearOpsAfterSplitSums|ThousandthOffAfterSplitSums|LargeRoundingErrors))'
 python3 tests/tools/fuzz_programs.py build-asan/bin/spmd-run --nonlinear \
   --seed=1 --cases=40 --jobs=2
 # The fuzzers look for leaks too: each input makes and destroys a context,

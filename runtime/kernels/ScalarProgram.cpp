@@ -3,6 +3,7 @@
 #include "runtime/kernels/ScalarProgram.h"
 #include "ir/Locations.h"
 #include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/gemm/GemmKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -552,6 +553,11 @@ static void evaluate(Opcode op, const Lanes &l) {
     return;
 #define SCALAR_FLOAT_UNARY(Name, Op, Expr)                                     \
   case Opcode::Name:                                                           \
+    return floatUnary(l, [&](auto x) { return (Expr); });
+#define SCALAR_FLOAT_MATH(Name, Op, Expr, Method)                              \
+  case Opcode::Name:                                                           \
+    if (l.d.isF32() && a.isF32())                                              \
+      return gemmKernels().mathF32[size_t(MathFunction::Name)](a.s, l.d.s, n); \
     return floatUnary(l, [&](auto x) { return (Expr); });
 #define SCALAR_FLOAT_BINARY(Name, Op, Expr)                                    \
   case Opcode::Name:                                                           \

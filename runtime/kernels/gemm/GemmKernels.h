@@ -1,15 +1,16 @@
 //===- GemmKernels.h - GEMMs built for one instruction set ------*- C++ -*-===//
 //
 // The table each per-path kernel library (libSpmdGemm<Path>.so) exports:
-// the GEMMs, and the other kernels whose speed is Eigen's vector width
-// (vectorised exp). Plain C types only: the libraries keep their Eigen
-// private.
+// the GEMMs, and the other kernels whose speed is the vector width the
+// library is compiled for (Eigen's vectorised math functions, softmax). Plain C
+// types only: the libraries keep their Eigen private.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPMD_RUNTIME_GEMM_GEMMKERNELS_H
 #define SPMD_RUNTIME_GEMM_GEMMKERNELS_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace spmd::runtime {
@@ -29,6 +30,17 @@ using GemmFn = void (*)(GemmOperand<const T> a, GemmOperand<const T> b,
                         GemmOperand<T> c, int64_t m, int64_t k, int64_t n,
                         bool accumulate);
 
+/// The math functions with vector code for f32 lanes (ScalarOps.def's
+/// SCALAR_FLOAT_MATH rows).
+enum class MathFunction : uint8_t {
+#define SCALAR_FLOAT_MATH(Name, Op, Expr, Method) Name,
+#include "runtime/kernels/ScalarOps.def"
+  Count
+};
+
+/// y[i] = f(x[i]) for i < n (x and y may be the same array).
+using LanesF32Fn = void (*)(const float *x, float *y, int64_t n);
+
 struct GemmKernels {
   /// The vector instruction sets Eigen was compiled with ("AVX512 AVX2 FMA
   /// SSE2", ...).
@@ -39,6 +51,8 @@ struct GemmKernels {
   /// exp(x - max) over their sum (kept in double).
   void (*softmaxRowsF32)(const float *in, float *out, int64_t rows,
                          int64_t length);
+  /// Each MathFunction over f32 lanes, within 4 ulp.
+  LanesF32Fn mathF32[size_t(MathFunction::Count)];
 };
 
 /// The kernels of the current CPU path (runtime/kernels/CpuPath.cpp).
