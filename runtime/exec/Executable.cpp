@@ -12,6 +12,8 @@
 #include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+
 using namespace mlir;
 
 namespace spmd::runtime {
@@ -136,8 +138,12 @@ bool KernelContext::mayTake(Operation *op, Value value) const {
 
 TensorRef takeForWriting(RValue &value, bool mayTake, bool readsContents) {
   assert(value.tensor && "a tensor value");
-  if (mayTake && value.tensor.use_count() == 1)
+  if (mayTake && value.tensor.use_count() == 1) {
+    // use_count() reads relaxed; another device that dropped its reference
+    // (a buffer collectives shared) released its reads with it.
+    std::atomic_thread_fence(std::memory_order_acquire);
     return std::move(value.tensor);
+  }
   if (readsContents)
     return std::make_shared<HostBuffer>(*value.tensor);
   return std::make_shared<HostBuffer>(
