@@ -46,6 +46,7 @@ static void addPhase(OpPassManager &pm, const PipelineOptions &options,
     return;
   case Phase::Fuse:
     pm.addPass(createSpmdFuseElementwise());
+    pm.addPass(createSpmdRaiseLayerNorm());
     return;
   }
   llvm_unreachable("a phase without passes");

@@ -79,6 +79,30 @@ LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 //===----------------------------------------------------------------------===//
+// Layer norm
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType type = getInput().getType();
+  if (type.getRank() == 0)
+    return emitOpError("needs a dimension to normalize over");
+  int64_t rowLength = type.getShape().back();
+  for (Value operand : {getScale(), getShift()}) {
+    if (!operand)
+      continue;
+    StringRef name = operand == getScale() ? "scale" : "shift";
+    if (ShapedType::isDynamic(rowLength))
+      return emitOpError("needs a static last dimension to take a ") << name;
+    auto given = llvm::cast<RankedTensorType>(operand.getType());
+    if (!given.hasStaticShape() || given.getNumElements() != rowLength)
+      return emitOpError("needs ")
+             << name << " to hold one element per element of a row ("
+             << rowLength << "), not " << given;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Collective shapes
 //===----------------------------------------------------------------------===//
 

@@ -358,4 +358,37 @@ def Spmd_AxisIndexOp : Spmd_Op<"axis_index", [
   let assemblyFormat = "$axis `on` $mesh attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Computations the Fuse phase hands to a library kernel
+//===----------------------------------------------------------------------===//
+
+def Spmd_LayerNormOp : Spmd_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Normalizes each row (the last dimension) of a tensor";
+  let description = [{
+    `y = (x - mean) * rsqrt(var + epsilon)`, then `* scale` and `+ shift`
+    when given, where `mean` and `var` (the biased variance) are taken over
+    the last dimension. `scale` and `shift` hold one f32 per element of that
+    dimension, in any shape of that many elements.
+    ```mlir
+    %y = spmd.layer_norm %x scale %g : tensor<1024xf32>
+        epsilon = 1.0e-05 : tensor<8x1024xf32>
+    ```
+    The Fuse phase makes it from the linalg ops that compute a layer norm
+    (`--spmd-raise-layer-norm`), so that the executor runs it in one pass
+    over each row; it is not for input programs, and has no sharding rule.
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input,
+                       Optional<RankedTensorOf<[F32]>>:$scale,
+                       Optional<RankedTensorOf<[F32]>>:$shift,
+                       F32Attr:$epsilon);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input (`scale` $scale^ `:` type($scale))?
+    (`shift` $shift^ `:` type($shift))? `epsilon` `=` $epsilon attr-dict
+    `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SPMD_IR_SPMDOPS_TD

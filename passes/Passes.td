@@ -161,6 +161,23 @@ def SpmdFuseElementwise : Pass<"spmd-fuse-elementwise", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdRaiseLayerNorm : Pass<"spmd-raise-layer-norm", "mlir::ModuleOp"> {
+  let summary = "Makes the linalg ops of an f32 layer norm one spmd.layer_norm";
+  let dependentDialects = ["mlir::spmd::SpmdDialect"];
+  let description = [{
+    Finds, through elementwise generics and row sums, an f32 value computed
+    as `(x - mean(x)) * rsqrt(mean((x - mean(x))^2) + eps)` over the last
+    dimension of `x` (also written with `1 / sqrt`, `/ sqrt`, or the means
+    as sums times `1/n`), optionally times a per-column `scale` and plus a
+    per-column `shift`, and computes it with `spmd.layer_norm` instead; the
+    ops it leaves unused are erased. The executor runs that op with
+    oneDNN's layer normalization, which reads and writes each element once,
+    where the ops it replaces make five passes over the tensor. Part of the
+    Fuse phase. Other element types, reductions over other dimensions and
+    the E[x^2] - E[x]^2 form are left as they are.
+  }];
+}
+
 def SpmdDropShardings : Pass<"spmd-drop-shardings", "mlir::ModuleOp"> {
   let summary = "Makes the program one for one device: its shardings and meshes go";
   let description = [{

@@ -10,7 +10,7 @@ packages=(
   libeigen3-dev libabsl-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
-  libopenblas-dev
+  libopenblas-dev libdnnl-dev
   coinor-libcbc-dev pkg-config
 )
 

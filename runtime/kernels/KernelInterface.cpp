@@ -9,6 +9,7 @@ using namespace mlir;
 void spmd::runtime::registerKernelModels(DialectRegistry &registry) {
   registerLinalgKernels(registry);
   registerSoftmaxKernels(registry);
+  registerNormalizationKernels(registry);
   registerElementwiseKernels(registry);
   registerTensorKernels(registry);
   registerControlFlowKernels(registry);

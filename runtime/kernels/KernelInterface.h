@@ -24,6 +24,7 @@ void registerKernelModels(mlir::DialectRegistry &registry);
 // One function per family, each in its own file under runtime/kernels/.
 void registerLinalgKernels(mlir::DialectRegistry &registry);
 void registerSoftmaxKernels(mlir::DialectRegistry &registry);
+void registerNormalizationKernels(mlir::DialectRegistry &registry);
 void registerElementwiseKernels(mlir::DialectRegistry &registry);
 void registerTensorKernels(mlir::DialectRegistry &registry);
 void registerControlFlowKernels(mlir::DialectRegistry &registry);

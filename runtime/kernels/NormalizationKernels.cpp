@@ -1,0 +1,142 @@
+//===- NormalizationKernels.cpp - spmd.layer_norm -------------------------===//
+//
+// oneDNN's layer normalization: it reads each row once, keeps it in cache
+// for the mean and the variance, and writes it once (the linalg ops it
+// replaces make five passes over the tensor). oneDNN selects its AVX2 or
+// AVX-512 code when it loads. Rows are split over the device's threads, and
+// each part runs on its calling thread alone: oneDNN's OpenMP runtime is
+// held to one thread there, so oneDNN adds no threads to the device pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/KernelInterface.h"
+#include "runtime/kernels/Parallel.h"
+
+#include "ir/SpmdOps.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <mutex>
+
+// From libgomp, the OpenMP runtime oneDNN is built on (declared here: the
+// header is the compiler's, and clang's builds have another runtime's).
+extern "C" void omp_set_num_threads(int);
+extern "C" int omp_get_max_threads(void);
+
+using namespace mlir;
+
+namespace spmd::runtime {
+
+/// oneDNN's CPU engine, its code held to the runtime's CPU path. oneDNN
+/// fixes its instruction set for the process at its first primitive: the
+/// path in force then.
+static const dnnl::engine &cpuEngine() {
+  static const dnnl::engine engine = [] {
+    if (cpuPath() != CpuPath::Avx512)
+      (void)dnnl::set_max_cpu_isa(cpuPath() == CpuPath::Avx2
+                                      ? dnnl::cpu_isa::avx2
+                                      : dnnl::cpu_isa::sse41);
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return engine;
+}
+
+/// Normalises `rows` rows of `length` floats from `x` into `y`. Returns
+/// oneDNN's message when it refuses.
+static std::optional<std::string>
+layerNormRows(const float *x, const float *scale, const float *shift, float *y,
+              int64_t rows, int64_t length, float epsilon) {
+  using namespace dnnl;
+  // The OpenMP threads of this thread's parallel regions (a per-thread
+  // setting): one, since this thread is one of the device's; restored
+  // after, in case it is a thread of the user's too.
+  int ompThreads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  auto restore =
+      llvm::make_scope_exit([&] { omp_set_num_threads(ompThreads); });
+  try {
+    memory::desc rowsDesc({rows, length}, memory::data_type::f32,
+                          memory::format_tag::ab);
+    memory::desc columnDesc({length}, memory::data_type::f32,
+                            memory::format_tag::a);
+    normalization_flags flags = normalization_flags::none;
+    if (scale)
+      flags |= normalization_flags::use_scale;
+    if (shift)
+      flags |= normalization_flags::use_shift;
+    // Made again per call: oneDNN's primitive cache returns the same one.
+    layer_normalization_forward primitive(
+        layer_normalization_forward::primitive_desc(
+            layer_normalization_forward::desc(prop_kind::forward_inference,
+                                              rowsDesc, epsilon, flags),
+            cpuEngine()));
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(rowsDesc, cpuEngine(), const_cast<float *>(x))},
+        {DNNL_ARG_DST, memory(rowsDesc, cpuEngine(), y)}};
+    if (scale)
+      args.emplace(DNNL_ARG_SCALE,
+                   memory(columnDesc, cpuEngine(), const_cast<float *>(scale)));
+    if (shift)
+      args.emplace(DNNL_ARG_SHIFT,
+                   memory(columnDesc, cpuEngine(), const_cast<float *>(shift)));
+    stream onThisThread(cpuEngine());
+    primitive.execute(onThisThread, args);
+    onThisThread.wait();
+  } catch (const dnnl::error &e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+static llvm::Expected<Step> buildLayerNorm(Operation *op, KernelContext &ctx) {
+  auto norm = llvm::cast<mlir::spmd::LayerNormOp>(op);
+  if (!norm.getInput().getType().hasStaticShape())
+    return opError(op, "needs a statically shaped tensor");
+  auto slotOf = [&](Value v) {
+    return v ? std::optional(ctx.slot(v)) : std::nullopt;
+  };
+  unsigned input = ctx.slot(norm.getInput()), result = ctx.slot(norm);
+  std::optional<unsigned> scale = slotOf(norm.getScale()),
+                          shift = slotOf(norm.getShift());
+  float epsilon = norm.getEpsilon().convertToFloat();
+  return Step([=](Frame &frame, DeviceContext &device) -> llvm::Error {
+    const HostBuffer &x = *frame.slots[input].tensor;
+    auto data = [&](std::optional<unsigned> slot) -> const float * {
+      return slot ? frame.slots[*slot].tensor->as<float>() : nullptr;
+    };
+    auto out = std::make_shared<HostBuffer>(
+        x.type(), std::vector<int64_t>(x.shape()), Init::None);
+    int64_t length = x.shape().back();
+    int64_t rows = length ? x.numElements() / length : 0;
+    std::mutex failureMutex;
+    std::optional<std::string> failure;
+    if (rows > 0)
+      parallelFor(device.threads.atMost(x.numElements() / (1 << 16)), rows,
+                  [&](int64_t first, int64_t last) {
+                    std::optional<std::string> refused = layerNormRows(
+                        x.as<float>() + first * length, data(scale),
+                        data(shift), out->as<float>() + first * length,
+                        last - first, length, epsilon);
+                    std::lock_guard<std::mutex> lock(failureMutex);
+                    if (refused && !failure)
+                      failure = refused;
+                  });
+    if (failure)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "oneDNN refused a layer norm of " + std::to_string(rows) +
+              " rows of " + std::to_string(length) + ": " + *failure);
+    frame.slots[result] = RValue::ofTensor(std::move(out));
+    return llvm::Error::success();
+  });
+}
+
+void registerNormalizationKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
+    attachKernel<buildLayerNorm, mlir::spmd::LayerNormOp>(context);
+  });
+}
+
+} // namespace spmd::runtime
