@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -57,8 +58,7 @@ static bool sameExpr(const Expr *a, const Expr *b) {
   return true;
 }
 
-/// Builds the tree of one element of a tensor of shape `rows x length`,
-/// remembering the generics and fills it looked through.
+/// Builds the tree of one element of a tensor of shape `rows x length`.
 class ExprBuilder {
 public:
   explicit ExprBuilder(RankedTensorType type) : type(type) {}
@@ -70,16 +70,12 @@ public:
     return bodyValue(op, yielded(op, number), Space::Element);
   }
 
-  /// The ops the trees built so far read through.
-  const llvm::SetVector<Operation *> &seen() const { return readThrough; }
-
 private:
   /// Work bounded on large graphs: a layer norm's tree has about 30 nodes.
   static constexpr size_t kMaxNodes = 256;
 
   RankedTensorType type;
   std::deque<Expr> nodes;
-  llvm::SetVector<Operation *> readThrough;
 
   FailureOr<const Expr *> make(Expr expr) {
     if (nodes.size() >= kMaxNodes)
@@ -174,11 +170,7 @@ private:
     if (auto splat = llvm::dyn_cast_if_present<SplatElementsAttr>(zero))
       zero = splat.getSplatValue<Attribute>();
     auto value = llvm::dyn_cast_if_present<FloatAttr>(zero);
-    if (!value || !value.getValue().isZero())
-      return false;
-    if (fill)
-      readThrough.insert(fill.getOperation());
-    return true;
+    return value && value.getValue().isZero();
   }
 
   /// The tree of `v`, a tensor read at `space`.
@@ -188,15 +180,13 @@ private:
                      : linalg::GenericOp();
     if (op && space == Space::Element && isElementwiseOverAll(op)) {
       FailureOr<const Expr *> e =
-          through(op, bodyValue(op, yielded(op, result.getResultNumber()),
-                                Space::Element));
+          bodyValue(op, yielded(op, result.getResultNumber()), Space::Element);
       if (succeeded(e))
         const_cast<Expr *>(*e)->tensor = v;
       return e;
     }
     if (op && space == Space::Row && isElementwiseOverRows(op))
-      return through(
-          op, bodyValue(op, yielded(op, result.getResultNumber()), Space::Row));
+      return bodyValue(op, yielded(op, result.getResultNumber()), Space::Row);
     if (op && space == Space::Row && isRowSum(op)) {
       Value sum = yielded(op, 0);
       auto add = sum.getDefiningOp<arith::AddFOp>();
@@ -210,7 +200,7 @@ private:
       FailureOr<const Expr *> summed = bodyValue(op, term, Space::Element);
       if (failed(summed))
         return failure();
-      return through(op, make({Expr::RowSum, {}, Space::Row, 0, {*summed}}));
+      return make({Expr::RowSum, {}, Space::Row, 0, {*summed}});
     }
     auto tensor = llvm::dyn_cast<RankedTensorType>(v.getType());
     if (!tensor || !tensor.getElementType().isF32() ||
@@ -221,12 +211,6 @@ private:
           tensor.getNumElements() != type.getShape().back())))
       return failure();
     return make({Expr::Leaf, v, space, 0, {}, v});
-  }
-
-  FailureOr<const Expr *> through(Operation *op, FailureOr<const Expr *> e) {
-    if (succeeded(e))
-      readThrough.insert(op);
-    return e;
   }
 
   /// The tree of `v`, a scalar in the body of `op`, whose loops are read
@@ -408,13 +392,12 @@ private:
 } // namespace
 
 /// Replaces result `number` of `op` by a layer norm when it computes one.
-static bool raise(linalg::GenericOp op, unsigned number,
-                  llvm::SetVector<Operation *> &readThrough) {
+static bool raise(linalg::GenericOp op, unsigned number) {
   auto type = llvm::dyn_cast<RankedTensorType>(op->getResult(number).getType());
   if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
       !type.getElementType().isF32())
     return false;
-  ExprBuilder builder(type);
+  ExprBuilder builder(type); // owns the tree
   FailureOr<const Expr *> tree = builder.ofResult(op, number);
   if (failed(tree))
     return false;
@@ -426,8 +409,6 @@ static bool raise(linalg::GenericOp op, unsigned number,
       b, op.getLoc(), type, found->input, found->scale, found->shift,
       b.getF32FloatAttr(found->epsilon));
   op->getResult(number).replaceAllUsesWith(raised.getResult());
-  readThrough.insert(builder.seen().begin(), builder.seen().end());
-  readThrough.insert(op);
   return true;
 }
 
@@ -437,36 +418,17 @@ struct RaiseLayerNormPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    llvm::SetVector<Operation *> readThrough;
+    llvm::SetVector<Operation *> changed; // functions
     for (linalg::GenericOp op : generics)
       for (unsigned i = 0; i < op->getNumResults(); ++i)
-        if (!op->getResult(i).use_empty())
-          raise(op, i, readThrough);
-    // What the layer norms replaced, and what only that read, once unused.
-    bool erased = true;
-    while (erased) {
-      erased = false;
-      SmallVector<Operation *> candidates = readThrough.takeVector();
-      for (Operation *op : llvm::reverse(candidates)) {
-        if (!isOpTriviallyDead(op)) {
-          readThrough.insert(op);
-          continue;
-        }
-        auto mayBecomeDead = [&](Value read) {
-          if (Operation *def = read.getDefiningOp())
-            readThrough.insert(def);
-        };
-        llvm::for_each(op->getOperands(), mayBecomeDead);
-        visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
-          mayBecomeDead(use->get());
-        });
-        // Neither it nor an op inside it (a dead loop's body) may stay: an
-        // op erased before might have put them back.
-        op->walk([&](Operation *inner) { readThrough.remove(inner); });
-        op->erase();
-        erased = true;
-      }
-    }
+        if (!op->getResult(i).use_empty() && raise(op, i))
+          changed.insert(op->getParentOfType<FunctionOpInterface>());
+    // The ops the layer norms replaced, and what only they read (the
+    // constants in their bodies, a loop computing their statistics), now
+    // unused: upstream's dead code elimination.
+    IRRewriter rewriter(&getContext());
+    for (Operation *function : changed)
+      (void)runRegionDCE(rewriter, function->getRegions());
   }
 };
 } // namespace

@@ -264,3 +264,45 @@ TEST(CpuPath, VectorMathOfEveryPath) {
     }
   }
 }
+
+/// `want`, within 4 ulp of f32 where ulp is the spacing at `want`,
+/// subnormal spacing included: no absolute slack.
+static void expectWithin4Ulp(float got, double want, float x) {
+  float wantF = float(want);
+  float ulp = std::nextafter(std::fabs(wantF), INFINITY) - std::fabs(wantF);
+  EXPECT_LE(std::fabs(double(got) - want), 4.0 * ulp) << "x = " << x;
+}
+
+// Where exp leaves the normal floats (-87.3 to -103.9) and under it (0):
+// Eigen's AVX2 and SSE exp clamp at -88.7, and gave exp(-100) = 2.9e-39
+// and exp(-1e4) = 2.9e-39, in math bodies and in softmax rows (masked
+// attention scores). Every path must give libm's.
+TEST(CpuPath, ExpUnderflowsAsLibmOnEveryPath) {
+  PathGuard guard;
+  const float xs[] = {-87.0f,  -87.5f,  -88.5f,  -88.8f,  -95.0f, -100.0f,
+                      -103.0f, -103.9f, -104.0f, -110.0f, -1e4f,  -1e30f};
+  for (CpuPath path : kPaths) {
+    if (!setCpuPath(path))
+      continue;
+    SCOPED_TRACE(cpuPathName(path).str());
+    // Each value in a full vector of its own, and all of them together.
+    for (int64_t n : {int64_t(std::size(xs)), int64_t(64)}) {
+      std::vector<float> x(n), y(n);
+      for (int64_t i = 0; i < n; ++i)
+        x[i] = xs[i % std::size(xs)];
+      gemmKernels().mathF32[size_t(MathFunction::Exp)](x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        expectWithin4Ulp(y[i], std::exp(double(x[i])), x[i]);
+      // A softmax row whose maximum is 0: each entry is exp(x) / (1 + tiny).
+      std::vector<float> row(x);
+      row[0] = 0.0f;
+      std::vector<float> out(n);
+      gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
+      double sum = 0;
+      for (float v : row)
+        sum += std::exp(double(v));
+      for (int64_t i = 0; i < n; ++i)
+        expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+    }
+  }
+}

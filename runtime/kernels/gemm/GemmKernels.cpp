@@ -72,9 +72,12 @@ inline bool isNormalFinite(float x) {
 /// y = f(x) over n f32 lanes by Eigen's vectorised functions at this
 /// library's vector width (`Fn::lanes` calls one on an array). Eigen's
 /// take normal finite numbers: its logs read a subnormal as the smallest
-/// normal, its tanh clamps NaN away. So lanes holding anything else (0,
-/// subnormals, infinities, NaN: rare in practice, counted in one vector
-/// pass) are computed again by libm (`Fn::one`). x and y may be one array.
+/// normal, its tanh clamps NaN away. And they give normal results: its
+/// AVX2 and SSE exp clamps its input at -88.7, where the result leaves the
+/// normal floats, so exp(-100) came out 2.9e-39 and exp(-1e4) not 0. So
+/// lanes holding or giving anything else (0, subnormals, infinities, NaN:
+/// rare in practice, counted in one vector pass) are computed again by
+/// libm (`Fn::one`). x and y may be one array.
 template <typename Fn> void lanesF32(const float *x, float *y, int64_t n) {
   constexpr int64_t kChunk = 256;
   float in[kChunk];
@@ -85,9 +88,9 @@ template <typename Fn> void lanesF32(const float *x, float *y, int64_t n) {
         Fn::lanes(Eigen::Map<const Eigen::ArrayXf>(in, m));
     int special = 0;
     for (int64_t k = 0; k < m; ++k)
-      special += !isNormalFinite(in[k]);
+      special += !isNormalFinite(in[k]) | !isNormalFinite(y[i + k]);
     for (int64_t k = 0; special && k < m; ++k)
-      if (!isNormalFinite(in[k]))
+      if (!isNormalFinite(in[k]) || !isNormalFinite(y[i + k]))
         y[i + k] = Fn::one(in[k]);
   }
 }
@@ -108,7 +111,21 @@ void softmaxRows(const float *in, float *out, int64_t rows, int64_t length) {
   for (int64_t r = 0; r < rows; ++r) {
     Eigen::Map<const Eigen::ArrayXf> x(in + r * length, length);
     Eigen::Map<Eigen::ArrayXf> y(out + r * length, length);
-    y = (x - x.maxCoeff()).exp();
+    // exp(x - max). Eigen's AVX2 and SSE exp clamps at -88.7, where the
+    // result leaves the normal floats. Rows reaching below -87 (masked
+    // scores) have the lanes whose result is not normal made again: 0
+    // below -104 (where exp rounds to 0), else by libm.
+    constexpr float kNormal = -87.0f, kUnderflow = -104.0f;
+    float max = x.maxCoeff();
+    y = (x - max).exp();
+    if (x.minCoeff() - max < kNormal) {
+      float *row = out + r * length;
+      for (int64_t i = 0; i < length; ++i)
+        if (!isNormalFinite(row[i])) {
+          float d = in[r * length + i] - max;
+          row[i] = d < kUnderflow ? 0.0f : std::exp(d);
+        }
+    }
     double sum = 0;
     for (int64_t i = 0; i < length; i += kChunk)
       sum += y.segment(i, std::min(kChunk, length - i)).sum();
