@@ -347,9 +347,13 @@ private:
       return sumOf(e->operands[0]);
     if (e->kind != Expr::Mul)
       return nullptr;
-    double reciprocal = double(1.0f / float(length));
+    // 1/n as f32 division rounds it, or as double then rounded to f32.
+    auto isReciprocal = [&](const Expr *c) {
+      return isConstant(c, double(1.0f / float(length))) ||
+             isConstant(c, double(float(1.0 / double(length))));
+    };
     for (int i = 0; i < 2; ++i)
-      if (isConstant(e->operands[i], reciprocal))
+      if (isReciprocal(e->operands[i]))
         return sumOf(e->operands[1 - i]);
     return nullptr;
   }
