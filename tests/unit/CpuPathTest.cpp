@@ -276,15 +276,29 @@ static void expectWithin4Ulp(float got, double want, float x) {
 // Where exp leaves the normal floats (-87.3 to -103.9) and under it (0):
 // Eigen's AVX2 and SSE exp clamp at -88.7, and gave exp(-100) = 2.9e-39
 // and exp(-1e4) = 2.9e-39, in math bodies and in softmax rows (masked
-// attention scores). Every path must give libm's.
+// attention scores). Every path must give libm's; and near the top of the
+// floats (2^128 scaled down by the polynomial) and over it (inf).
 TEST(CpuPath, ExpUnderflowsAsLibmOnEveryPath) {
   PathGuard guard;
+  const float high[] = {88.0f,  88.3f, 88.4f,  88.6f, 88.72f,
+                        88.73f, 89.0f, 100.0f, 1e30f};
   const float xs[] = {-87.0f,  -87.5f,  -88.5f,  -88.8f,  -95.0f, -100.0f,
                       -103.0f, -103.9f, -104.0f, -110.0f, -1e4f,  -1e30f};
   for (CpuPath path : kPaths) {
     if (!setCpuPath(path))
       continue;
     SCOPED_TRACE(cpuPathName(path).str());
+    std::vector<float> top(std::begin(high), std::end(high)),
+        topExp(top.size());
+    gemmKernels().mathF32[size_t(MathFunction::Exp)](top.data(), topExp.data(),
+                                                     int64_t(top.size()));
+    for (size_t i = 0; i < top.size(); ++i) {
+      double want = std::exp(double(top[i]));
+      if (std::isinf(float(want)))
+        EXPECT_EQ(topExp[i], INFINITY) << "x = " << top[i];
+      else
+        expectWithin4Ulp(topExp[i], want, top[i]);
+    }
     // Each value in a full vector of its own, and all of them together.
     for (int64_t n : {int64_t(std::size(xs)), int64_t(64)}) {
       std::vector<float> x(n), y(n);
