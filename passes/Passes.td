@@ -169,8 +169,9 @@ def SpmdRaiseLayerNorm : Pass<"spmd-raise-layer-norm", "mlir::ModuleOp"> {
     as `(x - mean(x)) * rsqrt(mean((x - mean(x))^2) + eps)` over the last
     dimension of `x` (also written with `1 / sqrt`, `/ sqrt`, or the means
     as sums times `1/n`), optionally times a per-column `scale` and plus a
-    per-column `shift`, and computes it with `spmd.layer_norm` instead; the
-    ops it leaves unused are erased. The executor runs that op with
+    per-column `shift`, and computes it with `spmd.layer_norm` instead; then
+    upstream's dead code elimination erases the unused ops of the functions
+    it changed. The executor runs that op with
     oneDNN's layer normalization, which reads and writes each element once,
     where the ops it replaces make five passes over the tensor. Part of the
     Fuse phase. Other element types, reductions over other dimensions and

@@ -14,7 +14,6 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -422,17 +421,18 @@ struct RaiseLayerNormPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
-    llvm::SetVector<Operation *> changed; // functions
+    llvm::SetVector<Operation *> changed; // functions, or the module
     for (linalg::GenericOp op : generics)
       for (unsigned i = 0; i < op->getNumResults(); ++i)
         if (!op->getResult(i).use_empty() && raise(op, i))
-          changed.insert(op->getParentOfType<FunctionOpInterface>());
-    // The ops the layer norms replaced, and what only they read (the
-    // constants in their bodies, a loop computing their statistics), now
-    // unused: upstream's dead code elimination.
+          changed.insert(
+              op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>());
+    // The ops the layer norms replaced, and what only they fed (a loop
+    // computing their statistics), now unused: upstream's dead code
+    // elimination, which takes any other unused op of those functions too.
     IRRewriter rewriter(&getContext());
-    for (Operation *function : changed)
-      (void)runRegionDCE(rewriter, function->getRegions());
+    for (Operation *isolated : changed)
+      (void)runRegionDCE(rewriter, isolated->getRegions());
   }
 };
 } // namespace

@@ -2,10 +2,11 @@
 //
 // oneDNN's layer normalization: it reads each row once, keeps it in cache
 // for the mean and the variance, and writes it once (the linalg ops it
-// replaces make five passes over the tensor). oneDNN selects its AVX2 or
-// AVX-512 code when it loads. Rows are split over the device's threads, and
-// each part runs on its calling thread alone: oneDNN's OpenMP runtime is
-// held to one thread there, so oneDNN adds no threads to the device pool.
+// replaces make five passes over the tensor). Its instructions are held to
+// the CPU path's (cpuEngine). Rows of tensors of 2^17 elements or more are
+// split over the device's threads, and each part runs on its calling
+// thread alone: oneDNN's OpenMP runtime is held to one thread there, so
+// oneDNN adds no threads to the device pool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,8 @@
 
 // From libgomp, the OpenMP runtime oneDNN is built on (declared here: the
 // header is the compiler's, and clang's builds have another runtime's).
+// They bind to the first OpenMP runtime loaded: libgomp, which the
+// runtime links, unless the process loaded another one before.
 extern "C" void omp_set_num_threads(int);
 extern "C" int omp_get_max_threads(void);
 
@@ -29,9 +32,10 @@ using namespace mlir;
 
 namespace spmd::runtime {
 
-/// oneDNN's CPU engine, its code held to the runtime's CPU path. oneDNN
-/// fixes its instruction set for the process at its first primitive: the
-/// path in force then.
+/// oneDNN's CPU engine, its code held to the runtime's CPU path (SSE4.1,
+/// oneDNN's lowest, on the baseline path). oneDNN fixes its instruction set
+/// for the process at its first primitive: the path in force then, unless
+/// something else in the process used oneDNN before.
 static const dnnl::engine &cpuEngine() {
   static const dnnl::engine engine = [] {
     if (cpuPath() != CpuPath::Avx512)
@@ -84,7 +88,7 @@ layerNormRows(const float *x, const float *scale, const float *shift, float *y,
     stream onThisThread(cpuEngine());
     primitive.execute(onThisThread, args);
     onThisThread.wait();
-  } catch (const dnnl::error &e) {
+  } catch (const std::exception &e) { // dnnl::error, bad_alloc
     return std::string(e.what());
   }
   return std::nullopt;

@@ -299,7 +299,8 @@ TEST(CpuPath, ExpUnderflowsAsLibmOnEveryPath) {
       else
         expectWithin4Ulp(topExp[i], want, top[i]);
     }
-    // Each value in a full vector of its own, and all of them together.
+    // The values once (a full vector and a partial one), and repeated over
+    // 64 lanes.
     for (int64_t n : {int64_t(std::size(xs)), int64_t(64)}) {
       std::vector<float> x(n), y(n);
       for (int64_t i = 0; i < n; ++i)

@@ -348,6 +348,94 @@ func.func @hidden_split_ref(%x: tensor<16x256xf32> {spmd.sharding = #spmd.shardi
   return %y : tensor<16x256xf32>
 }
 
+func.func @wide(%x: tensor<256x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %g: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<256x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 1024.0 : f32
+  %inv = arith.constant 0.0009765625 : f32
+  %one = arith.constant 1.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %er = tensor.empty() : tensor<256xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<256xf32>) -> tensor<256xf32>
+  %et = tensor.empty() : tensor<256x1024xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<256x1024xf32>) outs(%fr : tensor<256xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %q = arith.addf %a0, %o : f32
+    linalg.yield %q : f32
+  } -> tensor<256xf32>
+  %c = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<256x1024xf32>, tensor<256xf32>) outs(%et : tensor<256x1024xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %m = arith.divf %a1, %n : f32
+    %q = arith.subf %a0, %m : f32
+    linalg.yield %q : f32
+  } -> tensor<256x1024xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<256x1024xf32>) outs(%et : tensor<256x1024xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %q = arith.mulf %a0, %a0 : f32
+    linalg.yield %q : f32
+  } -> tensor<256x1024xf32>
+  %var = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%sq : tensor<256x1024xf32>) outs(%fr : tensor<256xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %q = arith.addf %o, %a0 : f32
+    linalg.yield %q : f32
+  } -> tensor<256xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #col, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %var, %g, %b : tensor<256x1024xf32>, tensor<256xf32>, tensor<1024xf32>, tensor<1024xf32>) outs(%et : tensor<256x1024xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %a2: f32, %a3: f32, %o: f32):
+    %vm = arith.divf %a1, %n : f32
+    %d = arith.addf %vm, %eps : f32
+    %s = math.rsqrt %d : f32
+    %q = arith.mulf %a0, %s : f32
+    %qg = arith.mulf %q, %a2 : f32
+    %qb = arith.addf %a3, %qg : f32
+    linalg.yield %qb : f32
+  } -> tensor<256x1024xf32>
+  return %y : tensor<256x1024xf32>
+}
+
+func.func @wide_ref(%x: tensor<256x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %g: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<256x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 1024.0 : f32
+  %inv = arith.constant 0.0009765625 : f32
+  %one = arith.constant 1.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %er = tensor.empty() : tensor<256xf32>
+  %fr = linalg.fill ins(%zero : f32) outs(%er : tensor<256xf32>) -> tensor<256xf32>
+  %et = tensor.empty() : tensor<256x1024xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<256x1024xf32>) outs(%fr : tensor<256xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %q = arith.addf %a0, %o : f32
+    linalg.yield %q : f32
+  } -> tensor<256xf32>
+  %c = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<256x1024xf32>, tensor<256xf32>) outs(%et : tensor<256x1024xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %o: f32):
+    %m = arith.divf %a1, %n : f32
+    %q = arith.subf %a0, %m : f32
+    linalg.yield %q : f32
+  } -> tensor<256x1024xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<256x1024xf32>) outs(%et : tensor<256x1024xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %q = arith.mulf %a0, %a0 : f32
+    linalg.yield %q : f32
+  } -> tensor<256x1024xf32>
+  %var = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%sq : tensor<256x1024xf32>) outs(%fr : tensor<256xf32>) {
+  ^bb0(%a0: f32, %o: f32):
+    %q = arith.addf %o, %a0 : f32
+    linalg.yield %q : f32
+  } -> tensor<256xf32>
+  %ft = linalg.fill ins(%zero : f32) outs(%et : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #col, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %var, %g, %b : tensor<256x1024xf32>, tensor<256xf32>, tensor<1024xf32>, tensor<1024xf32>) outs(%ft : tensor<256x1024xf32>) {
+  ^bb0(%a0: f32, %a1: f32, %a2: f32, %a3: f32, %o: f32):
+    %vm = arith.divf %a1, %n : f32
+    %d = arith.addf %vm, %eps : f32
+    %s = math.rsqrt %d : f32
+    %q = arith.mulf %a0, %s : f32
+    %qg = arith.mulf %q, %a2 : f32
+    %qb = arith.addf %a3, %qg : f32
+    %same = arith.addf %qb, %o : f32
+    linalg.yield %same : f32
+  } -> tensor<256x1024xf32>
+  return %y : tensor<256x1024xf32>
+}
+
 func.func @torch(%a: tensor<4x16x128xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}]>}, %r: tensor<4x16x128xf32>, %g: tensor<128xf32>, %b: tensor<128xf32>) -> tensor<4x16x128xf32> {
   %zero = arith.constant 0.0 : f32
   %n = arith.constant 128.0 : f32
