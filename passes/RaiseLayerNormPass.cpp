@@ -37,18 +37,20 @@ enum class Space { Element, Row, Column };
 struct Expr {
   enum Kind { Leaf, Constant, Add, Sub, Mul, Div, Rsqrt, Sqrt, RowSum };
   Kind kind;
-  Value leaf; // Leaf: a tensor read at `space`
-  Space space = Space::Element;
-  double constant = 0; // Constant
+  Space space = Space::Element; // where a Leaf's tensor is read
+  double constant = 0;          // Constant
   SmallVector<const Expr *, 2> operands;
-  Value tensor; // the tensor holding this value at each element, if any
+  // The tensor holding this value at each element, if any: a Leaf's, or an
+  // elementwise generic's result.
+  Value tensor;
 };
 
 /// Two trees computing the same thing the same way (where they are
 /// computed, in which op, does not matter).
 static bool sameExpr(const Expr *a, const Expr *b) {
-  if (a->kind != b->kind || a->leaf != b->leaf ||
-      (a->kind == Expr::Leaf && a->space != b->space) ||
+  if (a->kind != b->kind ||
+      (a->kind == Expr::Leaf &&
+       (a->tensor != b->tensor || a->space != b->space)) ||
       a->constant != b->constant || a->operands.size() != b->operands.size())
     return false;
   for (auto [x, y] : llvm::zip(a->operands, b->operands))
@@ -180,7 +182,7 @@ private:
     if (op && space == Space::Element && isElementwiseOverAll(op)) {
       FailureOr<const Expr *> e =
           bodyValue(op, yielded(op, result.getResultNumber()), Space::Element);
-      if (succeeded(e))
+      if (succeeded(e) && (*e)->kind != Expr::Leaf) // a leaf keeps its own
         const_cast<Expr *>(*e)->tensor = v;
       return e;
     }
@@ -199,7 +201,7 @@ private:
       FailureOr<const Expr *> summed = bodyValue(op, term, Space::Element);
       if (failed(summed))
         return failure();
-      return make({Expr::RowSum, {}, Space::Row, 0, {*summed}});
+      return make({Expr::RowSum, Space::Row, 0, {*summed}});
     }
     auto tensor = llvm::dyn_cast<RankedTensorType>(v.getType());
     if (!tensor || !tensor.getElementType().isF32() ||
@@ -209,7 +211,7 @@ private:
          (!tensor.hasStaticShape() ||
           tensor.getNumElements() != type.getShape().back())))
       return failure();
-    return make({Expr::Leaf, v, space, 0, {}, v});
+    return make({Expr::Leaf, space, 0, {}, v});
   }
 
   /// The tree of `v`, a scalar in the body of `op`, whose loops are read
@@ -232,11 +234,8 @@ private:
     }
     FloatAttr constant;
     if (matchPattern(v, m_Constant(&constant)))
-      return make({Expr::Constant,
-                   {},
-                   space,
-                   constant.getValue().convertToDouble(),
-                   {}});
+      return make(
+          {Expr::Constant, space, constant.getValue().convertToDouble(), {}});
     Operation *def = v.getDefiningOp();
     if (def->getBlock() != op.getBody())
       return failure(); // a scalar from outside that is not a constant
@@ -251,7 +250,7 @@ private:
             .Default([](Operation *) { return std::nullopt; });
     if (!kind)
       return failure();
-    Expr expr{*kind, {}, space, 0, {}};
+    Expr expr{*kind, space, 0, {}};
     for (Value operand : def->getOperands()) {
       FailureOr<const Expr *> e = bodyValue(op, operand, space);
       if (failed(e))
@@ -302,7 +301,7 @@ private:
     for (int i = 0; i < 2; ++i) {
       const Expr *c = e->operands[i];
       if (c->kind == Expr::Leaf && c->space == Space::Column) {
-        column = c->leaf;
+        column = c->tensor;
         return e->operands[1 - i];
       }
     }
