@@ -33,6 +33,16 @@ static int64_t im2colBytes(ConvOp conv, ArrayRef<int64_t> input,
   return oh * ow * kh * kw * c * element;
 }
 
+/// What the oneDNN kernel of f32 NHWC convolutions may use besides the
+/// im2col matrix (which it does not make): its scratchpad, and a filter
+/// reordered on each call. It declines what does not fit (the im2col and
+/// window kernels then run).
+constexpr int64_t kLibraryBytes = 64 << 10;
+
+static bool isF32(Operation *op) {
+  return getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+}
+
 int64_t mlir::spmd::workingBytes(Operation *op,
                                  ArrayRef<ArrayRef<int64_t>> operandShapes,
                                  ArrayRef<ArrayRef<int64_t>> resultShapes) {
@@ -40,7 +50,10 @@ int64_t mlir::spmd::workingBytes(Operation *op,
     return 0;
   if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
     return im2colBytes(conv, operandShapes[0], operandShapes[1],
-                       resultShapes[0], true);
+                       resultShapes[0], true) +
+           (isF32(op) ? kLibraryBytes : 0);
+  if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op) && isF32(op))
+    return kLibraryBytes;
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
     return im2colBytes(conv, operandShapes[0], operandShapes[1],
                        resultShapes[0], false);

@@ -1,9 +1,10 @@
 //===- WorkingBytes.h - Buffers a kernel allocates besides results -*- C++ -*-//
 //
 // The bytes of working buffers the runtime's kernel for an op allocates
-// while it runs (a convolution's im2col matrix), from the op's local
-// shapes. The kernel sizes its buffers by it and auto-sharding prices them
-// by it, so the plan's memory and the run's agree.
+// while it runs (a convolution's im2col matrix, oneDNN's scratchpad), from
+// the op's local shapes: at most what the kernel allocates, which it
+// checks, and what auto-sharding prices, so the plan's memory bounds the
+// run's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -25,6 +26,12 @@ bool isMulAddBody(Block &body) {
                 body.getArgument(1)) &&
          isPair(add.getLhs(), add.getRhs(), body.getArgument(2),
                 mul.getResult());
+}
+
+bool isZeroInit(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_AnyZeroFloat());
+  return matchPattern(init, m_AnyZeroFloat());
 }
 
 } // namespace spmd::runtime

@@ -24,6 +24,10 @@ using mlir::spmd::foldCombiner;
 /// either order) and nothing else.
 bool isMulAddBody(mlir::Block &body);
 
+/// Whether the init `init` is all zeros (a zero fill or splat): a kernel
+/// then overwrites it instead of adding to a copy.
+bool isZeroInit(mlir::Value init);
+
 } // namespace spmd::runtime
 
 #endif // SPMD_RUNTIME_KERNELS_BODYPATTERNS_H

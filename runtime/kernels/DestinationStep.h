@@ -13,12 +13,14 @@
 #include "runtime/exec/Executable.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace spmd::runtime {
 
 enum class Output { CopyOfInit, Uninitialized };
 
-/// `compute(inputs, out, context)` with the op's inputs in order.
+/// `compute(inputs, out, context)` with the op's inputs in order; it
+/// returns nothing, or an llvm::Error that fails the step.
 template <typename Compute>
 KernelBuilder destinationKernel(Output output, Compute compute) {
   return [output, compute](mlir::Operation *op,
@@ -37,7 +39,13 @@ KernelBuilder destinationKernel(Output output, Compute compute) {
       std::vector<const HostBuffer *> in;
       for (unsigned slot : inputs)
         in.push_back(frame.slots[slot].tensor.get());
-      compute(in, *out, ctx);
+      if constexpr (std::is_same_v<decltype(compute(in, *out, ctx)),
+                                   llvm::Error>) {
+        if (llvm::Error err = compute(in, *out, ctx))
+          return err;
+      } else {
+        compute(in, *out, ctx);
+      }
       frame.slots[result] = RValue::ofTensor(std::move(out));
       return llvm::Error::success();
     });

@@ -85,14 +85,6 @@ static void gemm(const T *a, const T *b, T *c, int64_t m, int64_t k, int64_t n,
   gemm<T>({a, k}, {b, n}, {c, n}, m, k, n, accumulate, threads);
 }
 
-/// Whether `init` is all zeros (a zero fill or splat): products then
-/// overwrite it instead of adding to a copy.
-static bool isZero(Value init) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.value(), m_AnyZeroFloat());
-  return matchPattern(init, m_AnyZeroFloat());
-}
-
 template <typename T> static ElementType elementTypeOf() {
   return sizeof(T) == 4 ? ElementType::F32 : ElementType::F64;
 }
@@ -348,7 +340,7 @@ std::optional<KernelBuilder> contractionKernel(Operation *op) {
   std::optional<Contraction> contraction = contractionOf(linalgOp);
   if (!contraction)
     return std::nullopt;
-  bool accumulate = !isZero(op->getOperands().back());
+  bool accumulate = !isZeroInit(op->getOperands().back());
   return destinationKernel(
       accumulate ? Output::CopyOfInit : Output::Uninitialized,
       [c = *contraction, accumulate](llvm::ArrayRef<const HostBuffer *> in,
@@ -391,13 +383,13 @@ static std::optional<ConvShape> convShapeOf(Operation *op) {
   return ConvShape{*window, f};
 }
 
-/// The im2col matrix, of the working bytes the plan priced (workingBytes).
+/// The im2col matrix, within the working bytes the plan priced
+/// (workingBytes).
 template <typename T>
 static HostBuffer im2colBuffer(int64_t colBytes, int64_t elements) {
   assert(colBytes >= elements * int64_t(sizeof(T)) &&
          "workingBytes prices the im2col matrix the kernel fills");
-  return HostBuffer(elementTypeOf<T>(), {colBytes / int64_t(sizeof(T))},
-                    Init::None);
+  return HostBuffer(elementTypeOf<T>(), {elements}, Init::None);
 }
 
 /// NHWC: out[pixels x F] += col[pixels x (KH KW C)] * filter[(KH KW C) x F],
@@ -482,7 +474,7 @@ std::optional<KernelBuilder> convolutionKernel(Operation *op) {
   if (!shape)
     return std::nullopt;
   bool isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-  bool accumulate = !isZero(op->getOperands().back());
+  bool accumulate = !isZeroInit(op->getOperands().back());
   int64_t colBytes = mlir::spmd::workingBytes(op);
   return destinationKernel(
       accumulate ? Output::CopyOfInit : Output::Uninitialized,

@@ -41,6 +41,10 @@ llvm::Expected<Step> buildReturnKernel(mlir::Operation *op,
 llvm::Expected<Step> buildConstantKernel(mlir::Operation *op,
                                          KernelContext &context);
 
+/// The tensor of a constant's dense (or dense resource) value, made anew.
+llvm::Expected<TensorRef> constantTensor(mlir::Operation *op,
+                                         mlir::Attribute value);
+
 /// A kernel builder as a plain function.
 using KernelBuildFn = llvm::Expected<Step> (*)(mlir::Operation *,
                                                KernelContext &);

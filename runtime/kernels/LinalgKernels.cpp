@@ -411,8 +411,9 @@ struct StructuredKernelModel
     : KernelOpInterface::ExternalModel<StructuredKernelModel<OpTy>, OpTy> {
   llvm::Expected<Step> buildKernel(Operation *op,
                                    KernelContext &context) const {
-    for (auto specialised : {contractionKernel, convolutionKernel,
-                             layoutKernel, reductionKernel, windowKernel})
+    for (auto specialised :
+         {contractionKernel, dnnlConvolutionKernel, convolutionKernel,
+          layoutKernel, reductionKernel, windowKernel})
       if (std::optional<KernelBuilder> builder = specialised(op))
         return (*builder)(op, context);
     return buildStructured(op, context);

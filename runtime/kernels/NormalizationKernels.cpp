@@ -3,49 +3,24 @@
 // oneDNN's layer normalization: it reads each row once, keeps it in cache
 // for the mean and the variance, and writes it once (the linalg ops it
 // replaces make five passes over the tensor). Its instructions are held to
-// the CPU path's (cpuEngine). Rows of tensors of 2^17 elements or more are
+// the CPU path's (Dnnl.h). Rows of tensors of 2^17 elements or more are
 // split over the device's threads, and each part runs on its calling
 // thread alone: oneDNN's OpenMP runtime is held to one thread there, so
 // oneDNN adds no threads to the device pool.
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/Dnnl.h"
 #include "runtime/kernels/KernelInterface.h"
 #include "runtime/kernels/Parallel.h"
 
 #include "ir/SpmdOps.h"
-#include "llvm/ADT/ScopeExit.h"
-
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include <mutex>
-
-// From libgomp, the OpenMP runtime oneDNN is built on (declared here: the
-// header is the compiler's, and clang's builds have another runtime's).
-// They bind to the first OpenMP runtime loaded: libgomp, which the
-// runtime links, unless the process loaded another one before.
-extern "C" void omp_set_num_threads(int);
-extern "C" int omp_get_max_threads(void);
 
 using namespace mlir;
 
 namespace spmd::runtime {
-
-/// oneDNN's CPU engine, its code held to the runtime's CPU path (SSE4.1,
-/// oneDNN's lowest, on the baseline path). oneDNN fixes its instruction set
-/// for the process at its first primitive: the path in force then, unless
-/// something else in the process used oneDNN before.
-static const dnnl::engine &cpuEngine() {
-  static const dnnl::engine engine = [] {
-    if (cpuPath() != CpuPath::Avx512)
-      (void)dnnl::set_max_cpu_isa(cpuPath() == CpuPath::Avx2
-                                      ? dnnl::cpu_isa::avx2
-                                      : dnnl::cpu_isa::sse41);
-    return dnnl::engine(dnnl::engine::kind::cpu, 0);
-  }();
-  return engine;
-}
 
 /// Normalises `rows` rows of `length` floats from `x` into `y`. Returns
 /// oneDNN's message when it refuses.
@@ -53,14 +28,7 @@ static std::optional<std::string>
 layerNormRows(const float *x, const float *scale, const float *shift, float *y,
               int64_t rows, int64_t length, float epsilon) {
   using namespace dnnl;
-  // The OpenMP threads of this thread's parallel regions (a per-thread
-  // setting): one, since this thread is one of the device's; restored
-  // after, in case it is a thread of the user's too.
-  int ompThreads = omp_get_max_threads();
-  omp_set_num_threads(1);
-  auto restore =
-      llvm::make_scope_exit([&] { omp_set_num_threads(ompThreads); });
-  try {
+  return onThisThreadAlone([&] {
     memory::desc rowsDesc({rows, length}, memory::data_type::f32,
                           memory::format_tag::ab);
     memory::desc columnDesc({length}, memory::data_type::f32,
@@ -70,28 +38,24 @@ layerNormRows(const float *x, const float *scale, const float *shift, float *y,
       flags |= normalization_flags::use_scale;
     if (shift)
       flags |= normalization_flags::use_shift;
+    const engine &cpu = dnnlEngine();
     // Made again per call: oneDNN's primitive cache returns the same one.
     layer_normalization_forward primitive(
         layer_normalization_forward::primitive_desc(
             layer_normalization_forward::desc(prop_kind::forward_inference,
                                               rowsDesc, epsilon, flags),
-            cpuEngine()));
+            cpu));
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(rowsDesc, cpuEngine(), const_cast<float *>(x))},
-        {DNNL_ARG_DST, memory(rowsDesc, cpuEngine(), y)}};
+        {DNNL_ARG_SRC, memory(rowsDesc, cpu, const_cast<float *>(x))},
+        {DNNL_ARG_DST, memory(rowsDesc, cpu, y)}};
     if (scale)
       args.emplace(DNNL_ARG_SCALE,
-                   memory(columnDesc, cpuEngine(), const_cast<float *>(scale)));
+                   memory(columnDesc, cpu, const_cast<float *>(scale)));
     if (shift)
       args.emplace(DNNL_ARG_SHIFT,
-                   memory(columnDesc, cpuEngine(), const_cast<float *>(shift)));
-    stream onThisThread(cpuEngine());
-    primitive.execute(onThisThread, args);
-    onThisThread.wait();
-  } catch (const std::exception &e) { // dnnl::error, bad_alloc
-    return std::string(e.what());
-  }
-  return std::nullopt;
+                   memory(columnDesc, cpu, const_cast<float *>(shift)));
+    runOnThisThread(primitive, args);
+  });
 }
 
 static llvm::Expected<Step> buildLayerNorm(Operation *op, KernelContext &ctx) {

@@ -16,6 +16,9 @@ namespace spmd::runtime {
 
 /// Any multiply-add contraction, as batched GEMMs (EigenKernels.cpp).
 std::optional<KernelBuilder> contractionKernel(mlir::Operation *op);
+/// f32 NHWC and depthwise convolutions through oneDNN
+/// (DnnlConvolutionKernels.cpp).
+std::optional<KernelBuilder> dnnlConvolutionKernel(mlir::Operation *op);
 /// 2-D convolutions through im2col and a GEMM (EigenKernels.cpp).
 std::optional<KernelBuilder> convolutionKernel(mlir::Operation *op);
 /// Transposes, broadcasts and copies (LayoutKernels.cpp).

@@ -37,7 +37,7 @@ static llvm::Expected<TensorInfo> infoOf(Operation *op, Type type) {
 }
 
 /// Builds the tensor of a dense (or dense resource) attribute.
-static llvm::Expected<TensorRef> tensorOf(Operation *op, Attribute value) {
+llvm::Expected<TensorRef> constantTensor(Operation *op, Attribute value) {
   auto typed = llvm::dyn_cast<TypedAttr>(value);
   if (!typed)
     return opError(op, "unsupported constant");
@@ -100,7 +100,7 @@ llvm::Expected<Step> buildConstantKernel(Operation *op, KernelContext &ctx) {
                               ? int64_t(i.getValue().getBoolValue())
                               : i.getValue().getSExtValue());
   } else {
-    llvm::Expected<TensorRef> tensor = tensorOf(op, attr);
+    llvm::Expected<TensorRef> tensor = constantTensor(op, attr);
     if (!tensor)
       return tensor.takeError();
     value = RValue::ofTensor(*tensor);
@@ -120,7 +120,7 @@ static llvm::Expected<Step> buildGlobalLoadConst(Operation *op,
       op, load.getGlobalAttr());
   if (!global || !global.getValue())
     return opError(op, "reads a global without a value");
-  llvm::Expected<TensorRef> tensor = tensorOf(op, *global.getValue());
+  llvm::Expected<TensorRef> tensor = constantTensor(op, *global.getValue());
   if (!tensor)
     return tensor.takeError();
   unsigned result = ctx.slot(load.getResult());
