@@ -47,6 +47,7 @@ static void addPhase(OpPassManager &pm, const PipelineOptions &options,
   case Phase::Fuse:
     pm.addPass(createSpmdFuseElementwise());
     pm.addPass(createSpmdRaiseLayerNorm());
+    pm.addPass(createSpmdFuseConvolutions());
     return;
   }
   llvm_unreachable("a phase without passes");

@@ -102,6 +102,13 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+LogicalResult FusionOp::verify() {
+  auto yield = llvm::dyn_cast<YieldOp>(getBody().front().getTerminator());
+  if (!yield || yield->getOperandTypes() != getResultTypes())
+    return emitOpError("must yield values of its result types");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Collective shapes
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,7 @@ include "ir/SpmdInterfaces.td"
 include "ir/ShardingInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
 //===----------------------------------------------------------------------===//
@@ -115,8 +116,9 @@ def Spmd_ManualComputationOp : Spmd_Op<"manual_computation", [
 }
 
 def Spmd_YieldOp : Spmd_Op<"yield", [
-    Pure, Terminator, HasParent<"ManualComputationOp">]> {
-  let summary = "The local results of a manual region";
+    Pure, Terminator, ReturnLike,
+    ParentOneOf<["ManualComputationOp", "FusionOp"]>]> {
+  let summary = "The results of a manual region, or of a fusion";
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
@@ -388,6 +390,34 @@ def Spmd_LayerNormOp : Spmd_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
     (`shift` $shift^ `:` type($shift))? `epsilon` `=` $epsilon attr-dict
     `:` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def Spmd_FusionOp : Spmd_Op<"fusion", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Ops the executor may run as one library call";
+  let description = [{
+    Its body is ops of the enclosing block, moved into it with their order
+    kept, and yields what the last of them makes: a 2-D convolution, the
+    `tensor.pad` that makes its input (when it is the pad's only reader)
+    and the elementwise `linalg.generic` that is the only reader of its
+    result. It means what its body means, run op by op; the executor may
+    instead run it as one oneDNN convolution, with the padding and the
+    elementwise ops (post-ops) inside, where that gives the same numbers.
+    ```mlir
+    %y = spmd.fusion -> tensor<1x56x56x64xf32> {
+      %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] { ... }
+      %c = linalg.conv_2d_nhwc_hwcf ins(%p, %w : ...) outs(%zero : ...)
+      %r = linalg.generic ... ins(%c : ...) outs(%e : ...) { ... }
+      spmd.yield %r : tensor<1x56x56x64xf32>
+    }
+    ```
+    The Fuse phase makes it (`--spmd-fuse-convolutions`); it is not for
+    input programs, and has no sharding rule.
+  }];
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "(`->` type($results)^)? $body attr-dict";
   let hasVerifier = 1;
 }
 

@@ -179,6 +179,23 @@ def SpmdRaiseLayerNorm : Pass<"spmd-raise-layer-norm", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdFuseConvolutions : Pass<"spmd-fuse-convolutions", "mlir::ModuleOp"> {
+  let summary = "Groups each f32 NHWC convolution with its zero pad and elementwise reader";
+  let dependentDialects = ["mlir::spmd::SpmdDialect"];
+  let description = [{
+    Moves an f32 `linalg.conv_2d_nhwc_hwcf` or
+    `linalg.depthwise_conv_2d_nhwc_hwc` into an `spmd.fusion`, with the
+    `tensor.pad` that makes its input when the pad adds +0.0 around the
+    rows and columns only and the convolution is its only reader, and with
+    the elementwise `linalg.generic` (identity maps, parallel loops, one
+    result) that is the only reader of its result. The executor then may
+    run the group as one oneDNN convolution: the padding as the
+    convolution's, the elementwise ops as post-ops on its output while it
+    is in cache. Part of the Fuse phase, after `--spmd-fuse-elementwise`.
+    A convolution with neither stays as it is.
+  }];
+}
+
 def SpmdDropShardings : Pass<"spmd-drop-shardings", "mlir::ModuleOp"> {
   let summary = "Makes the program one for one device: its shardings and meshes go";
   let description = [{

@@ -30,8 +30,8 @@ bool isMulAddBody(Block &body) {
 
 bool isZeroInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.value(), m_AnyZeroFloat());
-  return matchPattern(init, m_AnyZeroFloat());
+    return matchPattern(fill.value(), m_PosZeroFloat());
+  return matchPattern(init, m_PosZeroFloat());
 }
 
 } // namespace spmd::runtime

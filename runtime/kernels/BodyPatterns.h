@@ -24,8 +24,9 @@ using mlir::spmd::foldCombiner;
 /// either order) and nothing else.
 bool isMulAddBody(mlir::Block &body);
 
-/// Whether the init `init` is all zeros (a zero fill or splat): a kernel
-/// then overwrites it instead of adding to a copy.
+/// Whether the init `init` is all +0.0 (a fill or splat): a kernel then
+/// overwrites it instead of adding to a copy. (Not -0.0: -0.0 plus a sum of
+/// -0.0 products is -0.0, and the sum alone is +0.0.)
 bool isZeroInit(mlir::Value init);
 
 } // namespace spmd::runtime

@@ -154,8 +154,7 @@ static llvm::Expected<Step> buildIndexSwitch(Operation *op,
   });
 }
 
-static llvm::Expected<Step> buildExecuteRegion(Operation *op,
-                                               KernelContext &ctx) {
+llvm::Expected<Step> buildRegionKernel(Operation *op, KernelContext &ctx) {
   return buildBranch(op, ctx, [](const Frame &) { return 0u; });
 }
 
@@ -232,7 +231,7 @@ void registerControlFlowKernels(DialectRegistry &registry) {
     attachKernel<buildFor, scf::ForOp>(context);
     attachKernel<buildIf, scf::IfOp>(context);
     attachKernel<buildIndexSwitch, scf::IndexSwitchOp>(context);
-    attachKernel<buildExecuteRegion, scf::ExecuteRegionOp>(context);
+    attachKernel<buildRegionKernel, scf::ExecuteRegionOp>(context);
     attachKernel<buildWhile, scf::WhileOp>(context);
   });
   registry.addExtension(+[](MLIRContext *context, cf::ControlFlowDialect *) {

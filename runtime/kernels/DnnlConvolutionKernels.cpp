@@ -11,10 +11,21 @@
 // each part run on its thread alone (Dnnl.h). What this kernel declines
 // falls through to the im2col and window kernels.
 //
+// An spmd.fusion of a convolution (--spmd-fuse-convolutions) runs as one
+// call: the zero pad that makes its image as the convolution's padding,
+// and its elementwise reader as post-ops where they compute what the
+// arith ops do (adds, subtractions, products and quotients by constants or
+// by tensors), followed by at most one maximum or minimum with a constant,
+// which oneDNN's post-ops compute otherwise for NaN: that one this kernel
+// applies to each part's output while it is in cache. Other fusions run op
+// by op.
+//
 //===----------------------------------------------------------------------===//
 
+#include "ir/SpmdOps.h"
 #include "ir/WorkingBytes.h"
 #include "runtime/kernels/BodyPatterns.h"
+#include "runtime/kernels/CpuPath.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/Dnnl.h"
 #include "runtime/kernels/ImageWindow.h"
@@ -22,12 +33,15 @@
 #include "runtime/kernels/Parallel.h"
 #include "runtime/kernels/StructuredKernels.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/Debug.h"
 
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -48,11 +62,15 @@ constexpr int64_t kMinPixelsToReorder = 128;
 
 namespace {
 /// A convolution of N images, F output channels (depthwise: C), in oneDNN's
-/// terms.
+/// terms. The window's h and w are those of the padded image the op reads;
+/// the source image lacks the padding.
 struct ConvProblem : ImageWindow {
   int64_t f;
   bool depthwise;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
 
+  int64_t sourceRows() const { return h - padTop - padBottom; }
+  int64_t sourceColumns() const { return w - padLeft - padRight; }
   int64_t macs() const {
     return n * pixels() * f * kh * kw * (depthwise ? 1 : c);
   }
@@ -66,52 +84,77 @@ struct ConvProblem : ImageWindow {
     return memory::desc({f, c, kh, kw}, memory::data_type::f32,
                         memory::format_tag::hwio);
   }
+};
 
-  /// `images` images from the first, or (one image) `rows` output rows: the
-  /// input rows they read, and their NHWC descriptors.
-  int64_t inputRows(int64_t rows) const {
-    return rows == oh ? h : (rows - 1) * sh + (kh - 1) * dh + 1;
-  }
+/// The source rows output rows [first, first + count) of one image read,
+/// and the padding rows around them. The whole image keeps the pad's rows,
+/// so that its shapes are the op's.
+struct SourceRows {
+  int64_t first, count, padTop, padBottom;
+};
 
-  dnnl::convolution_forward::primitive_desc describe(int64_t images,
-                                                     int64_t rows,
-                                                     const memory::desc &filter,
-                                                     bool accumulate) const {
-    using namespace dnnl;
-    memory::desc src({images, c, inputRows(rows), w}, memory::data_type::f32,
-                     memory::format_tag::nhwc);
-    memory::desc dst({images, f, rows, ow}, memory::data_type::f32,
-                     memory::format_tag::nhwc);
-    primitive_attr attr;
-    attr.set_scratchpad_mode(scratchpad_mode::user);
-    if (accumulate) {
-      post_ops sum;
-      sum.append_sum(1.0f);
-      attr.set_post_ops(sum);
-    }
-    return convolution_forward::primitive_desc(
-        convolution_forward::desc(
-            prop_kind::forward_inference, algorithm::convolution_direct, src,
-            filter, dst, {sh, sw}, {dh - 1, dw - 1}, {0, 0}, {0, 0}),
-        attr, dnnlEngine());
-  }
+static SourceRows sourceRowsOf(const ConvProblem &p, int64_t first,
+                               int64_t count) {
+  int64_t begin = first * p.sh,
+          end = count == p.oh
+                    ? p.h
+                    : (first + count - 1) * p.sh + (p.kh - 1) * p.dh + 1;
+  int64_t sourceBegin =
+              std::clamp<int64_t>(begin - p.padTop, 0, p.sourceRows()),
+          sourceEnd = std::clamp<int64_t>(end - p.padTop, 0, p.sourceRows());
+  return {sourceBegin, sourceEnd - sourceBegin,
+          sourceBegin - (begin - p.padTop), (end - p.padTop) - sourceEnd};
+}
+
+/// One post-op of the elementwise reader: the running value combined with
+/// a constant or with the element of another input (`input` of them).
+struct PostOp {
+  dnnl::algorithm algorithm;
+  float constant = 0;
+  std::optional<unsigned> input;
+};
+
+/// A maximum or minimum with a constant ending the reader: `value` op
+/// `constant`, or the reverse, as arith computes it (ScalarOps.def).
+struct Tail {
+  bool isMaximum;
+  bool valueFirst;
+  float constant;
+};
+
+/// What the reader computes from the convolution's value.
+struct Epilogue {
+  std::vector<PostOp> postOps;
+  std::optional<Tail> tail;
 };
 
 /// oneDNN's convolution of some images or rows.
 struct Part {
   dnnl::convolution_forward::primitive_desc desc;
   dnnl::convolution_forward primitive;
+  SourceRows rows;
   int64_t scratchBytes() const { return desc.scratchpad_desc().get_size(); }
 };
 
-static bool isReferenceLoop(const dnnl::primitive_desc_base &desc) {
-  return llvm::StringRef(desc.impl_info_str()).starts_with("ref");
+/// Whether oneDNN's implementation chosen for `desc` is one to avoid: its
+/// reference loop; with post-ops, oneDNN 2.6's SSE4.1 depthwise kernel (it
+/// reads their operands with aligned loads at each pixel's channel tail,
+/// and crashed on 5 channels); with a post-op reading a tensor, its
+/// GEMM-based convolution (it read that tensor at the first pixel's offset
+/// for every pixel).
+static bool isAvoided(const dnnl::convolution_forward::primitive_desc &desc,
+                      bool hasPostOps, bool readsTensor) {
+  llvm::StringRef impl = desc.impl_info_str();
+  return impl.starts_with("ref") ||
+         (hasPostOps && impl.starts_with("jit_dw:sse41")) ||
+         (readsTensor && impl.contains("gemm"));
 }
 
-/// A convolution op's kernel state, shared by the devices that run it.
+/// A convolution's kernel state, shared by the devices that run it.
 struct DnnlConvolution {
   ConvProblem problem;
   bool accumulate;
+  Epilogue epilogue;
   /// The filter's blocked layout, and the filter in it when it is a constant.
   memory::desc packedFilter;
   std::shared_ptr<const HostBuffer> constantFilter;
@@ -123,22 +166,60 @@ struct DnnlConvolution {
   int64_t packedFilterBytes() const {
     return constantFilter ? 0 : int64_t(packedFilter.get_size());
   }
+  bool isAvoided(const dnnl::convolution_forward::primitive_desc &desc) const {
+    return runtime::isAvoided(
+        desc, accumulate || !epilogue.postOps.empty(),
+        llvm::any_of(epilogue.postOps,
+                     [](const PostOp &op) { return op.input.has_value(); }));
+  }
 
-  /// The primitive of `images` images of `rows` output rows each, with the
-  /// filter layout of the whole, made on first use (inside
-  /// onThisThreadAlone, so that its scratchpad is one thread's). Null when
-  /// oneDNN has only its reference loop for it, or nothing.
-  const Part *part(int64_t images, int64_t rows) const {
+  /// The descriptor of `images` images from the first, or of one image's
+  /// `rows` output rows from `first`, reading `filter`.
+  dnnl::convolution_forward::primitive_desc
+  describe(int64_t images, int64_t first, int64_t rows,
+           const memory::desc &filter) const {
+    using namespace dnnl;
+    const ConvProblem &p = problem;
+    SourceRows source = sourceRowsOf(p, first, rows);
+    memory::desc src({images, p.c, source.count, p.sourceColumns()},
+                     memory::data_type::f32, memory::format_tag::nhwc);
+    memory::desc dst({images, p.f, rows, p.ow}, memory::data_type::f32,
+                     memory::format_tag::nhwc);
+    memory::desc scalar({1, 1, 1, 1}, memory::data_type::f32,
+                        memory::format_tag::nhwc);
+    post_ops ops;
+    if (accumulate)
+      ops.append_sum(1.0f);
+    for (const PostOp &op : epilogue.postOps)
+      ops.append_binary(op.algorithm, op.input ? dst : scalar);
+    primitive_attr attr;
+    attr.set_scratchpad_mode(scratchpad_mode::user);
+    attr.set_post_ops(ops);
+    return convolution_forward::primitive_desc(
+        convolution_forward::desc(
+            prop_kind::forward_inference, algorithm::convolution_direct, src,
+            filter, dst, {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
+            {source.padTop, p.padLeft}, {source.padBottom, p.padRight}),
+        attr, dnnlEngine());
+  }
+
+  /// The primitive of `images` images, or of one image's `rows` rows from
+  /// `first`, with the filter layout of the whole, made on first use
+  /// (inside onThisThreadAlone, so that its scratchpad is one thread's).
+  /// Null when oneDNN has only code to avoid for it (isAvoided), or none.
+  const Part *part(int64_t images, int64_t first, int64_t rows) const {
     std::lock_guard<std::mutex> lock(partsMutex);
-    auto [it, inserted] = parts.try_emplace({images, rows});
+    auto [it, inserted] = parts.try_emplace({images, first, rows});
     if (inserted) {
       try {
-        auto desc = problem.describe(images, rows, packedFilter, accumulate);
+        auto desc = describe(images, first, rows, packedFilter);
         LLVM_DEBUG(llvm::dbgs()
-                   << "oneDNN convolution of " << images << " images of "
-                   << rows << " rows: " << desc.impl_info_str() << "\n");
-        if (!isReferenceLoop(desc))
-          it->second = Part{desc, dnnl::convolution_forward(desc)};
+                   << "oneDNN convolution of " << images << " images, rows "
+                   << first << " to " << first + rows << ": "
+                   << desc.impl_info_str() << "\n");
+        if (!isAvoided(desc))
+          it->second = Part{desc, dnnl::convolution_forward(desc),
+                            sourceRowsOf(problem, first, rows)};
       } catch (const dnnl::error &) {
       }
     }
@@ -147,9 +228,152 @@ struct DnnlConvolution {
 
 private:
   mutable std::mutex partsMutex;
-  mutable std::map<std::pair<int64_t, int64_t>, std::optional<Part>> parts;
+  mutable std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<Part>>
+      parts;
+};
+
+/// The tensors a convolution's step reads and writes, as frame slots.
+struct ConvSlots {
+  unsigned image, filter, init, result;
+  std::vector<unsigned> postOpInputs;
 };
 } // namespace
+
+/// `x` op `y` as the evaluator computes arith's op (ScalarOps.def).
+template <typename OpTy> static float scalarBinary(float x, float y) {
+#define SCALAR_FLOAT_BINARY(Name, Op, Expr)                                    \
+  if constexpr (std::is_same_v<OpTy, Op>)                                      \
+    return Expr;
+#include "runtime/kernels/ScalarOps.def"
+  llvm_unreachable("not a float binary op of ScalarOps.def");
+}
+
+template <typename OpTy>
+static void applyTail(float *values, int64_t n, float constant,
+                      bool valueFirst) {
+  if (valueFirst)
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = scalarBinary<OpTy>(values[i], constant);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = scalarBinary<OpTy>(constant, values[i]);
+}
+
+static void applyTail(const Tail &tail, float *values, int64_t n) {
+  onCpuPath([&] {
+    if (tail.isMaximum)
+      applyTail<arith::MaximumFOp>(values, n, tail.constant, tail.valueFirst);
+    else
+      applyTail<arith::MinimumFOp>(values, n, tail.constant, tail.valueFirst);
+  });
+}
+
+/// Runs `conv` on the frame's tensors into `out`.
+static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
+                       const Frame &frame, HostBuffer &out,
+                       KernelThreads threads) {
+  const ConvProblem &p = conv.problem;
+  const HostBuffer &image = *frame.slots[slots.image].tensor;
+  // Whole images per part, or one image's rows.
+  bool byRows = p.n == 1;
+  int64_t units = byRows ? p.oh : p.n;
+  threads = threads.atMost(p.macs() / kMacsPerThread).atMost(units);
+  const float *weights;
+  std::optional<HostBuffer> packed;
+  std::optional<std::string> failure;
+  if (conv.constantFilter) {
+    weights = conv.constantFilter->as<float>();
+  } else {
+    const HostBuffer &filter = *frame.slots[slots.filter].tensor;
+    packed.emplace(ElementType::F32,
+                   std::vector<int64_t>{conv.packedFilterBytes() / 4},
+                   Init::None);
+    weights = packed->as<float>();
+    failure = onThisThreadAlone([&] {
+      const dnnl::engine &cpu = dnnlEngine();
+      memory from(p.userFilter(), cpu, const_cast<float *>(filter.as<float>()));
+      memory to(conv.packedFilter, cpu, packed->data());
+      runOnThisThread(dnnl::reorder(from, to),
+                      {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    });
+  }
+  // parallelFor gives part t the units [units t / parts, units (t+1) / parts).
+  auto partOf = [&](int64_t first, int64_t last) {
+    return byRows ? conv.part(1, first, last - first)
+                  : conv.part(last - first, 0, p.oh);
+  };
+  // Fewer parts while oneDNN has no code for one, or their scratchpads would
+  // pass the working bytes (one part is the whole, which the build checked).
+  for (; !failure && threads.count > 1;
+       threads = threads.atMost(threads.count - 1)) {
+    int64_t parts = threads.count;
+    bool fits = true;
+    failure = onThisThreadAlone([&] {
+      int64_t scratch = 0;
+      for (int64_t t = 0; t < parts && fits; ++t) {
+        const Part *part = partOf(units * t / parts, units * (t + 1) / parts);
+        fits = part != nullptr;
+        scratch += part ? part->scratchBytes() : 0;
+      }
+      fits = fits && conv.packedFilterBytes() + scratch <= conv.workingBytes;
+    });
+    if (fits)
+      break;
+  }
+  auto refused = [&] {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        conv.errorPrefix + "oneDNN refused the convolution: " + *failure);
+  };
+  if (failure)
+    return refused();
+  std::mutex failureMutex;
+  parallelFor(threads, units, [&](int64_t first, int64_t last) {
+    std::optional<std::string> refusal = onThisThreadAlone([&] {
+      const Part &part = *partOf(first, last);
+      HostBuffer scratch(ElementType::I8, {part.scratchBytes()}, Init::None);
+      int64_t rowElements = p.sourceColumns() * p.c;
+      int64_t inOffset = byRows ? part.rows.first * rowElements
+                                : first * p.sourceRows() * rowElements;
+      int64_t outOffset = first * (byRows ? 1 : p.oh) * p.ow * p.f;
+      int64_t outElements = (last - first) * (byRows ? 1 : p.oh) * p.ow * p.f;
+      const dnnl::convolution_forward::primitive_desc &desc = part.desc;
+      const dnnl::engine &cpu = dnnlEngine();
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC,
+           memory(desc.src_desc(), cpu,
+                  const_cast<float *>(image.as<float>()) + inOffset)},
+          {DNNL_ARG_WEIGHTS,
+           memory(desc.weights_desc(), cpu, const_cast<float *>(weights))},
+          {DNNL_ARG_DST,
+           memory(desc.dst_desc(), cpu, out.as<float>() + outOffset)},
+          {DNNL_ARG_SCRATCHPAD,
+           memory(desc.scratchpad_desc(), cpu, scratch.data())}};
+      // The sum, when there is one, is post-op 0.
+      int index = conv.accumulate ? 1 : 0;
+      memory::desc scalar({1, 1, 1, 1}, memory::data_type::f32,
+                          memory::format_tag::nhwc);
+      for (const PostOp &op : conv.epilogue.postOps) {
+        float *operand =
+            op.input
+                ? const_cast<float *>(frame.slots[slots.postOpInputs[*op.input]]
+                                          .tensor->as<float>()) +
+                      outOffset
+                : const_cast<float *>(&op.constant);
+        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(index++) | DNNL_ARG_SRC_1,
+                     memory(op.input ? desc.dst_desc() : scalar, cpu, operand));
+      }
+      runOnThisThread(part.primitive, args);
+      if (conv.epilogue.tail)
+        applyTail(*conv.epilogue.tail, out.as<float>() + outOffset,
+                  outElements);
+    });
+    std::lock_guard<std::mutex> lock(failureMutex);
+    if (refusal && !failure)
+      failure = refusal;
+  });
+  return failure ? refused() : llvm::Error::success();
+}
 
 /// The value of `v` when a constant or a constant global's load defines it.
 static std::optional<Attribute> constantValue(Value v) {
@@ -165,7 +389,19 @@ static std::optional<Attribute> constantValue(Value v) {
   return std::nullopt;
 }
 
-static std::optional<ConvProblem> problemOf(Operation *op) {
+/// The convolution `op`, reading the image `pad` pads (if any).
+static std::optional<ConvProblem> problemOf(Operation *op, tensor::PadOp pad) {
+  if (!llvm::isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(
+          op) ||
+      !llvm::all_of(op->getOperandTypes(), [](Type t) {
+        auto tensor = llvm::dyn_cast<RankedTensorType>(t);
+        return tensor && tensor.hasStaticShape() &&
+               tensor.getElementType().isF32();
+      }))
+    return std::nullopt;
+  if (llvm::cast<linalg::LinalgOp>(op).getNumDpsInputs() != 2 ||
+      !isMulAddBody(*llvm::cast<linalg::LinalgOp>(op).getBlock()))
+    return std::nullopt;
   auto shape = [&](unsigned i) {
     return llvm::cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
   };
@@ -185,128 +421,126 @@ static std::optional<ConvProblem> problemOf(Operation *op) {
       p.f == 0)
     return std::nullopt;
   static_cast<ImageWindow &>(p) = *window;
+  if (pad) {
+    // The fusion pass took pads of rows and columns only.
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    p.padTop = low[1], p.padLeft = low[2];
+    p.padBottom = high[1], p.padRight = high[2];
+    if (p.sourceRows() <= 0 || p.sourceColumns() <= 0)
+      return std::nullopt;
+  }
   return p;
 }
 
-/// Runs `conv` on `image` (and `filter` unless constant) into `out`.
-static llvm::Error run(const DnnlConvolution &conv, const HostBuffer &image,
-                       const HostBuffer &filter, HostBuffer &out,
-                       KernelThreads threads) {
-  const ConvProblem &p = conv.problem;
-  // Whole images per part, or one image's rows.
-  bool byRows = p.n == 1;
-  int64_t units = byRows ? p.oh : p.n;
-  threads = threads.atMost(p.macs() / kMacsPerThread).atMost(units);
-  const float *weights;
-  std::optional<HostBuffer> packed;
-  std::optional<std::string> failure;
-  if (conv.constantFilter) {
-    weights = conv.constantFilter->as<float>();
-  } else {
-    packed.emplace(ElementType::F32,
-                   std::vector<int64_t>{conv.packedFilterBytes() / 4},
-                   Init::None);
-    weights = packed->as<float>();
-    failure = onThisThreadAlone([&] {
-      const dnnl::engine &cpu = dnnlEngine();
-      memory from(p.userFilter(), cpu, const_cast<float *>(filter.as<float>()));
-      memory to(conv.packedFilter, cpu, packed->data());
-      runOnThisThread(dnnl::reorder(from, to),
-                      {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-    });
-  }
-  // The parts' primitives, of the two sizes parallelFor makes: fewer parts
-  // while oneDNN has none for one, or their scratchpads would pass the
-  // working bytes (one part is the whole, which the build checked).
-  auto partOf = [&](int64_t count) {
-    return byRows ? conv.part(1, count) : conv.part(count, p.oh);
-  };
-  for (; !failure && threads.count > 1;
-       threads = threads.atMost(threads.count - 1)) {
-    int64_t parts = threads.count;
-    bool fits = false;
-    failure = onThisThreadAlone([&] {
-      const Part *small = partOf(units / parts),
-                 *large = partOf((units + parts - 1) / parts);
-      fits =
-          small && large &&
-          conv.packedFilterBytes() + parts * std::max(small->scratchBytes(),
-                                                      large->scratchBytes()) <=
-              conv.workingBytes;
-    });
-    if (fits)
-      break;
-  }
-  auto refused = [&] {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        conv.errorPrefix + "oneDNN refused the convolution: " + *failure);
-  };
-  if (failure)
-    return refused();
-  std::mutex failureMutex;
-  parallelFor(threads, units, [&](int64_t first, int64_t last) {
-    std::optional<std::string> refusal = onThisThreadAlone([&] {
-      const Part &part = *partOf(last - first);
-      HostBuffer scratch(ElementType::I8, {part.scratchBytes()}, Init::None);
-      int64_t inOffset =
-          byRows ? first * p.sh * p.w * p.c : first * p.h * p.w * p.c;
-      int64_t outOffset = first * (byRows ? 1 : p.oh) * p.ow * p.f;
-      const dnnl::convolution_forward::primitive_desc &desc = part.desc;
-      const dnnl::engine &cpu = dnnlEngine();
-      runOnThisThread(
-          part.primitive,
-          {{DNNL_ARG_SRC,
-            memory(desc.src_desc(), cpu,
-                   const_cast<float *>(image.as<float>()) + inOffset)},
-           {DNNL_ARG_WEIGHTS,
-            memory(desc.weights_desc(), cpu, const_cast<float *>(weights))},
-           {DNNL_ARG_DST,
-            memory(desc.dst_desc(), cpu, out.as<float>() + outOffset)},
-           {DNNL_ARG_SCRATCHPAD,
-            memory(desc.scratchpad_desc(), cpu, scratch.data())}});
-    });
-    std::lock_guard<std::mutex> lock(failureMutex);
-    if (refusal && !failure)
-      failure = refusal;
-  });
-  return failure ? refused() : llvm::Error::success();
+/// The f32 scalar `v` holds when a constant defines it.
+static std::optional<float> constantScalar(Value v) {
+  FloatAttr value;
+  if (!v.getType().isF32() || !matchPattern(v, m_Constant(&value)))
+    return std::nullopt;
+  return value.getValue().convertToFloat();
 }
 
-std::optional<KernelBuilder> dnnlConvolutionKernel(Operation *op) {
-  if (!llvm::isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(
-          op) ||
-      !llvm::all_of(op->getOperandTypes(), [](Type t) {
-        auto tensor = llvm::dyn_cast<RankedTensorType>(t);
-        return tensor && tensor.hasStaticShape() &&
-               tensor.getElementType().isF32();
-      }))
+/// The post-ops computing `reader`'s result from the convolution's value,
+/// its input `convInput`; `tensors` receives the other inputs they read.
+static std::optional<Epilogue> epilogueOf(linalg::GenericOp reader,
+                                          unsigned convInput,
+                                          SmallVector<Value> &tensors) {
+  Block &body = *reader.getBlock();
+  if (!body.getArgument(reader.getNumDpsInputs()).use_empty())
+    return std::nullopt; // it reads its init
+  Epilogue epilogue;
+  Value value = body.getArgument(convInput);
+  size_t chained = 0;
+  while (true) {
+    if (!value.hasOneUse())
+      return std::nullopt;
+    Operation *op = *value.getUsers().begin();
+    if (llvm::isa<linalg::YieldOp>(op))
+      break;
+    if (op->getNumOperands() != 2 || epilogue.tail ||
+        !op->getResult(0).getType().isF32())
+      return std::nullopt;
+    bool valueFirst = op->getOperand(0) == value;
+    Value other = op->getOperand(valueFirst ? 1 : 0);
+    std::optional<float> constant = constantScalar(other);
+    auto argument = llvm::dyn_cast<BlockArgument>(other);
+    if (llvm::isa<arith::MaximumFOp, arith::MinimumFOp>(op)) {
+      if (!constant)
+        return std::nullopt;
+      epilogue.tail =
+          Tail{llvm::isa<arith::MaximumFOp>(op), valueFirst, *constant};
+    } else {
+      PostOp postOp;
+      if (llvm::isa<arith::AddFOp>(op))
+        postOp.algorithm = dnnl::algorithm::binary_add;
+      else if (llvm::isa<arith::MulFOp>(op))
+        postOp.algorithm = dnnl::algorithm::binary_mul;
+      else if (llvm::isa<arith::SubFOp>(op) && valueFirst)
+        postOp.algorithm = dnnl::algorithm::binary_sub;
+      else if (llvm::isa<arith::DivFOp>(op) && valueFirst)
+        postOp.algorithm = dnnl::algorithm::binary_div;
+      else
+        return std::nullopt;
+      if (constant) {
+        postOp.constant = *constant;
+      } else if (argument && argument.getOwner() == &body &&
+                 argument.getArgNumber() < reader.getNumDpsInputs() &&
+                 argument.getArgNumber() != convInput) {
+        postOp.input = tensors.size();
+        tensors.push_back(reader.getDpsInputs()[argument.getArgNumber()]);
+      } else {
+        return std::nullopt;
+      }
+      epilogue.postOps.push_back(postOp);
+    }
+    value = op->getResult(0);
+    ++chained;
+  }
+  // Nothing else in the body but constants.
+  size_t constants = llvm::count_if(
+      body, [](Operation &op) { return llvm::isa<arith::ConstantOp>(op); });
+  if (chained + constants + 1 != body.getOperations().size())
     return std::nullopt;
-  if (llvm::cast<linalg::LinalgOp>(op).getNumDpsInputs() != 2 ||
-      !isMulAddBody(*llvm::cast<linalg::LinalgOp>(op).getBlock()))
-    return std::nullopt;
-  std::optional<ConvProblem> problem = problemOf(op);
+  return epilogue;
+}
+
+/// The kernel state of convolution `op` (reading the image `pad` pads, its
+/// result read by `epilogue`), when oneDNN takes it.
+static std::shared_ptr<DnnlConvolution>
+prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
+  std::optional<ConvProblem> problem = problemOf(op, pad);
   if (!problem)
-    return std::nullopt;
+    return nullptr;
   auto conv = std::make_shared<DnnlConvolution>();
   conv->problem = *problem;
   conv->accumulate = !isZeroInit(op->getOperands().back());
+  conv->epilogue = std::move(epilogue);
   conv->workingBytes = mlir::spmd::workingBytes(op);
   conv->errorPrefix = llvm::toString(opError(op, ""));
   std::optional<Attribute> constant = constantValue(op->getOperand(1));
   if (!constant && problem->n * problem->pixels() < kMinPixelsToReorder)
-    return std::nullopt;
+    return nullptr;
+  // oneDNN skips the taps that fall on padding, where the pad's zeros
+  // times a NaN or infinite weight give NaN: a pad is taken in only with
+  // a constant filter of finite weights (checked below).
+  if (pad && !constant)
+    return nullptr;
   // The whole problem, with the filter layout oneDNN prefers for it; its
-  // own code (not a reference loop), and within the working bytes.
+  // own code (isAvoided), and within the working bytes.
   std::optional<std::string> failure = onThisThreadAlone([&] {
     memory::desc any(problem->userFilter().dims(), memory::data_type::f32,
                      memory::format_tag::any);
-    auto desc =
-        problem->describe(problem->n, problem->oh, any, conv->accumulate);
-    if (isReferenceLoop(desc))
-      throw std::runtime_error(std::string("only its reference loop, ") +
+    auto desc = conv->describe(problem->n, 0, problem->oh, any);
+    if (conv->isAvoided(desc))
+      throw std::runtime_error(std::string("only code to avoid: ") +
                                desc.impl_info_str());
     conv->packedFilter = desc.weights_desc();
+    const Part *whole = conv->part(problem->n, 0, problem->oh);
+    if (!whole)
+      throw std::runtime_error("no code for the filter's layout");
+    int64_t reorderBytes = constant ? 0 : conv->packedFilter.get_size();
+    if (reorderBytes + whole->scratchBytes() > conv->workingBytes)
+      throw std::runtime_error("it needs more working bytes than priced");
     if (!constant)
       return;
     // Reordered from a copy of the constant made here, once.
@@ -316,6 +550,10 @@ std::optional<KernelBuilder> dnnlConvolutionKernel(Operation *op) {
       std::string message = llvm::toString(value.takeError());
       throw std::runtime_error(message);
     }
+    const float *weights = (*value)->as<float>();
+    if (pad && !std::all_of(weights, weights + (*value)->numElements(),
+                            [](float x) { return std::isfinite(x); }))
+      throw std::runtime_error("a weight that is not finite, and a pad");
     auto packed = std::make_shared<HostBuffer>(
         ElementType::F32,
         std::vector<int64_t>{int64_t(conv->packedFilter.get_size() / 4)},
@@ -327,26 +565,108 @@ std::optional<KernelBuilder> dnnlConvolutionKernel(Operation *op) {
                     {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
     conv->constantFilter = std::move(packed);
   });
-  if (!failure)
-    failure = onThisThreadAlone([&] {
-      const Part *whole = conv->part(problem->n, problem->oh);
-      if (!whole)
-        throw std::runtime_error("no code for the filter's layout");
-      if (conv->packedFilterBytes() + whole->scratchBytes() >
-          conv->workingBytes)
-        throw std::runtime_error("it needs more working bytes than priced");
-    });
   if (failure) {
     LLVM_DEBUG(llvm::dbgs()
                << "oneDNN declines " << *op << ": " << *failure << "\n");
-    return std::nullopt;
+    return nullptr;
   }
-  return destinationKernel(
-      conv->accumulate ? Output::CopyOfInit : Output::Uninitialized,
-      [conv](llvm::ArrayRef<const HostBuffer *> in, HostBuffer &out,
-             const DeviceContext &ctx) {
-        return run(*conv, *in[0], *in[1], out, ctx.threads);
-      });
+  return conv;
+}
+
+/// The step running `conv`: `op`'s image (or the source `pad` pads), filter
+/// and init, and `tensors` for its post-ops, into `result`.
+static Step stepOf(std::shared_ptr<DnnlConvolution> conv, Operation *op,
+                   tensor::PadOp pad, ArrayRef<Value> tensors, Value result,
+                   KernelContext &ctx) {
+  ConvSlots slots;
+  slots.image = ctx.slot(pad ? pad.getSource() : op->getOperand(0));
+  slots.filter = ctx.slot(op->getOperand(1));
+  slots.init = ctx.slot(op->getOperand(2));
+  slots.result = ctx.slot(result);
+  for (Value tensor : tensors)
+    slots.postOpInputs.push_back(ctx.slot(tensor));
+  auto type = llvm::cast<RankedTensorType>(result.getType());
+  std::vector<int64_t> shape(type.getShape());
+  return
+      [conv, slots, shape](Frame &frame, DeviceContext &device) -> llvm::Error {
+        // Without accumulation the init is not read (nor, in a fusion, made).
+        auto out =
+            std::make_shared<HostBuffer>(ElementType::F32, shape, Init::None);
+        if (conv->accumulate) {
+          const HostBuffer &start = *frame.slots[slots.init].tensor;
+          std::memcpy(out->data(), start.data(), start.sizeInBytes());
+        }
+        if (llvm::Error err = run(*conv, slots, frame, *out, device.threads))
+          return err;
+        frame.slots[slots.result] = RValue::ofTensor(std::move(out));
+        return llvm::Error::success();
+      };
+}
+
+std::optional<KernelBuilder> dnnlConvolutionKernel(Operation *op) {
+  std::shared_ptr<DnnlConvolution> conv = prepare(op, nullptr, Epilogue());
+  if (!conv)
+    return std::nullopt;
+  return [conv](Operation *op, KernelContext &ctx) -> llvm::Expected<Step> {
+    return stepOf(conv, op, nullptr, {}, op->getResult(0), ctx);
+  };
+}
+
+/// A fusion of a convolution, its pad and its elementwise reader
+/// (--spmd-fuse-convolutions) as one oneDNN call, or its ops one by one.
+static llvm::Expected<Step> buildFusion(Operation *op, KernelContext &ctx) {
+  auto fusion = llvm::cast<mlir::spmd::FusionOp>(op);
+  Block &body = fusion.getBody().front();
+  tensor::PadOp pad;
+  Operation *conv = nullptr;
+  linalg::GenericOp reader;
+  linalg::FillOp fill;
+  for (Operation &inner : body.without_terminator()) {
+    if (auto f = llvm::dyn_cast<linalg::FillOp>(inner); f && !conv && !fill)
+      fill = f;
+    else if (auto p = llvm::dyn_cast<tensor::PadOp>(inner); p && !conv && !pad)
+      pad = p;
+    else if (!conv && llvm::isa<linalg::Conv2DNhwcHwcfOp,
+                                linalg::DepthwiseConv2DNhwcHwcOp>(inner))
+      conv = &inner;
+    else if (auto g = llvm::dyn_cast<linalg::GenericOp>(inner);
+             g && conv && !reader)
+      reader = g;
+    else
+      return buildRegionKernel(op, ctx);
+  }
+  Value last =
+      reader ? reader->getResult(0) : (conv ? conv->getResult(0) : Value());
+  // A fill inside is the zero init the kernel does without.
+  if (!conv || (pad && conv->getOperand(0) != pad.getResult()) ||
+      (fill &&
+       (conv->getOperand(2) != fill.result() || !isZeroInit(fill.result()))) ||
+      fusion->getNumResults() != 1 ||
+      body.getTerminator()->getOperand(0) != last)
+    return buildRegionKernel(op, ctx);
+  Epilogue epilogue;
+  SmallVector<Value> tensors;
+  if (reader) {
+    std::optional<Epilogue> read;
+    for (auto [i, input] : llvm::enumerate(reader.getDpsInputs()))
+      if (input == conv->getResult(0))
+        read = epilogueOf(reader, i, tensors);
+    if (!read)
+      return buildRegionKernel(op, ctx);
+    epilogue = std::move(*read);
+  }
+  std::shared_ptr<DnnlConvolution> kernel =
+      prepare(conv, pad, std::move(epilogue));
+  if (!kernel)
+    return buildRegionKernel(op, ctx);
+  return stepOf(std::move(kernel), conv, pad, tensors, fusion->getResult(0),
+                ctx);
+}
+
+void registerConvolutionKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, mlir::spmd::SpmdDialect *) {
+    attachKernel<buildFusion, mlir::spmd::FusionOp>(context);
+  });
 }
 
 } // namespace spmd::runtime

@@ -10,6 +10,7 @@ void spmd::runtime::registerKernelModels(DialectRegistry &registry) {
   registerLinalgKernels(registry);
   registerSoftmaxKernels(registry);
   registerNormalizationKernels(registry);
+  registerConvolutionKernels(registry);
   registerElementwiseKernels(registry);
   registerTensorKernels(registry);
   registerControlFlowKernels(registry);

@@ -25,6 +25,7 @@ void registerKernelModels(mlir::DialectRegistry &registry);
 void registerLinalgKernels(mlir::DialectRegistry &registry);
 void registerSoftmaxKernels(mlir::DialectRegistry &registry);
 void registerNormalizationKernels(mlir::DialectRegistry &registry);
+void registerConvolutionKernels(mlir::DialectRegistry &registry);
 void registerElementwiseKernels(mlir::DialectRegistry &registry);
 void registerTensorKernels(mlir::DialectRegistry &registry);
 void registerControlFlowKernels(mlir::DialectRegistry &registry);
@@ -40,6 +41,11 @@ llvm::Expected<Step> buildReturnKernel(mlir::Operation *op,
                                        KernelContext &context);
 llvm::Expected<Step> buildConstantKernel(mlir::Operation *op,
                                          KernelContext &context);
+
+/// Runs `op`'s one region; its yields are `op`'s results (as
+/// scf.execute_region).
+llvm::Expected<Step> buildRegionKernel(mlir::Operation *op,
+                                       KernelContext &context);
 
 /// The tensor of a constant's dense (or dense resource) value, made anew.
 llvm::Expected<TensorRef> constantTensor(mlir::Operation *op,

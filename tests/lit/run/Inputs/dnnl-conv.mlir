@@ -117,6 +117,11 @@ func.func @depthwise_strided(%x: tensor<1x19x19x20xf32>, %b: tensor<1x8x9x20xf32
     ins(%x, %w : tensor<1x19x19x20xf32>, tensor<3x3x20xf32>) outs(%b : tensor<1x8x9x20xf32>) -> tensor<1x8x9x20xf32>
   return %y : tensor<1x8x9x20xf32>
 }
+func.func @depthwise_accumulate_odd(%x: tensor<1x16x16x5xf32>, %w: tensor<3x3x5xf32>, %b: tensor<1x14x14x5xf32>) -> tensor<1x14x14x5xf32> {
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<[1, 1]> : tensor<2xi64>, strides = dense<[1, 1]> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x16x16x5xf32>, tensor<3x3x5xf32>) outs(%b : tensor<1x14x14x5xf32>) -> tensor<1x14x14x5xf32>
+  return %y : tensor<1x14x14x5xf32>
+}
 func.func @depthwise_arg(%x: tensor<1x16x16x40xf32>, %w: tensor<5x5x40xf32>) -> tensor<1x12x12x40xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x12x12x40xf32>
