@@ -521,9 +521,10 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
   if (!constant && problem->n * problem->pixels() < kMinPixelsToReorder)
     return nullptr;
   // oneDNN skips the taps that fall on padding, where the pad's zeros
-  // times a NaN or infinite weight give NaN: a pad is taken in only with
-  // a constant filter of finite weights (checked below).
-  if (pad && !constant)
+  // times a NaN or infinite weight give NaN, and where adding their +0.0
+  // makes an init's -0.0 +0.0: a pad is taken in only with a constant
+  // filter of finite weights (checked below) and no init.
+  if (pad && (!constant || conv->accumulate))
     return nullptr;
   // The whole problem, with the filter layout oneDNN prefers for it; its
   // own code (isAvoided), and within the working bytes.
