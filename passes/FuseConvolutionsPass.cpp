@@ -38,8 +38,7 @@ static bool isF32(Value v) { return getElementTypeOrSelf(v).isF32(); }
 /// (NHWC dimensions 1 and 2) only and `conv` is its only reader.
 static tensor::PadOp borderPad(Operation *conv) {
   auto pad = conv->getOperand(0).getDefiningOp<tensor::PadOp>();
-  if (!pad || onlyReader(pad.getResult()) != conv ||
-      pad->getBlock() != conv->getBlock())
+  if (!pad || onlyReader(pad.getResult()) != conv)
     return nullptr;
   Value value = pad.getConstantPaddingValue();
   if (!value || !matchPattern(value, m_PosZeroFloat()))
@@ -55,7 +54,6 @@ static tensor::PadOp borderPad(Operation *conv) {
 static linalg::FillOp zeroFill(Operation *conv) {
   auto fill = conv->getOperand(2).getDefiningOp<linalg::FillOp>();
   if (!fill || onlyReader(fill.result()) != conv ||
-      fill->getBlock() != conv->getBlock() ||
       !matchPattern(fill.value(), m_PosZeroFloat()))
     return nullptr;
   return fill;
@@ -101,18 +99,20 @@ struct FuseConvolutionsPass
         convs.push_back(op);
     });
     for (Operation *conv : convs) {
+      tensor::PadOp pad = borderPad(conv);
+      linalg::GenericOp reader = elementwiseReader(conv);
+      // A fill alone is no reason: the kernel skips a zero fill anyway.
+      if (!pad && !reader)
+        continue;
       SmallVector<Operation *, 4> group;
       if (linalg::FillOp fill = zeroFill(conv))
         group.push_back(fill);
-      if (tensor::PadOp pad = borderPad(conv))
+      if (pad)
         group.push_back(pad);
       group.push_back(conv);
-      if (linalg::GenericOp reader = elementwiseReader(conv))
+      if (reader)
         group.push_back(reader);
-      // A fill alone is no reason: the kernel skips a zero fill anyway.
-      if (group.size() >
-          1 + (group.front() != conv && isa<linalg::FillOp>(group.front())))
-        fuse(group);
+      fuse(group);
     }
   }
 };

@@ -13,14 +13,12 @@
 #include "runtime/exec/Executable.h"
 
 #include <cstring>
-#include <type_traits>
 
 namespace spmd::runtime {
 
 enum class Output { CopyOfInit, Uninitialized };
 
-/// `compute(inputs, out, context)` with the op's inputs in order; it
-/// returns nothing, or an llvm::Error that fails the step.
+/// `compute(inputs, out, context)` with the op's inputs in order.
 template <typename Compute>
 KernelBuilder destinationKernel(Output output, Compute compute) {
   return [output, compute](mlir::Operation *op,
@@ -39,13 +37,7 @@ KernelBuilder destinationKernel(Output output, Compute compute) {
       std::vector<const HostBuffer *> in;
       for (unsigned slot : inputs)
         in.push_back(frame.slots[slot].tensor.get());
-      if constexpr (std::is_same_v<decltype(compute(in, *out, ctx)),
-                                   llvm::Error>) {
-        if (llvm::Error err = compute(in, *out, ctx))
-          return err;
-      } else {
-        compute(in, *out, ctx);
-      }
+      compute(in, *out, ctx);
       frame.slots[result] = RValue::ofTensor(std::move(out));
       return llvm::Error::success();
     });

@@ -26,7 +26,6 @@
 #include "ir/WorkingBytes.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/CpuPath.h"
-#include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/Dnnl.h"
 #include "runtime/kernels/ImageWindow.h"
 #include "runtime/kernels/KernelInterface.h"
@@ -52,9 +51,6 @@ using dnnl::memory;
 
 namespace spmd::runtime {
 
-/// Below this many multiply-adds per thread, more threads cost more than
-/// they save.
-constexpr int64_t kMacsPerThread = 1 << 20;
 /// A filter that is not a constant is reordered on each call only for
 /// images of at least this many output pixels: below, the reorder costs
 /// more than oneDNN saves (measured on ResNet-50's 7x7 and 14x14 layers).

@@ -29,10 +29,6 @@ using namespace mlir;
 
 namespace spmd::runtime {
 
-/// Below this many multiply-adds per thread, more threads cost more than
-/// they save.
-constexpr int64_t kMacsPerThread = 1 << 20;
-
 static KernelThreads threadsFor(KernelThreads threads, int64_t macs) {
   return threads.atMost(macs / kMacsPerThread);
 }

@@ -40,6 +40,10 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Below this many multiply-adds per thread (GEMMs, convolutions), more
+/// threads cost more than they save.
+inline constexpr int64_t kMacsPerThread = 1 << 20;
+
 /// The threads a kernel may use: up to `count`, the calling thread and
 /// helpers from `pool` (none: the calling thread alone).
 struct KernelThreads {
