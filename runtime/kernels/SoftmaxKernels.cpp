@@ -2,10 +2,10 @@
 //
 // Along the normalized dimension: the maximum, exp(x - max), their sum, and
 // each exp divided by it (numerically stable, as linalg's decomposition).
-// Rows are split over the device's threads and taken by Eigen's vectorised
-// exp. Contiguous f32 rows (softmax over the last dimension) run in f32 in
-// the CPU path's kernel library, where Eigen has the path's vector width;
-// others in double here, rounded once.
+// Rows are split over the device's threads. Contiguous f32 rows (softmax
+// over the last dimension) run in f32 in the CPU path's kernel library,
+// with its own exp at the path's vector width; others through Eigen's exp
+// in double here, rounded once.
 //
 //===----------------------------------------------------------------------===//
 

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cmath>
+#include <random>
 
 using namespace spmd::runtime;
 
@@ -318,6 +319,56 @@ TEST(CpuPath, ExpUnderflowsAsLibmOnEveryPath) {
         sum += std::exp(double(v));
       for (int64_t i = 0; i < n; ++i)
         expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+    }
+  }
+}
+
+// Rows whose lanes all stay within 87 of their maximum take an unchecked
+// exp, others the full one: every lane against libm, at lengths around the
+// vector widths, with the row's spread on either side of that limit and
+// maxima far from 0.
+TEST(CpuPath, SoftmaxRowsWithinFourUlpOnEveryPath) {
+  PathGuard guard;
+  std::mt19937 random(7);
+  for (CpuPath path : kPaths) {
+    if (!setCpuPath(path))
+      continue;
+    SCOPED_TRACE(cpuPathName(path).str());
+    for (int64_t n : {1, 7, 8, 9, 31, 1024, 1031})
+      for (float top : {0.0f, 50.0f, -1000.0f})
+        for (float spread : {1.0f, 30.0f, 86.99f, 95.0f}) {
+          std::uniform_real_distribution<float> lane(top - spread, top);
+          std::vector<float> row(n), out(n);
+          for (float &v : row)
+            v = lane(random);
+          row[n / 2] = top;
+          row[n - 1] = n > 1 ? top - spread : top;
+          gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
+          double sum = 0;
+          for (float v : row)
+            sum += std::exp(double(v - top));
+          for (int64_t i = 0; i < n; ++i)
+            expectWithin4Ulp(out[i], std::exp(double(row[i] - top)) / sum,
+                             row[i]);
+        }
+    // Masked lanes (-inf) give 0 and leave the rest as they were; a NaN or
+    // +inf lane makes the whole row NaN, as max, exp and sum do.
+    for (int64_t n : {5, 8, 1024}) {
+      std::vector<float> row(n), out(n);
+      for (int64_t i = 0; i < n; ++i)
+        row[i] = i % 3 == 1 ? -INFINITY : -0.01f * float(i);
+      gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
+      double sum = 0;
+      for (float v : row)
+        sum += std::exp(double(v));
+      for (int64_t i = 0; i < n; ++i)
+        expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+      for (float poison : {NAN, INFINITY}) {
+        row[n - 1] = poison;
+        gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
+        for (int64_t i = 0; i < n; ++i)
+          EXPECT_TRUE(std::isnan(out[i])) << "lane " << i << " of " << n;
+      }
     }
   }
 }

@@ -1,11 +1,11 @@
 //===- GemmKernels.cpp - Eigen's GEMM for one instruction set -------------===//
 //
 // f32 runs the blocked GEMM of PackedGemm.h, f64 Eigen's. The math
-// functions of f32 lanes (exp, tanh, erf, ...) and softmax's exp are
-// Eigen's vectorised ones at this path's vector width: libm's take one
-// lane at a time (3-11 ns each), and SLEEF's measured slower than Eigen's
-// on both AVX2 and AVX-512 (tanh and erf by 6 to 10 times). The AVX2
-// path's exp is Eigen's AVX-512 algorithm on 8 lanes (exp8).
+// functions of f32 lanes (tanh, erf, ...) are Eigen's vectorised ones at
+// this path's vector width: libm's take one lane at a time (3-11 ns each),
+// and SLEEF's measured slower than Eigen's on both AVX2 and AVX-512 (tanh
+// and erf by 6 to 10 times). exp, for math lanes and softmax rows, is this
+// file's own, written with Eigen's packet functions (expAny).
 //
 // Compiled once per CPU path (runtime/kernels/gemm/CMakeLists.txt), each time
 // into its own shared library with hidden symbols: Eigen chooses its packet
@@ -105,74 +105,95 @@ template <typename Fn> void lanesF32(const float *x, float *y, int64_t n) {
   };
 #include "runtime/kernels/ScalarOps.def"
 
-#if defined(EIGEN_VECTORIZE_AVX2) && !defined(EIGEN_VECTORIZE_AVX512)
-#define SPMD_OWN_EXP_F32 1
-/// exp of 8 lanes as Eigen computes it on AVX-512, where its AVX2 path
-/// (Eigen 3.4) scales by a general ldexp: 0.33 against 0.49 ns a lane.
-/// Eigen's range reduction and polynomial (Cephes); 2^m from the exponent
-/// bits, as two normal factors where the result is not a normal float, so
-/// results below 2^-126 are the subnormals (or 0) they should be.
-inline __m256 exp8(__m256 x) {
-  auto splat = [](float v) { return _mm256_set1_ps(v); };
-  __m256 c = _mm256_min_ps(_mm256_max_ps(x, splat(-104.0f)), splat(89.0f));
-  __m256 m = _mm256_floor_ps(
-      _mm256_fmadd_ps(c, splat(1.44269504088896341f), splat(0.5f)));
-  __m256 r = _mm256_fmadd_ps(m, splat(-0.693359375f), c);
-  r = _mm256_fmadd_ps(m, splat(2.12194440e-4f), r);
-  __m256 r2 = _mm256_mul_ps(r, r), r3 = _mm256_mul_ps(r2, r);
-  __m256 y =
-      _mm256_fmadd_ps(splat(1.9875691500E-4f), r, splat(1.3981999507E-3f));
-  __m256 y1 =
-      _mm256_fmadd_ps(splat(4.1665795894E-2f), r, splat(1.6666665459E-1f));
-  y = _mm256_fmadd_ps(y, r, splat(8.3334519073E-3f));
-  y1 = _mm256_fmadd_ps(y1, r, splat(5.0000001201E-1f));
-  y = _mm256_fmadd_ps(y, r3, y1);
-  y = _mm256_fmadd_ps(y, r2, _mm256_add_ps(r, splat(1.0f)));
-  auto pow2 = [](__m256 e) {
-    __m256i bits =
-        _mm256_add_epi32(_mm256_cvtps_epi32(e), _mm256_set1_epi32(127));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(bits, 23));
-  };
-  __m256 outside = _mm256_or_ps(_mm256_cmp_ps(m, splat(-126.0f), _CMP_LT_OQ),
-                                _mm256_cmp_ps(m, splat(127.0f), _CMP_GT_OQ));
-  __m256 result;
-  if (_mm256_movemask_ps(outside) == 0) {
-    result = _mm256_mul_ps(y, pow2(m));
+// exp over f32 vectors of this path's width, through Eigen's packet
+// functions. Eigen 3.4's own exp is not used: its AVX-512 one reduces the
+// argument by ln 2 as one f32 constant, 5 ulp off from |x| = 60 on; its
+// AVX2 one scales by a general ldexp (0.49 against 0.33 ns a lane); its
+// AVX2 and SSE ones clamp at -88.7, where results leave the normal floats.
+namespace ei = Eigen::internal;
+using Packet = ei::packet_traits<float>::type;
+using PacketI = ei::unpacket_traits<Packet>::integer_packet;
+constexpr int64_t kLanes = ei::unpacket_traits<Packet>::size;
+
+/// exp(x) = y 2^m for integral m = round(x log2(e)): Cephes's two-constant
+/// range reduction and polynomial, for x within [-104, 89], not NaN.
+inline Packet expPolynomial(Packet x, Packet m) {
+  auto splat = [](float v) { return ei::pset1<Packet>(v); };
+  Packet r = ei::pmadd(m, splat(-0.693359375f), x);
+  r = ei::pmadd(m, splat(2.12194440e-4f), r);
+  Packet r2 = ei::pmul(r, r), r3 = ei::pmul(r2, r);
+  Packet y = ei::pmadd(splat(1.9875691500E-4f), r, splat(1.3981999507E-3f));
+  Packet y1 = ei::pmadd(splat(4.1665795894E-2f), r, splat(1.6666665459E-1f));
+  y = ei::pmadd(y, r, splat(8.3334519073E-3f));
+  y1 = ei::pmadd(y1, r, splat(5.0000001201E-1f));
+  y = ei::pmadd(y, r3, y1);
+  return ei::pmadd(y, r2, ei::padd(r, splat(1.0f)));
+}
+
+constexpr float kLog2e = 1.44269504088896341f;
+
+/// 2^e for integral e in [-126, 127], from the exponent bits.
+inline Packet pow2(Packet e) {
+  PacketI biased =
+      ei::padd(ei::pcast<Packet, PacketI>(e), ei::pset1<PacketI>(127));
+  return ei::preinterpret<Packet>(ei::plogical_shift_left<23>(biased));
+}
+
+/// exp of x in [-87, 0], whose result is a normal float (a softmax row's
+/// lanes, shifted by its maximum, mostly): no clamping or checks, and m
+/// rounded by adding 1.5 2^23.
+inline Packet expNormal(Packet x) {
+  const Packet magic = ei::pset1<Packet>(12582912.0f);
+  Packet m = ei::psub(ei::pmadd(x, ei::pset1<Packet>(kLog2e), magic), magic);
+  return ei::pmul(expPolynomial(x, m), pow2(m));
+}
+
+/// exp of any lanes. 2^m is built as two normal factors where the result
+/// is not a normal float, so results below 2^-126 are the subnormals (or 0)
+/// they should be, and those above the floats infinity.
+inline Packet expAny(Packet x) {
+  auto splat = [](float v) { return ei::pset1<Packet>(v); };
+  Packet c = ei::pmin(ei::pmax(x, splat(-104.0f)), splat(89.0f));
+  Packet m = ei::pfloor(ei::pmadd(c, splat(kLog2e), splat(0.5f)));
+  Packet y = expPolynomial(c, m);
+  Packet outside =
+      ei::por(ei::pcmp_lt(m, splat(-126.0f)), ei::pcmp_lt(splat(127.0f), m));
+  Packet result;
+  if (!ei::predux_any(outside)) {
+    result = ei::pmul(y, pow2(m));
   } else {
-    __m256 half = _mm256_floor_ps(_mm256_mul_ps(m, splat(0.5f)));
-    result = _mm256_mul_ps(_mm256_mul_ps(y, pow2(half)),
-                           pow2(_mm256_sub_ps(m, half)));
+    Packet half = ei::pfloor(ei::pmul(m, splat(0.5f)));
+    result = ei::pmul(ei::pmul(y, pow2(half)), pow2(ei::psub(m, half)));
   }
-  // max takes its second operand where one is NaN: NaN stays NaN.
-  return _mm256_max_ps(result, x);
+  return ei::pselect(ei::pcmp_eq(x, x), result, x); // NaN stays NaN
 }
 
 /// y = exp(x - shift) over n lanes; returns their sum, in f32 vectors over
-/// chunks of 256 lanes added in double.
+/// chunks of 256 lanes added in double. `Exp` computes a vector.
+template <Packet (*Exp)(Packet)>
 double expShifted(const float *x, float shift, float *y, int64_t n) {
   constexpr int64_t kChunk = 256;
-  __m256 s = _mm256_set1_ps(shift);
+  Packet s = ei::pset1<Packet>(shift);
   double sum = 0;
+  float lanes[kLanes];
   for (int64_t i = 0; i < n;) {
     int64_t end = std::min(n, i + kChunk);
-    __m256 acc = _mm256_setzero_ps();
-    for (; i + 8 <= end; i += 8) {
-      __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
-      _mm256_storeu_ps(y + i, e);
-      acc = _mm256_add_ps(acc, e);
+    Packet acc = ei::pset1<Packet>(0.0f);
+    for (; i + kLanes <= end; i += kLanes) {
+      Packet e = Exp(ei::psub(ei::ploadu<Packet>(x + i), s));
+      ei::pstoreu(y + i, e);
+      acc = ei::padd(acc, e);
     }
     if (i < end) { // the last lanes, padded with exp(-inf) = 0
-      float in[8], out[8];
-      std::fill(in, in + 8, -INFINITY);
-      std::copy(x + i, x + end, in);
-      __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(in), s));
-      _mm256_storeu_ps(out, e);
-      std::copy(out, out + (end - i), y + i);
-      acc = _mm256_add_ps(acc, e);
+      std::fill(lanes, lanes + kLanes, -INFINITY);
+      std::copy(x + i, x + end, lanes);
+      Packet e = expAny(ei::psub(ei::ploadu<Packet>(lanes), s));
+      ei::pstoreu(lanes, e);
+      std::copy(lanes, lanes + (end - i), y + i);
+      acc = ei::padd(acc, e);
       i = end;
     }
-    float lanes[8];
-    _mm256_storeu_ps(lanes, acc);
+    ei::pstoreu(lanes, acc);
     for (float lane : lanes)
       sum += lane;
   }
@@ -180,40 +201,36 @@ double expShifted(const float *x, float shift, float *y, int64_t n) {
 }
 
 template <> void lanesF32<ExpLanes>(const float *x, float *y, int64_t n) {
-  (void)expShifted(x, 0.0f, y, n);
+  (void)expShifted<expAny>(x, 0.0f, y, n);
 }
-#endif
+
+/// The maximum of n lanes; `normal` tells whether every exp(x - max) is a
+/// normal float: nothing 87 or more below the maximum (so no infinities;
+/// a NaN lane gives NaN either way, and so the whole row).
+float rowMax(const float *x, int64_t n, bool &normal) {
+  Packet hi = ei::pset1<Packet>(-INFINITY), lo = ei::pset1<Packet>(INFINITY);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Packet v = ei::ploadu<Packet>(x + i);
+    hi = ei::pmax(hi, v);
+    lo = ei::pmin(lo, v);
+  }
+  float max = ei::predux_max(hi), min = ei::predux_min(lo);
+  for (; i < n; ++i)
+    max = std::max(max, x[i]), min = std::min(min, x[i]);
+  normal = min - max > -87.0f;
+  return max;
+}
 
 void softmaxRows(const float *in, float *out, int64_t rows, int64_t length) {
   for (int64_t r = 0; r < rows; ++r) {
-    Eigen::Map<const Eigen::ArrayXf> x(in + r * length, length);
-    Eigen::Map<Eigen::ArrayXf> y(out + r * length, length);
-    float max = x.maxCoeff();
-#ifdef SPMD_OWN_EXP_F32
-    double sum = expShifted(x.data(), max, y.data(), length);
-#else
-    // exp(x - max), fused with the subtraction: lanesF32's copy and
-    // count passes took 2.4 times as long on AVX-512. Eigen's exp is not
-    // exact where the result leaves the normal floats (its SSE one clamps
-    // at -88.7), so rows reaching below -87 (masked scores) have those
-    // lanes made again: 0 below -104 (where exp rounds to 0), else libm.
-    constexpr float kNormal = -87.0f, kUnderflow = -104.0f;
-    y = (x - max).exp();
-    if (x.minCoeff() - max < kNormal)
-      for (int64_t i = 0; i < length; ++i)
-        if (!isNormalFinite(y[i])) {
-          float d = x[i] - max;
-          y[i] = d < kUnderflow ? 0.0f : std::exp(d);
-        }
-    // The sum is kept in double across chunks summed in f32 vectors: a sum
-    // of the row cast to double is one serial chain of scalar adds, which
-    // took most of the kernel's time.
-    constexpr int64_t kChunk = 256;
-    double sum = 0;
-    for (int64_t i = 0; i < length; i += kChunk)
-      sum += y.segment(i, std::min(kChunk, length - i)).sum();
-#endif
-    y *= float(1.0 / sum);
+    const float *x = in + r * length;
+    float *y = out + r * length;
+    bool normal;
+    float max = rowMax(x, length, normal);
+    double sum = normal ? expShifted<expNormal>(x, max, y, length)
+                        : expShifted<expAny>(x, max, y, length);
+    Eigen::Map<Eigen::ArrayXf>(y, length) *= float(1.0 / sum);
   }
 }
 
