@@ -43,6 +43,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 #define DEBUG_TYPE "spmd-kernels"
 
@@ -150,6 +151,9 @@ static bool isAvoided(const dnnl::convolution_forward::primitive_desc &desc,
 struct DnnlConvolution {
   ConvProblem problem;
   bool accumulate;
+  /// A pad taken in with a filter that is not a constant: the call runs
+  /// only when every weight is finite (else the ops one by one).
+  bool needsFiniteFilter = false;
   Epilogue epilogue;
   /// The filter's blocked layout, and the filter in it when it is a constant.
   memory::desc packedFilter;
@@ -293,7 +297,8 @@ static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
                       {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
     });
   }
-  // parallelFor gives part t the units [units t / parts, units (t+1) / parts).
+  // parallelFor gives part t the units [units t / parts, units (t+1) / parts)
+  // (or all of them, nested in another kernel's part).
   auto partOf = [&](int64_t first, int64_t last) {
     return byRows ? conv.part(1, first, last - first)
                   : conv.part(last - first, 0, p.oh);
@@ -326,7 +331,12 @@ static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
   std::mutex failureMutex;
   parallelFor(threads, units, [&](int64_t first, int64_t last) {
     std::optional<std::string> refusal = onThisThreadAlone([&] {
-      const Part &part = *partOf(first, last);
+      const Part *found = partOf(first, last);
+      if (!found) // a split other than the one checked above
+        throw std::runtime_error("no oneDNN code for rows or images " +
+                                 std::to_string(first) + " to " +
+                                 std::to_string(last));
+      const Part &part = *found;
       HostBuffer scratch(ElementType::I8, {part.scratchBytes()}, Init::None);
       int64_t rowElements = p.sourceColumns() * p.c;
       int64_t inOffset = byRows ? part.rows.first * rowElements
@@ -518,10 +528,12 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
     return nullptr;
   // oneDNN skips the taps that fall on padding, where the pad's zeros
   // times a NaN or infinite weight give NaN, and where adding their +0.0
-  // makes an init's -0.0 +0.0: a pad is taken in only with a constant
-  // filter of finite weights (checked below) and no init.
-  if (pad && (!constant || conv->accumulate))
+  // makes an init's -0.0 +0.0: a pad is taken in only with no init, and a
+  // filter of finite weights (a constant's checked below, others on each
+  // call).
+  if (pad && conv->accumulate)
     return nullptr;
+  conv->needsFiniteFilter = pad && !constant;
   // The whole problem, with the filter layout oneDNN prefers for it; its
   // own code (isAvoided), and within the working bytes.
   std::optional<std::string> failure = onThisThreadAlone([&] {
@@ -570,11 +582,25 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
   return conv;
 }
 
+/// Whether every f32 of `t` is finite (exponent bits not all ones: integer
+/// compares, which vectorise).
+static bool allFinite(const HostBuffer &t) {
+  const uint32_t *bits = reinterpret_cast<const uint32_t *>(t.data());
+  int64_t n = t.numElements();
+  uint32_t special = 0;
+  onCpuPath([&] {
+    for (int64_t i = 0; i < n; ++i)
+      special |= uint32_t((bits[i] & 0x7f800000u) == 0x7f800000u);
+  });
+  return special == 0;
+}
+
 /// The step running `conv`: `op`'s image (or the source `pad` pads), filter
-/// and init, and `tensors` for its post-ops, into `result`.
+/// and init, and `tensors` for its post-ops, into `result`; or `byOps` (the
+/// fusion's ops one by one) for a filter the call cannot take.
 static Step stepOf(std::shared_ptr<DnnlConvolution> conv, Operation *op,
                    tensor::PadOp pad, ArrayRef<Value> tensors, Value result,
-                   KernelContext &ctx) {
+                   KernelContext &ctx, Step byOps = nullptr) {
   ConvSlots slots;
   slots.image = ctx.slot(pad ? pad.getSource() : op->getOperand(0));
   slots.filter = ctx.slot(op->getOperand(1));
@@ -584,20 +610,24 @@ static Step stepOf(std::shared_ptr<DnnlConvolution> conv, Operation *op,
     slots.postOpInputs.push_back(ctx.slot(tensor));
   auto type = llvm::cast<RankedTensorType>(result.getType());
   std::vector<int64_t> shape(type.getShape());
-  return
-      [conv, slots, shape](Frame &frame, DeviceContext &device) -> llvm::Error {
-        // Without accumulation the init is not read (nor, in a fusion, made).
-        auto out =
-            std::make_shared<HostBuffer>(ElementType::F32, shape, Init::None);
-        if (conv->accumulate) {
-          const HostBuffer &start = *frame.slots[slots.init].tensor;
-          std::memcpy(out->data(), start.data(), start.sizeInBytes());
-        }
-        if (llvm::Error err = run(*conv, slots, frame, *out, device.threads))
-          return err;
-        frame.slots[slots.result] = RValue::ofTensor(std::move(out));
-        return llvm::Error::success();
-      };
+  assert((!conv->needsFiniteFilter || byOps) && "no step for other filters");
+  return [conv, slots, shape, byOps](Frame &frame,
+                                     DeviceContext &device) -> llvm::Error {
+    if (conv->needsFiniteFilter &&
+        !allFinite(*frame.slots[slots.filter].tensor))
+      return byOps(frame, device);
+    // Without accumulation the init is not read (nor, in a fusion, made).
+    auto out =
+        std::make_shared<HostBuffer>(ElementType::F32, shape, Init::None);
+    if (conv->accumulate) {
+      const HostBuffer &start = *frame.slots[slots.init].tensor;
+      std::memcpy(out->data(), start.data(), start.sizeInBytes());
+    }
+    if (llvm::Error err = run(*conv, slots, frame, *out, device.threads))
+      return err;
+    frame.slots[slots.result] = RValue::ofTensor(std::move(out));
+    return llvm::Error::success();
+  };
 }
 
 std::optional<KernelBuilder> dnnlConvolutionKernel(Operation *op) {
@@ -656,8 +686,15 @@ static llvm::Expected<Step> buildFusion(Operation *op, KernelContext &ctx) {
       prepare(conv, pad, std::move(epilogue));
   if (!kernel)
     return buildRegionKernel(op, ctx);
+  Step byOps;
+  if (kernel->needsFiniteFilter) {
+    llvm::Expected<Step> ops = buildRegionKernel(op, ctx);
+    if (!ops)
+      return ops.takeError();
+    byOps = std::move(*ops);
+  }
   return stepOf(std::move(kernel), conv, pad, tensors, fusion->getResult(0),
-                ctx);
+                ctx, std::move(byOps));
 }
 
 void registerConvolutionKernels(DialectRegistry &registry) {

@@ -332,3 +332,67 @@ func.func @reads_init(%x: tensor<1x10x10x8xf32>, %g: tensor<1x8x8x8xf32>) -> ten
   } -> tensor<1x8x8x8xf32>
   return %y : tensor<1x8x8x8xf32>
 }
+// A padded layer whose filter is an argument: fused when every weight is
+// finite, which the kernel checks on each call.
+func.func @arg_filter_padded(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<1x12x12x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x12x12x8xf32> to tensor<1x14x14x8xf32>
+  %e = tensor.empty() : tensor<1x12x12x16xf32>
+  %b = linalg.fill ins(%z : f32) outs(%e : tensor<1x12x12x16xf32>) -> tensor<1x12x12x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x14x14x8xf32>, tensor<3x3x8x16xf32>) outs(%b : tensor<1x12x12x16xf32>) -> tensor<1x12x12x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x12x12x16xf32>) outs(%e : tensor<1x12x12x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %k0 = arith.constant 0.5 : f32
+    %s0 = arith.addf %v, %k0 : f32
+    %k1 = arith.constant 0.0 : f32
+    %s1 = arith.maximumf %s0, %k1 : f32
+    linalg.yield %s1 : f32
+  } -> tensor<1x12x12x16xf32>
+  return %y : tensor<1x12x12x16xf32>
+}
+// The same with a NaN weight, made in the program: the pad's zeros times
+// it are NaN on the border, which oneDNN's padding would skip, so the
+// layer runs op by op.
+func.func @arg_filter_padded_nan(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<1x12x12x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %c0 = arith.constant 0 : index
+  %we = tensor.empty() : tensor<3x3x8x16xf32>
+  %wn = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w : tensor<3x3x8x16xf32>) outs(%we : tensor<3x3x8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %l = linalg.index 3 : index
+    %a = arith.addi %i, %j : index
+    %a2 = arith.addi %a, %k : index
+    %a3 = arith.addi %a2, %l : index
+    %first = arith.cmpi eq, %a3, %c0 : index
+    %r = arith.select %first, %nan, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<3x3x8x16xf32>
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x12x12x8xf32> to tensor<1x14x14x8xf32>
+  %e = tensor.empty() : tensor<1x12x12x16xf32>
+  %b = linalg.fill ins(%z : f32) outs(%e : tensor<1x12x12x16xf32>) -> tensor<1x12x12x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %wn : tensor<1x14x14x8xf32>, tensor<3x3x8x16xf32>) outs(%b : tensor<1x12x12x16xf32>) -> tensor<1x12x12x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x12x12x16xf32>) outs(%e : tensor<1x12x12x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %k0 = arith.constant 0.5 : f32
+    %s0 = arith.addf %v, %k0 : f32
+    %k1 = arith.constant 0.0 : f32
+    %s1 = arith.maximumf %s0, %k1 : f32
+    linalg.yield %s1 : f32
+  } -> tensor<1x12x12x16xf32>
+  return %y : tensor<1x12x12x16xf32>
+}
