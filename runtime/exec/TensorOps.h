@@ -17,6 +17,19 @@
 
 namespace spmd::runtime {
 
+/// arith.maximumf and arith.minimumf (LLVM's maximum and minimum): NaN
+/// where either is NaN, and -0.0 below +0.0, whichever comes first.
+template <typename T> T maximumF(T x, T y) {
+  if (std::isnan(x) || std::isnan(y))
+    return NAN;
+  return x > y || (x == y && !std::signbit(x)) ? x : y;
+}
+template <typename T> T minimumF(T x, T y) {
+  if (std::isnan(x) || std::isnan(y))
+    return NAN;
+  return x < y || (x == y && std::signbit(x)) ? x : y;
+}
+
 /// `a` and `b` combined as ReductionKind `c` says: by the kernels' folds
 /// and by the collectives alike.
 template <ReductionKind c, typename T> T combine(T a, T b) {
@@ -25,9 +38,9 @@ template <ReductionKind c, typename T> T combine(T a, T b) {
     case ReductionKind::Sum:
       return a + b;
     case ReductionKind::Max:
-      return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b);
+      return maximumF(a, b);
     case ReductionKind::Min:
-      return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b);
+      return minimumF(a, b);
     case ReductionKind::MaxNum:
       return std::fmax(a, b);
     case ReductionKind::MinNum:

@@ -24,6 +24,7 @@
 
 #include "ir/SpmdOps.h"
 #include "ir/WorkingBytes.h"
+#include "runtime/exec/TensorOps.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/CpuPath.h"
 #include "runtime/kernels/Dnnl.h"

@@ -2,6 +2,7 @@
 
 #include "runtime/kernels/ScalarProgram.h"
 #include "ir/Locations.h"
+#include "runtime/exec/TensorOps.h"
 #include "runtime/kernels/CpuPath.h"
 #include "runtime/kernels/gemm/GemmKernels.h"
 

@@ -163,9 +163,13 @@ def count(shape):
 
 def random_input(rng, et, shape):
     """Row-major values: floats k/64 in [-1, 1) (exact in every float
-    type), integers in {0, 1} (valid as indices), as spmd-run draws them."""
+    type; zeros of either sign, whose signs the ops must keep as upstream
+    does), integers in {0, 1} (valid as indices)."""
+    def one_float():
+        v = rng.randrange(-64, 64) / 64.0
+        return -0.0 if v == 0 and rng.randrange(2) else v
     if et in FLOAT_TYPES:
-        return [rng.randrange(-64, 64) / 64.0 for _ in range(count(shape))]
+        return [one_float() for _ in range(count(shape))]
     return [rng.randrange(2) for _ in range(count(shape))]
 
 
@@ -269,8 +273,8 @@ def same(mine, ref, et, longest):
         return int(mine) == ref
     if math.isnan(mine) or math.isnan(ref):
         return math.isnan(mine) and math.isnan(ref)
-    if mine == ref:
-        return True
+    if mine == ref:  # and zeros of the same sign
+        return mine != 0 or math.copysign(1, mine) == math.copysign(1, ref)
     absolute, relative, eps = TOLERANCE[et]
     scale = max(abs(mine), abs(ref))
     return abs(mine - ref) <= absolute + max(relative, longest * eps) * scale

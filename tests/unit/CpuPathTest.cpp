@@ -351,6 +351,21 @@ TEST(CpuPath, SoftmaxRowsWithinFourUlpOnEveryPath) {
             expectWithin4Ulp(out[i], std::exp(double(row[i] - top)) / sum,
                              row[i]);
         }
+    // One large exp and many just under half its ulp: a sum in f32 lanes
+    // loses them all (62 ulp off on the baseline path).
+    for (int64_t n : {256, 1024}) {
+      std::vector<float> row(n, -80.0f), out(n);
+      float tiny = std::log(0.99f * std::ldexp(1.0f, -24));
+      for (int64_t i = 0; i < n; i += 4)
+        row[i] = tiny;
+      row[0] = 0.0f;
+      gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
+      double sum = 0;
+      for (float v : row)
+        sum += std::exp(double(v));
+      for (int64_t i = 0; i < n; ++i)
+        expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+    }
     // Masked lanes (-inf) give 0 and leave the rest as they were; a NaN or
     // +inf lane makes the whole row NaN, as max, exp and sum do.
     for (int64_t n : {5, 8, 1024}) {

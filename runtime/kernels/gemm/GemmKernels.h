@@ -48,7 +48,8 @@ struct GemmKernels {
   GemmFn<float> f32;
   GemmFn<double> f64;
   /// out[r] = softmax(in[r]) for `rows` contiguous rows of `length` floats:
-  /// exp(x - max) over their sum (kept in double).
+  /// exp(x - max) over their sum (blocks of four vectors summed in f32,
+  /// the blocks in double), within 4 ulp.
   void (*softmaxRowsF32)(const float *in, float *out, int64_t rows,
                          int64_t length);
   /// Each MathFunction over f32 lanes, within 4 ulp.
