@@ -38,6 +38,20 @@ struct Reduction {
   int64_t outer = 1, reduced = 1, inner = 1;
 };
 
+/// `extremum`, the max or min of `run` as vector max and min instructions
+/// give it: either zero where +0.0 and -0.0 tie. arith.maximumf orders
+/// -0.0 below +0.0: a zero maximum is +0.0 if the run holds one, a zero
+/// minimum -0.0 (`negative`).
+template <typename T, typename Run>
+T signedZero(T extremum, const Run &run, bool negative) {
+  if (extremum != 0 || std::signbit(extremum) == negative)
+    return extremum;
+  for (T v : run)
+    if (v == 0 && std::signbit(v) == negative)
+      return v;
+  return extremum;
+}
+
 /// The fold of a contiguous run of `n` >= 1 elements.
 template <ReductionKind c, typename T> T foldRun(const T *p, int64_t n) {
   Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> run(p, n);
@@ -60,9 +74,11 @@ template <ReductionKind c, typename T> T foldRun(const T *p, int64_t n) {
       return sum;
     }
     case ReductionKind::Max:
-      return run.template maxCoeff<Eigen::PropagateNaN>();
+      return signedZero(run.template maxCoeff<Eigen::PropagateNaN>(), run,
+                        /*negative=*/false);
     case ReductionKind::Min:
-      return run.template minCoeff<Eigen::PropagateNaN>();
+      return signedZero(run.template minCoeff<Eigen::PropagateNaN>(), run,
+                        /*negative=*/true);
     case ReductionKind::MaxNum:
       return run.template maxCoeff<Eigen::PropagateNumbers>();
     case ReductionKind::MinNum:
