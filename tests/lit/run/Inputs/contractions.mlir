@@ -146,3 +146,28 @@ func.func @library_rows_ref(%a: tensor<64x33xf32>, %b: tensor<50x33xf32>, %c: te
   } -> tensor<64x50xf32>
   return %0 : tensor<64x50xf32>
 }
+// A matmul from a zero fill, as models write it (the kernel starts from
+// nothing rather than from the init), large enough for the library GEMM.
+func.func @matmul_zero(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tensor<64x80xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%c : tensor<64x80xf32>) -> tensor<64x80xf32>
+  return %0 : tensor<64x80xf32>
+}
+func.func @matmul_zero_ref(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tensor<64x80xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%c : tensor<64x80xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %idx0 = linalg.index 0 : index
+    %idx2 = linalg.index 2 : index
+    %xe = tensor.extract %a[%idx0, %idx2] : tensor<64x96xf32>
+    %p = arith.mulf %xe, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x80xf32>
+  return %0 : tensor<64x80xf32>
+}

@@ -46,8 +46,19 @@ func.func @linear_ref(%x: tensor<37x53xf32>, %w: tensor<29x53xf32>, %b: tensor<2
   } -> tensor<53x29xf32>
   %e = tensor.empty() : tensor<37x29xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<37x29xf32>) -> tensor<37x29xf32>
-  %y = linalg.matmul ins(%x, %wt : tensor<37x53xf32>, tensor<53x29xf32>)
-                     outs(%f : tensor<37x29xf32>) -> tensor<37x29xf32>
+  // Through the evaluator: %x read by tensor.extract at the loop indices,
+  // so the body is no multiply-add and no GEMM kernel takes it.
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wt : tensor<37x53xf32>, tensor<53x29xf32>) outs(%f : tensor<37x29xf32>) {
+  ^bb0(%xa: f32, %wb: f32, %acc: f32):
+    %im = linalg.index 0 : index
+    %ik = linalg.index 2 : index
+    %xe = tensor.extract %x[%im, %ik] : tensor<37x53xf32>
+    %p = arith.mulf %xe, %wb : f32
+    %s2 = arith.addf %acc, %p : f32
+    linalg.yield %s2 : f32
+  } -> tensor<37x29xf32>
   %half = arith.constant dense<0.5> : tensor<37x29xf32>
   %s = linalg.generic {indexing_maps = [#i, #row, #i, #i], iterator_types = ["parallel", "parallel"]}
       ins(%y, %b, %half : tensor<37x29xf32>, tensor<29xf32>, tensor<37x29xf32>) outs(%e : tensor<37x29xf32>) {

@@ -134,6 +134,7 @@ func.func @keeps_dest_ref(%x: tensor<8x5xf32>, %y: tensor<2x5xf32>) -> (tensor<8
 // A value made here (held by nothing else) and read after an insert into
 // it and after a generic accumulating into it.
 func.func @keeps_made(%x: tensor<8x5xf32>, %y: tensor<2x5xf32>) -> (tensor<8x5xf32>, tensor<8x5xf32>, tensor<8x5xf32>) {
+  %two = arith.constant 2.0 : f32
   %e = tensor.empty() : tensor<8x5xf32>
   %d = linalg.copy ins(%x : tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) -> tensor<8x5xf32>
   %a = tensor.insert_slice %y into %d[3, 0] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<8x5xf32>
@@ -141,19 +142,42 @@ func.func @keeps_made(%x: tensor<8x5xf32>, %y: tensor<2x5xf32>) -> (tensor<8x5xf
                        iterator_types = ["parallel", "parallel"]}
       ins(%a : tensor<8x5xf32>) outs(%d : tensor<8x5xf32>) {
   ^bb0(%p: f32, %o: f32):
-    %q = arith.addf %o, %p : f32
+    %t = arith.mulf %p, %two : f32
+    %q = arith.addf %o, %t : f32
     linalg.yield %q : f32
   } -> tensor<8x5xf32>
   return %a, %s, %d : tensor<8x5xf32>, tensor<8x5xf32>, tensor<8x5xf32>
 }
 func.func @keeps_made_ref(%x: tensor<8x5xf32>, %y: tensor<2x5xf32>) -> (tensor<8x5xf32>, tensor<8x5xf32>, tensor<8x5xf32>) {
-  %a = tensor.insert_slice %y into %x[3, 0] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<8x5xf32>
+  // No insert and no value written after another read: rows 3 and 4 of
+  // %a are %y's, chosen by the row index (tensor.extract of %y).
+  %c0 = arith.constant 0 : index
+  %two = arith.constant 2.0 : f32
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
   %e = tensor.empty() : tensor<8x5xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %lo = arith.cmpi uge, %i, %c3 : index
+    %hi = arith.cmpi ult, %i, %c5 : index
+    %in = arith.andi %lo, %hi : i1
+    %off = arith.subi %i, %c3 : index
+    %iy = arith.select %in, %off, %c0 : index
+    %ye = tensor.extract %y[%iy, %j] : tensor<2x5xf32>
+    %v = arith.select %in, %ye, %p : f32
+    linalg.yield %v : f32
+  } -> tensor<8x5xf32>
+  %e2 = tensor.empty() : tensor<8x5xf32>
   %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
-      ins(%a, %x : tensor<8x5xf32>, tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) {
+      ins(%a, %x : tensor<8x5xf32>, tensor<8x5xf32>) outs(%e2 : tensor<8x5xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
-    %r = arith.addf %q, %p : f32
+    %t = arith.mulf %p, %two : f32
+    %r = arith.addf %q, %t : f32
     linalg.yield %r : f32
   } -> tensor<8x5xf32>
   return %a, %s, %x : tensor<8x5xf32>, tensor<8x5xf32>, tensor<8x5xf32>
@@ -240,10 +264,23 @@ func.func @keeps_call_arg(%x: tensor<8x5xf32>, %y: tensor<1x5xf32>) -> (tensor<8
   return %r, %x : tensor<8x5xf32>, tensor<8x5xf32>
 }
 func.func @keeps_call_arg_ref(%x: tensor<8x5xf32>, %y: tensor<1x5xf32>) -> (tensor<8x5xf32>, tensor<8x5xf32>) {
-  %r = tensor.insert_slice %y into %x[7, 0] [1, 5] [1, 1] : tensor<1x5xf32> into tensor<8x5xf32>
+  // Row 7 of the first result is %y's, chosen by the row index; %x itself
+  // is returned unchanged (nothing here may write into it).
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : index
   %e = tensor.empty() : tensor<8x5xf32>
-  %c = linalg.copy ins(%x : tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) -> tensor<8x5xf32>
-  return %r, %c : tensor<8x5xf32>, tensor<8x5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %last = arith.cmpi eq, %i, %c7 : index
+    %ye = tensor.extract %y[%c0, %j] : tensor<1x5xf32>
+    %v = arith.select %last, %ye, %p : f32
+    linalg.yield %v : f32
+  } -> tensor<8x5xf32>
+  return %r, %x : tensor<8x5xf32>, tensor<8x5xf32>
 }
 
 // A cache of 1024 rows filled 16 rows per iteration: updated in place, the

@@ -1,6 +1,7 @@
 // Layer norms as importers write them, each with a twin `NAME_ref` whose
 // last op adds the zeros of its init, 0 + v = v, and so is left as linalg
-// ops: the entry runs oneDNN's kernel, the twin the executor's generics.
+// ops: the entry runs oneDNN's kernel, the twin the executor's generics
+// (@hidden_split the other way round: run/layer-norm.test says why).
 // Written by a script; tests/lit/raise-layer-norm checks which are raised.
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -304,7 +305,7 @@ func.func @hidden_split(%x: tensor<16x256xf32> {spmd.sharding = #spmd.sharding<@
   return %y : tensor<16x256xf32>
 }
 
-func.func @hidden_split_ref(%x: tensor<16x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}, %g: tensor<256xf32>) -> tensor<16x256xf32> {
+func.func @hidden_split_ref(%x: tensor<16x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}, %g: tensor<256xf32>) -> tensor<16x256xf32> {
   %zero = arith.constant 0.0 : f32
   %n = arith.constant 256.0 : f32
   %inv = arith.constant 0.00390625 : f32
@@ -334,16 +335,14 @@ func.func @hidden_split_ref(%x: tensor<16x256xf32> {spmd.sharding = #spmd.shardi
     %q = arith.addf %o, %a0 : f32
     linalg.yield %q : f32
   } -> tensor<16xf32>
-  %ft = linalg.fill ins(%zero : f32) outs(%et : tensor<16x256xf32>) -> tensor<16x256xf32>
-  %y = linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %var, %g : tensor<16x256xf32>, tensor<16xf32>, tensor<256xf32>) outs(%ft : tensor<16x256xf32>) {
+  %y = linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %var, %g : tensor<16x256xf32>, tensor<16xf32>, tensor<256xf32>) outs(%et : tensor<16x256xf32>) {
   ^bb0(%a0: f32, %a1: f32, %a2: f32, %o: f32):
     %vm = arith.divf %a1, %n : f32
     %d = arith.addf %vm, %eps : f32
     %s = math.rsqrt %d : f32
     %q = arith.mulf %a0, %s : f32
     %qg = arith.mulf %q, %a2 : f32
-    %same = arith.addf %qg, %o : f32
-    linalg.yield %same : f32
+    linalg.yield %qg : f32
   } -> tensor<16x256xf32>
   return %y : tensor<16x256xf32>
 }
