@@ -274,6 +274,19 @@ static void expectWithin4Ulp(float got, double want, float x) {
   EXPECT_LE(std::fabs(double(got) - want), 4.0 * ulp) << "x = " << x;
 }
 
+/// The current path's softmax of `row`, each lane within 4 ulp of
+/// exp(x - top) / their sum in double (`top`: the row's maximum).
+static void expectSoftmaxWithin4Ulp(const std::vector<float> &row,
+                                    float top = 0.0f) {
+  std::vector<float> out(row.size());
+  gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, row.size());
+  double sum = 0;
+  for (float v : row)
+    sum += std::exp(double(v - top));
+  for (size_t i = 0; i < row.size(); ++i)
+    expectWithin4Ulp(out[i], std::exp(double(row[i] - top)) / sum, row[i]);
+}
+
 // Where exp leaves the normal floats (-87.3 to -103.9) and under it (0):
 // Eigen's AVX2 and SSE exp clamp at -88.7, and gave exp(-100) = 2.9e-39
 // and exp(-1e4) = 2.9e-39, in math bodies and in softmax rows (masked
@@ -312,13 +325,7 @@ TEST(CpuPath, ExpUnderflowsAsLibmOnEveryPath) {
       // A softmax row whose maximum is 0: each entry is exp(x) / (1 + tiny).
       std::vector<float> row(x);
       row[0] = 0.0f;
-      std::vector<float> out(n);
-      gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
-      double sum = 0;
-      for (float v : row)
-        sum += std::exp(double(v));
-      for (int64_t i = 0; i < n; ++i)
-        expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+      expectSoftmaxWithin4Ulp(row);
     }
   }
 }
@@ -338,33 +345,22 @@ TEST(CpuPath, SoftmaxRowsWithinFourUlpOnEveryPath) {
       for (float top : {0.0f, 50.0f, -1000.0f})
         for (float spread : {1.0f, 30.0f, 86.99f, 95.0f}) {
           std::uniform_real_distribution<float> lane(top - spread, top);
-          std::vector<float> row(n), out(n);
+          std::vector<float> row(n);
           for (float &v : row)
             v = lane(random);
           row[n / 2] = top;
           row[n - 1] = n > 1 ? top - spread : top;
-          gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
-          double sum = 0;
-          for (float v : row)
-            sum += std::exp(double(v - top));
-          for (int64_t i = 0; i < n; ++i)
-            expectWithin4Ulp(out[i], std::exp(double(row[i] - top)) / sum,
-                             row[i]);
+          expectSoftmaxWithin4Ulp(row, top);
         }
     // One large exp and many just under half its ulp: a sum in f32 lanes
     // loses them all (62 ulp off on the baseline path).
     for (int64_t n : {256, 1024}) {
-      std::vector<float> row(n, -80.0f), out(n);
+      std::vector<float> row(n, -80.0f);
       float tiny = std::log(0.99f * std::ldexp(1.0f, -24));
       for (int64_t i = 0; i < n; i += 4)
         row[i] = tiny;
       row[0] = 0.0f;
-      gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
-      double sum = 0;
-      for (float v : row)
-        sum += std::exp(double(v));
-      for (int64_t i = 0; i < n; ++i)
-        expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+      expectSoftmaxWithin4Ulp(row);
     }
     // Masked lanes (-inf) give 0 and leave the rest as they were; a NaN or
     // +inf lane makes the whole row NaN, as max, exp and sum do.
@@ -372,12 +368,7 @@ TEST(CpuPath, SoftmaxRowsWithinFourUlpOnEveryPath) {
       std::vector<float> row(n), out(n);
       for (int64_t i = 0; i < n; ++i)
         row[i] = i % 3 == 1 ? -INFINITY : -0.01f * float(i);
-      gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
-      double sum = 0;
-      for (float v : row)
-        sum += std::exp(double(v));
-      for (int64_t i = 0; i < n; ++i)
-        expectWithin4Ulp(out[i], std::exp(double(row[i])) / sum, row[i]);
+      expectSoftmaxWithin4Ulp(row);
       for (float poison : {NAN, INFINITY}) {
         row[n - 1] = poison;
         gemmKernels().softmaxRowsF32(row.data(), out.data(), 1, n);
