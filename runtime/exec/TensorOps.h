@@ -13,21 +13,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace spmd::runtime {
+
+/// x and y with their bits combined by & (`And`) or |.
+template <bool And, typename T> T bitwise(T x, T y) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "f32 or f64");
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  U a, b;
+  std::memcpy(&a, &x, sizeof a);
+  std::memcpy(&b, &y, sizeof b);
+  a = And ? a & b : a | b;
+  std::memcpy(&x, &a, sizeof a);
+  return x;
+}
 
 /// arith.maximumf and arith.minimumf (LLVM's maximum and minimum): NaN
 /// where either is NaN, and -0.0 below +0.0, whichever comes first.
 template <typename T> T maximumF(T x, T y) {
   if (std::isnan(x) || std::isnan(y))
     return NAN;
-  return x > y || (x == y && !std::signbit(x)) ? x : y;
+  // Equal values have equal bits but for +0 and -0, whose AND is +0
+  // (integer ops and selects: the loops around it vectorise).
+  return x == y ? bitwise<true>(x, y) : x > y ? x : y;
 }
 template <typename T> T minimumF(T x, T y) {
   if (std::isnan(x) || std::isnan(y))
     return NAN;
-  return x < y || (x == y && std::signbit(x)) ? x : y;
+  return x == y ? bitwise<false>(x, y) : x < y ? x : y;
 }
 
 /// `a` and `b` combined as ReductionKind `c` says: by the kernels' folds
