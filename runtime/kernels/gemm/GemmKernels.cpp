@@ -74,12 +74,12 @@ inline bool isNormalFinite(float x) {
 /// y = f(x) over n f32 lanes by Eigen's vectorised functions at this
 /// library's vector width (`Fn::lanes` calls one on an array). Eigen's
 /// take normal finite numbers: its logs read a subnormal as the smallest
-/// normal, its tanh clamps NaN away. And they give normal results: its
-/// AVX2 and SSE exp clamps its input at -88.7, where the result leaves the
-/// normal floats, so exp(-100) came out 2.9e-39 and exp(-1e4) not 0. So
-/// lanes holding or giving anything else (0, subnormals, infinities, NaN:
-/// rare in practice, counted in one vector pass) are computed again by
-/// libm (`Fn::one`). x and y may be one array.
+/// normal, its tanh clamps NaN away. And they are exact only for normal
+/// results (Eigen's AVX2 and SSE exp clamped at -88.7, giving exp(-100) as
+/// 2.9e-39; exp has its own lanes below). So lanes holding or giving
+/// anything else (0, subnormals, infinities, NaN: rare in practice,
+/// counted in one vector pass) are computed again by libm (`Fn::one`).
+/// x and y may be one array.
 template <typename Fn> void lanesF32(const float *x, float *y, int64_t n) {
   constexpr int64_t kChunk = 256;
   float in[kChunk];
