@@ -34,10 +34,22 @@ static int64_t im2colBytes(ConvOp conv, ArrayRef<int64_t> input,
 }
 
 /// What the oneDNN kernel of f32 NHWC convolutions may use besides the
-/// im2col matrix (which it does not make): its scratchpad, and a filter
-/// reordered on each call. It declines what does not fit (the im2col and
-/// window kernels then run).
+/// im2col matrix (which it does not make) or the pixels it copies: its
+/// scratchpad, and a filter reordered on each call. It declines what does
+/// not fit (the im2col and window kernels then run).
 constexpr int64_t kLibraryBytes = 64 << 10;
+
+/// The pixels the oneDNN kernel copies out of the images of a 1x1 NHWC
+/// convolution with strides (every image's, where im2col makes one's).
+static int64_t stridedPixelBytes(linalg::Conv2DNhwcHwcfOp conv,
+                                 ArrayRef<int64_t> filter,
+                                 ArrayRef<int64_t> output) {
+  bool unitStrides = llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                                  [](int64_t s) { return s == 1; });
+  if (filter[0] != 1 || filter[1] != 1 || unitStrides)
+    return 0;
+  return output[0] * output[1] * output[2] * filter[2] * 4;
+}
 
 static bool isF32(Operation *op) {
   return getElementTypeOrSelf(op->getResult(0).getType()).isF32();
@@ -48,10 +60,15 @@ int64_t mlir::spmd::workingBytes(Operation *op,
                                  ArrayRef<ArrayRef<int64_t>> resultShapes) {
   if (operandShapes.size() < 2 || resultShapes.empty())
     return 0;
-  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
-    return im2colBytes(conv, operandShapes[0], operandShapes[1],
-                       resultShapes[0], true) +
-           (isF32(op) ? kLibraryBytes : 0);
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    int64_t im2col = im2colBytes(conv, operandShapes[0], operandShapes[1],
+                                 resultShapes[0], true);
+    if (!isF32(op))
+      return im2col;
+    return std::max(im2col, stridedPixelBytes(conv, operandShapes[1],
+                                              resultShapes[0])) +
+           kLibraryBytes;
+  }
   if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op) && isF32(op))
     return kLibraryBytes;
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))

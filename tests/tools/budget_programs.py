@@ -101,17 +101,18 @@ def table_lookup(rng):
 
 def convolution(rng):
     n, hw, c, f, k = 4, rng.choice([8, 14]), rng.choice([8, 16, 32]), rng.choice([16, 32, 64]), rng.choice([1, 3])
-    o = hw - k + 1
+    stride = rng.choice([1, 2])
+    o = (hw - k) // stride + 1
     return MESH + """func.func @main(%%x: tensor<%(n)dx%(hw)dx%(hw)dx%(c)dxf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}, {}, {}]>},
                 %%w: tensor<%(k)dx%(k)dx%(c)dx%(f)dxf32>) -> tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32> {
   %%z = arith.constant 0.0 : f32
   %%e = tensor.empty() : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
   %%fl = linalg.fill ins(%%z : f32) outs(%%e : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>) -> tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
-  %%y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+  %%y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<%(stride)d> : tensor<2xi64>}
       ins(%%x, %%w : tensor<%(n)dx%(hw)dx%(hw)dx%(c)dxf32>, tensor<%(k)dx%(k)dx%(c)dx%(f)dxf32>) outs(%%fl : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>) -> tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
   return %%y : tensor<%(n)dx%(o)dx%(o)dx%(f)dxf32>
 }
-""" % dict(n=n, hw=hw, c=c, f=f, k=k, o=o)
+""" % dict(n=n, hw=hw, c=c, f=f, k=k, o=o, stride=stride)
 
 
 def constant_weight(rng):

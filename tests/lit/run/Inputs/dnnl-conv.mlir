@@ -130,3 +130,19 @@ func.func @depthwise_arg(%x: tensor<1x16x16x40xf32>, %w: tensor<5x5x40xf32>) -> 
     ins(%x, %w : tensor<1x16x16x40xf32>, tensor<5x5x40xf32>) outs(%b : tensor<1x12x12x40xf32>) -> tensor<1x12x12x40xf32>
   return %y : tensor<1x12x12x40xf32>
 }
+// 1x1 filters read with strides, in parts of rows (strides 2 and 3) and of
+// images (accumulating): oneDNN 2.6 has no 1x1 code for such rows on AVX2,
+// so those parts read a copy of the pixels the strides pick.
+func.func @strided_1x1_rows(%x: tensor<1x31x35x96xf32>, %w: tensor<1x1x96x128xf32>) -> tensor<1x16x12x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x12x128xf32>
+  %b = linalg.fill ins(%z : f32) outs(%e : tensor<1x16x12x128xf32>) -> tensor<1x16x12x128xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 1]> : tensor<2xi64>, strides = dense<[2, 3]> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x31x35x96xf32>, tensor<1x1x96x128xf32>) outs(%b : tensor<1x16x12x128xf32>) -> tensor<1x16x12x128xf32>
+  return %y : tensor<1x16x12x128xf32>
+}
+func.func @strided_1x1_images(%x: tensor<3x24x23x64xf32>, %w: tensor<1x1x64x96xf32>, %b: tensor<3x12x12x96xf32>) -> tensor<3x12x12x96xf32> {
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<[3, 1]> : tensor<2xi64>, strides = dense<[2, 2]> : tensor<2xi64>}
+    ins(%x, %w : tensor<3x24x23x64xf32>, tensor<1x1x64x96xf32>) outs(%b : tensor<3x12x12x96xf32>) -> tensor<3x12x12x96xf32>
+  return %y : tensor<3x12x12x96xf32>
+}
