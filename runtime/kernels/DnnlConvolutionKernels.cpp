@@ -169,9 +169,9 @@ struct DnnlConvolution {
   memory::desc packedFilter;
   std::shared_ptr<const HostBuffer> constantFilter;
   /// For a strided 1x1 window, the convolution with unit strides over the
-  /// pixels it reads, copied out: for parts where oneDNN has no 1x1 code
-  /// for the strides (oneDNN 2.6 on AVX2, for rows of an image: its general
-  /// code ran at 40-65% of its 1x1 code's speed).
+  /// pixels it reads, copied out: for parts where oneDNN has 1x1 code only
+  /// for that (oneDNN 2.6 on AVX2, for rows of an image: its general code
+  /// ran at 40-65% of its 1x1 code's speed).
   std::optional<ConvProblem> unitStride;
   /// What the op's working bytes allow per call.
   int64_t workingBytes;
@@ -227,11 +227,20 @@ struct DnnlConvolution {
     if (inserted) {
       try {
         auto desc = describe(problem, images, first, rows, packedFilter);
-        bool copies = unitStride &&
-                      (isAvoided(desc) ||
-                       !llvm::StringRef(desc.impl_info_str()).contains("1x1"));
-        if (copies)
-          desc = describe(*unitStride, images, first, rows, packedFilter);
+        // The copy, where it gets 1x1 code the strides do not (or code
+        // not to avoid at all).
+        auto isOneByOne = [](const auto &d) {
+          return llvm::StringRef(d.impl_info_str()).contains("1x1");
+        };
+        bool copies = false;
+        if (unitStride && (isAvoided(desc) || !isOneByOne(desc))) {
+          auto copied =
+              describe(*unitStride, images, first, rows, packedFilter);
+          copies =
+              !isAvoided(copied) && (isAvoided(desc) || isOneByOne(copied));
+          if (copies)
+            desc = copied;
+        }
         LLVM_DEBUG(llvm::dbgs()
                    << "oneDNN convolution of " << images << " images, rows "
                    << first << " to " << first + rows

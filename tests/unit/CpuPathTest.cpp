@@ -332,13 +332,19 @@ TEST(CpuPath, ExpUnderflowsAsLibmOnEveryPath) {
 }
 
 // exp over the floats where it is finite and not 0, every 61st bit pattern
-// (36 million each path), within the 1.17 ulp measured over all of them.
-// Cephes's degree-7 polynomial (1.27 ulp here) fails it, and so does the
+// (36 million each path) and the two worst of all (1.174 and 1.172 ulp,
+// measured over every f32 in [-104, 89]), within 1.18 ulp. Cephes's
+// degree-7 polynomial (1.27 ulp here) fails it, and so does the
 // coefficient of r^2 off by one bit in its last place.
-TEST(CpuPath, ExpWithin1Point17UlpOverTheFloats) {
+TEST(CpuPath, ExpWithin1Point18UlpOverTheFloats) {
   PathGuard guard;
   constexpr uint32_t kStep = 61;
   std::vector<float> x, y;
+  for (uint32_t worst : {0x40A6662Cu, 0x40A65CD4u}) {
+    float value;
+    std::memcpy(&value, &worst, sizeof value);
+    x.push_back(value);
+  }
   for (uint32_t sign : {0u, 0x80000000u}) {
     float limit = sign ? 104.0f : 89.0f;
     for (uint32_t bits = 0;; bits += kStep) {
@@ -367,7 +373,7 @@ TEST(CpuPath, ExpWithin1Point17UlpOverTheFloats) {
       if (error > worst)
         worst = error, worstX = x[i];
     }
-    EXPECT_LE(worst, 1.17) << "at x = " << worstX;
+    EXPECT_LE(worst, 1.18) << "at x = " << worstX;
   }
 }
 
