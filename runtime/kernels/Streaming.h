@@ -22,9 +22,25 @@ namespace spmd::runtime {
 /// Outputs of this many bytes or more are streamed.
 constexpr int64_t kStreamingBytes = 8 << 20;
 
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx"))) inline void streamLineAvx(void *dst,
+                                                         const void *src) {
+  auto *d = static_cast<__m256i *>(dst);
+  auto *s = static_cast<const __m256i *>(src);
+  _mm256_stream_si256(d, _mm256_loadu_si256(s));
+  _mm256_stream_si256(d + 1, _mm256_loadu_si256(s + 1));
+}
+#endif
+
 /// Copies one cache line (64 bytes at a 16-byte aligned `dst`) with
-/// non-temporal stores.
-inline void streamLine(void *dst, const void *src) {
+/// non-temporal stores: two of 32 bytes where `avx` (the CPU has it) and
+/// `dst` is 32-byte aligned, else four of 16 (a transpose writing a line
+/// per output row measured 7-10% faster with two).
+inline void streamLine(void *dst, const void *src, bool avx = false) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (avx && reinterpret_cast<uintptr_t>(dst) % 32 == 0)
+    return streamLineAvx(dst, src);
+#endif
 #if defined(__SSE2__)
   auto *d = static_cast<__m128i *>(dst);
   auto *s = static_cast<const __m128i *>(src);
