@@ -206,9 +206,10 @@ inline void addWidened(__m128 e, Doubles &sum) {
 }
 #endif
 
-/// The sum of the first n / kLanes vectors `at(i)` gives (i: the first
-/// lane of each, in order), returned, into `sum`. Blocks of four vectors
-/// are summed in f32 lanes and the blocks in double lanes: a sum in f32
+/// Adds to `sum` the vectors `at(i)` gives for i = 0, kLanes, 2 kLanes, ...
+/// (called in that order) while a whole vector fits in n lanes; returns
+/// the lanes added. Blocks of four vectors are summed in f32 lanes and the
+/// blocks in double lanes: a sum in f32
 /// lanes alone lost the terms below half an ulp of a large one (62 ulp off
 /// on a softmax row of one large exp and many tiny ones); within a block
 /// at most three are lost, 1.5 ulp. Widening each vector cost a quarter
@@ -226,13 +227,14 @@ template <typename At> int64_t addVectors(int64_t n, At at, Doubles &sum) {
   return i;
 }
 
+/// The sum of `sum`'s lanes.
 double total(Doubles sum) {
   double parts[kLanes / 2];
   std::memcpy(parts, &sum, sizeof sum);
-  double total = 0;
+  double result = 0;
   for (double part : parts)
-    total += part;
-  return total;
+    result += part;
+  return result;
 }
 
 /// Whether a softmax row sums its exps as it computes them, or in a pass
