@@ -126,3 +126,24 @@ func.func @t2_streamed_ref(%x: tensor<1536x1600xf32>) -> tensor<1600x1536xf32> {
   } -> tensor<1600x1536xf32>
   return %y : tensor<1600x1536xf32>
 }
+
+// Output rows of 1541 f32 (6164 bytes): rows start 32-byte aligned, 16-byte
+// aligned or neither, so streamed lines take each kind of store.
+func.func @t2_streamed_odd(%x: tensor<1541x1601xf32>) -> tensor<1601x1541xf32> {
+  %e = tensor.empty() : tensor<1601x1541xf32>
+  %y = linalg.transpose ins(%x : tensor<1541x1601xf32>) outs(%e : tensor<1601x1541xf32>) permutation = [1, 0]
+  return %y : tensor<1601x1541xf32>
+}
+
+func.func @t2_streamed_odd_ref(%x: tensor<1541x1601xf32>) -> tensor<1601x1541xf32> {
+  %e = tensor.empty() : tensor<1601x1541xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<1601x1541xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %v = tensor.extract %x[%i1, %i0] : tensor<1541x1601xf32>
+    linalg.yield %v : f32
+  } -> tensor<1601x1541xf32>
+  return %y : tensor<1601x1541xf32>
+}
