@@ -36,7 +36,7 @@ __attribute__((target("avx"))) inline void streamLineAvx(void *dst,
 /// non-temporal stores: two of 32 bytes where `avx` (the CPU has it) and
 /// `dst` is 32-byte aligned, else four of 16 (a transpose writing a line
 /// per output row measured 7-10% faster with two).
-inline void streamLine(void *dst, const void *src, bool avx = false) {
+inline void streamLine(void *dst, const void *src, bool avx) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (avx && reinterpret_cast<uintptr_t>(dst) % 32 == 0)
     return streamLineAvx(dst, src);
