@@ -68,12 +68,12 @@ struct ConvProblem : ImageWindow {
   int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
 
   int64_t sourceRows() const { return h - padTop - padBottom; }
+  int64_t sourceColumns() const { return w - padLeft - padRight; }
   /// Whether the window is one pixel read with strides, with no padding.
   bool isStridedPixel() const {
     return !depthwise && kh == 1 && kw == 1 && (sh > 1 || sw > 1) &&
            padTop == 0 && padBottom == 0 && padLeft == 0 && padRight == 0;
   }
-  int64_t sourceColumns() const { return w - padLeft - padRight; }
   int64_t macs() const {
     return n * pixels() * f * kh * kw * (depthwise ? 1 : c);
   }
@@ -356,13 +356,13 @@ static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
     int64_t parts = threads.count;
     bool fits = true;
     failure = onThisThreadAlone([&] {
-      int64_t scratch = 0;
+      int64_t working = 0; // scratchpads and copied pixels
       for (int64_t t = 0; t < parts && fits; ++t) {
         const Part *part = partOf(units * t / parts, units * (t + 1) / parts);
         fits = part != nullptr;
-        scratch += part ? part->scratchBytes() + part->copiedBytes : 0;
+        working += part ? part->scratchBytes() + part->copiedBytes : 0;
       }
-      fits = fits && conv.packedFilterBytes() + scratch <= conv.workingBytes;
+      fits = fits && conv.packedFilterBytes() + working <= conv.workingBytes;
     });
     if (fits)
       break;
