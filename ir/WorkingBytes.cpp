@@ -6,6 +6,11 @@
 
 using namespace mlir;
 
+template <typename ConvOp> static bool hasUnitStrides(ConvOp conv) {
+  return llvm::all_of(conv.getStrides().template getValues<int64_t>(),
+                      [](int64_t s) { return s == 1; });
+}
+
 /// A 2-D convolution's im2col matrix: one image's output pixels by its
 /// patch (kernel height x width x input channels), unless a 1x1 kernel
 /// with unit strides reads the image as it is.
@@ -13,9 +18,7 @@ template <typename ConvOp>
 static int64_t im2colBytes(ConvOp conv, ArrayRef<int64_t> input,
                            ArrayRef<int64_t> filter, ArrayRef<int64_t> output,
                            bool channelsLast) {
-  bool unitStrides =
-      llvm::all_of(conv.getStrides().template getValues<int64_t>(),
-                   [](int64_t s) { return s == 1; });
+  bool unitStrides = hasUnitStrides(conv);
   // HWCF or FCHW filters; NHWC or NCHW images.
   int64_t kh = channelsLast ? filter[0] : filter[2];
   int64_t kw = channelsLast ? filter[1] : filter[3];
@@ -44,9 +47,7 @@ constexpr int64_t kLibraryBytes = 64 << 10;
 static int64_t stridedPixelBytes(linalg::Conv2DNhwcHwcfOp conv,
                                  ArrayRef<int64_t> filter,
                                  ArrayRef<int64_t> output) {
-  bool unitStrides = llvm::all_of(conv.getStrides().getValues<int64_t>(),
-                                  [](int64_t s) { return s == 1; });
-  if (filter[0] != 1 || filter[1] != 1 || unitStrides)
+  if (filter[0] != 1 || filter[1] != 1 || hasUnitStrides(conv))
     return 0;
   return output[0] * output[1] * output[2] * filter[2] * 4;
 }
