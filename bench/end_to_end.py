@@ -41,9 +41,10 @@ Three checks per program, the first two once (at the first thread count):
 A row whose check fails shows MISMATCH and no ratio.
 
 Timing. For each thread count T, --rounds rounds alternate the two tools:
-spmd-run FILE --threads-per-device=T --iters=K (its run_ms, the median of K
-runs), then K calls of the torch function after a warm-up call (their
-median), under torch.inference_mode(). The ratio is the median over rounds
+spmd-run FILE --threads-per-device=T --warmup=1 --iters=K (its run_ms, the
+median of K runs after one untimed run), then K calls of the torch function
+after a warm-up call (their median): each tool's first call reorders the
+convolution weights for oneDNN and touches its buffers, under torch.inference_mode(). The ratio is the median over rounds
 of torch_ms / spmd_ms (above 1: spmd-run is faster). Target at every
 thread count: >= 1.1 for each program. Exits 1 when a target is missed
 (not with --no-fail), and always when a check fails or a tool errs.
@@ -142,7 +143,8 @@ def own_seconds():
 
 def spmd_run(binary, mlir, threads, iters, inputs, outputs):
     os.makedirs(outputs, exist_ok=True)
-    cmd = [binary, mlir, "--iters=%d" % iters, "--threads-per-device=%d" % threads,
+    cmd = [binary, mlir, "--warmup=1", "--iters=%d" % iters,
+           "--threads-per-device=%d" % threads,
            "--inputs=" + inputs, "--outputs=" + outputs]
     p = subprocess.run(cmd, capture_output=True, text=True)
     m = re.search(r"run_ms=([0-9.]+)\s+devices=(\d+)", p.stdout)

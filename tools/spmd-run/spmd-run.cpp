@@ -2,7 +2,8 @@
 //
 //   spmd-run FILE.mlir [--entry=NAME] [--devices=N] [--mesh-config=FILE]
 //            [--seed=S] [--inputs=DIR] [--outputs=DIR] [--check]
-//            [--iters=K] [--report=FILE] [--threads-per-device=T]
+//            [--iters=K] [--warmup=K] [--report=FILE]
+//            [--threads-per-device=T]
 //            [--mpi-timeout=SECONDS] [--load-dialect-plugin=LIB ...]
 //
 // Under `mpirun -np P` every process compiles the program and runs its
@@ -90,6 +91,11 @@ static cl::opt<int64_t> threadsPerDevice(
     cl::init(0), cl::cat(runCategory));
 static cl::opt<int64_t> iters("iters", cl::desc("Timed runs (median)"),
                               cl::init(1), cl::cat(runCategory));
+static cl::opt<int64_t>
+    warmup("warmup",
+           cl::desc("Untimed runs before the timed ones (weights reordered, "
+                    "buffers touched)"),
+           cl::init(0), cl::cat(runCategory));
 static cl::opt<std::string> reportFile("report", cl::desc("JSON report file"),
                                        cl::init(""), cl::cat(runCategory));
 static cl::opt<double> mpiTimeout(
@@ -247,6 +253,10 @@ static void checkFlags() {
   if (iters.getNumOccurrences() && !(iters >= 1 && iters <= kMaxIters))
     badInput(llvm::formatv("--iters must be positive and at most {0}, not {1}",
                            kMaxIters, int64_t(iters)));
+  if (!(warmup >= 0 && warmup <= kMaxIters))
+    badInput(
+        llvm::formatv("--warmup must be at least 0 and at most {0}, not {1}",
+                      kMaxIters, int64_t(warmup)));
   // More threads than that start nothing but contention (and Eigen's pool
   // counts them in an int).
   if (threadsPerDevice.getNumOccurrences() &&
@@ -532,14 +542,14 @@ readInputs(const LoadedProgram &program,
   return inputs;
 }
 
-/// The timed runs: their median in ms; the outputs of the last in
-/// `outputs` (on rank 0). Under MPI the processes start each run together;
-/// a run lasts as long as its slowest process.
+/// The `--warmup` runs, then the timed runs: their median in ms; the
+/// outputs of the last in `outputs` (on rank 0). Under MPI the processes
+/// start each run together; a run lasts as long as its slowest process.
 static double timedRuns(LoadedProgram &program,
                         const std::vector<std::vector<TensorRef>> &perDevice,
                         std::vector<HostBuffer> &outputs) {
   std::vector<double> runTimes;
-  for (int64_t k = 0; k < iters; ++k) {
+  for (int64_t k = 0; k < warmup + iters; ++k) {
     if (world)
       if (llvm::Error err = world->barrier("starting a run"))
         runFailed(llvm::toString(std::move(err)));
@@ -566,7 +576,8 @@ static double timedRuns(LoadedProgram &program,
         runFailed(llvm::toString(slowest.takeError()));
       ms = *slowest;
     }
-    runTimes.push_back(ms);
+    if (k >= warmup)
+      runTimes.push_back(ms);
   }
   std::sort(runTimes.begin(), runTimes.end());
   return runTimes[runTimes.size() / 2];
