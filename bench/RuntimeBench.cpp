@@ -12,6 +12,8 @@
 //   all_reduce 64 MiB, 4 devices    vs  memcpy bandwidth          >= 0.25
 //     (bus bandwidth: bytes * 2(n-1)/n per device, over time)
 //   4-layer MLP, batch 512, width 1024: 1 device / 2 devices     >= 1.6
+//   our packed f32 GEMM kernel alone, 1024^3, one thread (what the AVX2
+//     path runs where OpenBLAS is not called) vs  OpenBLAS     >= 0.85
 // and, without targets: attention's batch_matmul, ResNet-50's 1x1 and 3x3
 // convolutions (against OpenBLAS on the same GEMM), a depthwise
 // convolution and GELU's tanh chain (against memcpy of their bytes).
@@ -169,6 +171,19 @@ void BM_GemmOpenBlas(benchmark::State &state) {
   for (auto _ : state) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
                 a.as<float>(), k, b.as<float>(), n, 0.0f, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+  }
+}
+
+/// (m, k, n) on one thread: our packed kernel of this CPU path alone, which
+/// the AVX2 path runs for few rows and for strides BLAS refuses.
+void BM_GemmPacked(benchmark::State &state) {
+  int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  HostBuffer a = randomTensor({m, k}, 1), b = randomTensor({k, n}, 2);
+  std::vector<float> c(m * n);
+  for (auto _ : state) {
+    gemmKernels().f32({a.as<float>(), k}, {b.as<float>(), n}, {c.data(), n}, m,
+                      k, n, /*accumulate=*/false);
     benchmark::DoNotOptimize(c.data());
   }
 }
@@ -506,6 +521,10 @@ BENCHMARK(BM_GemmOpenBlas)
     ->Apply(gemmArgs)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(BM_GemmPacked)
+    ->Args({1024, 1024, 1024})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_BatchGemmOpenBlas)
     ->Args({12, 128, 64, 128})
     ->Unit(benchmark::kMillisecond)
@@ -651,6 +670,11 @@ int main(int argc, char **argv) {
             {what, openblas / time("BM_GemmSpmd/" + args + "/real_time"),
              0.95});
     }
+  figures.push_back(
+      {"  our packed kernel alone, 1024^3, 1 thread: kernel / OpenBLAS",
+       time("BM_GemmOpenBlas/1024/1024/1024/1/real_time") /
+           time("BM_GemmPacked/1024/1024/1024/real_time"),
+       0.85});
   double memcpyDepthwise = time(
       "BM_Memcpy/" + std::to_string(58 * 58 * 128 * 4 + 56 * 56 * 128 * 4) +
       "/real_time");

@@ -1,13 +1,13 @@
 //===- LibraryKernels.h - The field's libraries on our threads --*- C++ -*-===//
 //
 // OpenBLAS chooses its AVX2 or AVX-512 code when it loads and reaches the
-// machine's limit where our own AVX2 GEMM does not. Each CPU path takes
-// the GEMM measured fastest on it (bench/README.md): on AVX2, OpenBLAS's,
-// except for few rows, where our packed kernel streams B faster; on
-// AVX-512, ours (oneDNN's and OpenBLAS's measured no faster on large
-// GEMMs and slower on small ones). OpenBLAS runs on the calling thread
-// alone: the runtime splits work over the device's threads itself, so
-// OpenBLAS's never add to the device pool.
+// machine's limit; our own AVX2 GEMM measures as fast, not faster. Each CPU
+// path takes the library unless ours is measured faster (bench/README.md):
+// on AVX2, OpenBLAS's, except for few rows, where our packed kernel
+// streams B faster; on AVX-512, ours (oneDNN's and OpenBLAS's measured no
+// faster on large GEMMs and slower on small ones). OpenBLAS runs on the
+// calling thread alone: the runtime splits work over the device's threads
+// itself, so OpenBLAS's never add to the device pool.
 //
 //===----------------------------------------------------------------------===//
 
