@@ -179,6 +179,28 @@ def SpmdRaiseLayerNorm : Pass<"spmd-raise-layer-norm", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdChannelsLast : Pass<"spmd-channels-last", "mlir::ModuleOp"> {
+  let summary = "Computes f32 NCHW convolutions, and the image ops around them, in NHWC";
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+  let description = [{
+    Rewrites each f32 `linalg.conv_2d_nchw_fchw` of static shapes as a
+    `linalg.conv_2d_nhwc_hwcf`, and with it every op connected to one
+    through images (static rank-4 tensors) that has an NHWC twin:
+    `linalg.pooling_nchw_max` and `linalg.pooling_nchw_sum`, `tensor.pad`
+    by static widths and a value defined outside it, and elementwise
+    `linalg.generic`s (four parallel loops, one result written through
+    the identity map, no `linalg.index`), whose other operands keep their
+    layout and are read through maps composed with the new loop order.
+    Images entering the region are transposed to NHWC once, images read
+    outside it transposed back once; constant filters are rearranged into
+    HWCF here. Part of the Fuse phase, first: the executor runs f32 NHWC
+    convolutions with oneDNN's direct convolution, NCHW ones as im2col and
+    a GEMM. The result is the same, element for element.
+  }];
+}
+
 def SpmdFuseConvolutions : Pass<"spmd-fuse-convolutions", "mlir::ModuleOp"> {
   let summary = "Groups each f32 NHWC convolution with its zero pad and elementwise reader";
   let dependentDialects = ["mlir::spmd::SpmdDialect"];

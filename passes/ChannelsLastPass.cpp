@@ -1,0 +1,358 @@
+//===- ChannelsLastPass.cpp - spmd-channels-last --------------------------===//
+//
+// PyTorch's importers write images NCHW (`linalg.conv_2d_nchw_fchw`), where
+// the executor's fast convolution, oneDNN's direct one, reads NHWC images
+// and writes NHWC results; an NCHW convolution runs as im2col and a GEMM
+// instead. This pass rewrites each f32 NCHW convolution as its NHWC twin,
+// together with the ops around it that have an NHWC twin too (zero pads,
+// poolings, elementwise generics): the region of such ops connected to a
+// convolution computes in NHWC, and only the values entering or leaving
+// the region are transposed, once each. Constant filters are transposed
+// here, once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::spmd {
+#define GEN_PASS_DEF_SPMDCHANNELSLAST
+#include "passes/Passes.h.inc"
+} // namespace mlir::spmd
+
+using namespace mlir;
+
+/// Dimension k of an NHWC tensor is dimension kToNhwc[k] of its NCHW form
+/// (linalg.transpose's permutation); kToNchw is the way back.
+static constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
+static constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+/// An FCHW filter as HWCF.
+static constexpr int64_t kToHwcf[] = {2, 3, 1, 0};
+
+template <typename T>
+static SmallVector<T> permuted(ArrayRef<T> values,
+                               ArrayRef<int64_t> permutation) {
+  SmallVector<T> out;
+  for (int64_t from : permutation)
+    out.push_back(values[from]);
+  return out;
+}
+
+static RankedTensorType permutedType(Type type, ArrayRef<int64_t> permutation) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(permuted(tensor.getShape(), permutation),
+                               tensor.getElementType());
+}
+
+/// A static rank-4 tensor.
+static bool isImage(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 4 && tensor.hasStaticShape();
+}
+
+/// An elementwise generic over an image: four parallel loops, one result
+/// written through the identity map, a body that reads no loop index.
+static bool isImageGeneric(linalg::GenericOp generic) {
+  if (generic.getNumResults() != 1 || generic.getNumLoops() != 4 ||
+      generic.getNumParallelLoops() != 4 ||
+      !isImage(generic->getResult(0).getType()) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  return !generic.getBody()
+              ->walk([](linalg::IndexOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
+}
+
+/// A pad of an image by static widths and a value defined outside it.
+static bool isImagePad(tensor::PadOp pad) {
+  if (!isImage(pad.getType()) || !isImage(pad.getSourceType()) ||
+      !pad.getLow().empty() || !pad.getHigh().empty())
+    return false;
+  Value value = pad.getConstantPaddingValue();
+  return value && !pad.getRegion().isAncestor(value.getParentRegion());
+}
+
+/// Whether `op` has an NHWC twin this pass writes.
+static bool hasNhwcTwin(Operation *op) {
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+    return llvm::all_of(conv->getOperandTypes(), isImage) &&
+           getElementTypeOrSelf(conv->getResult(0)).isF32();
+  if (isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op))
+    return isImage(op->getOperand(0).getType()) &&
+           isImage(op->getResult(0).getType());
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return isImagePad(pad);
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return isImageGeneric(generic);
+  return false;
+}
+
+/// The operands of `op` (one with an NHWC twin) that are images in its
+/// layout: what the region passes between its ops.
+static SmallVector<OpOperand *> imageOperands(Operation *op) {
+  SmallVector<OpOperand *> operands;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    for (OpOperand &operand : generic->getOpOperands())
+      if (isImage(operand.get().getType()))
+        operands.push_back(&operand);
+    return operands;
+  }
+  // A convolution's and a pooling's image and init; a pad's source.
+  for (OpOperand &operand : op->getOpOperands())
+    if (operand.getOperandNumber() != 1 || isa<tensor::PadOp>(op))
+      if (isImage(operand.get().getType()))
+        operands.push_back(&operand);
+  return operands;
+}
+
+/// The ops that compute in NHWC: every f32 NCHW convolution of `block`,
+/// and the ops with an NHWC twin connected to one through images.
+static llvm::SetVector<Operation *> regionOf(Block &block) {
+  llvm::SetVector<Operation *> region;
+  SmallVector<Operation *> work;
+  for (Operation &op : block)
+    if (isa<linalg::Conv2DNchwFchwOp>(op) && hasNhwcTwin(&op)) {
+      region.insert(&op);
+      work.push_back(&op);
+    }
+  auto visit = [&](Operation *op) {
+    if (op && op->getBlock() == &block && hasNhwcTwin(op) && region.insert(op))
+      work.push_back(op);
+  };
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (OpOperand *operand : imageOperands(op))
+      visit(operand->get().getDefiningOp());
+    for (Operation *user : op->getResult(0).getUsers())
+      if (hasNhwcTwin(user) &&
+          llvm::any_of(imageOperands(user), [&](OpOperand *operand) {
+            return operand->get() == op->getResult(0);
+          }))
+        visit(user);
+  }
+  return region;
+}
+
+namespace {
+/// Rewrites the ops of one region in program order; `nhwc` maps each
+/// image of the region (and each image transposed on entry) to its NHWC
+/// value.
+class RegionRewriter {
+public:
+  RegionRewriter(MLIRContext *context,
+                 const llvm::SetVector<Operation *> &region)
+      : builder(context), region(region) {}
+
+  void rewrite() {
+    SmallVector<Operation *> ordered(region.begin(), region.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *op : ordered) {
+      builder.setInsertionPoint(op);
+      Value twin = rewriteOp(op);
+      nhwc[op->getResult(0)] = twin;
+      leaveRegion(op->getResult(0), twin);
+    }
+    for (Operation *op : llvm::reverse(ordered)) {
+      assert(op->use_empty() && "region images are read in NHWC");
+      op->erase();
+    }
+  }
+
+private:
+  Value rewriteOp(Operation *op) {
+    Location loc = op->getLoc();
+    Type result = permutedType(op->getResult(0).getType(), kToNhwc);
+    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+      return linalg::Conv2DNhwcHwcfOp::create(
+                 builder, loc, TypeRange{result},
+                 ValueRange{image(conv.getInputs()[0]),
+                            filter(conv.getInputs()[1])},
+                 ValueRange{init(conv.getOutputs()[0])},
+                 stridesAndDilations(op))
+          .getResult(0);
+    if (isa<linalg::PoolingNchwMaxOp>(op))
+      return pooling<linalg::PoolingNhwcMaxOp>(op, result);
+    if (isa<linalg::PoolingNchwSumOp>(op))
+      return pooling<linalg::PoolingNhwcSumOp>(op, result);
+    if (auto pad = dyn_cast<tensor::PadOp>(op))
+      return tensor::PadOp::create(
+          builder, loc, result, image(pad.getSource()),
+          getAsOpFoldResult(
+              builder.getI64ArrayAttr(permuted(pad.getStaticLow(), kToNhwc))),
+          getAsOpFoldResult(
+              builder.getI64ArrayAttr(permuted(pad.getStaticHigh(), kToNhwc))),
+          pad.getConstantPaddingValue(), pad.getNofold());
+    return generic(cast<linalg::GenericOp>(op), result);
+  }
+
+  SmallVector<NamedAttribute> stridesAndDilations(Operation *op) {
+    SmallVector<NamedAttribute> attrs;
+    for (StringRef name : {"strides", "dilations"})
+      if (Attribute attr = op->getAttr(name))
+        attrs.push_back(builder.getNamedAttr(name, attr));
+    return attrs;
+  }
+
+  template <typename NhwcOp> Value pooling(Operation *op, Type result) {
+    auto pooling = cast<linalg::LinalgOp>(op);
+    return NhwcOp::create(builder, op->getLoc(), TypeRange{result},
+                          ValueRange{image(pooling.getDpsInputs()[0]),
+                                     pooling.getDpsInputs()[1]},
+                          ValueRange{init(pooling.getDpsInits()[0])},
+                          stridesAndDilations(op))
+        .getResult(0);
+  }
+
+  /// The generic over NHWC loops: new loop k is old loop kToNhwc[k], so an
+  /// old map M reads through M(loops in NCHW order), and an image in NHWC
+  /// through those results permuted the same way. Other images keep their
+  /// layout.
+  Value generic(linalg::GenericOp op, Type result) {
+    MLIRContext *context = builder.getContext();
+    SmallVector<AffineExpr> oldLoops(4);
+    for (int64_t k = 0; k < 4; ++k)
+      oldLoops[kToNhwc[k]] = getAffineDimExpr(k, context);
+    AffineMap fromNhwcLoops = AffineMap::get(4, 0, oldLoops, context);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(operand).compose(fromNhwcLoops);
+      Value value = operand->get();
+      // A region image, or an image transposed already on entry.
+      if (inRegion(value) || nhwc.count(value)) {
+        value = image(value);
+        map =
+            AffineMap::get(4, 0, permuted(map.getResults(), kToNhwc), context);
+      }
+      inputs.push_back(value);
+      maps.push_back(map);
+    }
+    maps.push_back(builder.getMultiDimIdentityMap(4));
+    auto twin =
+        linalg::GenericOp::create(builder, op.getLoc(), TypeRange{result},
+                                  inputs, ValueRange{init(op.getDpsInits()[0])},
+                                  maps, op.getIteratorTypesArray());
+    twin.getRegion().takeBody(op.getRegion());
+    return twin.getResult(0);
+  }
+
+  /// Whether `value` is an image the region computes.
+  bool inRegion(Value value) const {
+    return region.contains(value.getDefiningOp());
+  }
+
+  /// `value` (NCHW) in NHWC: the region's own, else transposed once.
+  Value image(Value value) {
+    if (Value known = nhwc.lookup(value))
+      return known;
+    Value transposed = transpose(value, kToNhwc);
+    nhwc[value] = transposed;
+    return transposed;
+  }
+
+  /// An init in NHWC: a fresh fill or empty tensor where the NCHW one was
+  /// one, else the image.
+  Value init(Value value) {
+    Type type = permutedType(value.getType(), kToNhwc);
+    auto shape = cast<RankedTensorType>(type);
+    if (auto fill = value.getDefiningOp<linalg::FillOp>();
+        fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      return linalg::FillOp::create(builder, fill.getLoc(), fill.value(),
+                                    empty(fill.getLoc(), shape))
+          .getResult(0);
+    if (auto e = value.getDefiningOp<tensor::EmptyOp>())
+      return empty(e.getLoc(), shape);
+    return image(value);
+  }
+
+  Value empty(Location loc, RankedTensorType type) {
+    return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                   type.getElementType());
+  }
+
+  Value transpose(Value value, ArrayRef<int64_t> permutation) {
+    Location loc = value.getLoc();
+    Value out = empty(loc, permutedType(value.getType(), permutation));
+    return linalg::TransposeOp::create(builder, loc, value, out, permutation)
+        .getResult()[0];
+  }
+
+  /// An FCHW filter as HWCF: a constant's elements moved here, any other
+  /// filter transposed when the program runs.
+  Value filter(Value value) {
+    auto constant = value.getDefiningOp<arith::ConstantOp>();
+    auto dense = constant
+                     ? dyn_cast<DenseIntOrFPElementsAttr>(constant.getValue())
+                     : nullptr;
+    if (!dense || !dense.getElementType().isF32())
+      return transpose(value, kToHwcf);
+    auto type = permutedType(value.getType(), kToHwcf);
+    if (dense.isSplat())
+      return arith::ConstantOp::create(builder, constant.getLoc(),
+                                       dense.resizeSplat(type));
+    ArrayRef<int64_t> fchw = dense.getType().getShape();
+    auto values = llvm::to_vector(dense.getValues<float>());
+    std::vector<float> hwcf(values.size());
+    int64_t f = fchw[0], c = fchw[1], h = fchw[2], w = fchw[3];
+    for (int64_t i = 0; i < f; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        for (int64_t y = 0; y < h; ++y)
+          for (int64_t x = 0; x < w; ++x)
+            hwcf[((y * w + x) * c + j) * f + i] =
+                values[((i * c + j) * h + y) * w + x];
+    return arith::ConstantOp::create(
+        builder, constant.getLoc(),
+        DenseElementsAttr::get(type, llvm::ArrayRef<float>(hwcf)));
+  }
+
+  /// Readers of `old` other than the region's ops reading it as an image
+  /// read `twin` transposed back, once.
+  void leaveRegion(Value old, Value twin) {
+    Value back;
+    for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
+      if (region.contains(use.getOwner()) &&
+          llvm::is_contained(imageOperands(use.getOwner()), &use))
+        continue;
+      if (!back) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointAfterValue(twin);
+        back = transpose(twin, kToNchw);
+      }
+      use.set(back);
+    }
+  }
+
+  OpBuilder builder;
+  const llvm::SetVector<Operation *> &region;
+  llvm::DenseMap<Value, Value> nhwc;
+};
+
+struct ChannelsLastPass
+    : mlir::spmd::impl::SpmdChannelsLastBase<ChannelsLastPass> {
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](linalg::Conv2DNchwFchwOp conv) {
+      if (hasNhwcTwin(conv) && !llvm::is_contained(blocks, conv->getBlock()))
+        blocks.push_back(conv->getBlock());
+    });
+    for (Block *block : blocks) {
+      llvm::SetVector<Operation *> region = regionOf(*block);
+      RegionRewriter(&getContext(), region).rewrite();
+      // The NCHW inits, filters and empty tensors no op reads now.
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+        if (isOpTriviallyDead(&op))
+          op.erase();
+    }
+  }
+};
+} // namespace
