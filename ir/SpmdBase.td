@@ -45,6 +45,11 @@ def Spmd_Dialect : Dialect {
     /// must receive at least for the whole reshard (on its first
     /// collective; 0 on the others), for the communication report.
     static constexpr ::llvm::StringLiteral kMinBytesAttrName = "spmd.min_bytes";
+    /// Set by spmd-auto-shard on a module it planned under a memory budget:
+    /// the budget in bytes per device. Passes that would add buffers the
+    /// plan did not price (spmd-channels-last) leave such a module alone.
+    static constexpr ::llvm::StringLiteral kMemoryBudgetAttrName =
+        "spmd.memory_budget";
     /// On arguments and results of partitioned functions: the global type.
     static constexpr ::llvm::StringLiteral kGlobalTypeAttrName =
         "spmd.global_type";

@@ -104,6 +104,13 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                              << "' is a unit attribute of modules";
     return success();
   }
+  if (attr.getName() == kMemoryBudgetAttrName) {
+    auto bytes = llvm::dyn_cast<IntegerAttr>(attr.getValue());
+    if (!llvm::isa<ModuleOp>(op) || !bytes || bytes.getValue().isNegative())
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' is a non-negative integer on modules";
+    return success();
+  }
   if (attr.getName() == kMinBytesAttrName) {
     auto bytes = llvm::dyn_cast<IntegerAttr>(attr.getValue());
     if (!llvm::isa<CollectiveOpInterface>(op) || !bytes ||

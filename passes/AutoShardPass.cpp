@@ -365,6 +365,15 @@ void AutoShardPass::runOnOperation() {
   FailureOr<llvm::json::Value> value = autoShardModule(module, settings);
   if (failed(value))
     return signalPassFailure();
+  if (std::isfinite(settings.memoryBudget)) {
+    // The largest budget, 2^63 - 1, is 2^63 as a double.
+    int64_t bytes = settings.memoryBudget >= 0x1p63
+                        ? std::numeric_limits<int64_t>::max()
+                        : int64_t(settings.memoryBudget);
+    module->setAttr(
+        SpmdDialect::kMemoryBudgetAttrName,
+        IntegerAttr::get(IntegerType::get(&getContext(), 64), bytes));
+  }
   if (sink)
     sink(*value);
   if (report.empty())

@@ -197,7 +197,9 @@ def SpmdChannelsLast : Pass<"spmd-channels-last", "mlir::ModuleOp"> {
     outside it transposed back once; constant filters are rearranged into
     HWCF here. Part of the Fuse phase, first: the executor runs f32 NHWC
     convolutions with oneDNN's direct convolution, NCHW ones as im2col and
-    a GEMM. The result is the same, element for element.
+    a GEMM. The result is the same, element for element. A module planned
+    under a memory budget (`spmd.memory_budget`, set by spmd-auto-shard)
+    is left as it is: the plan did not price the transposed copies.
   }];
 }
 
