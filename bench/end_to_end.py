@@ -9,6 +9,8 @@ Programs:
                     (one device): 64x1024 @ 1024x4096, ReLU, @ 4096x1024
   mlp_torch_3x1024  corpus mlp_torch_3x1024.mlir (torch-mlir, 3 layers, batch 256)
   resnet50_imex     corpus resnet50_imex.mlir (TF ResNet-50, NHWC, batch 1)
+  resnet18_torch    corpus resnet18_torch.mlir (torch-mlir torchvision ResNet-18, NCHW,
+                    batch 1; its elided weights as splats, see fill_elided)
 Corpus files live in ../shared/corpus next to the repository (--corpus); a
 missing one is reported as skipped.
 
@@ -77,6 +79,7 @@ PROGRAMS = [
     ("megatron_mlp", "examples/megatron_mlp.mlir", "repo", True, 20, 1.1),
     ("mlp_torch_3x1024", "mlp_torch_3x1024.mlir", "corpus", False, 10, 1.1),
     ("resnet50_imex", "resnet50_imex.mlir", "corpus", False, 3, 1.1),
+    ("resnet18_torch", "resnet18_torch.mlir", "corpus", False, 5, 1.1),
 ]
 
 # What holds both tools to AVX2 on an AVX-512 machine, as on a CPU without
@@ -115,6 +118,22 @@ def strip_annotations(text):
     if "spmd." in re.sub(r"//.*", "", text):
         raise RuntimeError("spmd annotations left after stripping")
     return text
+
+
+def fill_elided(text):
+    """Weights an exporter elided (dense_resource<__elided__>) as splats that
+    keep activations in range through many layers: 1 / fan-in (all
+    dimensions but the first) for filters and matrices, 0.5 for vectors
+    (batch norm's scale, shift, mean and variance). The checks' lifted
+    variant still scales each element differently."""
+    def splat(m):
+        dims = [int(d) for d in m.group(1).split("x")[:-1]]
+        fan_in = 1
+        for d in dims[1:]:
+            fan_in *= d
+        value = 0.5 if len(dims) == 1 else 1.0 / fan_in
+        return "dense<%.9e> : tensor<%s>" % (value, m.group(1))
+    return re.sub(r"dense_resource<__elided__>\s*:\s*tensor<([^>]*)>", splat, text)
 
 
 class ToolError(Exception):
@@ -266,11 +285,13 @@ def run(a):
         if not os.path.exists(path):
             paths[name] = None
             continue
-        if strip:
-            stripped = os.path.join(tmp, name + ".mlir")
-            with open(path) as f, open(stripped, "w") as g:
-                g.write(strip_annotations(f.read()))
-            path = stripped
+        with open(path) as f:
+            text = f.read()
+        edited = fill_elided(strip_annotations(text) if strip else text)
+        if edited != text:
+            path = os.path.join(tmp, name + ".mlir")
+            with open(path, "w") as g:
+                g.write(edited)
         paths[name] = path
     try:
         for t in threads:
