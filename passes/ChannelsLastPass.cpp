@@ -163,9 +163,27 @@ public:
       nhwc[op->getResult(0)] = twin;
       leaveRegion(op->getResult(0), twin);
     }
+    // What only the NCHW ops read (their inits, filters, empty tensors)
+    // goes with them.
+    llvm::SetVector<Operation *> producers;
     for (Operation *op : llvm::reverse(ordered)) {
       assert(op->use_empty() && "region images are read in NHWC");
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && !region.contains(producer))
+          producers.insert(producer);
       op->erase();
+    }
+    // Each is visited once (a SetVector inserts it once), so none is read
+    // after it is erased.
+    for (size_t i = 0; i < producers.size(); ++i) {
+      Operation *producer = producers[i];
+      if (!isOpTriviallyDead(producer))
+        continue;
+      for (Value operand : producer->getOperands())
+        if (Operation *next = operand.getDefiningOp())
+          producers.insert(next);
+      producer->erase();
     }
   }
 
@@ -353,10 +371,6 @@ struct ChannelsLastPass
     for (Block *block : blocks) {
       llvm::SetVector<Operation *> region = regionOf(*block);
       RegionRewriter(&getContext(), region).rewrite();
-      // The NCHW inits, filters and empty tensors no op reads now.
-      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
-        if (isOpTriviallyDead(&op))
-          op.erase();
     }
   }
 };

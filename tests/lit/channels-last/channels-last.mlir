@@ -131,3 +131,30 @@ func.func @indexed(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> (tensor<
   } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
   return %g, %p : tensor<1x2x4x4xf32>, tensor<1x2x6x6xf32>
 }
+
+// -----
+
+// A convolution in a branch no one reads, after one in the function's
+// block: each block is its own region, and the pass erases only what it
+// made dead (it once swept the function's block and freed the branch
+// before rewriting it). The branch's convolution reads the function
+// block's image and fill, so it transposes them itself.
+// CHECK-LABEL: func.func @dead_branch
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: scf.if
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: scf.yield
+// CHECK-NOT: nchw
+func.func @dead_branch(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %p: i1) -> tensor<1x5x4x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x4x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x5x4x4xf32>) -> tensor<1x5x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x6x6xf32>, tensor<5x3x3x3xf32>) outs(%f : tensor<1x5x4x4xf32>) -> tensor<1x5x4x4xf32>
+  %r = scf.if %p -> tensor<1x5x4x4xf32> {
+    %c2 = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x6x6xf32>, tensor<5x3x3x3xf32>) outs(%f : tensor<1x5x4x4xf32>) -> tensor<1x5x4x4xf32>
+    scf.yield %c2 : tensor<1x5x4x4xf32>
+  } else {
+    scf.yield %c : tensor<1x5x4x4xf32>
+  }
+  return %c : tensor<1x5x4x4xf32>
+}
