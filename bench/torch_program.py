@@ -595,10 +595,10 @@ class Translation:
             "linalg.batch_matmul": self.matmul,
             "linalg.generic": self.generic,
             "linalg.conv_2d_nhwc_hwcf": self.conv,
-            "linalg.conv_2d_nchw_fchw": self.conv_nchw,
+            "linalg.conv_2d_nchw_fchw": self.conv,
             "linalg.pooling_nhwc_max": self.pool,
-            "linalg.pooling_nchw_max": self.pool_nchw,
-            "linalg.pooling_nchw_sum": self.pool_nchw,
+            "linalg.pooling_nchw_max": self.pool,
+            "linalg.pooling_nchw_sum": self.pool,
             "arith.cmpi": self.cmpi,
             "cf.assert": self.assert_,
             "linalg.transpose": self.transpose,
@@ -721,82 +721,83 @@ class Translation:
             return "%s.t()" % e
         return "%s.permute(%s)" % (e, ", ".join(str(p) for p in perm))
 
-    def conv(self, names, rest, st):
+    def window_geometry(self, rest):
+        """(attrs' strides, dilations), ((ins, types), (outs, types)) of a conv or pooling."""
         attrs, rest2 = self.attr_dict(rest)
         strides = self.int_list(attrs.get("strides", "dense<1>"), 2)
         dil = self.int_list(attrs.get("dilations", "dense<1>"), 2)
-        (ins, itys), (outs, otys) = self.ins_outs(rest2)
-        x, w = self.get(ins[0]), self.get(ins[1])
-        n, h, wd, c = itys[0].shape
-        kh, kw, kc, f = itys[1].shape
-        oh = (h - dil[0] * (kh - 1) - 1) // strides[0] + 1
-        ow = (wd - dil[1] * (kw - 1) - 1) // strides[1] + 1
-        if kc != c or otys[0].shape != (n, oh, ow, f):
-            raise TranslateError("conv shapes do not agree: %s, %s -> %s" % (itys[0], itys[1],
-                                                                              otys[0]))
-        ex = self.tensor_expr(x, "conv")
-        if w.kind == "const":
-            base = self.const_tensor(w)
-            ew = base + "_oihw"
-            self.constants[ew] = ("oihw", base)
-        else:
-            ew = "%s.permute(3, 2, 0, 1)" % self.tensor_expr(w, "conv")
-        args = ["%s.permute(0, 3, 1, 2)" % ex, ew]
+        return strides, dil, self.ins_outs(rest2)
+
+    @staticmethod
+    def window_args(strides, dil):
+        args = []
         if strides != [1, 1]:
             args.append("stride=(%d, %d)" % tuple(strides))
         if dil != [1, 1]:
             args.append("dilation=(%d, %d)" % tuple(dil))
-        rhs = "F.conv2d(%s).permute(0, 2, 3, 1)" % ", ".join(args)
+        return args
+
+    def conv(self, names, rest, st):
+        """conv_2d_nhwc_hwcf on NCHW views (channels_last in memory), or
+        conv_2d_nchw_fchw as it is."""
+        nchw = split_result(st.text)[1] == "linalg.conv_2d_nchw_fchw"
+        strides, dil, ((ins, itys), (outs, otys)) = self.window_geometry(rest)
+        x, w = self.get(ins[0]), self.get(ins[1])
+        if nchw:
+            n, c, h, wd = itys[0].shape
+            f, kc, kh, kw = itys[1].shape
+        else:
+            n, h, wd, c = itys[0].shape
+            kh, kw, kc, f = itys[1].shape
+        oh = (h - dil[0] * (kh - 1) - 1) // strides[0] + 1
+        ow = (wd - dil[1] * (kw - 1) - 1) // strides[1] + 1
+        if kc != c or otys[0].shape != ((n, f, oh, ow) if nchw else (n, oh, ow, f)):
+            raise TranslateError("conv shapes do not agree: %s, %s -> %s" % (itys[0], itys[1],
+                                                                              otys[0]))
+        ex = self.tensor_expr(x, "conv")
+        if nchw:
+            ew = self.const_tensor(w) if w.kind == "const" else self.tensor_expr(w, "conv")
+            image, layout = ex, ""
+        elif w.kind == "const":
+            base = self.const_tensor(w)
+            ew = base + "_oihw"
+            self.constants[ew] = ("oihw", base)
+            image, layout = "%s.permute(0, 3, 1, 2)" % ex, ".permute(0, 2, 3, 1)"
+        else:
+            ew = "%s.permute(3, 2, 0, 1)" % self.tensor_expr(w, "conv")
+            image, layout = "%s.permute(0, 3, 1, 2)" % ex, ".permute(0, 2, 3, 1)"
+        rhs = "F.conv2d(%s)%s" % (", ".join([image, ew] + self.window_args(strides, dil)),
+                                  layout)
         init = self.init_of(outs[0], "sum")
         rhs, uses = self.combine_init(rhs, init, "sum", [ex, ew.split(".")[0]])
         self.new_tensor(names, otys[0], rhs, uses, checkpoint=True)
 
-    def conv_nchw(self, names, rest, st):
-        attrs, rest2 = self.attr_dict(rest)
-        strides = self.int_list(attrs.get("strides", "dense<1>"), 2)
-        dil = self.int_list(attrs.get("dilations", "dense<1>"), 2)
-        (ins, itys), (outs, otys) = self.ins_outs(rest2)
-        x, w = self.get(ins[0]), self.get(ins[1])
-        n, c, h, wd = itys[0].shape
-        f, kc, kh, kw = itys[1].shape
-        oh = (h - dil[0] * (kh - 1) - 1) // strides[0] + 1
-        ow = (wd - dil[1] * (kw - 1) - 1) // strides[1] + 1
-        if kc != c or otys[0].shape != (n, f, oh, ow):
-            raise TranslateError("conv shapes do not agree: %s, %s -> %s" % (itys[0], itys[1],
-                                                                              otys[0]))
-        ex = self.tensor_expr(x, "conv")
-        ew = self.const_tensor(w) if w.kind == "const" else self.tensor_expr(w, "conv")
-        args = [ex, ew]
-        if strides != [1, 1]:
-            args.append("stride=(%d, %d)" % tuple(strides))
-        if dil != [1, 1]:
-            args.append("dilation=(%d, %d)" % tuple(dil))
-        rhs = "F.conv2d(%s)" % ", ".join(args)
-        init = self.init_of(outs[0], "sum")
-        rhs, uses = self.combine_init(rhs, init, "sum", [ex, ew])
-        self.new_tensor(names, otys[0], rhs, uses, checkpoint=True)
-
-    def pool_nchw(self, names, rest, st):
-        attrs, rest2 = self.attr_dict(rest)
-        strides = self.int_list(attrs.get("strides", "dense<1>"), 2)
-        dil = self.int_list(attrs.get("dilations", "dense<1>"), 2)
-        (ins, itys), (outs, otys) = self.ins_outs(rest2)
-        n, c, h, wd = itys[0].shape
+    def pool(self, names, rest, st):
+        """pooling_nhwc_max on the NCHW view, pooling_nchw_max and _sum as they are."""
+        opname = split_result(st.text)[1]
+        nchw = opname.startswith("linalg.pooling_nchw")
+        strides, dil, ((ins, itys), (outs, otys)) = self.window_geometry(rest)
+        if nchw:
+            n, c, h, wd = itys[0].shape
+        else:
+            n, h, wd, c = itys[0].shape
         kh, kw = itys[1].shape
         oh = (h - dil[0] * (kh - 1) - 1) // strides[0] + 1
         ow = (wd - dil[1] * (kw - 1) - 1) // strides[1] + 1
-        if otys[0].shape != (n, c, oh, ow):
+        if otys[0].shape != ((n, c, oh, ow) if nchw else (n, oh, ow, c)):
             raise TranslateError("pooling shapes do not agree")
         ex = self.tensor_expr(self.get(ins[0]), "pooling")
-        args = [ex, "(%d, %d)" % (kh, kw), "stride=(%d, %d)" % tuple(strides)]
-        if split_result(st.text)[1] == "linalg.pooling_nchw_sum":
+        image = ex if nchw else "%s.permute(0, 3, 1, 2)" % ex
+        args = [image, "(%d, %d)" % (kh, kw), "stride=(%d, %d)" % tuple(strides)]
+        if opname == "linalg.pooling_nchw_sum":
             if dil != [1, 1]:
                 raise TranslateError("a dilated sum pooling")
             rhs, reducer = "F.avg_pool2d(%s, divisor_override=1)" % ", ".join(args), "sum"
         else:
-            if dil != [1, 1]:
-                args.append("dilation=(%d, %d)" % tuple(dil))
+            args += self.window_args([1, 1], dil)
             rhs, reducer = "F.max_pool2d(%s)" % ", ".join(args), "amax"
+        if not nchw:
+            rhs += ".permute(0, 2, 3, 1)"
         init = self.init_of(outs[0], reducer)
         rhs, uses = self.combine_init(rhs, init, reducer, [ex])
         self.new_tensor(names, otys[0], rhs, uses, checkpoint=True)
@@ -813,27 +814,6 @@ class Translation:
         cond = self.get(rest.split(",")[0].strip())
         if cond.kind != "scalar" or not cond.value:
             raise TranslateError("cf.assert whose condition is not known to hold")
-
-    def pool(self, names, rest, st):
-        attrs, rest2 = self.attr_dict(rest)
-        strides = self.int_list(attrs.get("strides", "dense<1>"), 2)
-        dil = self.int_list(attrs.get("dilations", "dense<1>"), 2)
-        (ins, itys), (outs, otys) = self.ins_outs(rest2)
-        n, h, wd, c = itys[0].shape
-        kh, kw = itys[1].shape
-        oh = (h - dil[0] * (kh - 1) - 1) // strides[0] + 1
-        ow = (wd - dil[1] * (kw - 1) - 1) // strides[1] + 1
-        if otys[0].shape != (n, oh, ow, c):
-            raise TranslateError("pooling shapes do not agree")
-        ex = self.tensor_expr(self.get(ins[0]), "pooling")
-        args = ["%s.permute(0, 3, 1, 2)" % ex, "(%d, %d)" % (kh, kw),
-                "stride=(%d, %d)" % tuple(strides)]
-        if dil != [1, 1]:
-            args.append("dilation=(%d, %d)" % tuple(dil))
-        rhs = "F.max_pool2d(%s).permute(0, 2, 3, 1)" % ", ".join(args)
-        init = self.init_of(outs[0], "amax")
-        rhs, uses = self.combine_init(rhs, init, "amax", [ex])
-        self.new_tensor(names, otys[0], rhs, uses, checkpoint=True)
 
     def pad(self, names, rest, st):
         m = re.match(r"(?:nofold\s+)?(%[\w.$-]+)\s+low\[([^\]]*)\]\s+high\[([^\]]*)\]", rest)
