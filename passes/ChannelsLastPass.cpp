@@ -175,10 +175,11 @@ public:
       op->erase();
     }
     // Each is visited once (a SetVector inserts it once), so none is read
-    // after it is erased.
+    // after it is erased; none with regions, which may hold blocks the pass
+    // has yet to rewrite.
     for (size_t i = 0; i < producers.size(); ++i) {
       Operation *producer = producers[i];
-      if (!isOpTriviallyDead(producer))
+      if (producer->getNumRegions() != 0 || !isOpTriviallyDead(producer))
         continue;
       for (Value operand : producer->getOperands())
         if (Operation *next = operand.getDefiningOp())
