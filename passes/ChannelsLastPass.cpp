@@ -4,7 +4,7 @@
 // the executor's fast convolution, oneDNN's direct one, reads NHWC images
 // and writes NHWC results; an NCHW convolution runs as im2col and a GEMM
 // instead. This pass rewrites each f32 NCHW convolution as its NHWC twin,
-// together with the ops around it that have an NHWC twin too (zero pads,
+// together with the ops around it that have an NHWC twin too (pads,
 // poolings, elementwise generics): the region of such ops connected to a
 // convolution computes in NHWC, and only the values entering or leaving
 // the region are transposed, once each. Constant filters are transposed
