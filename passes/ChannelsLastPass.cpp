@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -37,18 +38,9 @@ static constexpr int64_t kToNchw[] = {0, 3, 1, 2};
 /// An FCHW filter as HWCF.
 static constexpr int64_t kToHwcf[] = {2, 3, 1, 0};
 
-template <typename T>
-static SmallVector<T> permuted(ArrayRef<T> values,
-                               ArrayRef<int64_t> permutation) {
-  SmallVector<T> out;
-  for (int64_t from : permutation)
-    out.push_back(values[from]);
-  return out;
-}
-
 static RankedTensorType permutedType(Type type, ArrayRef<int64_t> permutation) {
   auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(permuted(tensor.getShape(), permutation),
+  return RankedTensorType::get(applyPermutation(tensor.getShape(), permutation),
                                tensor.getElementType());
 }
 
@@ -207,10 +199,10 @@ private:
     if (auto pad = dyn_cast<tensor::PadOp>(op))
       return tensor::PadOp::create(
           builder, loc, result, image(pad.getSource()),
-          getAsOpFoldResult(
-              builder.getI64ArrayAttr(permuted(pad.getStaticLow(), kToNhwc))),
-          getAsOpFoldResult(
-              builder.getI64ArrayAttr(permuted(pad.getStaticHigh(), kToNhwc))),
+          getAsOpFoldResult(builder.getI64ArrayAttr(
+              applyPermutation(pad.getStaticLow(), kToNhwc))),
+          getAsOpFoldResult(builder.getI64ArrayAttr(
+              applyPermutation(pad.getStaticHigh(), kToNhwc))),
           pad.getConstantPaddingValue(), pad.getNofold());
     return generic(cast<linalg::GenericOp>(op), result);
   }
@@ -251,8 +243,8 @@ private:
       // A region image, or an image transposed already on entry.
       if (inRegion(value) || nhwc.count(value)) {
         value = image(value);
-        map =
-            AffineMap::get(4, 0, permuted(map.getResults(), kToNhwc), context);
+        map = AffineMap::get(4, 0, applyPermutation(map.getResults(), kToNhwc),
+                             context);
       }
       inputs.push_back(value);
       maps.push_back(map);
