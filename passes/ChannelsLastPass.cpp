@@ -7,8 +7,8 @@
 // together with the ops around it that have an NHWC twin too (pads,
 // poolings, elementwise generics): the region of such ops connected to a
 // convolution computes in NHWC, and only the values entering or leaving
-// the region are transposed, once each. Constant filters are transposed
-// here, once.
+// the region are transposed, once each. Constant filters (dense,
+// resource blobs, immutable globals) are transposed here, once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +17,15 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -42,6 +47,46 @@ static RankedTensorType permutedType(Type type, ArrayRef<int64_t> permutation) {
   auto tensor = cast<RankedTensorType>(type);
   return RankedTensorType::get(applyPermutation(tensor.getShape(), permutation),
                                tensor.getElementType());
+}
+
+/// `values`, a filter of shape `fchw`, in HWCF order.
+static std::vector<float> toHwcf(ArrayRef<float> values,
+                                 ArrayRef<int64_t> fchw) {
+  std::vector<float> hwcf(values.size());
+  int64_t f = fchw[0], c = fchw[1], h = fchw[2], w = fchw[3];
+  for (int64_t i = 0; i < f; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          hwcf[((y * w + x) * c + j) * f + i] =
+              values[((i * c + j) * h + y) * w + x];
+  return hwcf;
+}
+
+/// An FCHW filter's f32 elements as HWCF, held the way `attr` holds them
+/// (dense, or a resource blob); null where they are not known here (an
+/// elided resource, another element type).
+static ElementsAttr hwcfElements(Attribute attr) {
+  auto elements = dyn_cast<ElementsAttr>(attr);
+  if (!elements || !elements.getElementType().isF32())
+    return {};
+  auto type = permutedType(elements.getType(), kToHwcf);
+  ArrayRef<int64_t> fchw = elements.getShapedType().getShape();
+  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return dense.resizeSplat(type);
+    auto values = llvm::to_vector(dense.getValues<float>());
+    return DenseElementsAttr::get(type, ArrayRef(toHwcf(values, fchw)));
+  }
+  auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr);
+  std::optional<ArrayRef<float>> values =
+      resource ? resource.tryGetAsArrayRef() : std::nullopt;
+  if (!values || int64_t(values->size()) != elements.getNumElements())
+    return {};
+  return cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(
+      type, (resource.getRawHandle().getKey() + "_hwcf").str(),
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(
+          ArrayRef(toHwcf(*values, fchw)))));
 }
 
 /// A static rank-4 tensor.
@@ -299,32 +344,46 @@ private:
         .getResult()[0];
   }
 
-  /// An FCHW filter as HWCF: a constant's elements moved here, any other
+  /// An FCHW filter as HWCF: a constant's elements (an `arith.constant`'s
+  /// or an immutable global's) moved here, once per filter; any other
   /// filter transposed when the program runs.
   Value filter(Value value) {
-    auto constant = value.getDefiningOp<arith::ConstantOp>();
-    auto dense = constant
-                     ? dyn_cast<DenseIntOrFPElementsAttr>(constant.getValue())
-                     : nullptr;
-    if (!dense || !dense.getElementType().isF32())
-      return transpose(value, kToHwcf);
-    auto type = permutedType(value.getType(), kToHwcf);
-    if (dense.isSplat())
-      return arith::ConstantOp::create(builder, constant.getLoc(),
-                                       dense.resizeSplat(type));
-    ArrayRef<int64_t> fchw = dense.getType().getShape();
-    auto values = llvm::to_vector(dense.getValues<float>());
-    std::vector<float> hwcf(values.size());
-    int64_t f = fchw[0], c = fchw[1], h = fchw[2], w = fchw[3];
-    for (int64_t i = 0; i < f; ++i)
-      for (int64_t j = 0; j < c; ++j)
-        for (int64_t y = 0; y < h; ++y)
-          for (int64_t x = 0; x < w; ++x)
-            hwcf[((y * w + x) * c + j) * f + i] =
-                values[((i * c + j) * h + y) * w + x];
-    return arith::ConstantOp::create(
-        builder, constant.getLoc(),
-        DenseElementsAttr::get(type, llvm::ArrayRef<float>(hwcf)));
+    Value &known = hwcf[value];
+    if (!known)
+      known = constantFilter(value);
+    if (!known)
+      known = transpose(value, kToHwcf);
+    return known;
+  }
+
+  Value constantFilter(Value value) {
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+      ElementsAttr elements = hwcfElements(constant.getValue());
+      return elements ? arith::ConstantOp::create(builder, constant.getLoc(),
+                                                  elements)
+                      : Value();
+    }
+    auto load = value.getDefiningOp<ml_program::GlobalLoadConstOp>();
+    auto global =
+        load ? SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
+                   load, load.getGlobalAttr())
+             : nullptr;
+    if (!global || global.getIsMutable() || !global.getValue())
+      return {};
+    ElementsAttr elements = hwcfElements(*global.getValue());
+    if (!elements)
+      return {};
+    OpBuilder detached(builder.getContext());
+    auto twin = ml_program::GlobalOp::create(
+        detached, global.getLoc(), (global.getSymName() + "_hwcf").str(),
+        elements.getType(), /*is_mutable=*/false, elements,
+        detached.getStringAttr("private"));
+    // Renamed if that name is taken.
+    SymbolTable(global->getParentOp())
+        .insert(twin, std::next(global->getIterator()));
+    return ml_program::GlobalLoadConstOp::create(
+        builder, load.getLoc(), elements.getType(),
+        FlatSymbolRefAttr::get(twin.getSymNameAttr()));
   }
 
   /// Readers of `old` other than the region's ops reading it as an image
@@ -347,6 +406,8 @@ private:
   OpBuilder builder;
   const llvm::SetVector<Operation *> &region;
   llvm::DenseMap<Value, Value> nhwc;
+  /// Each filter (FCHW) as HWCF.
+  llvm::DenseMap<Value, Value> hwcf;
 };
 
 struct ChannelsLastPass

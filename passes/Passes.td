@@ -194,8 +194,9 @@ def SpmdChannelsLast : Pass<"spmd-channels-last", "mlir::ModuleOp"> {
     the identity map, no `linalg.index`), whose other operands keep their
     layout and are read through maps composed with the new loop order.
     Images entering the region are transposed to NHWC once, images read
-    outside it transposed back once; constant filters are rearranged into
-    HWCF here. Part of the Fuse phase, first: the executor runs f32 NHWC
+    outside it transposed back once; constant filters (dense, resource
+    blobs, immutable `ml_program` globals) are rearranged into HWCF here,
+    once each. Part of the Fuse phase, first: the executor runs f32 NHWC
     convolutions with oneDNN's direct convolution, NCHW ones as im2col and
     a GEMM. The result is the same, element for element. A module planned
     under a memory budget (`spmd.memory_budget`, set by spmd-auto-shard)

@@ -158,3 +158,54 @@ func.func @dead_branch(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %p: i1)
   }
   return %c : tensor<1x5x4x4xf32>
 }
+
+// -----
+
+// Filters stored as a resource blob (read by two convolutions: rearranged
+// once), in an immutable global (its twin renamed past a name in use), and
+// in a global holding a blob are rearranged here; a mutable global's is
+// transposed when the program runs.
+// CHECK-LABEL: ml_program.global private @g(
+// CHECK-NEXT: ml_program.global private @[[GT:g_hwcf_[0-9]+]](dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00]], {{\[\[}}2.000000e+00, 4.000000e+00]]]]> : tensor<1x2x1x2xf32>)
+// CHECK-NEXT: ml_program.global private @g_hwcf(dense<0.000000e+00> : tensor<2xf32>)
+// CHECK: ml_program.global private @r_hwcf(dense_resource<[[RT:blob_hwcf_[0-9]+]]> : tensor<1x2x1x2xf32>)
+// CHECK-LABEL: func.func @stored
+// CHECK: %[[W:.*]] = arith.constant dense_resource<[[BT:blob_hwcf]]> : tensor<1x2x1x2xf32>
+// CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[W]] :
+// CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[W]] :
+// CHECK: %[[G:.*]] = ml_program.global_load_const @[[GT]] : tensor<1x2x1x2xf32>
+// CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[G]] :
+// CHECK: %[[R:.*]] = ml_program.global_load_const @r_hwcf : tensor<1x2x1x2xf32>
+// CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[R]] :
+// CHECK: %[[M:.*]] = ml_program.global_load @m
+// CHECK: %[[MT:.*]] = linalg.transpose ins(%[[M]] : tensor<2x1x1x2xf32>) {{.*}} permutation = [2, 3, 1, 0]
+// CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[MT]] :
+// CHECK-DAG: [[RT]]: "0x040000000000803F000040400000004000008040"
+// CHECK-DAG: [[BT]]: "0x040000000000803F000040400000004000008040"
+ml_program.global private @g(dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>) : tensor<2x1x1x2xf32>
+ml_program.global private @g_hwcf(dense<0.0> : tensor<2xf32>) : tensor<2xf32>
+ml_program.global private @r(dense_resource<blob> : tensor<2x1x1x2xf32>) : tensor<2x1x1x2xf32>
+ml_program.global private mutable @m(dense<1.0> : tensor<2x1x1x2xf32>) : tensor<2x1x1x2xf32>
+func.func @stored(%x: tensor<1x1x3x4xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %w = arith.constant dense_resource<blob> : tensor<2x1x1x2xf32>
+  %a = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %b = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %gw = ml_program.global_load_const @g : tensor<2x1x1x2xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %gw : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %rw = ml_program.global_load_const @r : tensor<2x1x1x2xf32>
+  %d = linalg.conv_2d_nchw_fchw ins(%x, %rw : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %mw = ml_program.global_load @m : tensor<2x1x1x2xf32>
+  %g = linalg.conv_2d_nchw_fchw ins(%x, %mw : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %a, %b, %c, %d, %g : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}

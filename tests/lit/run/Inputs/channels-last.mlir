@@ -61,3 +61,29 @@ func.func @strided(%x: tensor<3x5x33x24xf32>, %w: tensor<6x5x3x2xf32>, %y: tenso
   %r = tensor.collapse_shape %g [[0], [1, 2, 3]] : tensor<3x6x15x11xf32> into tensor<3x990xf32>
   return %r : tensor<3x990xf32>
 }
+
+// Filters stored as a resource blob (read by two convolutions), in a
+// global, and in a global holding a resource blob.
+ml_program.global private @gw(dense<[[[[-0.41, 0.54], [0.75, -0.91], [0.23, -0.91]], [[0.44, -0.34], [0.76, 0.96], [0.01, 1.0]], [[-0.38, -0.85], [0.2, -0.94], [-0.61, -0.18]]], [[[0.22, -0.69], [-0.92, 0.74], [-0.37, 0.92]], [[0.79, -0.24], [-0.08, 0.04], [0.29, 0.19]], [[0.12, 0.24], [0.88, 0.01], [-0.14, 0.44]]], [[[-0.52, -0.4], [0.96, 0.04], [0.1, -0.98]], [[-0.17, 0.16], [-0.96, 0.23], [0.26, -0.88]], [[0.25, -0.07], [0.36, -0.29], [0.41, 0.48]]], [[[-0.96, -0.88], [0.35, 0.93], [-0.5, -0.09]], [[0.19, -0.36], [-0.27, -0.37], [-0.26, 0.19]], [[-0.4, -0.25], [0.54, -0.95], [0.14, 0.47]]]]> : tensor<4x3x3x2xf32>) : tensor<4x3x3x2xf32>
+ml_program.global private @rw(dense_resource<stored_filter> : tensor<4x3x3x2xf32>) : tensor<4x3x3x2xf32>
+func.func @stored(%x: tensor<2x3x12x12xf32>) -> (tensor<2x4x10x11xf32>, tensor<2x4x10x11xf32>, tensor<2x4x10x11xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x10x11xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x10x11xf32>) -> tensor<2x4x10x11xf32>
+  %w = arith.constant dense_resource<stored_filter> : tensor<4x3x3x2xf32>
+  %a = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<2x3x12x12xf32>, tensor<4x3x3x2xf32>) outs(%f : tensor<2x4x10x11xf32>) -> tensor<2x4x10x11xf32>
+  %gw = ml_program.global_load_const @gw : tensor<4x3x3x2xf32>
+  %b = linalg.conv_2d_nchw_fchw ins(%x, %gw : tensor<2x3x12x12xf32>, tensor<4x3x3x2xf32>) outs(%a : tensor<2x4x10x11xf32>) -> tensor<2x4x10x11xf32>
+  %rw = ml_program.global_load_const @rw : tensor<4x3x3x2xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %rw : tensor<2x3x12x12xf32>, tensor<4x3x3x2xf32>) outs(%f : tensor<2x4x10x11xf32>) -> tensor<2x4x10x11xf32>
+  %d = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<2x3x12x12xf32>, tensor<4x3x3x2xf32>) outs(%c : tensor<2x4x10x11xf32>) -> tensor<2x4x10x11xf32>
+  return %a, %b, %d : tensor<2x4x10x11xf32>, tensor<2x4x10x11xf32>, tensor<2x4x10x11xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      stored_filter: "0x04000000DD2406BF5839B43DB81E85BEF4FD543E1283803EC9765EBF105879BFCDCC2C3FA245F6BE9EEF07BF2DB27D3FFCA971BDBA492C3F128340BD04568E3EAAF132BF713D8A3E7F6A3C3F7F6A3C3DC74BF73EB29DAF3E643B5FBF9318043F355E3A3E9643CBBEC52070BFD1223B3FAE4761BD8941E03E4A0C423FD122DB3E508D573F3D0A57BEAC1C1A3FF853E3BDDBF95E3F4A0C423F7B144EBF355E3ABF60E510BF04566E3F6F1203BE3789813EA8C6CBBE4260653CD57869BE759398BE7B142E3E560E2D3E17D94E3F355EBA3EE3A55B3F2B87363F5A647B3FB29DAF3E448B2CBF7593383FF2D26D3FA01A4F3FDF4F0D3ED122DB3ECFF713BF5EBA293F2B87163EF628DCBEEE7C5FBF7D3F353F48E17A3F21B052BF23DB193FC74B37BE21B032BF"
+    }
+  }
+#-}
