@@ -22,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -58,6 +59,9 @@ std::string cpuModel() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The meshes' eight devices, virtual ones whatever the cores;
+  // SPMD_NUM_DEVICES set by the user wins.
+  setenv("SPMD_NUM_DEVICES", "8", /*overwrite=*/0);
   std::string dir = argc > 1 ? argv[1] : "/tmp/spmd-checkpoint-bench";
   int64_t mib = argc > 2 ? std::atoll(argv[2]) : 512;
   std::printf("checkpoint bench on %s: %lld MiB of f32 in 8 tensors, %s\n",
@@ -74,7 +78,12 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < host.numel(); ++i)
       values[i] = float(i % 1000) * 0.25f + t;
     std::string name = "layer" + std::to_string(t);
-    tensors.emplace(name, *spmd::mark_sharding(host, from, {"data", "model"}));
+    auto sharded = spmd::mark_sharding(host, from, {"data", "model"});
+    if (!sharded.ok()) {
+      std::fprintf(stderr, "%s\n", sharded.status().ToString().c_str());
+      return 1;
+    }
+    tensors.emplace(name, *std::move(sharded));
     targets.emplace(name, std::make_pair(to, spmd::PartitionSpec{"y", "x"}));
   }
   double bytes = double(mib) * 1024 * 1024;
