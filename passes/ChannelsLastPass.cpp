@@ -65,29 +65,76 @@ static std::vector<float> toHwcf(ArrayRef<float> values,
 
 /// An FCHW filter's f32 elements as HWCF, held the way `attr` holds them
 /// (dense, or a resource blob); null where they are not known here (an
-/// elided resource, another element type).
-static ElementsAttr hwcfElements(Attribute attr) {
-  auto elements = dyn_cast<ElementsAttr>(attr);
-  if (!elements || !elements.getElementType().isF32())
+/// elided resource, a blob of another size, another element type).
+static ElementsAttr hwcfElements(ElementsAttr elements) {
+  if (!elements.getElementType().isF32())
     return {};
   auto type = permutedType(elements.getType(), kToHwcf);
   ArrayRef<int64_t> fchw = elements.getShapedType().getShape();
-  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(attr)) {
+  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(elements)) {
     if (dense.isSplat())
       return dense.resizeSplat(type);
     auto values = llvm::to_vector(dense.getValues<float>());
     return DenseElementsAttr::get(type, ArrayRef(toHwcf(values, fchw)));
   }
-  auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr);
-  std::optional<ArrayRef<float>> values =
-      resource ? resource.tryGetAsArrayRef() : std::nullopt;
-  if (!values || int64_t(values->size()) != elements.getNumElements())
+  auto resource = dyn_cast<DenseF32ResourceElementsAttr>(elements);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  // The executor reports a blob of the wrong size; its twin must too.
+  if (!blob || blob->getData().size() !=
+                   size_t(elements.getNumElements()) * sizeof(float))
     return {};
   return cast<ElementsAttr>(DenseF32ResourceElementsAttr::get(
       type, (resource.getRawHandle().getKey() + "_hwcf").str(),
       HeapAsmResourceBlob::allocateAndCopyInferAlign(
-          ArrayRef(toHwcf(*values, fchw)))));
+          ArrayRef(toHwcf(*resource.tryGetAsArrayRef(), fchw)))));
 }
+
+namespace {
+/// Filters whose elements the module holds (constants, immutable globals)
+/// as HWCF, each rearranged once for the whole module: a blob or global
+/// read in several blocks or functions has one twin.
+class StoredFilters {
+public:
+  /// `attr`, the value of a filter of type `filterType`, as HWCF; null
+  /// where it is not known here.
+  ElementsAttr elements(Attribute attr, Type filterType) {
+    auto known = dyn_cast<ElementsAttr>(attr);
+    if (!known || known.getType() != filterType)
+      return {};
+    auto [it, inserted] = twins.try_emplace(attr);
+    if (inserted)
+      it->second = hwcfElements(known);
+    return it->second;
+  }
+
+  /// The immutable global holding `global`'s value (the value of a filter
+  /// of type `filterType`) as HWCF, next to it; null where not known.
+  ml_program::GlobalOp global(ml_program::GlobalOp global, Type filterType) {
+    auto [it, inserted] = globals.try_emplace(global);
+    if (!inserted)
+      return it->second;
+    ElementsAttr value = global.getIsMutable() || !global.getValue()
+                             ? nullptr
+                             : elements(*global.getValue(), filterType);
+    if (!value)
+      return it->second = nullptr;
+    OpBuilder detached(global.getContext());
+    auto twin = ml_program::GlobalOp::create(
+        detached, global.getLoc(), (global.getSymName() + "_hwcf").str(),
+        value.getType(), /*is_mutable=*/false, value,
+        detached.getStringAttr("private"));
+    // Renamed if that name is taken.
+    SymbolTable(global->getParentOp())
+        .insert(twin, std::next(global->getIterator()));
+    return it->second = twin;
+  }
+
+private:
+  llvm::DenseMap<Attribute, ElementsAttr> twins;
+  llvm::DenseMap<Operation *, ml_program::GlobalOp> globals;
+};
+} // namespace
 
 /// A static rank-4 tensor.
 static bool isImage(Type type) {
@@ -186,8 +233,9 @@ namespace {
 class RegionRewriter {
 public:
   RegionRewriter(MLIRContext *context,
-                 const llvm::SetVector<Operation *> &region)
-      : builder(context), region(region) {}
+                 const llvm::SetVector<Operation *> &region,
+                 StoredFilters &stored)
+      : builder(context), region(region), stored(stored) {}
 
   void rewrite() {
     SmallVector<Operation *> ordered(region.begin(), region.end());
@@ -345,20 +393,21 @@ private:
   }
 
   /// An FCHW filter as HWCF: a constant's elements (an `arith.constant`'s
-  /// or an immutable global's) moved here, once per filter; any other
-  /// filter transposed when the program runs.
+  /// or an immutable global's) moved here, once per module; any other
+  /// filter transposed when the program runs, once per block.
   Value filter(Value value) {
     Value &known = hwcf[value];
     if (!known)
-      known = constantFilter(value);
+      known = storedFilter(value);
     if (!known)
       known = transpose(value, kToHwcf);
     return known;
   }
 
-  Value constantFilter(Value value) {
+  Value storedFilter(Value value) {
+    Type type = value.getType();
     if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
-      ElementsAttr elements = hwcfElements(constant.getValue());
+      ElementsAttr elements = stored.elements(constant.getValue(), type);
       return elements ? arith::ConstantOp::create(builder, constant.getLoc(),
                                                   elements)
                       : Value();
@@ -368,22 +417,22 @@ private:
         load ? SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
                    load, load.getGlobalAttr())
              : nullptr;
-    if (!global || global.getIsMutable() || !global.getValue())
+    ml_program::GlobalOp twin = global ? stored.global(global, type) : nullptr;
+    if (!twin)
       return {};
-    ElementsAttr elements = hwcfElements(*global.getValue());
-    if (!elements)
-      return {};
-    OpBuilder detached(builder.getContext());
-    auto twin = ml_program::GlobalOp::create(
-        detached, global.getLoc(), (global.getSymName() + "_hwcf").str(),
-        elements.getType(), /*is_mutable=*/false, elements,
-        detached.getStringAttr("private"));
-    // Renamed if that name is taken.
-    SymbolTable(global->getParentOp())
-        .insert(twin, std::next(global->getIterator()));
-    return ml_program::GlobalLoadConstOp::create(
-        builder, load.getLoc(), elements.getType(),
-        FlatSymbolRefAttr::get(twin.getSymNameAttr()));
+    // The twin sits in the global's symbol table: the load's reference
+    // with its last name replaced.
+    SymbolRefAttr ref = load.getGlobalAttr();
+    auto name = FlatSymbolRefAttr::get(twin.getSymNameAttr());
+    SmallVector<FlatSymbolRefAttr> path(ref.getNestedReferences());
+    if (!path.empty()) {
+      path.back() = name;
+      ref = SymbolRefAttr::get(ref.getRootReference(), path);
+    } else {
+      ref = name;
+    }
+    return ml_program::GlobalLoadConstOp::create(builder, load.getLoc(),
+                                                 twin.getType(), ref);
   }
 
   /// Readers of `old` other than the region's ops reading it as an image
@@ -405,6 +454,7 @@ private:
 
   OpBuilder builder;
   const llvm::SetVector<Operation *> &region;
+  StoredFilters &stored;
   llvm::DenseMap<Value, Value> nhwc;
   /// Each filter (FCHW) as HWCF.
   llvm::DenseMap<Value, Value> hwcf;
@@ -422,9 +472,10 @@ struct ChannelsLastPass
       if (hasNhwcTwin(conv) && !llvm::is_contained(blocks, conv->getBlock()))
         blocks.push_back(conv->getBlock());
     });
+    StoredFilters stored;
     for (Block *block : blocks) {
       llvm::SetVector<Operation *> region = regionOf(*block);
-      RegionRewriter(&getContext(), region).rewrite();
+      RegionRewriter(&getContext(), region, stored).rewrite();
     }
   }
 };

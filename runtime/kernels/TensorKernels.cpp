@@ -8,8 +8,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cstring>
@@ -120,7 +121,15 @@ static llvm::Expected<Step> buildGlobalLoadConst(Operation *op,
       op, load.getGlobalAttr());
   if (!global || !global.getValue())
     return opError(op, "reads a global without a value");
-  llvm::Expected<TensorRef> tensor = constantTensor(op, *global.getValue());
+  // The verifiers let a global's value be of another type than the global
+  // and its loads; read as the loaded type, its bytes would mean other
+  // numbers.
+  auto value = llvm::dyn_cast<TypedAttr>(*global.getValue());
+  if (!value || value.getType() != load.getType())
+    return opError(op, llvm::formatv("reads global @{0}, whose value is not "
+                                     "of the loaded type {1}",
+                                     global.getSymName(), load.getType()));
+  llvm::Expected<TensorRef> tensor = constantTensor(op, value);
   if (!tensor)
     return tensor.takeError();
   unsigned result = ctx.slot(load.getResult());

@@ -161,16 +161,16 @@ func.func @dead_branch(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %p: i1)
 
 // -----
 
-// Filters stored as a resource blob (read by two convolutions: rearranged
-// once), in an immutable global (its twin renamed past a name in use), and
-// in a global holding a blob are rearranged here; a mutable global's is
+// Filters stored as a resource blob (read by two convolutions), in an
+// immutable global (its twin renamed past a name in use), and in a global
+// holding the same blob are rearranged here, into one blob; a mutable global's is
 // transposed when the program runs.
 // CHECK-LABEL: ml_program.global private @g(
 // CHECK-NEXT: ml_program.global private @[[GT:g_hwcf_[0-9]+]](dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00]], {{\[\[}}2.000000e+00, 4.000000e+00]]]]> : tensor<1x2x1x2xf32>)
 // CHECK-NEXT: ml_program.global private @g_hwcf(dense<0.000000e+00> : tensor<2xf32>)
-// CHECK: ml_program.global private @r_hwcf(dense_resource<[[RT:blob_hwcf_[0-9]+]]> : tensor<1x2x1x2xf32>)
+// CHECK: ml_program.global private @r_hwcf(dense_resource<blob_hwcf> : tensor<1x2x1x2xf32>)
 // CHECK-LABEL: func.func @stored
-// CHECK: %[[W:.*]] = arith.constant dense_resource<[[BT:blob_hwcf]]> : tensor<1x2x1x2xf32>
+// CHECK: %[[W:.*]] = arith.constant dense_resource<blob_hwcf> : tensor<1x2x1x2xf32>
 // CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[W]] :
 // CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[W]] :
 // CHECK: %[[G:.*]] = ml_program.global_load_const @[[GT]] : tensor<1x2x1x2xf32>
@@ -180,8 +180,8 @@ func.func @dead_branch(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %p: i1)
 // CHECK: %[[M:.*]] = ml_program.global_load @m
 // CHECK: %[[MT:.*]] = linalg.transpose ins(%[[M]] : tensor<2x1x1x2xf32>) {{.*}} permutation = [2, 3, 1, 0]
 // CHECK: linalg.conv_2d_nhwc_hwcf ins(%{{.*}}, %[[MT]] :
-// CHECK-DAG: [[RT]]: "0x040000000000803F000040400000004000008040"
-// CHECK-DAG: [[BT]]: "0x040000000000803F000040400000004000008040"
+// CHECK: blob_hwcf: "0x040000000000803F000040400000004000008040"
+// CHECK-NOT: blob_hwcf_
 ml_program.global private @g(dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>) : tensor<2x1x1x2xf32>
 ml_program.global private @g_hwcf(dense<0.0> : tensor<2xf32>) : tensor<2xf32>
 ml_program.global private @r(dense_resource<blob> : tensor<2x1x1x2xf32>) : tensor<2x1x1x2xf32>
@@ -206,6 +206,95 @@ func.func @stored(%x: tensor<1x1x3x4xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3
   dialect_resources: {
     builtin: {
       blob: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+
+// -----
+
+// One twin per stored filter for the whole module, whichever block or
+// function reads it; a global reached through a nested reference gets its
+// twin next to it, read through the same path.
+// CHECK-LABEL: module @inner
+// CHECK: ml_program.global public @w(
+// CHECK-NEXT: ml_program.global private @w_hwcf(dense<{{.*}}> : tensor<1x2x1x2xf32>)
+// CHECK-NOT: w_hwcf_
+// CHECK-LABEL: func.func @first
+// CHECK: arith.constant dense_resource<shared_hwcf> : tensor<1x2x1x2xf32>
+// CHECK: ml_program.global_load_const @inner::@w_hwcf : tensor<1x2x1x2xf32>
+// CHECK: scf.if
+// CHECK: arith.constant dense_resource<shared_hwcf> : tensor<1x2x1x2xf32>
+// CHECK-LABEL: func.func @second
+// CHECK: arith.constant dense_resource<shared_hwcf> : tensor<1x2x1x2xf32>
+// CHECK: ml_program.global_load_const @inner::@w_hwcf : tensor<1x2x1x2xf32>
+// CHECK-NOT: shared_hwcf_
+module @outer {
+  module @inner {
+    ml_program.global public @w(dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf32>) : tensor<2x1x1x2xf32>
+  }
+  func.func @first(%x: tensor<1x1x3x4xf32>, %p: i1) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x2x3x3xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+    %w = arith.constant dense_resource<shared> : tensor<2x1x1x2xf32>
+    %a = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+    %gw = ml_program.global_load_const @inner::@w : tensor<2x1x1x2xf32>
+    %b = linalg.conv_2d_nchw_fchw ins(%x, %gw : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+    %c = scf.if %p -> tensor<1x2x3x3xf32> {
+      %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+      scf.yield %r : tensor<1x2x3x3xf32>
+    } else {
+      scf.yield %f : tensor<1x2x3x3xf32>
+    }
+    return %a, %b, %c : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+  }
+  func.func @second(%x: tensor<1x1x3x4xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x2x3x3xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+    %w = arith.constant dense_resource<shared> : tensor<2x1x1x2xf32>
+    %a = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+    %gw = ml_program.global_load_const @inner::@w : tensor<2x1x1x2xf32>
+    %b = linalg.conv_2d_nchw_fchw ins(%x, %gw : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+    return %a, %b : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      shared: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+
+// -----
+
+// Stored filters whose elements do not make the filter are left to the
+// runtime (which reports them): a blob one byte too long, a global whose
+// value is of another shape than the global.
+// CHECK-LABEL: func.func @unusable
+// CHECK: %[[LONG:.*]] = arith.constant dense_resource<long>
+// CHECK: linalg.transpose ins(%[[LONG]] : tensor<2x1x1x2xf32>)
+// CHECK: %[[ODD:.*]] = ml_program.global_load_const @odd
+// CHECK: linalg.transpose ins(%[[ODD]] : tensor<2x1x1x2xf32>)
+// CHECK-NOT: {{long_hwcf|odd_hwcf}}
+ml_program.global private @odd(dense<[[[[1.0, 2.0]], [[3.0, 4.0]]]]> : tensor<1x2x1x2xf32>) : tensor<2x1x1x2xf32>
+func.func @unusable(%x: tensor<1x1x3x4xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x3x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %w = arith.constant dense_resource<long> : tensor<2x1x1x2xf32>
+  %a = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %gw = ml_program.global_load_const @odd : tensor<2x1x1x2xf32>
+  %b = linalg.conv_2d_nchw_fchw ins(%x, %gw : tensor<1x1x3x4xf32>, tensor<2x1x1x2xf32>) outs(%f : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %a, %b : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      long: "0x040000000000803F00000040000040400000804001"
     }
   }
 #-}
