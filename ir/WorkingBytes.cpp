@@ -3,6 +3,7 @@
 #include "ir/WorkingBytes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -56,6 +57,41 @@ static bool isF32(Operation *op) {
   return getElementTypeOrSelf(op->getResult(0).getType()).isF32();
 }
 
+/// What the oneDNN matmul of an f32 contraction may use as scratchpad (65
+/// KiB with an init to add, at 256x1024x1024); the kernel declines what
+/// does not fit. Contractions of fewer multiply-adds have none: there
+/// oneDNN's per-call cost (a stream, memory objects: about 2 us) is not
+/// repaid (measured at 64x128x128), and our GEMM runs.
+constexpr int64_t kMatmulLibraryBytes = 128 << 10;
+constexpr int64_t kMatmulMinMacs = 1 << 20;
+
+/// Whether the B of contraction `op` is made by an op of no operands and no
+/// memory effects (a constant, a load of a constant global): the oneDNN
+/// matmul takes only such weights.
+static bool hasStoredWeights(linalg::LinalgOp op) {
+  Operation *producer = op->getOperand(1).getDefiningOp();
+  return producer && producer->getNumOperands() == 0 &&
+         isMemoryEffectFree(producer);
+}
+
+/// The multiply-adds of contraction `op` with operands of `operandShapes`
+/// (each loop's size read from the first operand indexed by it).
+static int64_t multiplyAdds(linalg::LinalgOp op,
+                            ArrayRef<ArrayRef<int64_t>> operandShapes) {
+  SmallVector<int64_t> loops(op.getNumLoops(), 0);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [r, result] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(result);
+          dim && !loops[dim.getPosition()])
+        loops[dim.getPosition()] = operandShapes[operand.getOperandNumber()][r];
+  }
+  int64_t macs = 1;
+  for (int64_t size : loops)
+    macs = ShapedType::isDynamic(size) ? 0 : macs * size;
+  return macs;
+}
+
 int64_t mlir::spmd::workingBytes(Operation *op,
                                  ArrayRef<ArrayRef<int64_t>> operandShapes,
                                  ArrayRef<ArrayRef<int64_t>> resultShapes) {
@@ -75,6 +111,12 @@ int64_t mlir::spmd::workingBytes(Operation *op,
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
     return im2colBytes(conv, operandShapes[0], operandShapes[1],
                        resultShapes[0], false);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (linalgOp && isF32(op) && linalg::isaContractionOpInterface(linalgOp) &&
+      hasStoredWeights(linalgOp) &&
+      int64_t(operandShapes.size()) == op->getNumOperands() &&
+      multiplyAdds(linalgOp, operandShapes) >= kMatmulMinMacs)
+    return kMatmulLibraryBytes;
   return 0;
 }
 

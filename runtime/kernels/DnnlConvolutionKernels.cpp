@@ -435,20 +435,6 @@ static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
   return failure ? refused() : llvm::Error::success();
 }
 
-/// The value of `v` when a constant or a constant global's load defines it.
-static std::optional<Attribute> constantValue(Value v) {
-  Attribute value;
-  if (matchPattern(v, m_Constant(&value)))
-    return value;
-  if (auto load = v.getDefiningOp<ml_program::GlobalLoadConstOp>())
-    if (auto global =
-            SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
-                load, load.getGlobalAttr());
-        global && global.getValue())
-      return *global.getValue();
-  return std::nullopt;
-}
-
 /// The convolution `op`, reading the image `pad` pads (if any).
 static std::optional<ConvProblem> problemOf(Operation *op, tensor::PadOp pad) {
   if (!llvm::isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(
@@ -583,7 +569,7 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
   conv->epilogue = std::move(epilogue);
   conv->workingBytes = mlir::spmd::workingBytes(op);
   conv->errorPrefix = llvm::toString(opError(op, ""));
-  std::optional<Attribute> constant = constantValue(op->getOperand(1));
+  std::optional<Attribute> constant = constantValueOf(op->getOperand(1));
   if (!constant && problem->n * problem->pixels() < kMinPixelsToReorder)
     return nullptr;
   // oneDNN skips the taps that fall on padding, where the pad's zeros

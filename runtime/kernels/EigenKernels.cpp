@@ -13,6 +13,7 @@
 #include "runtime/exec/Executable.h"
 #include "runtime/exec/TensorOps.h"
 #include "runtime/kernels/BodyPatterns.h"
+#include "runtime/kernels/Contraction.h"
 #include "runtime/kernels/DestinationStep.h"
 #include "runtime/kernels/ImageWindow.h"
 #include "runtime/kernels/LibraryKernels.h"
@@ -104,68 +105,6 @@ static bool allF32OrF64(Operation *op) {
 // dimension (row-major or transposed, as weights read through a
 // transposing map are) are used where they lie; others are packed.
 
-namespace {
-/// One operand's view in GEMM order: its element stride for each loop of
-/// `loops` (the batch, then the row, then the column loops).
-struct Packing {
-  std::vector<int64_t> sizes, strides;
-  /// The loops of the batch group, then of the row group; the rest are the
-  /// column loops.
-  unsigned batchLoops = 0, rowLoops = 0;
-
-  /// The stride of loops [begin, end) taken as one dimension (0 when all
-  /// have size 1), if they nest contiguously.
-  std::optional<int64_t> mergedStride(unsigned begin, unsigned end) const {
-    std::optional<int64_t> stride;
-    int64_t expected = 0;
-    for (unsigned i = end; i-- > begin;) {
-      if (sizes[i] == 1)
-        continue;
-      if (stride && strides[i] != expected)
-        return std::nullopt;
-      if (!stride)
-        stride = strides[i];
-      expected = strides[i] * sizes[i];
-    }
-    return stride.value_or(0);
-  }
-
-  /// Each batch's [rows x cols] matrix where it lies: row-major with a
-  /// leading dimension, or transposed.
-  template <typename T>
-  std::optional<GemmOperand<T>> matrix(T *data, int64_t rows,
-                                       int64_t cols) const {
-    std::optional<int64_t> rowStride =
-        mergedStride(batchLoops, batchLoops + rowLoops);
-    std::optional<int64_t> colStride =
-        mergedStride(batchLoops + rowLoops, sizes.size());
-    if (!rowStride || !colStride)
-      return std::nullopt;
-    if (cols == 1 || *colStride == 1)
-      return GemmOperand<T>{data, rows == 1 ? cols : *rowStride, false};
-    if (rows == 1 || *rowStride == 1)
-      return GemmOperand<T>{data, *colStride, true};
-    return std::nullopt;
-  }
-
-  /// The element offset of batch `b` (batch loops in row-major order).
-  int64_t batchOffset(int64_t b) const {
-    int64_t offset = 0;
-    for (unsigned i = batchLoops; i-- > 0;) {
-      offset += b % sizes[i] * strides[i];
-      b /= sizes[i];
-    }
-    return offset;
-  }
-};
-
-struct Contraction {
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  Packing a, b, c; // [batch m k], [batch k n], [batch m n]
-  bool isF32;
-};
-} // namespace
-
 /// Copies between a strided view and a dense buffer, in view order.
 template <typename T, bool ToDense>
 static void copyView(const Packing &view, T *strided, T *dense) {
@@ -243,7 +182,7 @@ static void contract(const Contraction &c, const HostBuffer &a,
     copyView<T, false>(c.c, out.as<T>(), mc.first.data);
 }
 
-static std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
+std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics() || !isMulAddBody(*op.getBlock()))
     return std::nullopt;

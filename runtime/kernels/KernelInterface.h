@@ -47,6 +47,10 @@ llvm::Expected<Step> buildConstantKernel(mlir::Operation *op,
 llvm::Expected<Step> buildRegionKernel(mlir::Operation *op,
                                        KernelContext &context);
 
+/// The value of `v` when a constant or a load of a constant global defines
+/// it, and is of `v`'s type.
+std::optional<mlir::Attribute> constantValueOf(mlir::Value v);
+
 /// The tensor of a constant's dense (or dense resource) value, made anew.
 llvm::Expected<TensorRef> constantTensor(mlir::Operation *op,
                                          mlir::Attribute value);

@@ -5,9 +5,10 @@
 // path takes the library unless ours is measured faster (bench/README.md):
 // on AVX2, OpenBLAS's, except for few rows, where our packed kernel
 // streams B faster; on AVX-512, ours (oneDNN's and OpenBLAS's measured no
-// faster on large GEMMs and slower on small ones). OpenBLAS runs on the
-// calling thread alone: the runtime splits work over the device's threads
-// itself, so OpenBLAS's never add to the device pool.
+// faster on large GEMMs and slower on small ones, with B given each call;
+// a constant B goes to oneDNN's matmul instead, DnnlMatmulKernels.cpp).
+// OpenBLAS runs on the calling thread alone: the runtime splits work over the
+// device's threads itself, so OpenBLAS's never add to the device pool.
 //
 //===----------------------------------------------------------------------===//
 

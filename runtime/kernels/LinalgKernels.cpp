@@ -412,8 +412,8 @@ struct StructuredKernelModel
   llvm::Expected<Step> buildKernel(Operation *op,
                                    KernelContext &context) const {
     for (auto specialised :
-         {contractionKernel, dnnlConvolutionKernel, convolutionKernel,
-          layoutKernel, reductionKernel, windowKernel})
+         {dnnlMatmulKernel, contractionKernel, dnnlConvolutionKernel,
+          convolutionKernel, layoutKernel, reductionKernel, windowKernel})
       if (std::optional<KernelBuilder> builder = specialised(op))
         return (*builder)(op, context);
     return buildStructured(op, context);

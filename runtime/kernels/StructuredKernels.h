@@ -14,6 +14,9 @@
 
 namespace spmd::runtime {
 
+/// f32 contractions with a constant B through oneDNN's matmul, B reordered
+/// when compiled (DnnlMatmulKernels.cpp).
+std::optional<KernelBuilder> dnnlMatmulKernel(mlir::Operation *op);
 /// Any multiply-add contraction, as batched GEMMs (EigenKernels.cpp).
 std::optional<KernelBuilder> contractionKernel(mlir::Operation *op);
 /// f32 NHWC and depthwise convolutions through oneDNN

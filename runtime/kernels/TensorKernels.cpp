@@ -38,6 +38,22 @@ static llvm::Expected<TensorInfo> infoOf(Operation *op, Type type) {
 }
 
 /// Builds the tensor of a dense (or dense resource) attribute.
+std::optional<Attribute> constantValueOf(Value v) {
+  Attribute value;
+  if (auto load = v.getDefiningOp<ml_program::GlobalLoadConstOp>()) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
+        load, load.getGlobalAttr());
+    if (global && global.getValue())
+      value = *global.getValue();
+  } else if (!matchPattern(v, m_Constant(&value))) {
+    return std::nullopt;
+  }
+  auto typed = llvm::dyn_cast_or_null<TypedAttr>(value);
+  if (!typed || typed.getType() != v.getType())
+    return std::nullopt;
+  return value;
+}
+
 llvm::Expected<TensorRef> constantTensor(Operation *op, Attribute value) {
   auto typed = llvm::dyn_cast<TypedAttr>(value);
   if (!typed)
