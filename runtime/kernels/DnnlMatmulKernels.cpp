@@ -37,19 +37,20 @@ using dnnl::memory;
 
 namespace spmd::runtime {
 
+/// A matrix as oneDNN describes it: `rows` x `cols` where `m` lies.
+static memory::desc describe(GemmOperand<const float> m, int64_t rows,
+                             int64_t cols) {
+  memory::dims strides =
+      m.transposed ? memory::dims{1, m.ld} : memory::dims{m.ld, 1};
+  return memory::desc({rows, cols}, memory::data_type::f32, strides);
+}
+
 namespace {
 /// oneDNN's matmul of some rows.
 struct Part {
   dnnl::matmul::primitive_desc desc;
   dnnl::matmul primitive;
 };
-
-/// A matrix as oneDNN describes it: `rows` x `cols` where `m` lies.
-memory::desc describe(GemmOperand<const float> m, int64_t rows, int64_t cols) {
-  memory::dims strides =
-      m.transposed ? memory::dims{1, m.ld} : memory::dims{m.ld, 1};
-  return memory::desc({rows, cols}, memory::data_type::f32, strides);
-}
 
 /// A contraction's kernel state, shared by the devices that run it.
 struct DnnlMatmul {
@@ -67,7 +68,7 @@ struct DnnlMatmul {
   /// "file:line:col: error: 'op': " of the op.
   std::string errorPrefix;
 
-  /// The descriptor of `rows` rows of the product, reading `weights`.
+  /// The descriptor of `rows` rows of the product, reading B as `b`.
   dnnl::matmul::primitive_desc describeRows(int64_t rows,
                                             const memory::desc &b) const {
     dnnl::primitive_attr attr;
