@@ -47,4 +47,18 @@ void runOnThisThread(const dnnl::primitive &primitive,
   stream.wait();
 }
 
+std::shared_ptr<const HostBuffer> reordered(const dnnl::memory::desc &from,
+                                            const void *data,
+                                            const dnnl::memory::desc &to) {
+  auto buffer = std::make_shared<HostBuffer>(
+      ElementType::F32, std::vector<int64_t>{int64_t(to.get_size() / 4)},
+      Init::None);
+  const dnnl::engine &cpu = dnnlEngine();
+  dnnl::memory source(from, cpu, const_cast<void *>(data));
+  dnnl::memory target(to, cpu, buffer->data());
+  runOnThisThread(dnnl::reorder(source, target),
+                  {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, target}});
+  return buffer;
+}
+
 } // namespace spmd::runtime

@@ -9,10 +9,13 @@
 #ifndef SPMD_RUNTIME_KERNELS_DNNL_H
 #define SPMD_RUNTIME_KERNELS_DNNL_H
 
+#include "runtime/exec/HostBuffer.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -34,6 +37,13 @@ std::optional<std::string> onThisThreadAlone(llvm::function_ref<void()> body);
 /// waits for it (inside onThisThreadAlone).
 void runOnThisThread(const dnnl::primitive &primitive,
                      const std::unordered_map<int, dnnl::memory> &args);
+
+/// f32 `data` laid out as `from`, copied into a new buffer laid out as `to`
+/// (inside onThisThreadAlone): weights put once in the layout a primitive
+/// reads.
+std::shared_ptr<const HostBuffer> reordered(const dnnl::memory::desc &from,
+                                            const void *data,
+                                            const dnnl::memory::desc &to);
 
 } // namespace spmd::runtime
 

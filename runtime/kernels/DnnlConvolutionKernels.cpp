@@ -610,16 +610,8 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
     if (pad && !std::all_of(weights, weights + (*value)->numElements(),
                             [](float x) { return std::isfinite(x); }))
       throw std::runtime_error("a weight that is not finite, and a pad");
-    auto packed = std::make_shared<HostBuffer>(
-        ElementType::F32,
-        std::vector<int64_t>{int64_t(conv->packedFilter.get_size() / 4)},
-        Init::None);
-    const dnnl::engine &cpu = dnnlEngine();
-    memory from(problem->userFilter(), cpu, (*value)->data());
-    memory to(conv->packedFilter, cpu, packed->data());
-    runOnThisThread(dnnl::reorder(from, to),
-                    {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-    conv->constantFilter = std::move(packed);
+    conv->constantFilter = reordered(problem->userFilter(), (*value)->data(),
+                                     conv->packedFilter);
   });
   if (failure) {
     LLVM_DEBUG(llvm::dbgs()

@@ -207,16 +207,8 @@ static std::shared_ptr<DnnlMatmul> prepare(linalg::LinalgOp op) {
         constantTensor(op->getOperand(1).getDefiningOp(), *constant);
     if (!value)
       throw std::runtime_error(llvm::toString(value.takeError()));
-    auto packed = std::make_shared<HostBuffer>(
-        ElementType::I8,
-        std::vector<int64_t>{int64_t(mm->packedWeights.get_size())},
-        Init::None);
-    const dnnl::engine &cpu = dnnlEngine();
-    memory from(describe(*b, c->k, c->n), cpu, (*value)->data());
-    memory to(mm->packedWeights, cpu, packed->data());
-    runOnThisThread(dnnl::reorder(from, to),
-                    {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-    mm->weights = std::move(packed);
+    mm->weights = reordered(describe(*b, c->k, c->n), (*value)->data(),
+                            mm->packedWeights);
   });
   if (failure) {
     LLVM_DEBUG(llvm::dbgs()
