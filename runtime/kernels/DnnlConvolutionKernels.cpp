@@ -610,8 +610,8 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
     if (pad && !std::all_of(weights, weights + (*value)->numElements(),
                             [](float x) { return std::isfinite(x); }))
       throw std::runtime_error("a weight that is not finite, and a pad");
-    conv->constantFilter = reordered(problem->userFilter(), (*value)->data(),
-                                     conv->packedFilter);
+    conv->constantFilter =
+        reordered(problem->userFilter(), (*value)->data(), conv->packedFilter);
   });
   if (failure) {
     LLVM_DEBUG(llvm::dbgs()
