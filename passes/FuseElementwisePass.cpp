@@ -44,9 +44,7 @@ static void generalizeContractionsOfCopies(ModuleOp module) {
     if (!llvm::isa<linalg::GenericOp>(op) &&
         linalg::isaContractionOpInterface(op) &&
         llvm::any_of(op.getDpsInputs(), [](Value input) {
-          Operation *copy = input.getDefiningOp();
-          return isPermutedCopy(copy) &&
-                 !matchPattern(copy->getOperand(0), m_Constant());
+          return isPermutedCopy(input.getDefiningOp());
         }))
       named.push_back(op);
   });

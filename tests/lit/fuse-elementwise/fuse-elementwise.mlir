@@ -118,6 +118,43 @@ func.func @constant_weight(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// A transposed weight stored as a resource blob (as torch-mlir writes
+// weights) is not folded: the copy is fused into the matmul, which reads
+// the blob where it lies, transposed, so the executor still sees a
+// constant weight.
+// CHECK-LABEL: func.func @resource_weight
+// CHECK: %[[W:.*]] = arith.constant dense_resource<weights> : tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[A:.+]], #[[B:.+]], #[[C:.+]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%arg0, %[[W]] : tensor<3x2xf32>, tensor<2x2xf32>)
+// CHECK-NOT: linalg.matmul
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#i = affine_map<(d0, d1) -> (d0, d1)>
+func.func @resource_weight(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense_resource<weights> : tensor<2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<2x2xf32>
+  %wt = linalg.generic {indexing_maps = [#t, #i], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<2x2xf32>) outs(%et : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<2x2xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<3x2xf32>, tensor<2x2xf32>)
+                     outs(%f : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+
+// -----
+
 // An exp feeding a row sum (softmax's denominator) is not fused: the
 // reduction kernel recognises the sum only as it is.
 // CHECK-LABEL: func.func @reduction_consumer

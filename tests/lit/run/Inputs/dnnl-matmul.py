@@ -79,6 +79,19 @@ func.func @row(%x: tensor<1x2048xf32>) -> tensor<1x512xf32> {
   return %r : tensor<1x512xf32>
 }
 
+// A linear layer as torch-mlir writes it: the resource blob's weights
+// transposed by a copy, which is fused into the matmul.
+func.func @torch_linear(%x: tensor<64x512xf32>) -> tensor<64x256xf32> {
+  %w = arith.constant dense_resource<torch_linear_w> : tensor<256x512xf32>
+  %et = tensor.empty() : tensor<512x256xf32>
+  %wt = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<256x512xf32>) outs(%et : tensor<512x256xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<512x256xf32>
+""" + zeros("64x256") + """  %r = linalg.matmul ins(%x, %wt : tensor<64x512xf32>, tensor<512x256xf32>) outs(%f : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
 // The result written transposed: left to the path's GEMM.
 func.func @written_transposed(%x: tensor<64x128xf32>) -> tensor<150x64xf32> {
   %w = arith.constant dense_resource<written_transposed_w> : tensor<128x150xf32>
@@ -90,6 +103,7 @@ func.func @written_transposed(%x: tensor<64x128xf32>) -> tensor<150x64xf32> {
 print("{-#\n  dialect_resources: {\n    builtin: {")
 blobs = [("plain_w", 300 * 200, False), ("accumulate_w", 130 * 256, False),
          ("stored_w", 512 * 64, True), ("row_w", 2048 * 512, False),
+         ("torch_linear_w", 256 * 512, False),
          ("written_transposed_w", 128 * 150, False)]
 print(",\n".join('      %s: "%s"' % (name, blob(n, s)) for name, n, s in blobs))
 print("    }\n  }\n#-}")
