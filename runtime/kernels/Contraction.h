@@ -9,6 +9,8 @@
 #ifndef SPMD_RUNTIME_KERNELS_CONTRACTION_H
 #define SPMD_RUNTIME_KERNELS_CONTRACTION_H
 
+#include "runtime/exec/HostBuffer.h"
+#include "runtime/kernels/Parallel.h"
 #include "runtime/kernels/gemm/GemmKernels.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -83,6 +85,12 @@ struct Contraction {
 /// maps of static shapes, each loop of one kind and read by exactly the
 /// operands of its kind.
 std::optional<Contraction> contractionOf(mlir::linalg::LinalgOp op);
+
+/// `c` of f32 by the CPU path's GEMM on `threads` (splitting rows, or
+/// columns when there are too few rows), into `out`, which holds the init
+/// when `accumulate`.
+void contractF32(const Contraction &c, const HostBuffer &a, const HostBuffer &b,
+                 HostBuffer &out, bool accumulate, KernelThreads threads);
 
 } // namespace spmd::runtime
 

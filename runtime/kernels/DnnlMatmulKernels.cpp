@@ -54,6 +54,7 @@ struct Part {
 
 /// A contraction's kernel state, shared by the devices that run it.
 struct DnnlMatmul {
+  Contraction contraction;
   int64_t m, k, n;
   /// Where A and C lie in their tensors (C row-major).
   GemmOperand<const float> a;
@@ -180,6 +181,7 @@ static std::shared_ptr<DnnlMatmul> prepare(linalg::LinalgOp op) {
   if (!constant)
     return nullptr;
   auto mm = std::make_shared<DnnlMatmul>();
+  mm->contraction = *c;
   mm->m = c->m, mm->k = c->k, mm->n = c->n;
   // Views only: the data pointers are each call's.
   std::optional<GemmOperand<const float>> a =
@@ -226,18 +228,25 @@ std::optional<KernelBuilder> dnnlMatmulKernel(Operation *op) {
   if (!mm)
     return std::nullopt;
   return [mm](Operation *op, KernelContext &ctx) -> llvm::Expected<Step> {
-    unsigned a = ctx.slot(op->getOperand(0)),
+    unsigned a = ctx.slot(op->getOperand(0)), b = ctx.slot(op->getOperand(1)),
              init = ctx.slot(op->getOperand(2)),
              result = ctx.slot(op->getResult(0));
-    return Step([mm, a, init, result](Frame &frame,
-                                      DeviceContext &device) -> llvm::Error {
+    return Step([mm, a, b, init, result](Frame &frame,
+                                         DeviceContext &device) -> llvm::Error {
       const HostBuffer &start = *frame.slots[init].tensor;
       auto out = std::make_shared<HostBuffer>(
           ElementType::F32, std::vector<int64_t>(start.shape()), Init::None);
       if (mm->accumulate)
         std::memcpy(out->data(), start.data(), start.sizeInBytes());
-      if (llvm::Error err =
-              run(*mm, *frame.slots[a].tensor, *out, device.threads))
+      // Fewer rows than threads: the path's GEMM splits the columns (for
+      // one row on two threads, faster than oneDNN's one thread).
+      if (mm->m <
+          device.threads.atMost(mm->m * mm->k * mm->n / kMacsPerThread).count)
+        contractF32(mm->contraction, *frame.slots[a].tensor,
+                    *frame.slots[b].tensor, *out, mm->accumulate,
+                    device.threads);
+      else if (llvm::Error err =
+                   run(*mm, *frame.slots[a].tensor, *out, device.threads))
         return err;
       frame.slots[result] = RValue::ofTensor(std::move(out));
       return llvm::Error::success();

@@ -182,6 +182,11 @@ static void contract(const Contraction &c, const HostBuffer &a,
     copyView<T, false>(c.c, out.as<T>(), mc.first.data);
 }
 
+void contractF32(const Contraction &c, const HostBuffer &a, const HostBuffer &b,
+                 HostBuffer &out, bool accumulate, KernelThreads threads) {
+  contract<float>(c, a, b, out, accumulate, threads);
+}
+
 std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics() || !isMulAddBody(*op.getBlock()))
@@ -282,7 +287,7 @@ std::optional<KernelBuilder> contractionKernel(Operation *op) {
                                      HostBuffer &out,
                                      const DeviceContext &ctx) {
         if (c.isF32)
-          contract<float>(c, *in[0], *in[1], out, accumulate, ctx.threads);
+          contractF32(c, *in[0], *in[1], out, accumulate, ctx.threads);
         else
           contract<double>(c, *in[0], *in[1], out, accumulate, ctx.threads);
       });

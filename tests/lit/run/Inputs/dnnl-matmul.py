@@ -72,11 +72,11 @@ func.func @stored(%xt: tensor<512x40xf32>) -> tensor<40x64xf32> {
   return %r : tensor<40x64xf32>
 }
 
-// One row.
-func.func @row(%x: tensor<1x2048xf32>) -> tensor<1x512xf32> {
-  %w = arith.constant dense_resource<row_w> : tensor<2048x512xf32>
-""" + zeros("1x512") + """  %r = linalg.matmul ins(%x, %w : tensor<1x2048xf32>, tensor<2048x512xf32>) outs(%f : tensor<1x512xf32>) -> tensor<1x512xf32>
-  return %r : tensor<1x512xf32>
+// One row (on two threads, the path's GEMM splitting the columns).
+func.func @row(%x: tensor<1x2048xf32>) -> tensor<1x1024xf32> {
+  %w = arith.constant dense_resource<row_w> : tensor<2048x1024xf32>
+""" + zeros("1x1024") + """  %r = linalg.matmul ins(%x, %w : tensor<1x2048xf32>, tensor<2048x1024xf32>) outs(%f : tensor<1x1024xf32>) -> tensor<1x1024xf32>
+  return %r : tensor<1x1024xf32>
 }
 
 // A linear layer as torch-mlir writes it: the resource blob's weights
@@ -102,7 +102,7 @@ func.func @written_transposed(%x: tensor<64x128xf32>) -> tensor<150x64xf32> {
 """)
 print("{-#\n  dialect_resources: {\n    builtin: {")
 blobs = [("plain_w", 300 * 200, False), ("accumulate_w", 130 * 256, False),
-         ("stored_w", 512 * 64, True), ("row_w", 2048 * 512, False),
+         ("stored_w", 512 * 64, True), ("row_w", 2048 * 1024, False),
          ("torch_linear_w", 256 * 512, False),
          ("written_transposed_w", 128 * 150, False)]
 print(",\n".join('      %s: "%s"' % (name, blob(n, s)) for name, n, s in blobs))
