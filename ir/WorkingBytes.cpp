@@ -65,11 +65,32 @@ static bool isF32(Operation *op) {
 constexpr int64_t kMatmulLibraryBytes = 128 << 10;
 constexpr int64_t kMatmulMinMacs = 1 << 20;
 
+/// The one input a copy (a linalg.transpose, or a generic of parallel loops
+/// yielding its one input) reads, or null when `op` is none.
+static Value copiedValue(Operation *op) {
+  if (auto transpose = dyn_cast_if_present<linalg::TransposeOp>(op))
+    return transpose.getInput();
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return {};
+  Operation *yield = generic.getBody()->getTerminator();
+  return yield->getNumOperands() == 1 &&
+                 yield->getOperand(0) == generic.getBody()->getArgument(0)
+             ? generic.getDpsInputs()[0]
+             : Value();
+}
+
 /// Whether the B of contraction `op` is made by an op of no operands and no
-/// memory effects (a constant, a load of a constant global): the oneDNN
-/// matmul takes only such weights.
+/// memory effects (a constant, a load of a constant global), maybe through
+/// a copy that transposes it (torch-mlir's `w.t()`, which the executor
+/// folds or fuses into the contraction): the oneDNN matmul takes only such
+/// weights. (Other such ops, as tensor.empty, are priced the same.)
 static bool hasStoredWeights(linalg::LinalgOp op) {
-  Operation *producer = op->getOperand(1).getDefiningOp();
+  Value weights = op->getOperand(1);
+  if (Value copied = copiedValue(weights.getDefiningOp()))
+    weights = copied;
+  Operation *producer = weights.getDefiningOp();
   return producer && producer->getNumOperands() == 0 &&
          isMemoryEffectFree(producer);
 }

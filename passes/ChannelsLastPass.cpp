@@ -63,7 +63,7 @@ static std::vector<float> toHwcf(ArrayRef<float> values,
   return hwcf;
 }
 
-/// An FCHW filter's f32 elements as HWCF, held the way `attr` holds them
+/// An FCHW filter's f32 elements as HWCF, held the way `elements` holds them
 /// (dense, or a resource blob); null where they are not known here (an
 /// elided resource, a blob of another size, another element type).
 static ElementsAttr hwcfElements(ElementsAttr elements) {
@@ -109,7 +109,8 @@ public:
   }
 
   /// The immutable global holding `global`'s value (the value of a filter
-  /// of type `filterType`) as HWCF, next to it; null where not known.
+  /// of type `filterType`) as HWCF, next to it and as visible; null where
+  /// not known.
   ml_program::GlobalOp global(ml_program::GlobalOp global, Type filterType) {
     auto [it, inserted] = globals.try_emplace(global);
     if (!inserted)
@@ -123,7 +124,7 @@ public:
     auto twin = ml_program::GlobalOp::create(
         detached, global.getLoc(), (global.getSymName() + "_hwcf").str(),
         value.getType(), /*is_mutable=*/false, value,
-        detached.getStringAttr("private"));
+        global.getSymVisibilityAttr());
     // Renamed if that name is taken.
     SymbolTable(global->getParentOp())
         .insert(twin, std::next(global->getIterator()));

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/WorkingBytes.h"
-#include "runtime/exec/TensorOps.h"
+#include "runtime/exec/HostBuffer.h"
 #include "runtime/kernels/BodyPatterns.h"
 #include "runtime/kernels/Contraction.h"
 #include "runtime/kernels/Dnnl.h"
@@ -54,14 +54,15 @@ struct Part {
 
 /// A contraction's kernel state, shared by the devices that run it.
 struct DnnlMatmul {
+  /// Its sizes (m, k, n), and operand views for the path's GEMM.
   Contraction contraction;
-  int64_t m, k, n;
   /// Where A and C lie in their tensors (C row-major).
   GemmOperand<const float> a;
   GemmOperand<const float> c;
   bool accumulate;
-  /// What the op's working bytes allow per call (none for small products,
-  /// which our GEMM runs faster).
+  /// What the op's working bytes allow per call, for the scratchpads of all
+  /// its parts together (none for small products, which our GEMM runs
+  /// faster).
   int64_t workingBytes;
   /// B in the layout oneDNN chose for the whole product.
   memory::desc packedWeights;
@@ -80,13 +81,14 @@ struct DnnlMatmul {
       attr.set_post_ops(ops);
     }
     return dnnl::matmul::primitive_desc(
-        dnnl::matmul::desc(describe(a, rows, k), b, describe(c, rows, n)), attr,
-        dnnlEngine());
+        dnnl::matmul::desc(describe(a, rows, contraction.k), b,
+                           describe(c, rows, contraction.n)),
+        attr, dnnlEngine());
   }
 
   /// The primitive of `rows` rows, made on first use (inside
   /// onThisThreadAlone); null when oneDNN's code for it is not brgemm's or
-  /// its scratchpad passes the working bytes.
+  /// oneDNN fails to make it.
   const Part *part(int64_t rows) const {
     std::lock_guard<std::mutex> lock(partsMutex);
     auto [it, inserted] = parts.try_emplace(rows);
@@ -95,17 +97,30 @@ struct DnnlMatmul {
         auto desc = describeRows(rows, packedWeights);
         LLVM_DEBUG(llvm::dbgs() << "oneDNN matmul of " << rows
                                 << " rows: " << desc.impl_info_str() << "\n");
-        if (isTaken(desc))
+        if (isBrgemm(desc))
           it->second = Part{desc, dnnl::matmul(desc)};
-      } catch (const dnnl::error &) {
+      } catch (const std::exception &) { // dnnl::error, bad_alloc
       }
     }
     return it->second ? &*it->second : nullptr;
   }
 
-  bool isTaken(const dnnl::matmul::primitive_desc &desc) const {
-    return llvm::StringRef(desc.impl_info_str()).starts_with("brg") &&
-           int64_t(desc.scratchpad_desc().get_size()) <= workingBytes;
+  static bool isBrgemm(const dnnl::matmul::primitive_desc &desc) {
+    return llvm::StringRef(desc.impl_info_str()).starts_with("brg");
+  }
+
+  /// Whether the parts of `parts` threads (part t the rows [m t / parts,
+  /// m (t+1) / parts), as parallelFor splits them) can all be made, their
+  /// scratchpads within the working bytes together.
+  bool fits(int64_t parts) const {
+    int64_t m = contraction.m, scratch = 0;
+    for (int64_t t = 0; t < parts; ++t) {
+      const Part *made = part(m * (t + 1) / parts - m * t / parts);
+      if (!made)
+        return false;
+      scratch += made->desc.scratchpad_desc().get_size();
+    }
+    return scratch <= workingBytes;
   }
 
 private:
@@ -117,22 +132,20 @@ private:
 /// Runs `mm` on `a` into `out` (holding the init when accumulating).
 static llvm::Error run(const DnnlMatmul &mm, const HostBuffer &a,
                        HostBuffer &out, KernelThreads threads) {
-  threads = threads.atMost(mm.m * mm.k * mm.n / kMacsPerThread).atMost(mm.m);
-  // parallelFor gives part t the rows [m t / parts, m (t+1) / parts).
+  const Contraction &c = mm.contraction;
+  threads = threads.atMost(c.m * c.k * c.n / kMacsPerThread).atMost(c.m);
+  // Fewer parts while one cannot be made or their scratchpads pass the
+  // working bytes (one part is the whole, which the build checked).
   std::optional<std::string> failure;
   for (; threads.count > 1; threads = threads.atMost(threads.count - 1)) {
-    int64_t parts = threads.count;
-    bool made = true;
-    failure = onThisThreadAlone([&] {
-      for (int64_t t = 0; t < parts && made; ++t)
-        made = mm.part(mm.m * (t + 1) / parts - mm.m * t / parts) != nullptr;
-    });
-    if (failure || made)
+    bool fits = false;
+    failure = onThisThreadAlone([&] { fits = mm.fits(threads.count); });
+    if (failure || fits)
       break;
   }
   std::mutex failureMutex;
   if (!failure)
-    parallelFor(threads, mm.m, [&](int64_t first, int64_t last) {
+    parallelFor(threads, c.m, [&](int64_t first, int64_t last) {
       std::optional<std::string> refusal = onThisThreadAlone([&] {
         const Part *part = mm.part(last - first);
         if (!part)
@@ -182,7 +195,6 @@ static std::shared_ptr<DnnlMatmul> prepare(linalg::LinalgOp op) {
     return nullptr;
   auto mm = std::make_shared<DnnlMatmul>();
   mm->contraction = *c;
-  mm->m = c->m, mm->k = c->k, mm->n = c->n;
   // Views only: the data pointers are each call's.
   std::optional<GemmOperand<const float>> a =
       c->a.matrix<const float>(nullptr, c->m, c->k);
@@ -200,10 +212,14 @@ static std::shared_ptr<DnnlMatmul> prepare(linalg::LinalgOp op) {
     memory::desc any({c->k, c->n}, memory::data_type::f32,
                      memory::format_tag::any);
     auto whole = mm->describeRows(c->m, any);
-    if (!mm->isTaken(whole))
+    if (!DnnlMatmul::isBrgemm(whole))
       throw std::runtime_error(std::string("code not taken: ") +
                                whole.impl_info_str());
     mm->packedWeights = whole.weights_desc();
+    // The whole as run: with B's layout fixed, within the working bytes.
+    if (!mm->fits(1))
+      throw std::runtime_error("no code for B's layout, or it needs more "
+                               "working bytes than priced");
     // Reordered from a copy of the constant made here, once.
     llvm::Expected<TensorRef> value =
         constantTensor(op->getOperand(1).getDefiningOp(), *constant);
@@ -240,8 +256,8 @@ std::optional<KernelBuilder> dnnlMatmulKernel(Operation *op) {
         std::memcpy(out->data(), start.data(), start.sizeInBytes());
       // Fewer rows than threads: the path's GEMM splits the columns (for
       // one row on two threads, faster than oneDNN's one thread).
-      if (mm->m <
-          device.threads.atMost(mm->m * mm->k * mm->n / kMacsPerThread).count)
+      const Contraction &c = mm->contraction;
+      if (c.m < device.threads.atMost(c.m * c.k * c.n / kMacsPerThread).count)
         contractF32(mm->contraction, *frame.slots[a].tensor,
                     *frame.slots[b].tensor, *out, mm->accumulate,
                     device.threads);

@@ -6,7 +6,8 @@
 // on AVX2, OpenBLAS's, except for few rows, where our packed kernel
 // streams B faster; on AVX-512, ours (oneDNN's and OpenBLAS's measured no
 // faster on large GEMMs and slower on small ones, with B given each call;
-// a constant B goes to oneDNN's matmul instead, DnnlMatmulKernels.cpp).
+// a large contraction with a constant B goes to oneDNN's matmul instead
+// where it has brgemm code, DnnlMatmulKernels.cpp).
 // OpenBLAS runs on the calling thread alone: the runtime splits work over the
 // device's threads itself, so OpenBLAS's never add to the device pool.
 //

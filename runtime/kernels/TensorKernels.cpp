@@ -37,7 +37,6 @@ static llvm::Expected<TensorInfo> infoOf(Operation *op, Type type) {
   return TensorInfo{*dtype, std::vector<int64_t>(tensor.getShape())};
 }
 
-/// Builds the tensor of a dense (or dense resource) attribute.
 std::optional<Attribute> constantValueOf(Value v) {
   Attribute value;
   if (auto load = v.getDefiningOp<ml_program::GlobalLoadConstOp>()) {
@@ -54,6 +53,7 @@ std::optional<Attribute> constantValueOf(Value v) {
   return value;
 }
 
+/// Builds the tensor of a dense (or dense resource) attribute.
 llvm::Expected<TensorRef> constantTensor(Operation *op, Attribute value) {
   auto typed = llvm::dyn_cast<TypedAttr>(value);
   if (!typed)

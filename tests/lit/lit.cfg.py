@@ -1,6 +1,7 @@
 # lit configuration for the spmd tests. Loaded through lit.site.cfg.py in the
 # build tree, which says where the tools are.
 import os
+import subprocess
 
 import lit.formats
 
@@ -32,3 +33,9 @@ if config.spmd_asserts:
     config.available_features.add("asserts")
 if os.path.isdir(os.path.join(config.spmd_shared_dir, "corpus")):
     config.available_features.add("shared")
+# The CPU paths this machine runs (`avx512` for tests of what only the
+# AVX-512 path does).
+paths = subprocess.run([os.path.join(config.spmd_tools_dir, "spmd-run"),
+                        "--print-cpu-paths"], capture_output=True, text=True)
+for path in paths.stdout.split():
+    config.available_features.add(path)

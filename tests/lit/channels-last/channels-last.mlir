@@ -214,10 +214,10 @@ func.func @stored(%x: tensor<1x1x3x4xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3
 
 // One twin per stored filter for the whole module, whichever block or
 // function reads it; a global reached through a nested reference gets its
-// twin next to it, read through the same path.
+// twin next to it, as visible, read through the same path.
 // CHECK-LABEL: module @inner
 // CHECK: ml_program.global public @w(
-// CHECK-NEXT: ml_program.global private @w_hwcf(dense<{{.*}}> : tensor<1x2x1x2xf32>)
+// CHECK-NEXT: ml_program.global public @w_hwcf(dense<{{.*}}> : tensor<1x2x1x2xf32>)
 // CHECK-NOT: w_hwcf_
 // CHECK-LABEL: func.func @first
 // CHECK: arith.constant dense_resource<shared_hwcf> : tensor<1x2x1x2xf32>

@@ -122,9 +122,10 @@ func.func @constant_weight(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 // weights) is not folded: the copy is fused into the matmul, which reads
 // the blob where it lies, transposed, so the executor still sees a
 // constant weight.
+// CHECK-DAG: #[[WT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-LABEL: func.func @resource_weight
 // CHECK: %[[W:.*]] = arith.constant dense_resource<weights> : tensor<2x2xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[A:.+]], #[[B:.+]], #[[C:.+]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[WT]], #{{.+}}], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME: ins(%arg0, %[[W]] : tensor<3x2xf32>, tensor<2x2xf32>)
 // CHECK-NOT: linalg.matmul
 #t = affine_map<(d0, d1) -> (d1, d0)>

@@ -56,11 +56,11 @@ func.func @plain(%x: tensor<100x300xf32>) -> tensor<100x200xf32> {
 
 // Accumulating into an argument, the weights read transposed (x @ W^T, as
 // torch-mlir writes a linear layer).
-func.func @accumulate(%x: tensor<37x256xf32>, %acc: tensor<37x130xf32>) -> tensor<37x130xf32> {
+func.func @accumulate(%x: tensor<80x256xf32>, %acc: tensor<80x130xf32>) -> tensor<80x130xf32> {
   %w = arith.constant dense_resource<accumulate_w> : tensor<130x256xf32>
-  %r = """ + generic("#a, #tb, #c", "%x, %w : tensor<37x256xf32>, tensor<130x256xf32>",
-                     "%acc : tensor<37x130xf32>", "tensor<37x130xf32>") + """
-  return %r : tensor<37x130xf32>
+  %r = """ + generic("#a, #tb, #c", "%x, %w : tensor<80x256xf32>, tensor<130x256xf32>",
+                     "%acc : tensor<80x130xf32>", "tensor<80x130xf32>") + """
+  return %r : tensor<80x130xf32>
 }
 
 // A read transposed, B from an immutable global holding NaN and infinities.
