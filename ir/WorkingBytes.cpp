@@ -65,20 +65,17 @@ static bool isF32(Operation *op) {
 constexpr int64_t kMatmulLibraryBytes = 128 << 10;
 constexpr int64_t kMatmulMinMacs = 1 << 20;
 
-/// The one input a copy (a linalg.transpose, or a generic of parallel loops
-/// yielding its one input) reads, or null when `op` is none.
+/// The one input `op` copies, maybe transposing it (a linalg.copy or
+/// linalg.transpose, or a generic that is one), or null.
 static Value copiedValue(Operation *op) {
-  if (auto transpose = dyn_cast_if_present<linalg::TransposeOp>(op))
-    return transpose.getInput();
-  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
+  auto linalgOp = dyn_cast_if_present<linalg::LinalgOp>(op);
+  if (!linalgOp)
     return {};
-  Operation *yield = generic.getBody()->getTerminator();
-  return yield->getNumOperands() == 1 &&
-                 yield->getOperand(0) == generic.getBody()->getArgument(0)
-             ? generic.getDpsInputs()[0]
-             : Value();
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (isa<linalg::TransposeOp>(op) || linalg::isaCopyOpInterface(linalgOp) ||
+      (generic && linalg::isaTransposeOpInterface(generic)))
+    return linalgOp.getDpsInputs()[0];
+  return {};
 }
 
 /// Whether the B of contraction `op` is made by an op of no operands and no

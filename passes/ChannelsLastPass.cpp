@@ -115,9 +115,9 @@ public:
     auto [it, inserted] = globals.try_emplace(global);
     if (!inserted)
       return it->second;
-    ElementsAttr value = global.getIsMutable() || !global.getValue()
-                             ? nullptr
-                             : elements(*global.getValue(), filterType);
+    // Immutable: global_load_const reads no other.
+    ElementsAttr value =
+        global.getValue() ? elements(*global.getValue(), filterType) : nullptr;
     if (!value)
       return it->second = nullptr;
     OpBuilder detached(global.getContext());

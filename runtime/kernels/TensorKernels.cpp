@@ -133,19 +133,15 @@ llvm::Expected<Step> buildConstantKernel(Operation *op, KernelContext &ctx) {
 static llvm::Expected<Step> buildGlobalLoadConst(Operation *op,
                                                  KernelContext &ctx) {
   auto load = llvm::cast<ml_program::GlobalLoadConstOp>(op);
-  auto global = SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
-      op, load.getGlobalAttr());
-  if (!global || !global.getValue())
-    return opError(op, "reads a global without a value");
   // The verifiers let a global's value be of another type than the global
   // and its loads; read as the loaded type, its bytes would mean other
   // numbers.
-  auto value = llvm::dyn_cast<TypedAttr>(*global.getValue());
-  if (!value || value.getType() != load.getType())
-    return opError(op, llvm::formatv("reads global @{0}, whose value is not "
+  std::optional<Attribute> value = constantValueOf(load.getResult());
+  if (!value)
+    return opError(op, llvm::formatv("reads global {0}, which holds no value "
                                      "of the loaded type {1}",
-                                     global.getSymName(), load.getType()));
-  llvm::Expected<TensorRef> tensor = constantTensor(op, value);
+                                     load.getGlobalAttr(), load.getType()));
+  llvm::Expected<TensorRef> tensor = constantTensor(op, *value);
   if (!tensor)
     return tensor.takeError();
   unsigned result = ctx.slot(load.getResult());
