@@ -95,18 +95,31 @@ CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
     // The reference's typical error over the tensor: where a value is the
     // small difference of large terms, its own error can be small by
     // chance while a reassociated sum's is not.
-    double typical = 0;
+    // And relative to each element's error scale, where the scales differ
+    // (a tanh squashes some sums and passes others whole): an element
+    // passed whole may lose as much of its scale as the others typically
+    // do.
+    double typical = 0, typicalScaled = 0;
+    auto scaleOf = [&](int64_t e) {
+      double m =
+          o < magnitude.size() ? std::fabs(magnitude[o].getAsDouble(e)) : 0;
+      return eps *
+             std::max({std::isnan(m) ? 0 : m, std::fabs(wide[o].getAsDouble(e)),
+                       smallestNormal(type)});
+    };
     if (useWide) {
-      double sum = 0;
+      double sum = 0, sumScaled = 0;
       int64_t count = 0;
       for (int64_t e = 0; e < ref.numElements(); ++e) {
         double d = ref.getAsDouble(e) - wide[o].getAsDouble(e);
         if (std::isfinite(d)) {
           sum += d * d;
+          sumScaled += std::pow(d / scaleOf(e), 2);
           ++count;
         }
       }
       typical = count ? std::sqrt(sum / count) : 0;
+      typicalScaled = count ? std::sqrt(sumScaled / count) : 0;
     }
     // Which values overflow then depends on the order of the sums (and
     // what an infinity meets next, on the overflow): such elements, where
@@ -135,7 +148,8 @@ CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
         double w = wide[o].getAsDouble(e);
         error = std::fabs(a - w);
         double m = o < magnitude.size() ? magnitude[o].getAsDouble(e) : 0;
-        bound = 4 * std::max(std::fabs(r - w), typical) +
+        double typicalHere = typicalScaled > 0 ? typicalScaled * scaleOf(e) : 0;
+        bound = 4 * std::max({std::fabs(r - w), typical, typicalHere}) +
                 8 * eps * std::max(std::fabs(w), smallestNormal(type)) +
                 slack(eps * std::fabs(m), result);
       } else {
