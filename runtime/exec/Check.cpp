@@ -94,11 +94,10 @@ CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
     double eps = epsilonOf(type);
     // The reference's typical error over the tensor: where a value is the
     // small difference of large terms, its own error can be small by
-    // chance while a reassociated sum's is not.
-    // And relative to each element's error scale, where the scales differ
-    // (a tanh squashes some sums and passes others whole): an element
-    // passed whole may lose as much of its scale as the others typically
-    // do.
+    // chance while a reassociated sum's is not. Also relative to each
+    // element's error scale, for tensors whose scales differ: where a tanh
+    // squashes most sums, one it passes whole may still lose the share of
+    // its scale the others typically lose.
     double typical = 0, typicalScaled = 0;
     auto scaleOf = [&](int64_t e) {
       double m =
