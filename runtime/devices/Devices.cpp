@@ -57,13 +57,17 @@ TensorRef shardFor(const uint8_t *global, ElementType type,
   if (padded)
     poison(*out);
   // A pending sum: the first device of each group over the partial axes
-  // holds the value, the others zero, so that their sum is the value.
+  // holds the value, the others the sum's identity, so that their sum is
+  // the value. For floats that is -0.0: +0.0 would turn a -0.0 into +0.0.
   // Every device holds it for max and min.
   if (partialKind == ReductionKind::Sum) {
     llvm::SmallVector<int64_t> coords = layout.mesh().coordsOf(device);
     if (llvm::any_of(layout.partialAxes(),
                      [&](AxisIndex a) { return coords[a] != 0; })) {
       HostBuffer zeros(type, sizes);
+      if (isFloat(type))
+        for (int64_t e = 0; e < zeros.numElements(); ++e)
+          zeros.setFloat(e, -0.0);
       copyBox(zeros, std::vector<int64_t>(sizes.size(), 0), sizes, *out,
               std::vector<int64_t>(sizes.size(), 0));
       return out;

@@ -67,9 +67,9 @@ void poison(HostBuffer &t);
 /// NaN and infinities, extreme integers).
 /// With partial axes, the shards' `partialKind` reduction is `global`: for
 /// sums, the first device of each group over the partial axes holds the
-/// value and the others zeros; for max and min every device holds it. The
-/// kind has no default, since the layout does not carry it and zeros are
-/// no identity of max or min.
+/// value and the others zeros (-0.0 for floats); for max and min every device
+/// holds it. The kind has no default, since the layout does not carry it and
+/// zeros are no identity of max or min.
 TensorRef shardFor(const HostBuffer &global, const ShardLayout &layout,
                    int64_t device, ReductionKind partialKind);
 /// The same from the row-major data of the global tensor (of `type`),

@@ -45,3 +45,18 @@ func.func @element(%c: tensor<32x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [
   %r = tensor.from_elements %q : tensor<1xf32>
   return %r : tensor<1xf32>
 }
+
+// An input with a pending sum: the devices past the first of each group
+// hold the sum's identity, so that the input's -0.0 stays -0.0.
+func.func @partial_input(%c: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], partial={"model"}>})
+    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}]>}) {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %q = arith.divf %one, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
