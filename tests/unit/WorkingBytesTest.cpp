@@ -72,19 +72,24 @@ TEST_F(WorkingBytesTest, ConstantWeightsPriceTheMatmulScratchpad) {
       kMatmulScratch);
 }
 
+/// `%w` as a generic that writes the transpose of a constant, its body
+/// `body` (yielding `%p`, the constant's element, copies it).
+std::string transposingGeneric(const std::string &body) {
+  return "  %v = arith.constant dense<1.0> : tensor<128x128xf32>\n"
+         "  %e = tensor.empty() : tensor<128x128xf32>\n"
+         "  %w = linalg.generic {indexing_maps = [affine_map<(i, j) -> "
+         "(j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
+         "[\"parallel\", \"parallel\"]} ins(%v : tensor<128x128xf32>) "
+         "outs(%e : tensor<128x128xf32>) {\n"
+         "  ^bb0(%p: f32, %o: f32):\n" +
+         body + "  } -> tensor<128x128xf32>\n";
+}
+
 // torch-mlir's w.t(): the executor folds or fuses the copy into the matmul
 // before it runs, so the plan prices what the kernel will allocate.
 TEST_F(WorkingBytesTest, TransposedConstantWeightsArePricedToo) {
-  EXPECT_EQ(ofMatmul(matmul(
-                64, 128, 128,
-                "  %v = arith.constant dense<1.0> : tensor<128x128xf32>\n"
-                "  %e = tensor.empty() : tensor<128x128xf32>\n"
-                "  %w = linalg.generic {indexing_maps = [affine_map<(i, j) -> "
-                "(j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
-                "[\"parallel\", \"parallel\"]} ins(%v : tensor<128x128xf32>) "
-                "outs(%e : tensor<128x128xf32>) {\n"
-                "  ^bb0(%p: f32, %o: f32):\n    linalg.yield %p : f32\n"
-                "  } -> tensor<128x128xf32>\n")),
+  EXPECT_EQ(ofMatmul(matmul(64, 128, 128,
+                            transposingGeneric("    linalg.yield %p : f32\n"))),
             kMatmulScratch);
   EXPECT_EQ(
       ofMatmul(matmul(64, 128, 128,
@@ -107,16 +112,9 @@ TEST_F(WorkingBytesTest, OtherWeightsAndSmallProductsPriceNothing) {
                             "tensor<128x130xf32>\n")),
             0);
   // A copy that computes (negates) its input is not a copy.
-  EXPECT_EQ(ofMatmul(matmul(
-                64, 128, 128,
-                "  %v = arith.constant dense<1.0> : tensor<128x128xf32>\n"
-                "  %e = tensor.empty() : tensor<128x128xf32>\n"
-                "  %w = linalg.generic {indexing_maps = [affine_map<(i, j) -> "
-                "(j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
-                "[\"parallel\", \"parallel\"]} ins(%v : tensor<128x128xf32>) "
-                "outs(%e : tensor<128x128xf32>) {\n"
-                "  ^bb0(%p: f32, %o: f32):\n    %n = arith.negf %p : f32\n"
-                "    linalg.yield %n : f32\n  } -> tensor<128x128xf32>\n")),
+  EXPECT_EQ(ofMatmul(matmul(64, 128, 128,
+                            transposingGeneric("    %n = arith.negf %p : f32\n"
+                                               "    linalg.yield %n : f32\n"))),
             0);
 }
 } // namespace
