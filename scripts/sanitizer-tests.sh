@@ -24,9 +24,9 @@ export SPMD_MUTANTS=300
 # largest programs. Under the sanitizers they take most of the time and
 # add no new code paths: smaller tests of each run here, the nonlinear
 # programs (their element-wise kernels) run 40, not 200, and the other
-# random campaigns half their cases (spmd_cases in tests/CMakeLists.txt). So are the
-# projects built against the installed package: an instrumented install
-# links only into programs built with the same sanitizers. The best CPU
+# random campaigns half their cases (spmd_cases in tests/CMakeLists.txt).
+# So are the projects built against the installed package: an instrumented
+# install links only into programs built with the same sanitizers. The best CPU
 # path runs the other tests here; the baseline path is forced for the
 # kernel unit tests and the oracle (the oracle on the best path, the lit
 # and corpus runs on the baseline path, and the forced AVX2 and AVX-512
