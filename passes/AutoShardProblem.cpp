@@ -465,10 +465,11 @@ void AutoShardProblemBuilder::chargeCapturedReads(
     if (!isStaticTensor(table))
       continue;
     for (auto [s, strategy] : llvm::enumerate(strategies))
-      chargeRead(table, node, s, [&](const ShardState &current) {
-        return capturedReadLayout(op, table, current, mesh, strategy.factorAxes,
-                                  loopSizes);
-      });
+      chargeRead(table, node, s,
+                 [&, &strategy = strategy](const ShardState &current) {
+                   return capturedReadLayout(op, table, current, mesh,
+                                             strategy.factorAxes, loopSizes);
+                 });
   }
 }
 

@@ -21,6 +21,12 @@
 
 namespace spmd {
 
+/// An error about the file at `path`: "path: why".
+inline llvm::Error fileError(llvm::StringRef path, const llvm::Twine &why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 path + ": " + why);
+}
+
 /// The largest program file (or standard input) the tools and the API
 /// read: parsed, a program takes several times its text's size in memory.
 inline constexpr uint64_t kMaxProgramBytes = uint64_t(1) << 30;

@@ -298,7 +298,8 @@ static std::string describeCalls(llvm::ArrayRef<int64_t> ranks,
                                  llvm::ArrayRef<std::string> calls) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> distinct;
   for (auto [rank, call] : llvm::zip(ranks, calls)) {
-    auto it = llvm::find_if(distinct, [&](auto &d) { return d.first == call; });
+    auto it =
+        llvm::find_if(distinct, [&c = call](auto &d) { return d.first == c; });
     if (it == distinct.end())
       distinct.push_back({call, {rank}});
     else

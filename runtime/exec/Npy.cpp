@@ -12,11 +12,6 @@
 
 namespace spmd::runtime {
 
-static llvm::Error fail(llvm::StringRef path, const llvm::Twine &why) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + why);
-}
-
 static std::optional<ElementType> fromDescr(llvm::StringRef descr) {
   if (descr == "<f4")
     return ElementType::F32;
@@ -85,14 +80,14 @@ llvm::Expected<HostBuffer> readNpy(llvm::StringRef path,
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       readRegularFile(path, maxBytes, ".npy file");
   if (!buffer)
-    return fail(path, llvm::toString(buffer.takeError()));
+    return fileError(path, llvm::toString(buffer.takeError()));
   return parseNpy((*buffer)->getBuffer(), path);
 }
 
 llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
                                        llvm::StringRef path) {
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10)
-    return fail(path, "not a .npy file");
+    return fileError(path, "not a .npy file");
   unsigned major = uint8_t(bytes[6]);
   size_t headerLength, offset;
   if (major == 1) {
@@ -100,34 +95,35 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
-      return fail(path, "truncated header");
+      return fileError(path, "truncated header");
     headerLength =
         uint32_t(uint8_t(bytes[8])) | uint32_t(uint8_t(bytes[9])) << 8 |
         uint32_t(uint8_t(bytes[10])) << 16 | uint32_t(uint8_t(bytes[11])) << 24;
     offset = 12;
   } else {
-    return fail(path, "unsupported .npy version " + llvm::Twine(major));
+    return fileError(path, "unsupported .npy version " + llvm::Twine(major));
   }
   if (headerLength > kMaxNpyHeaderBytes)
-    return fail(path, llvm::formatv("its header has {0} bytes, more than the "
-                                    "limit of {1}",
-                                    headerLength, kMaxNpyHeaderBytes));
+    return fileError(path,
+                     llvm::formatv("its header has {0} bytes, more than the "
+                                   "limit of {1}",
+                                   headerLength, kMaxNpyHeaderBytes));
   if (offset + headerLength > bytes.size())
-    return fail(path, "truncated header");
+    return fileError(path, "truncated header");
   llvm::StringRef header = bytes.substr(offset, headerLength);
 
   llvm::StringRef descr = field(header, "descr");
   if (!descr.consume_front("'"))
-    return fail(path, "header has no descr");
+    return fileError(path, "header has no descr");
   descr = descr.take_until([](char c) { return c == '\''; });
   std::optional<ElementType> type = fromDescr(descr);
   if (!type)
-    return fail(path, "unsupported element type '" + descr + "'");
+    return fileError(path, "unsupported element type '" + descr + "'");
   if (field(header, "fortran_order").starts_with("True"))
-    return fail(path, "Fortran-order arrays are not supported");
+    return fileError(path, "Fortran-order arrays are not supported");
   llvm::StringRef shapeText = field(header, "shape");
   if (!shapeText.consume_front("("))
-    return fail(path, "header has no shape");
+    return fileError(path, "header has no shape");
   shapeText = shapeText.take_until([](char c) { return c == ')'; });
   std::vector<int64_t> shape;
   while (!shapeText.trim().empty()) {
@@ -136,7 +132,7 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
     if (!item.empty()) {
       int64_t size;
       if (item.getAsInteger(10, size) || size < 0)
-        return fail(path, "bad shape entry '" + item + "'");
+        return fileError(path, "bad shape entry '" + item + "'");
       shape.push_back(size);
     }
     shapeText = rest;
@@ -149,12 +145,12 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
       expected = llvm::checkedMul(*expected, size);
   size_t data = offset + headerLength;
   if (!expected || uint64_t(*expected) > bytes.size() - data)
-    return fail(path,
-                llvm::formatv("holds {0} bytes of data, but its header "
-                              "promises {1}",
-                              bytes.size() - data,
-                              expected ? std::to_string(*expected)
-                                       : std::string("more than 2^63")));
+    return fileError(path,
+                     llvm::formatv("holds {0} bytes of data, but its header "
+                                   "promises {1}",
+                                   bytes.size() - data,
+                                   expected ? std::to_string(*expected)
+                                            : std::string("more than 2^63")));
   return NpyView{*type, std::move(shape),
                  reinterpret_cast<const uint8_t *>(bytes.data()) + data};
 }
@@ -204,11 +200,11 @@ llvm::Expected<HostBuffer> readNpy(llvm::StringRef path, ElementType want,
       (want == ElementType::Index && read->type() == ElementType::I64) ||
       containerOf(want) == read->type();
   if (!compatible)
-    return fail(path, "holds " + elementTypeName(read->type()) + " but " +
-                          elementTypeName(want) + " is expected");
+    return fileError(path, "holds " + elementTypeName(read->type()) + " but " +
+                               elementTypeName(want) + " is expected");
   if (containerOf(want))
     if (std::optional<std::string> why = outOfRange(*read, intWidth(want)))
-      return fail(path, *why);
+      return fileError(path, *why);
   HostBuffer converted(want, std::vector<int64_t>(read->shape()));
   for (int64_t i = 0; i < read->numElements(); ++i) {
     if (isFloat(want))

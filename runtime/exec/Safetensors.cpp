@@ -48,11 +48,6 @@ std::optional<ElementType> fromSafetensorsDType(llvm::StringRef name) {
 /// Files at least twice this large are written by two threads or more.
 static constexpr uint64_t kParallelWriteBytes = uint64_t(64) << 20;
 
-static llvm::Error fail(llvm::StringRef path, const llvm::Twine &why) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + why);
-}
-
 /// The deepest nesting of arrays and objects in `json`: the parser
 /// recurses per level, so a header of a million brackets is refused
 /// before it is parsed.
@@ -90,7 +85,7 @@ static llvm::Expected<SafetensorsEntry>
 parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
            llvm::StringRef path) {
   auto bad = [&](const llvm::Twine &why) {
-    return fail(path, "tensor '" + name + "': " + why);
+    return fileError(path, "tensor '" + name + "': " + why);
   };
   const llvm::json::Object *object = fields.getAsObject();
   if (!object)
@@ -142,16 +137,16 @@ static llvm::Expected<std::vector<SafetensorsEntry>>
 parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
                        llvm::StringRef path) {
   if (!header.starts_with("{"))
-    return fail(path, "the header is not a JSON object");
+    return fileError(path, "the header is not a JSON object");
   if (nestingDepth(header) > 8)
-    return fail(path, "the header nests more than 8 levels deep");
+    return fileError(path, "the header nests more than 8 levels deep");
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(header);
   if (!json)
-    return fail(path,
-                "the header is not JSON: " + llvm::toString(json.takeError()));
+    return fileError(path, "the header is not JSON: " +
+                               llvm::toString(json.takeError()));
   const llvm::json::Object *object = json->getAsObject();
   if (!object)
-    return fail(path, "the header is not a JSON object");
+    return fileError(path, "the header is not a JSON object");
   std::vector<SafetensorsEntry> entries;
   for (const auto &[key, fields] : *object) {
     if (key == "__metadata__") {
@@ -159,7 +154,7 @@ parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
       if (!metadata || llvm::any_of(*metadata, [](const auto &kv) {
             return !kv.second.getAsString();
           }))
-        return fail(path, "\"__metadata__\" is not an object of strings");
+        return fileError(path, "\"__metadata__\" is not an object of strings");
       continue;
     }
     llvm::Expected<SafetensorsEntry> entry = parseEntry(key, fields, path);
@@ -174,21 +169,22 @@ parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
   uint64_t dataStart = 8 + header.size(), at = 0;
   for (SafetensorsEntry &entry : entries) {
     if (entry.offset != at)
-      return fail(path, llvm::formatv("tensor '{0}': its data starts at byte "
-                                      "{1} of the data, where {2} was "
-                                      "expected (holes and overlaps are "
-                                      "not allowed)",
-                                      entry.name, entry.offset, at));
+      return fileError(path,
+                       llvm::formatv("tensor '{0}': its data starts at byte "
+                                     "{1} of the data, where {2} was "
+                                     "expected (holes and overlaps are "
+                                     "not allowed)",
+                                     entry.name, entry.offset, at));
     at += entry.bytes;
     entry.offset += dataStart;
   }
   if (dataStart + at != fileSize)
-    return fail(path, llvm::formatv("the header describes {0} bytes of data, "
-                                    "the file holds {1}{2}",
-                                    at, fileSize - dataStart,
-                                    dataStart + at > fileSize
-                                        ? " (the file is truncated)"
-                                        : ""));
+    return fileError(
+        path, llvm::formatv(
+                  "the header describes {0} bytes of data, "
+                  "the file holds {1}{2}",
+                  at, fileSize - dataStart,
+                  dataStart + at > fileSize ? " (the file is truncated)" : ""));
   return entries;
 }
 
@@ -197,20 +193,23 @@ static llvm::Expected<uint64_t>
 headerLength(const uint8_t *first8, uint64_t fileSize, llvm::StringRef path) {
   uint64_t length = llvm::support::endian::read64le(first8);
   if (length > kMaxSafetensorsHeaderBytes)
-    return fail(path, llvm::formatv("its header length {0} is more than the "
-                                    "limit of {1}",
-                                    length, kMaxSafetensorsHeaderBytes));
+    return fileError(path,
+                     llvm::formatv("its header length {0} is more than the "
+                                   "limit of {1}",
+                                   length, kMaxSafetensorsHeaderBytes));
   if (8 + length > fileSize)
-    return fail(path, llvm::formatv("its header length {0} goes past the end "
-                                    "of the file ({1} bytes)",
-                                    length, fileSize));
+    return fileError(path,
+                     llvm::formatv("its header length {0} goes past the end "
+                                   "of the file ({1} bytes)",
+                                   length, fileSize));
   return length;
 }
 
 llvm::Expected<std::vector<SafetensorsEntry>>
 readSafetensorsHeader(const RandomAccessFile &file) {
   if (file.size() < 8)
-    return fail(file.path(), "not a safetensors file (fewer than 8 bytes)");
+    return fileError(file.path(),
+                     "not a safetensors file (fewer than 8 bytes)");
   uint8_t first8[8];
   if (llvm::Error err = file.readAt(0, 8, first8))
     return err;
@@ -231,16 +230,17 @@ llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,
     return llvm::Error::success();
   for (uint64_t i = 0; i < bytes; ++i)
     if (data[i] > 1)
-      return fail(path, llvm::formatv("tensor '{0}': element {1} is {2}, not "
-                                      "a bool (0 or 1)",
-                                      name, i, unsigned(data[i])));
+      return fileError(path,
+                       llvm::formatv("tensor '{0}': element {1} is {2}, not "
+                                     "a bool (0 or 1)",
+                                     name, i, unsigned(data[i])));
   return llvm::Error::success();
 }
 
 llvm::Expected<std::vector<SafetensorsEntry>>
 parseSafetensorsEntries(llvm::StringRef bytes, llvm::StringRef path) {
   if (bytes.size() < 8)
-    return fail(path, "not a safetensors file (fewer than 8 bytes)");
+    return fileError(path, "not a safetensors file (fewer than 8 bytes)");
   auto *base = reinterpret_cast<const uint8_t *>(bytes.data());
   llvm::Expected<uint64_t> length = headerLength(base, bytes.size(), path);
   if (!length)
@@ -328,8 +328,9 @@ writeSafetensors(llvm::StringRef path,
   for (const SafetensorsTensor &tensor : tensors) {
     std::optional<llvm::StringRef> dtype = safetensorsDType(tensor.type);
     if (!dtype)
-      return fail(path, "tensor '" + tensor.name + "': safetensors has no " +
-                            elementTypeName(tensor.type) + " type");
+      return fileError(path, "tensor '" + tensor.name +
+                                 "': safetensors has no " +
+                                 elementTypeName(tensor.type) + " type");
     uint64_t bytes = elementTypeBytes(tensor.type);
     for (int64_t d : tensor.shape)
       bytes *= uint64_t(d);

@@ -131,7 +131,7 @@ struct Epilogue {
 };
 
 /// oneDNN's convolution of some images or rows.
-struct Part {
+struct ConvolutionPart {
   dnnl::convolution_forward::primitive_desc desc;
   dnnl::convolution_forward primitive;
   SourceRows rows;
@@ -220,7 +220,8 @@ struct DnnlConvolution {
   /// `first`, with the filter layout of the whole, made on first use
   /// (inside onThisThreadAlone, so that its scratchpad is one thread's).
   /// Null when oneDNN has only code to avoid for it (isAvoided), or none.
-  const Part *part(int64_t images, int64_t first, int64_t rows) const {
+  const ConvolutionPart *part(int64_t images, int64_t first,
+                              int64_t rows) const {
     std::lock_guard<std::mutex> lock(partsMutex);
     auto [it, inserted] = parts.try_emplace({images, first, rows});
     if (inserted) {
@@ -246,7 +247,7 @@ struct DnnlConvolution {
                    << (copies ? " (pixels copied)" : "") << ": "
                    << desc.impl_info_str() << "\n");
         if (!isAvoided(desc))
-          it->second = Part{
+          it->second = ConvolutionPart{
               desc, dnnl::convolution_forward(desc),
               sourceRowsOf(copies ? *unitStride : problem, first, rows), copies,
               copies ? images * rows * problem.ow * problem.c * 4 : 0};
@@ -258,7 +259,8 @@ struct DnnlConvolution {
 
 private:
   mutable std::mutex partsMutex;
-  mutable std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<Part>>
+  mutable std::map<std::tuple<int64_t, int64_t, int64_t>,
+                   std::optional<ConvolutionPart>>
       parts;
 };
 
@@ -357,7 +359,8 @@ static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
     failure = onThisThreadAlone([&] {
       int64_t working = 0; // scratchpads and copied pixels
       for (int64_t t = 0; t < parts && fits; ++t) {
-        const Part *part = partOf(units * t / parts, units * (t + 1) / parts);
+        const ConvolutionPart *part =
+            partOf(units * t / parts, units * (t + 1) / parts);
         fits = part != nullptr;
         working += part ? part->scratchBytes() + part->copiedBytes : 0;
       }
@@ -376,12 +379,12 @@ static llvm::Error run(const DnnlConvolution &conv, const ConvSlots &slots,
   std::mutex failureMutex;
   parallelFor(threads, units, [&](int64_t first, int64_t last) {
     std::optional<std::string> refusal = onThisThreadAlone([&] {
-      const Part *found = partOf(first, last);
+      const ConvolutionPart *found = partOf(first, last);
       if (!found) // a split other than the one checked above
         throw std::runtime_error("no oneDNN code for rows or images " +
                                  std::to_string(first) + " to " +
                                  std::to_string(last));
-      const Part &part = *found;
+      const ConvolutionPart &part = *found;
       HostBuffer scratch(ElementType::I8, {part.scratchBytes()}, Init::None);
       int64_t rowElements = p.sourceColumns() * p.c;
       const float *source =
@@ -589,7 +592,7 @@ prepare(Operation *op, tensor::PadOp pad, Epilogue epilogue) {
       throw std::runtime_error(std::string("only code to avoid: ") +
                                desc.impl_info_str());
     conv->packedFilter = desc.weights_desc();
-    const Part *whole = conv->part(problem->n, 0, problem->oh);
+    const ConvolutionPart *whole = conv->part(problem->n, 0, problem->oh);
     if (!whole)
       throw std::runtime_error("no code for the filter's layout");
     int64_t reorderBytes = constant ? 0 : conv->packedFilter.get_size();

@@ -47,7 +47,7 @@ static memory::desc describe(GemmOperand<const float> m, int64_t rows,
 
 namespace {
 /// oneDNN's matmul of some rows.
-struct Part {
+struct MatmulPart {
   dnnl::matmul::primitive_desc desc;
   dnnl::matmul primitive;
 };
@@ -89,7 +89,7 @@ struct DnnlMatmul {
   /// The primitive of `rows` rows, made on first use (inside
   /// onThisThreadAlone); null when oneDNN's code for it is not brgemm's or
   /// oneDNN fails to make it.
-  const Part *part(int64_t rows) const {
+  const MatmulPart *part(int64_t rows) const {
     std::lock_guard<std::mutex> lock(partsMutex);
     auto [it, inserted] = parts.try_emplace(rows);
     if (inserted) {
@@ -98,7 +98,7 @@ struct DnnlMatmul {
         LLVM_DEBUG(llvm::dbgs() << "oneDNN matmul of " << rows
                                 << " rows: " << desc.impl_info_str() << "\n");
         if (isBrgemm(desc))
-          it->second = Part{desc, dnnl::matmul(desc)};
+          it->second = MatmulPart{desc, dnnl::matmul(desc)};
       } catch (const std::exception &) { // dnnl::error, bad_alloc
       }
     }
@@ -115,7 +115,7 @@ struct DnnlMatmul {
   bool fits(int64_t parts) const {
     int64_t m = contraction.m, scratch = 0;
     for (int64_t t = 0; t < parts; ++t) {
-      const Part *made = part(m * (t + 1) / parts - m * t / parts);
+      const MatmulPart *made = part(m * (t + 1) / parts - m * t / parts);
       if (!made)
         return false;
       scratch += made->desc.scratchpad_desc().get_size();
@@ -125,7 +125,7 @@ struct DnnlMatmul {
 
 private:
   mutable std::mutex partsMutex;
-  mutable std::map<int64_t, std::optional<Part>> parts;
+  mutable std::map<int64_t, std::optional<MatmulPart>> parts;
 };
 } // namespace
 
@@ -147,7 +147,7 @@ static llvm::Error run(const DnnlMatmul &mm, const HostBuffer &a,
   if (!failure)
     parallelFor(threads, c.m, [&](int64_t first, int64_t last) {
       std::optional<std::string> refusal = onThisThreadAlone([&] {
-        const Part *part = mm.part(last - first);
+        const MatmulPart *part = mm.part(last - first);
         if (!part)
           throw std::runtime_error("no oneDNN code for rows " +
                                    std::to_string(first) + " to " +

@@ -14,8 +14,10 @@
 
 #include <cmath>
 #include <functional>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <vector>
 
 namespace spmd_test {
 
@@ -37,6 +39,42 @@ inline double maxDiff(const spmd::HostTensor &a, const spmd::HostTensor &b) {
     worst = std::max(worst, std::abs(a.at(i) - b.at(i)));
   return worst;
 }
+
+/// What went wrong on the devices' threads, for the test's thread to report
+/// once they are done.
+class DeviceFailures {
+public:
+  void add(const std::string &what) {
+    std::lock_guard<std::mutex> lock(mutex);
+    list.push_back(what);
+  }
+  void expect(bool ok, const std::string &what) {
+    if (!ok)
+      add(what);
+  }
+  void expectOk(const absl::Status &s, const std::string &what) {
+    expect(s.ok(), what + ": " + s.ToString());
+  }
+  /// `t` holds expected(i) at every i.
+  void expectValues(const spmd::HostTensor &t,
+                    const std::function<double(int64_t)> &expected,
+                    const std::string &what) {
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (t.at(i) != expected(i))
+        return add(what + ": element " + std::to_string(i) + " is " +
+                   std::to_string(t.at(i)) + ", expected " +
+                   std::to_string(expected(i)));
+  }
+  /// One test failure for each; on the test's thread.
+  void report() const {
+    for (const std::string &failure : list)
+      ADD_FAILURE() << failure;
+  }
+
+private:
+  std::mutex mutex;
+  std::vector<std::string> list;
+};
 
 } // namespace spmd_test
 

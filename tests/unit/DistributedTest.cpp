@@ -18,6 +18,7 @@
 #include <thread>
 
 using namespace spmd;
+using spmd_test::DeviceFailures;
 
 namespace {
 
@@ -130,36 +131,6 @@ double fold(dist::ReduceOp op, const std::vector<double> &values,
   return r;
 }
 
-/// What went wrong on the devices, for the test to report.
-class Failures {
-public:
-  void expect(bool ok, const std::string &what) {
-    if (ok)
-      return;
-    std::lock_guard<std::mutex> lock(mutex);
-    list.push_back(what);
-  }
-  void expectOk(const absl::Status &s, const std::string &what) {
-    expect(s.ok(), what + ": " + s.ToString());
-  }
-  /// `t` holds expected(i) at every i.
-  void expectValues(const HostTensor &t,
-                    const std::function<double(int64_t)> &expected,
-                    const std::string &what) {
-    for (int64_t i = 0; i < t.numel(); ++i)
-      if (t.at(i) != expected(i)) {
-        expect(false, what + ": element " + std::to_string(i) + " is " +
-                          std::to_string(t.at(i)) + ", expected " +
-                          std::to_string(expected(i)));
-        return;
-      }
-  }
-  std::vector<std::string> list;
-
-private:
-  std::mutex mutex;
-};
-
 void setDevices(int64_t n) {
   setenv("SPMD_NUM_DEVICES", std::to_string(n).c_str(), 1);
 }
@@ -189,7 +160,7 @@ const char *nameOf(DType t) {
 }
 
 /// Every collective over `members` (group order) as device `rank` (a member).
-void runCollectives(Failures &f, DType dtype, const dist::Group &g,
+void runCollectives(DeviceFailures &f, DType dtype, const dist::Group &g,
                     const std::vector<int64_t> &members, int64_t rank) {
   int64_t n = members.size();
   int64_t p = std::find(members.begin(), members.end(), rank) - members.begin();
@@ -290,11 +261,12 @@ struct Case {
 class DistCollectives : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DistCollectives, EqualTheHostsResult) {
-  auto [perProcess, dtype] = GetParam();
+  int64_t perProcess = GetParam().devices;
+  DType dtype = GetParam().dtype;
   setDevices(perProcess);
   // Under mpirun every process runs its devices (ranks process-major).
   int64_t devices = perProcess * spmd::world_size();
-  Failures f;
+  DeviceFailures f;
   absl::Status status = spawn([&](int64_t index) {
     int64_t rank = dist::get_rank();
     f.expect(rank == index, "get_rank is the index");
@@ -338,8 +310,7 @@ TEST_P(DistCollectives, EqualTheHostsResult) {
     }
   });
   EXPECT_TRUE(status.ok()) << status;
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+  f.report();
 }
 
 std::vector<Case> cases() {
@@ -363,7 +334,7 @@ INSTANTIATE_TEST_SUITE_P(DevicesAndTypes, DistCollectives,
 /// two ranks back, blocking and not.
 TEST(DistAcrossProcesses, PointToPointRing) {
   setDevices(2);
-  Failures f;
+  DeviceFailures f;
   absl::Status status = spawn([&](int64_t rank) {
     int64_t world = dist::get_world_size();
     int64_t next = (rank + 2) % world, prev = (rank + world - 2) % world;
@@ -389,8 +360,7 @@ TEST(DistAcrossProcesses, PointToPointRing) {
         got, [&](int64_t i) { return moved(prev, i, 1); }, "recv");
   });
   EXPECT_TRUE(status.ok()) << status;
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+  f.report();
 }
 
 /// A tensor's bytes travel after a head, as messages of their own: empty
@@ -398,7 +368,7 @@ TEST(DistAcrossProcesses, PointToPointRing) {
 /// meeting at once (their parts must not interleave) arrive whole.
 TEST(DistAcrossProcesses, EmptyAndLargeTensorsArriveWhole) {
   setDevices(2);
-  Failures f;
+  DeviceFailures f;
   absl::Status status = spawn([&](int64_t rank) {
     int64_t world = dist::get_world_size();
     const int64_t large = 3 << 20; // 12 MiB of f32
@@ -457,8 +427,7 @@ TEST(DistAcrossProcesses, EmptyAndLargeTensorsArriveWhole) {
         got, [&](int64_t i) { return value(prev, i); }, "recv");
   });
   EXPECT_TRUE(status.ok()) << status;
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+  f.report();
 }
 
 /// The last device calls another collective; under mpirun it is another
@@ -466,7 +435,7 @@ TEST(DistAcrossProcesses, EmptyAndLargeTensorsArriveWhole) {
 TEST(DistAcrossProcesses, AMismatchNamesTheDevicesAndCalls) {
   setDevices(2);
   setenv("SPMD_MPI_TIMEOUT", "5", 1);
-  Failures f;
+  DeviceFailures f;
   absl::Status status = spawn([&](int64_t rank) {
     int64_t last = dist::get_world_size() - 1;
     HostTensor t(DType::F32, {3});
@@ -480,8 +449,7 @@ TEST(DistAcrossProcesses, AMismatchNamesTheDevicesAndCalls) {
   });
   unsetenv("SPMD_MPI_TIMEOUT");
   EXPECT_FALSE(status.ok());
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+  f.report();
 }
 
 /// The last process's devices (alone: the last device) never call the
@@ -490,7 +458,7 @@ TEST(DistAcrossProcesses, ADeviceThatNeverComesFailsTheOthersInTime) {
   setDevices(2);
   setenv("SPMD_MPI_TIMEOUT", "2", 1);
   int64_t processes = spmd::world_size();
-  Failures f;
+  DeviceFailures f;
   auto start = std::chrono::steady_clock::now();
   absl::Status status = spawn([&](int64_t rank) {
     int64_t world = dist::get_world_size();
@@ -508,8 +476,7 @@ TEST(DistAcrossProcesses, ADeviceThatNeverComesFailsTheOthersInTime) {
   unsetenv("SPMD_MPI_TIMEOUT");
   EXPECT_FALSE(status.ok());
   EXPECT_LT(seconds, 8.0);
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+  f.report();
 }
 
 /// The last device returns at once; the others call an all_reduce it
@@ -546,7 +513,7 @@ TEST(Xm, AllReduceScalesInGroupsAndRendezvousMeets) {
     groups.push_back({b, b + 2});
     groups.push_back({b + 3, b + 1});
   }
-  Failures f;
+  DeviceFailures f;
   absl::Status status = spawn([&](int64_t rank) {
     std::vector<HostTensor> inputs = {
         tensorOf(DType::F32, kShape, [&](int64_t i) { return small(rank, i); }),
@@ -578,8 +545,7 @@ TEST(Xm, AllReduceScalesInGroupsAndRendezvousMeets) {
              "mesh_reduce");
   });
   EXPECT_TRUE(status.ok()) << status;
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+  f.report();
 }
 
 //===----------------------------------------------------------------------===//

@@ -16,8 +16,8 @@
 #include <mutex>
 #include <thread>
 
-using namespace spmd;
-using namespace spmd::runtime;
+using namespace ::spmd;
+using namespace ::spmd::runtime;
 
 namespace {
 
@@ -215,8 +215,12 @@ TEST(LoadedProgram, TwoProgramsRunAtOnceWithTheirOwnMemoryFigures) {
         failures.push_back(std::string(name) + ": other peaks");
     }
   };
-  std::thread first([&] { repeat(*a, inA, aloneA, peaksA, "A"); });
-  std::thread second([&] { repeat(*b, inB, aloneB, peaksB, "B"); });
+  std::thread first([&, &alone = aloneA, &peaks = peaksA] {
+    repeat(*a, inA, alone, peaks, "A");
+  });
+  std::thread second([&, &alone = aloneB, &peaks = peaksB] {
+    repeat(*b, inB, alone, peaks, "B");
+  });
   first.join();
   second.join();
   EXPECT_TRUE(failures.empty()) << failures.front();

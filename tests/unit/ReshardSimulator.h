@@ -13,6 +13,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include "gtest/gtest.h"
+
 #include <cmath>
 #include <map>
 
@@ -176,6 +178,11 @@ private:
       }
       for (auto [source, target] : permutationPairs(mesh, step))
         buffers[group[target]] = in[source];
+      break;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      // Rooted collectives are the user's; a reshard plan never holds one.
+      ADD_FAILURE() << "a reshard plan holds a rooted collective";
       break;
     }
   }

@@ -14,7 +14,7 @@ using spmd_test::iota;
 using spmd_test::maxDiff;
 
 namespace {
-spmd::Mesh mesh2x2() {
+spmd::Mesh dataModelMesh() {
   return spmd::Mesh({0, 1, 2, 3}, {2, 2}, {"data", "model"});
 }
 
@@ -48,7 +48,7 @@ spmd::Program mlpShardMap(const std::vector<std::string> &manual) {
     return std::vector<spmd::Value>{y};
   };
   std::vector<spmd::Value> r =
-      p.shard_map(body, {x, w1, w2}, mesh2x2(),
+      p.shard_map(body, {x, w1, w2}, dataModelMesh(),
                   {{"data", None}, {None, "model"}, {"model", None}},
                   {{"data", None}}, manual);
   EXPECT_EQ(r.size(), 1u);
@@ -109,7 +109,7 @@ TEST(ShardMap, CollectivesMeanWhatTheySay) {
     };
   };
   std::vector<spmd::Value> r =
-      p.shard_map(body, {x}, mesh2x2(), {{"data", "model"}},
+      p.shard_map(body, {x}, dataModelMesh(), {{"data", "model"}},
                   {{None, "model"},
                    {None, None},
                    {"data", "model"},
@@ -161,7 +161,7 @@ TEST(ShardMap, MisuseIsAnError) {
         [&](const std::vector<spmd::Value> &l) {
           return std::vector<spmd::Value>{p.add(l[0], y)};
         },
-        {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
+        {x}, dataModelMesh(), {{"data", None}}, {{"data", None}}, {"data"});
     EXPECT_ERROR(p.status(), "uses only its arguments");
   }
   {
@@ -173,7 +173,7 @@ TEST(ShardMap, MisuseIsAnError) {
           inside = p.relu(l[0]);
           return std::vector<spmd::Value>{inside};
         },
-        {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
+        {x}, dataModelMesh(), {{"data", None}}, {{"data", None}}, {"data"});
     ASSERT_TRUE(p.status().ok()) << p.status();
     EXPECT_FALSE(p.relu(inside).valid());
     EXPECT_ERROR(p.status(), "local to it");
@@ -185,7 +185,7 @@ TEST(ShardMap, MisuseIsAnError) {
         [&](const std::vector<spmd::Value> &l) {
           return std::vector<spmd::Value>{p.all_reduce(l[0], {"model"})};
         },
-        {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
+        {x}, dataModelMesh(), {{"data", None}}, {{"data", None}}, {"data"});
     EXPECT_ERROR(p.status(), "not a manual axis");
   }
   for (bool gather : {true, false}) {
@@ -197,7 +197,7 @@ TEST(ShardMap, MisuseIsAnError) {
               gather ? p.all_gather(l[0], {"data"}, 2)
                      : p.reduce_scatter(l[0], {"data"}, -1)};
         },
-        {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
+        {x}, dataModelMesh(), {{"data", None}}, {{"data", None}}, {"data"});
     EXPECT_ERROR(p.status(), gather ? "all_gather along dimension 2 of"
                                     : "reduce_scatter along dimension -1 of");
   }
@@ -209,7 +209,7 @@ TEST(ShardMap, MisuseIsAnError) {
         [&](const std::vector<spmd::Value> &l) {
           return std::vector<spmd::Value>{l[0]};
         },
-        {x}, mesh2x2(), {{spmd::SpecEntry({"model", "data"}), None}},
+        {x}, dataModelMesh(), {{spmd::SpecEntry({"model", "data"}), None}},
         {{"data", None}}, {"data"});
     EXPECT_ERROR(p.status(), "manual axes come first");
     EXPECT_ERROR(p.compile(), "manual axes come first");
@@ -220,11 +220,11 @@ TEST(ShardMap, MisuseIsAnError) {
     p.shard_map(
         [&](const std::vector<spmd::Value> &l) {
           p.shard_map([&](const std::vector<spmd::Value> &m) { return m; },
-                      {l[0]}, mesh2x2(), {{None, None}}, {{None, None}},
+                      {l[0]}, dataModelMesh(), {{None, None}}, {{None, None}},
                       {"model"});
           return std::vector<spmd::Value>{l[0]};
         },
-        {x}, mesh2x2(), {{"data", None}}, {{"data", None}}, {"data"});
+        {x}, dataModelMesh(), {{"data", None}}, {{"data", None}}, {"data"});
     EXPECT_ERROR(p.status(), "inside a shard_map body is not supported");
   }
 }

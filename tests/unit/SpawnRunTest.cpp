@@ -15,6 +15,7 @@
 #include <mutex>
 
 using namespace spmd;
+using spmd_test::DeviceFailures;
 
 namespace {
 
@@ -70,32 +71,15 @@ std::pair<std::vector<float>, std::vector<float>> layerOnHost(int64_t rank) {
   return {y, s};
 }
 
-/// Collects what went wrong on the devices.
-struct Failures {
-  void add(const std::string &what) {
-    std::lock_guard<std::mutex> lock(mutex);
-    list.push_back(what);
-  }
-  /// `t` holds `want` exactly (on `device`).
-  void expectEqual(const HostTensor &t, const std::vector<float> &want,
-                   int64_t device, const std::string &what) {
-    if (t.numel() != int64_t(want.size()))
-      return add(what + " on device " + std::to_string(device) + ": " +
-                 std::to_string(t.numel()) + " elements");
-    for (int64_t i = 0; i < t.numel(); ++i)
-      if (t.at(i) != want[i])
-        return add(what + " on device " + std::to_string(device) +
-                   ": element " + std::to_string(i) + " is " +
-                   std::to_string(t.at(i)) + ", expected " +
-                   std::to_string(want[i]));
-  }
-  std::mutex mutex;
-  std::vector<std::string> list;
-};
-
-void reportFailures(const Failures &f) {
-  for (const std::string &failure : f.list)
-    ADD_FAILURE() << failure;
+/// `t` holds `want` exactly (on `device`).
+void expectEqual(DeviceFailures &f, const HostTensor &t,
+                 const std::vector<float> &want, int64_t device,
+                 const std::string &what) {
+  std::string where = what + " on device " + std::to_string(device);
+  if (t.numel() != int64_t(want.size()))
+    return f.add(where + ": " + std::to_string(t.numel()) + " elements");
+  f.expectValues(
+      t, [&](int64_t i) { return want[i]; }, where);
 }
 
 } // namespace
@@ -104,7 +88,7 @@ TEST(SpawnRun, EachDeviceRunsTheProgramOnItsInputs) {
   setenv("SPMD_NUM_DEVICES", "4", 1);
   absl::StatusOr<Program> p = Program::fromString(kLayer);
   ASSERT_TRUE(p.ok()) << p.status();
-  Failures f;
+  DeviceFailures f;
   std::atomic<int> ran{0};
   absl::Status status = spawn([&](int64_t rank) {
     absl::StatusOr<std::vector<ShardedTensor>> out =
@@ -113,8 +97,8 @@ TEST(SpawnRun, EachDeviceRunsTheProgramOnItsInputs) {
       return f.add("device " + std::to_string(rank) + ": " +
                    out.status().ToString());
     auto [y, s] = layerOnHost(rank);
-    f.expectEqual(*(*out)[0].to_host(), y, rank, "x @ w");
-    f.expectEqual(*(*out)[1].to_host(), s, rank, "its column sums");
+    expectEqual(f, *(*out)[0].to_host(), y, rank, "x @ w");
+    expectEqual(f, *(*out)[1].to_host(), s, rank, "its column sums");
     // On the calling device, whole.
     std::vector<ShardedTensor::Shard> shards = (*out)[1].local_shards();
     if (shards.size() != 1 || shards[0].device != rank)
@@ -124,7 +108,7 @@ TEST(SpawnRun, EachDeviceRunsTheProgramOnItsInputs) {
   });
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(ran.load(), 4);
-  reportFailures(f);
+  f.report();
 
   // The same program on the mesh, outside spawn, computes the same.
   for (int64_t rank = 0; rank < 4; ++rank) {
@@ -133,10 +117,10 @@ TEST(SpawnRun, EachDeviceRunsTheProgramOnItsInputs) {
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_NE((*out)[0].sharding().find("data"), std::string::npos);
     auto [y, s] = layerOnHost(rank);
-    f.expectEqual(*(*out)[0].to_host(), y, rank, "on the mesh, x @ w");
-    f.expectEqual(*(*out)[1].to_host(), s, rank, "on the mesh, the sums");
+    expectEqual(f, *(*out)[0].to_host(), y, rank, "on the mesh, x @ w");
+    expectEqual(f, *(*out)[1].to_host(), s, rank, "on the mesh, the sums");
   }
-  reportFailures(f);
+  f.report();
 }
 
 /// A data-parallel step as users write it: each device's program gives its
@@ -155,7 +139,7 @@ func.func @twice(%s: tensor<3xf32>) -> tensor<3xf32> {
   for (int64_t rank = 0; rank < 3; ++rank)
     for (int64_t c = 0; c < 3; ++c)
       total[c] += layerOnHost(rank).second[c];
-  Failures f;
+  DeviceFailures f;
   absl::Status status = spawn([&](int64_t rank) {
     for (int step = 0; step < 3; ++step) {
       absl::StatusOr<std::vector<ShardedTensor>> out =
@@ -172,11 +156,11 @@ func.func @twice(%s: tensor<3xf32>) -> tensor<3xf32> {
       std::vector<float> want;
       for (float t : total)
         want.push_back(2 * t);
-      f.expectEqual(sums, want, rank, "step " + std::to_string(step));
+      expectEqual(f, sums, want, rank, "step " + std::to_string(step));
     }
   });
   ASSERT_TRUE(status.ok()) << status;
-  reportFailures(f);
+  f.report();
 }
 
 TEST(SpawnRun, WhatADeviceCannotRunAloneIsAnError) {
