@@ -50,9 +50,9 @@ static unsigned lineOf(StringRef text, size_t offset) {
 }
 
 /// The entries of `module` (parsed from `mutant`) whose compile an edit of
-/// `seed` can change: the functions whose lines hold an edit and, through
-/// calls, their callers; every function when an edit lies outside all
-/// functions (the module's meshes and globals reach every one).
+/// `seed` can change: the functions whose lines hold an edit and those that
+/// name one (calls); every function when an edit lies outside all functions
+/// (the module's meshes and globals reach every one).
 static SmallVector<std::string>
 entriesToCompile(ModuleOp module, StringRef seed, StringRef mutant) {
   size_t prefix = 0, suffix = 0;
@@ -93,12 +93,15 @@ entriesToCompile(ModuleOp module, StringRef seed, StringRef mutant) {
     for (auto function : module.getOps<func::FuncOp>()) {
       if (edited.contains(function))
         continue;
-      function.walk([&](func::CallOp call) {
-        if (auto callee =
-                module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
-          if (edited.contains(callee))
-            grew = edited.insert(function).second || grew;
-      });
+      std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(function);
+      bool namesEdited = !uses; // unknown uses: it may
+      if (uses)
+        for (const SymbolTable::SymbolUse &use : *uses)
+          namesEdited |= edited.contains(
+              module.lookupSymbol(use.getSymbolRef().getRootReference()));
+      if (namesEdited)
+        grew = edited.insert(function).second || grew;
     }
   }
   llvm::erase_if(entries, [&](const std::string &name) {
