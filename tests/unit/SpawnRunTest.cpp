@@ -12,7 +12,6 @@
 
 #include <atomic>
 #include <cmath>
-#include <mutex>
 
 using namespace spmd;
 using spmd_test::DeviceFailures;
