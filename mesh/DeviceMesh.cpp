@@ -168,16 +168,31 @@ int64_t DeviceMesh::indexInGroup(int64_t device, ArrayRef<AxisIndex> axes) const
 SmallVector<int64_t> DeviceMesh::groupOf(int64_t device,
                                    ArrayRef<AxisIndex> axes) const {
   assert(hasAxes(*this, axes) && "axes of this mesh");
+  // Every run computes the groups of its collectives on each device, so
+  // members are stepped to by strides (a group may hold thousands).
+  SmallVector<int64_t> strides(rank());
+  for (int64_t axis = rank() - 1, stride = 1; axis >= 0; --axis) {
+    strides[axis] = stride;
+    stride *= shape_[axis];
+  }
   SmallVector<int64_t> coords = coordsOf(device);
-  SmallVector<int64_t> groupShape;
+  int64_t position = linearPosition(device);
   for (AxisIndex axis : axes)
-    groupShape.push_back(shape_[axis]);
+    position -= coords[axis] * strides[axis];
+  // Row-major over `axes`: the last one varies fastest.
+  SmallVector<int64_t> inGroup(axes.size(), 0);
   SmallVector<int64_t> group;
-  for (int64_t i = 0, e = product(groupShape); i < e; ++i) {
-    SmallVector<int64_t> inGroup = delinearize(i, groupShape);
-    for (auto [axis, c] : llvm::zip_equal(axes, inGroup))
-      coords[axis] = c;
-    group.push_back(deviceAt(coords));
+  for (int64_t i = 0, e = groupSize(axes); i < e; ++i) {
+    group.push_back(deviceIdAt(position));
+    for (int64_t k = axes.size() - 1; k >= 0; --k) {
+      AxisIndex axis = axes[k];
+      if (++inGroup[k] < shape_[axis]) {
+        position += strides[axis];
+        break;
+      }
+      position -= (shape_[axis] - 1) * strides[axis];
+      inGroup[k] = 0;
+    }
   }
   return group;
 }

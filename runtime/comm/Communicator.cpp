@@ -10,7 +10,7 @@
 namespace spmd::runtime {
 
 std::shared_ptr<LocalCommunicator::Meeting>
-LocalCommunicator::meetingFor(const std::string &id, size_t members) {
+LocalCommunicator::meetingFor(const MeetingId &id, size_t members) {
   std::lock_guard<std::mutex> guard(meetingsMutex);
   std::shared_ptr<Meeting> &meeting = meetings[id];
   if (!meeting) {
@@ -35,15 +35,16 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   if (failedDevice >= 0)
     return failure();
   auto position = llvm::find(group, device) - group.begin();
-  std::string id = key;
-  for (int64_t member : group)
-    id += "," + std::to_string(member);
+  MeetingId id{key, std::vector<int64_t>(group.begin(), group.end())};
   std::shared_ptr<Meeting> meeting = meetingFor(id, group.size());
   std::unique_lock<std::mutex> lock(meeting->mutex);
   meeting->posted[position] = std::move(local);
   meeting->arrived[position] = true;
-  ++meeting->count;
-  notifyDevices(meeting->changed);
+  // Only the last arrival can end the others' wait (failures and
+  // departures wake them through wakeMeetings): waking every waiter at
+  // each arrival cost a group of N members N^2 checks.
+  if (++meeting->count == group.size())
+    notifyDevices(meeting->changed);
   bool complete = waitForDevices(lock, meeting->changed, timeout, [&] {
     return meeting->count == group.size() || failedDevice >= 0 ||
            departedFrom(*meeting, group);

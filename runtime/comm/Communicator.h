@@ -134,10 +134,13 @@ private:
     std::vector<bool> arrived;
     size_t count = 0, left = 0;
   };
-  std::shared_ptr<Meeting> meetingFor(const std::string &id, size_t members);
+  /// A collective's key and its group's members (a copy of the group
+  /// costs less than spelling it out: groups may hold thousands).
+  using MeetingId = std::pair<std::string, std::vector<int64_t>>;
+  std::shared_ptr<Meeting> meetingFor(const MeetingId &id, size_t members);
 
   std::mutex meetingsMutex; // the map; taken without a meeting's mutex
-  std::map<std::string, std::shared_ptr<Meeting>> meetings;
+  std::map<MeetingId, std::shared_ptr<Meeting>> meetings;
   /// The first member of `group` that departed before arriving at
   /// `meeting`, if any.
   std::optional<int64_t> departedFrom(const Meeting &meeting,

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include <sched.h>
+#include <set>
 
 using namespace spmd;
 
@@ -118,21 +119,15 @@ llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
   const DeviceMesh &mesh = layout.mesh();
   std::vector<int64_t> shape(layout.globalShape());
   HostBuffer global(locals[0]->type(), shape);
-  // One device per shard: the first of each partial group, whose group's
-  // buffers are reduced first.
+  // Each shard is written once: from the first device holding it (in
+  // order) that is the first of its partial group, whose group's buffers
+  // are reduced first.
+  std::set<llvm::SmallVector<int64_t>> written;
   for (int64_t device = 0; device < mesh.numDevices(); ++device) {
     llvm::SmallVector<int64_t> partialGroup =
         mesh.groupOf(device, layout.partialAxes());
-    llvm::SmallVector<int64_t> index = layout.shardIndex(device);
-    if (partialGroup.front() != device)
-      continue;
-    // Write each shard once: from the first device holding it.
-    bool first = true;
-    for (int64_t other : layout.devicesHolding(index))
-      if (other < device &&
-          mesh.groupOf(other, layout.partialAxes()).front() == other)
-        first = false;
-    if (!first)
+    if (partialGroup.front() != device ||
+        !written.insert(layout.shardIndex(device)).second)
       continue;
     std::vector<TensorRef> parts;
     for (int64_t member : partialGroup)

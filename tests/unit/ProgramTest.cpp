@@ -1,8 +1,9 @@
 //===- ProgramTest.cpp - Programs run from the C++ API --------------------===//
 
-#include "passes/Dialects.h"
 #include "driver/Compile.h"
 #include "ir/SpmdDialect.h"
+#include "passes/Dialects.h"
+#include "runtime/devices/Devices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -88,6 +89,31 @@ TEST(LoadedProgram, RunShardedKeepsResultsOnTheirDevices) {
     for (int64_t i = 0; i < 3; ++i)
       EXPECT_EQ(shard.data->getFloat(i), double((i + 1) * (i + 1)));
   }
+}
+
+// Every device holds its share of a pending sum over "c" of its rows
+// (split over "a", replicated over "b"), on a mesh whose device ids are
+// permuted: the global tensor has each group's sum, in every row.
+TEST(Assemble, SumsEachPartialGroupIntoItsShard) {
+  DeviceMesh mesh = llvm::cantFail(
+      DeviceMesh::create({"a", "b", "c"}, {2, 2, 2}, {5, 2, 7, 0, 3, 6, 1, 4}));
+  TensorSharding sharding("mesh", {{{"a"}, false, {}}, {}}, {}, {"c"});
+  ShardLayout layout = llvm::cantFail(ShardLayout::get(sharding, mesh, {4, 3}));
+  std::vector<TensorRef> locals;
+  for (int64_t device = 0; device < 8; ++device) {
+    auto local = std::make_shared<HostBuffer>(ElementType::F32,
+                                              std::vector<int64_t>{2, 3});
+    int64_t first = layout.sliceOf(device)[0].offset * 3;
+    bool lead = mesh.indexInGroup(device, layout.partialAxes()) == 0;
+    for (int64_t i = 0; i < 6; ++i)
+      local->setFloat(i, lead ? first + i - 0.5 : 0.5);
+    locals.push_back(local);
+  }
+  llvm::Expected<HostBuffer> global =
+      assemble(locals, layout, ReductionKind::Sum);
+  ASSERT_TRUE(bool(global)) << llvm::toString(global.takeError());
+  for (int64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(global->getFloat(i), i) << "element " << i;
 }
 
 // An argument that is a pending sum over "y": the devices get shares whose
