@@ -15,8 +15,9 @@
 //   our packed f32 GEMM kernel alone, 1024^3, one thread (what the AVX2
 //     path runs where OpenBLAS is not called) vs  OpenBLAS     >= 0.85
 // and, without targets: attention's batch_matmul, ResNet-50's 1x1 and 3x3
-// convolutions (against OpenBLAS on the same GEMM), a depthwise
-// convolution and GELU's tanh chain (against memcpy of their bytes).
+// convolutions (against OpenBLAS on the same GEMM), ResNet's max pooling
+// (against oneDNN's), a depthwise convolution and GELU's tanh chain
+// (against memcpy of their bytes).
 // The first line names the CPU and what the kernels run on it. On an
 // AVX-512 machine the figures are then measured again on the AVX2 path.
 // Exits 1 if a target is missed.
@@ -28,6 +29,7 @@
 #include "passes/Dialects.h"
 #include "runtime/devices/Devices.h"
 #include "runtime/kernels/CpuPath.h"
+#include "runtime/kernels/Dnnl.h"
 #include "runtime/kernels/LibraryKernels.h"
 #include "runtime/kernels/gemm/GemmKernels.h"
 
@@ -248,6 +250,59 @@ void BM_DepthwiseSpmd(benchmark::State &state) {
           in + ", " + w + ") outs(%f : " + out + ") -> " + out));
   runProgram(state, *program,
              {randomTensor({1, h, h, c}, 1), randomTensor({3, 3, c}, 2)}, 1);
+}
+
+/// ResNet's max pooling after its stem: 3x3, stride 2, over 112^2x64
+/// padded to 113^2 (to 56^2x64), one image, NHWC.
+constexpr int64_t kPoolSide = 113, kPoolChannels = 64, kPoolOut = 56;
+
+void BM_MaxPoolSpmd(benchmark::State &state) {
+  std::string in = tensorType({1, kPoolSide, kPoolSide, kPoolChannels}),
+              out = tensorType({1, kPoolOut, kPoolOut, kPoolChannels});
+  std::unique_ptr<LoadedProgram> program = compile(
+      "func.func @main(%a: " + in + ") -> " + out +
+      " {\n  %ninf = arith.constant 0xFF800000 : f32\n"
+      "  %w = tensor.empty() : tensor<3x3xf32>\n"
+      "  %e = tensor.empty() : " +
+      out +
+      "\n"
+      "  %f = linalg.fill ins(%ninf : f32) outs(%e : " +
+      out + ") -> " + out +
+      "\n  %r = linalg.pooling_nhwc_max {dilations = dense<1> : "
+      "tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%a, %w : " +
+      in + ", tensor<3x3xf32>) outs(%f : " + out + ") -> " + out +
+      "\n  return %r : " + out + "\n}\n");
+  runProgram(state, *program,
+             {randomTensor({1, kPoolSide, kPoolSide, kPoolChannels}, 1)}, 1);
+}
+
+/// The same pooling by oneDNN's primitive on one thread (it drops NaN,
+/// which linalg's max keeps: the baseline, not a kernel the runtime runs).
+void BM_MaxPoolDnnl(benchmark::State &state) {
+  using dnnl::memory;
+  HostBuffer in = randomTensor({1, kPoolSide, kPoolSide, kPoolChannels}, 1);
+  std::vector<float> out(kPoolOut * kPoolOut * kPoolChannels);
+  memory::desc src({1, kPoolChannels, kPoolSide, kPoolSide},
+                   memory::data_type::f32, memory::format_tag::nhwc);
+  memory::desc dst({1, kPoolChannels, kPoolOut, kPoolOut},
+                   memory::data_type::f32, memory::format_tag::nhwc);
+  std::optional<std::string> error = onThisThreadAlone([&] {
+    dnnl::pooling_forward::primitive_desc pd(
+        dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference,
+                                    dnnl::algorithm::pooling_max, src, dst,
+                                    {2, 2}, {3, 3}, {0, 0}, {0, 0}),
+        dnnlEngine());
+    dnnl::pooling_forward pool(pd);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(src, dnnlEngine(), in.as<float>())},
+        {DNNL_ARG_DST, memory(dst, dnnlEngine(), out.data())}};
+    for (auto _ : state) {
+      runOnThisThread(pool, args);
+      benchmark::DoNotOptimize(out.data());
+    }
+  });
+  if (error)
+    state.SkipWithError(error->c_str());
 }
 
 constexpr int64_t kRows = 4096, kRowLength = 1024; // 16 MiB of f32
@@ -545,6 +600,8 @@ BENCHMARK(BM_ConvSpmd)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_DepthwiseSpmd)->Args({58, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MaxPoolSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MaxPoolDnnl)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SoftmaxSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LayerNormSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_GeluSpmd)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -693,6 +750,8 @@ int main(int argc, char **argv) {
        0},
       {"depthwise 3x3 56^2x128: time of a memcpy of in+out / spmd",
        memcpyDepthwise / time("BM_DepthwiseSpmd/58/128/real_time"), 0},
+      {"max pooling 3x3/2 to 56^2x64: oneDNN / spmd",
+       time("BM_MaxPoolDnnl/real_time") / time("BM_MaxPoolSpmd/real_time"), 0},
       {"softmax 4096 rows x 1024: time of a memcpy / spmd",
        time("BM_Memcpy/" + std::to_string(kReduceElements * 4) + "/real_time") /
            4 / time("BM_SoftmaxSpmd/real_time"),

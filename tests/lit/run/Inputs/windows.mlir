@@ -40,3 +40,28 @@ func.func @depthwise_nchw(%x: tensor<1x4x8x8xf64>, %f: tensor<4x3x3xf64>, %b: te
     ins(%x, %f : tensor<1x4x8x8xf64>, tensor<4x3x3xf64>) outs(%b : tensor<1x4x6x3xf64>) -> tensor<1x4x6x3xf64>
   return %0 : tensor<1x4x6x3xf64>
 }
+// Channels past a block of registers (f32: 32, then 8, then one at a time;
+// f64: 16, then 4, then one).
+func.func @nhwc_max_wide(%x: tensor<1x7x7x43xf32>, %b: tensor<1x3x3x43xf32>) -> tensor<1x3x3x43xf32> {
+  %w = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x7x7x43xf32>, tensor<3x3xf32>) outs(%b : tensor<1x3x3x43xf32>) -> tensor<1x3x3x43xf32>
+  return %0 : tensor<1x3x3x43xf32>
+}
+func.func @nhwc_min_wide(%x: tensor<1x4x4x40xf32>, %b: tensor<1x2x2x40xf32>) -> tensor<1x2x2x40xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %0 = linalg.pooling_nhwc_min {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x4x40xf32>, tensor<2x2xf32>) outs(%b : tensor<1x2x2x40xf32>) -> tensor<1x2x2x40xf32>
+  return %0 : tensor<1x2x2x40xf32>
+}
+func.func @nhwc_sum_wide(%x: tensor<2x5x6x21xf64>, %b: tensor<2x4x4x21xf64>) -> tensor<2x4x4x21xf64> {
+  %w = tensor.empty() : tensor<2x2xf64>
+  %0 = linalg.pooling_nhwc_sum {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<2x5x6x21xf64>, tensor<2x2xf64>) outs(%b : tensor<2x4x4x21xf64>) -> tensor<2x4x4x21xf64>
+  return %0 : tensor<2x4x4x21xf64>
+}
+func.func @depthwise_nhwc_wide(%x: tensor<1x6x6x21xf64>, %f: tensor<3x3x21xf64>, %b: tensor<1x4x4x21xf64>) -> tensor<1x4x4x21xf64> {
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %f : tensor<1x6x6x21xf64>, tensor<3x3x21xf64>) outs(%b : tensor<1x4x4x21xf64>) -> tensor<1x4x4x21xf64>
+  return %0 : tensor<1x4x4x21xf64>
+}
