@@ -40,8 +40,8 @@ func.func @depthwise_nchw(%x: tensor<1x4x8x8xf64>, %f: tensor<4x3x3xf64>, %b: te
     ins(%x, %f : tensor<1x4x8x8xf64>, tensor<4x3x3xf64>) outs(%b : tensor<1x4x6x3xf64>) -> tensor<1x4x6x3xf64>
   return %0 : tensor<1x4x6x3xf64>
 }
-// Channels past a block of registers (f32: 32, then 8, then one at a time;
-// f64: 16, then 4, then one).
+// More channels than a vector register holds, with and without a
+// remainder (43 and 40 f32, 21 f64).
 func.func @nhwc_max_wide(%x: tensor<1x7x7x43xf32>, %b: tensor<1x3x3x43xf32>) -> tensor<1x3x3x43xf32> {
   %w = tensor.empty() : tensor<3x3xf32>
   %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
