@@ -12,9 +12,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <set>
 
 #include <sched.h>
-#include <set>
 
 using namespace spmd;
 
