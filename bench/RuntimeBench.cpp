@@ -136,19 +136,26 @@ std::string tensorType(llvm::ArrayRef<int64_t> shape) {
   return t + "f32>";
 }
 
-/// A function of `inputs` whose result `result` starts as zeros and is
-/// computed by `op` (text using %a, %b, %f).
-std::string zeroInitProgram(llvm::ArrayRef<std::vector<int64_t>> inputs,
-                            const std::vector<int64_t> &result,
-                            const std::string &op) {
+/// A function of `inputs` whose result `result` starts filled with `init`
+/// (an f32 literal) and is computed by `op` (text using %a, %b, %f).
+std::string filledInitProgram(llvm::ArrayRef<std::vector<int64_t>> inputs,
+                              const std::vector<int64_t> &result,
+                              const std::string &op,
+                              const std::string &init = "0.0") {
   std::string r = tensorType(result), s = "func.func @main(";
   const char *names[] = {"%a", "%b"};
   for (size_t i = 0; i < inputs.size(); ++i)
     s += std::string(i ? ", " : "") + names[i] + ": " + tensorType(inputs[i]);
-  s += ") -> " + r + " {\n  %z = arith.constant 0.0 : f32\n"
-       "  %e = tensor.empty() : " + r + "\n"
-       "  %f = linalg.fill ins(%z : f32) outs(%e : " + r + ") -> " + r + "\n"
-       "  %r = " + op + "\n  return %r : " + r + "\n}\n";
+  s += ") -> " + r + " {\n  %z = arith.constant " + init +
+       " : f32\n"
+       "  %e = tensor.empty() : " +
+       r +
+       "\n"
+       "  %f = linalg.fill ins(%z : f32) outs(%e : " +
+       r + ") -> " + r +
+       "\n"
+       "  %r = " +
+       op + "\n  return %r : " + r + "\n}\n";
   return s;
 }
 
@@ -158,9 +165,9 @@ void BM_GemmSpmd(benchmark::State &state) {
   std::string a = tensorType({m, k}), b = tensorType({k, n}),
               c = tensorType({m, n});
   std::unique_ptr<LoadedProgram> program =
-      compile(zeroInitProgram({{m, k}, {k, n}}, {m, n},
-                              "linalg.matmul ins(%a, %b : " + a + ", " + b +
-                                  ") outs(%f : " + c + ") -> " + c));
+      compile(filledInitProgram({{m, k}, {k, n}}, {m, n},
+                                "linalg.matmul ins(%a, %b : " + a + ", " + b +
+                                    ") outs(%f : " + c + ") -> " + c));
   runProgram(state, *program, {randomTensor({m, k}, 1), randomTensor({k, n}, 2)},
              state.range(3));
 }
@@ -213,9 +220,9 @@ void BM_BatchMatmulSpmd(benchmark::State &state) {
   std::string a = tensorType({batch, m, k}), b = tensorType({batch, k, n}),
               c = tensorType({batch, m, n});
   std::unique_ptr<LoadedProgram> program =
-      compile(zeroInitProgram({{batch, m, k}, {batch, k, n}}, {batch, m, n},
-                              "linalg.batch_matmul ins(%a, %b : " + a + ", " +
-                                  b + ") outs(%f : " + c + ") -> " + c));
+      compile(filledInitProgram({{batch, m, k}, {batch, k, n}}, {batch, m, n},
+                                "linalg.batch_matmul ins(%a, %b : " + a + ", " +
+                                    b + ") outs(%f : " + c + ") -> " + c));
   runProgram(state, *program,
              {randomTensor({batch, m, k}, 1), randomTensor({batch, k, n}, 2)},
              1);
@@ -228,7 +235,7 @@ void BM_ConvSpmd(benchmark::State &state) {
           f = state.range(3), oh = h - kh + 1;
   std::string in = tensorType({1, h, h, c}), w = tensorType({kh, kh, c, f}),
               out = tensorType({1, oh, oh, f});
-  std::unique_ptr<LoadedProgram> program = compile(zeroInitProgram(
+  std::unique_ptr<LoadedProgram> program = compile(filledInitProgram(
       {{1, h, h, c}, {kh, kh, c, f}}, {1, oh, oh, f},
       "linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
       "strides = dense<1> : tensor<2xi64>} ins(%a, %b : " +
@@ -243,7 +250,7 @@ void BM_DepthwiseSpmd(benchmark::State &state) {
   int64_t h = state.range(0), c = state.range(1), oh = h - 2;
   std::string in = tensorType({1, h, h, c}), w = tensorType({3, 3, c}),
               out = tensorType({1, oh, oh, c});
-  std::unique_ptr<LoadedProgram> program = compile(zeroInitProgram(
+  std::unique_ptr<LoadedProgram> program = compile(filledInitProgram(
       {{1, h, h, c}, {3, 3, c}}, {1, oh, oh, c},
       "linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : "
       "tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %b : " +
@@ -257,23 +264,18 @@ void BM_DepthwiseSpmd(benchmark::State &state) {
 constexpr int64_t kPoolSide = 113, kPoolChannels = 64, kPoolOut = 56;
 
 void BM_MaxPoolSpmd(benchmark::State &state) {
-  std::string in = tensorType({1, kPoolSide, kPoolSide, kPoolChannels}),
-              out = tensorType({1, kPoolOut, kPoolOut, kPoolChannels});
-  std::unique_ptr<LoadedProgram> program = compile(
-      "func.func @main(%a: " + in + ") -> " + out +
-      " {\n  %ninf = arith.constant 0xFF800000 : f32\n"
-      "  %w = tensor.empty() : tensor<3x3xf32>\n"
-      "  %e = tensor.empty() : " +
-      out +
-      "\n"
-      "  %f = linalg.fill ins(%ninf : f32) outs(%e : " +
-      out + ") -> " + out +
-      "\n  %r = linalg.pooling_nhwc_max {dilations = dense<1> : "
-      "tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%a, %w : " +
-      in + ", tensor<3x3xf32>) outs(%f : " + out + ") -> " + out +
-      "\n  return %r : " + out + "\n}\n");
-  runProgram(state, *program,
-             {randomTensor({1, kPoolSide, kPoolSide, kPoolChannels}, 1)}, 1);
+  std::vector<int64_t> in = {1, kPoolSide, kPoolSide, kPoolChannels},
+                       out = {1, kPoolOut, kPoolOut, kPoolChannels};
+  // The window operand gives only its shape.
+  std::unique_ptr<LoadedProgram> program = compile(filledInitProgram(
+      {in, {3, 3}}, out,
+      "linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, "
+      "strides = dense<2> : tensor<2xi64>} ins(%a, %b : " +
+          tensorType(in) + ", tensor<3x3xf32>) outs(%f : " + tensorType(out) +
+          ") -> " + tensorType(out),
+      "0xFF800000"));
+  runProgram(state, *program, {randomTensor(in, 1), randomTensor({3, 3}, 2)},
+             1);
 }
 
 /// The same pooling by oneDNN's primitive on one thread (it drops NaN,
