@@ -315,8 +315,10 @@ llvm::Expected<ScalarProgram> ScalarProgram::compileOp(Operation *op) {
 void ScalarProgram::prepare(std::vector<Register> &regs) const {
   if (regs.size() < registerKinds.size())
     regs.resize(registerKinds.size());
-  for (auto [r, kind] : llvm::enumerate(registerKinds))
+  for (auto [r, kind] : llvm::enumerate(registerKinds)) {
     static_cast<ElementKind &>(regs[r]) = kind;
+    regs[r].own(); // a view from the last program that ran here has ended
+  }
   for (auto [r, v] : floatConstants)
     regs[r].fill(0, kBlock, v, 0);
   for (auto [r, v] : intConstants)
@@ -460,7 +462,7 @@ struct Lanes {
 static void evaluateCmpF(const Lanes &l) {
   auto p = arith::CmpFPredicate(l.attr);
   if (l.a.isF32())
-    compareFloats(p, l.a.s, l.b.s, l.d.i, l.n);
+    compareFloats(p, l.a.s(), l.b.s(), l.d.i, l.n);
   else
     compareFloats(p, l.a.f, l.b.f, l.d.i, l.n);
 }
@@ -480,7 +482,7 @@ static void evaluateSelect(const Lanes &l) {
     }
   };
   if (l.d.isF32())
-    each(l.d.s, l.b.s, l.c.s);
+    each(l.d.s(), l.b.s(), l.c.s());
   else if (l.d.isFloat)
     each(l.d.f, l.b.f, l.c.f);
   else
@@ -497,9 +499,9 @@ template <typename F> static void floatUnary(const Lanes &l, F f) {
       d[k] = f(x[k]);
   };
   if (l.d.isF32())
-    l.a.isF32() ? each(l.d.s, l.a.s) : each(l.d.s, l.a.f);
+    l.a.isF32() ? each(l.d.s(), l.a.s()) : each(l.d.s(), l.a.f);
   else
-    l.a.isF32() ? each(l.d.f, l.a.s) : each(l.d.f, l.a.f);
+    l.a.isF32() ? each(l.d.f, l.a.s()) : each(l.d.f, l.a.f);
 }
 
 template <typename F> static void floatBinary(const Lanes &l, F f) {
@@ -509,7 +511,7 @@ template <typename F> static void floatBinary(const Lanes &l, F f) {
     for (int64_t k = 0; k < l.n; ++k)
       d[k] = f(x[k], y[k]);
   };
-  l.d.isF32() ? each(l.d.s, l.a.s, l.b.s) : each(l.d.f, l.a.f, l.b.f);
+  l.d.isF32() ? each(l.d.s(), l.a.s(), l.b.s()) : each(l.d.f, l.a.f, l.b.f);
 }
 
 template <typename F> static void floatToInt(const Lanes &l, F f) {
@@ -517,7 +519,7 @@ template <typename F> static void floatToInt(const Lanes &l, F f) {
     for (int64_t k = 0; k < l.n; ++k)
       l.d.i[k] = wrapToWidth(f(x[k]), l.d.width);
   };
-  l.a.isF32() ? each(l.a.s) : each(l.a.f);
+  l.a.isF32() ? each(l.a.s()) : each(l.a.f);
 }
 
 template <typename F> static void intToFloat(const Lanes &l, F f) {
@@ -525,7 +527,7 @@ template <typename F> static void intToFloat(const Lanes &l, F f) {
     for (int64_t k = 0; k < l.n; ++k)
       d[k] = f(l.a.i[k]);
   };
-  l.d.isF32() ? each(l.d.s) : each(l.d.f);
+  l.d.isF32() ? each(l.d.s()) : each(l.d.f);
 }
 
 /// Evaluates `op` (any but Extract) over the lanes of `l`: one plain loop
@@ -558,7 +560,8 @@ static void evaluate(Opcode op, const Lanes &l) {
 #define SCALAR_FLOAT_MATH(Name, Op, Expr, Method)                              \
   case Opcode::Name:                                                           \
     if (l.d.isF32() && a.isF32())                                              \
-      return gemmKernels().mathF32[size_t(MathFunction::Name)](a.s, l.d.s, n); \
+      return gemmKernels().mathF32[size_t(MathFunction::Name)](a.s(), l.d.s(), \
+                                                               n);             \
     return floatUnary(l, [&](auto x) { return (Expr); });
 #define SCALAR_FLOAT_BINARY(Name, Op, Expr)                                    \
   case Opcode::Name:                                                           \
@@ -595,7 +598,7 @@ void ScalarProgram::readTable(const Instruction &in,
           offset * shape[j] + std::clamp<int64_t>(position, 0, shape[j] - 1);
     }
     if (d.isF32())
-      d.s[k] = float(t.getFloat(offset));
+      d.s()[k] = float(t.getFloat(offset));
     else if (d.isFloat)
       d.f[k] = t.getFloat(offset);
     else

@@ -48,33 +48,55 @@ struct ElementKind {
 };
 
 /// A register: a block of f32 values, of other floats or of integers.
+/// Its f32 lanes are its own, or a read-only view of contiguous f32 tensor
+/// elements: an operand read in place is not copied, and a copy's stores
+/// would queue behind the previous block's streamed output.
 struct Register : ElementKind {
-  alignas(64) float s[kBlock];
   alignas(64) double f[kBlock];
   alignas(64) int64_t i[kBlock];
+
+  /// The f32 lanes, to read.
+  const float *s() const { return view ? view : ownF32; }
+  /// The f32 lanes, to write: the register's own (not a view).
+  float *s() {
+    assert(!view && "a register viewing a tensor is written");
+    return ownF32;
+  }
+  /// Reads `lanes` contiguous f32 values at `p` in place until the register
+  /// is next filled or loaded.
+  void viewF32(const float *p) { view = p; }
+  /// Ends a view: the register's own lanes are written next.
+  void own() { view = nullptr; }
 
   /// Lanes [begin, end) hold the float `v` (of the register's format) or
   /// the integer `n`, as the register's kind says.
   void fill(int64_t begin, int64_t end, double v, int64_t n) {
+    assert((begin == 0 || !view) && "a partial fill keeps the other lanes");
+    own();
     if (isF32())
-      std::fill(s + begin, s + end, float(v));
+      std::fill(ownF32 + begin, ownF32 + end, float(v));
     else if (isFloat)
       std::fill(f + begin, f + end, v);
     else
       std::fill(i + begin, i + end, n);
   }
   /// Lanes 1..lanes-1 take lane 0's value.
-  void spread(int64_t lanes) { fill(1, lanes, lane(0), i[0]); }
+  void spread(int64_t lanes) { fill(0, lanes, lane(0), i[0]); }
   /// Lane `k` of a float register, as a double.
-  double lane(int64_t k) const { return isF32() ? double(s[k]) : f[k]; }
+  double lane(int64_t k) const { return isF32() ? double(s()[k]) : f[k]; }
+
+private:
+  alignas(64) float ownF32[kBlock];
+  const float *view = nullptr;
 };
 
 /// Reads `lanes` elements of `t` from `offset`, `stride` apart, into `reg`.
 inline void loadLanes(Register &reg, const HostBuffer &t, int64_t offset,
                       int64_t stride, int64_t lanes) {
+  reg.own();
   if (stride == 0 && lanes > 1) { // one element on every lane: a fill
     if (reg.isF32() && t.type() == ElementType::F32)
-      std::fill(reg.s, reg.s + lanes, t.as<float>()[offset]);
+      std::fill(reg.s(), reg.s() + lanes, t.as<float>()[offset]);
     else if (reg.isFloat)
       reg.fill(0, lanes, t.getFloat(offset), 0);
     else
@@ -83,15 +105,15 @@ inline void loadLanes(Register &reg, const HostBuffer &t, int64_t offset,
   }
   if (reg.isF32() && t.type() == ElementType::F32) {
     const float *p = t.as<float>() + offset;
-    if (stride == 1) // a loop, not memmove: vectorised for the CPU path
-      for (int64_t k = 0; k < lanes; ++k)
-        reg.s[k] = p[k];
-    else
-      for (int64_t k = 0; k < lanes; ++k)
-        reg.s[k] = p[k * stride];
-  } else if (reg.isF32()) {
+    if (stride == 1)
+      return reg.viewF32(p);
+    float *s = reg.s();
     for (int64_t k = 0; k < lanes; ++k)
-      reg.s[k] = float(t.getFloat(offset + k * stride));
+      s[k] = p[k * stride];
+  } else if (reg.isF32()) {
+    float *s = reg.s();
+    for (int64_t k = 0; k < lanes; ++k)
+      s[k] = float(t.getFloat(offset + k * stride));
   } else if (reg.isFloat) {
     for (int64_t k = 0; k < lanes; ++k)
       reg.f[k] = t.getFloat(offset + k * stride);
@@ -108,21 +130,22 @@ inline void storeLanes(const Register &reg, HostBuffer &t, int64_t offset,
                        int64_t stride, int64_t lanes) {
   if (reg.isF32() && t.type() == ElementType::F32) {
     float *p = t.as<float>() + offset;
+    const float *s = reg.s();
     if (stride != 1) {
       for (int64_t k = 0; k < lanes; ++k)
-        p[k * stride] = reg.s[k];
+        p[k * stride] = s[k];
       return;
     }
 #if defined(__SSE2__)
     if (t.sizeInBytes() >= kStreamingBytes &&
         reinterpret_cast<uintptr_t>(p) % 16 == 0 && lanes % 4 == 0) {
       for (int64_t k = 0; k < lanes; k += 4)
-        _mm_stream_ps(p + k, _mm_load_ps(reg.s + k));
+        _mm_stream_ps(p + k, _mm_loadu_ps(s + k));
       return;
     }
 #endif
     for (int64_t k = 0; k < lanes; ++k)
-      p[k] = reg.s[k];
+      p[k] = s[k];
   } else if (reg.isFloat) {
     for (int64_t k = 0; k < lanes; ++k)
       t.setFloat(offset + k * stride, reg.lane(k));
