@@ -18,12 +18,17 @@ using namespace mlir;
 
 namespace spmd::runtime {
 
-llvm::Error opError(Operation *op, const Twine &message) {
+std::string opErrorText(Operation *op, const Twine &message) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << mlir::spmd::fileLineColPrefix(op->getLoc()) << "error: '"
      << op->getName() << "': " << message;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+  return text;
+}
+
+llvm::Error opError(Operation *op, const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 opErrorText(op, message));
 }
 
 llvm::Expected<ElementType> elementTypeOf(Type type) {

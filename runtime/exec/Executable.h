@@ -128,6 +128,8 @@ llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context);
 llvm::Expected<ElementType> elementTypeOf(mlir::Type type);
 /// An error located at `op`: `file:line:col: error: 'op.name': message`.
 llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
+/// opError's text, for a kernel to build when compiled and report when run.
+std::string opErrorText(mlir::Operation *op, const llvm::Twine &message);
 
 } // namespace spmd::runtime
 

@@ -11,6 +11,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cstring>
@@ -247,6 +248,24 @@ struct Box {
 };
 } // namespace
 
+/// Whether every element of `box` lies in a tensor of `shape`. Offsets,
+/// sizes and strides a program computes may be negative or huge: its first
+/// and last element are checked without overflow.
+static bool boxFits(const Box &box, llvm::ArrayRef<int64_t> shape) {
+  for (size_t d = 0; d < box.sizes.size(); ++d) {
+    int64_t offset = box.offsets[d], size = box.sizes[d], span, last;
+    if (size < 0 || offset < 0 || offset > shape[d])
+      return false;
+    if (size == 0)
+      continue;
+    if (llvm::MulOverflow(size - 1, box.strides[d], span) ||
+        llvm::AddOverflow(offset, span, last) || offset >= shape[d] ||
+        last < 0 || last >= shape[d])
+      return false;
+  }
+  return true;
+}
+
 /// Calls `fn(sourceIndex, boxIndex)` for every element of `box` over a
 /// tensor of `shape` (flat row-major indices).
 template <typename Fn>
@@ -318,16 +337,14 @@ static llvm::Expected<Step> buildExtractSlice(Operation *op,
     return params ? info.takeError() : params.takeError();
   unsigned source = ctx.slot(slice.getSource());
   unsigned result = ctx.slot(slice.getResult());
+  std::string outOfBounds = opErrorText(op, "slice out of bounds");
   return Step([=, p = *params, info = *info](Frame &frame,
                                              DeviceContext &) -> llvm::Error {
     const TensorRef &in = frame.slots[source].tensor;
     Box box = p.box(frame);
-    for (size_t d = 0; d < box.sizes.size(); ++d)
-      if (box.offsets[d] < 0 ||
-          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >=
-              in->shape()[d])
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "tensor.extract_slice out of bounds");
+    if (!boxFits(box, in->shape()))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     outOfBounds);
     bool unitStrides =
         llvm::all_of(box.strides, [](int64_t s) { return s == 1; });
     // All of it: the same (immutable) buffer.
@@ -361,15 +378,13 @@ static llvm::Expected<Step> buildInsertSlice(Operation *op,
   unsigned dest = ctx.slot(insert.getDest());
   unsigned result = ctx.slot(insert.getResult());
   bool destDies = ctx.mayTake(op, insert.getDest());
+  std::string outOfBounds = opErrorText(op, "slice out of bounds");
   return Step([=, p = *params](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostBuffer &in = *frame.slots[source].tensor;
     Box box = p.box(frame);
-    llvm::ArrayRef<int64_t> destShape = frame.slots[dest].tensor->shape();
-    for (size_t d = 0; d < box.sizes.size(); ++d)
-      if (box.offsets[d] < 0 ||
-          box.offsets[d] + (box.sizes[d] - 1) * box.strides[d] >= destShape[d])
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "tensor.insert_slice out of bounds");
+    if (!boxFits(box, frame.slots[dest].tensor->shape()))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     outOfBounds);
     // Into the destination itself where it dies here (a loop's
     // accumulator): a copy of it all per slice would cost O(size) each.
     TensorRef out = takeForWriting(frame.slots[dest], destDies);
@@ -471,14 +486,19 @@ static llvm::Expected<Step> buildConcat(Operation *op, KernelContext &ctx) {
   });
 }
 
-/// Flat index of `indices` (slots) in a tensor of `shape`.
+/// Flat index of `indices` (slots) in a tensor of `shape`; 0 with
+/// `inBounds` false where one is out of bounds (whose flat index could
+/// overflow).
 static int64_t flatIndex(const Frame &frame, llvm::ArrayRef<unsigned> indices,
                          llvm::ArrayRef<int64_t> shape, bool &inBounds) {
   int64_t flat = 0;
   inBounds = true;
   for (auto [slot, size] : llvm::zip_equal(indices, shape)) {
     int64_t i = frame.slots[slot].i;
-    inBounds &= i >= 0 && i < size;
+    if (i < 0 || i >= size) {
+      inBounds = false;
+      return 0;
+    }
     flat = flat * size + i;
   }
   return flat;
@@ -491,13 +511,14 @@ static llvm::Expected<Step> buildExtract(Operation *op, KernelContext &ctx) {
   for (Value v : extract.getIndices())
     indices.push_back(ctx.slot(v));
   unsigned result = ctx.slot(extract.getResult());
+  std::string outOfBounds = opErrorText(op, "indices out of bounds");
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostBuffer &in = *frame.slots[source].tensor;
     bool inBounds;
     int64_t flat = flatIndex(frame, indices, in.shape(), inBounds);
     if (!inBounds)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "tensor.extract out of bounds");
+                                     outOfBounds);
     frame.slots[result] = isFloat(in.type())
                               ? RValue::ofFloat(in.getFloat(flat))
                               : RValue::ofInt(in.getInt(flat));
@@ -513,13 +534,14 @@ static llvm::Expected<Step> buildInsert(Operation *op, KernelContext &ctx) {
   for (Value v : insert.getIndices())
     indices.push_back(ctx.slot(v));
   unsigned result = ctx.slot(insert.getResult());
+  std::string outOfBounds = opErrorText(op, "indices out of bounds");
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostBuffer &into = *frame.slots[dest].tensor;
     bool inBounds;
     int64_t flat = flatIndex(frame, indices, into.shape(), inBounds);
     if (!inBounds)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "tensor.insert out of bounds");
+                                     outOfBounds);
     auto out = std::make_shared<HostBuffer>(into.type(),
                                             std::vector<int64_t>(into.shape()));
     std::memcpy(out->data(), into.data(), into.sizeInBytes());
