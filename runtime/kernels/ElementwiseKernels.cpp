@@ -66,7 +66,7 @@ static llvm::Expected<Step> buildElementwise(Operation *op,
           regs[r].fill(0, lanes, v.f, v.i);
           continue;
         }
-        loadLanes(regs[r], *inputs[r], start, 1, lanes);
+        loadLanes(regs[r], *inputs[r], start, 1, lanes, /*mayView=*/true);
       }
       program->run(regs, lanes);
       storeLanes(regs[resultReg], *out, start, 1, lanes);

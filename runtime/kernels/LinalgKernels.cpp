@@ -140,7 +140,8 @@ static void runBlockRange(const StructuredKernel &kernel, const Frame &frame,
         int64_t offset = a.base;
         for (size_t j = 0; j < numLoops; ++j)
           offset += a.coef[j] * idx[j];
-        loadLanes(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, count);
+        loadLanes(regs[o], *tensors[o], offset, b >= 0 ? a.coef[b] : 0, count,
+                  /*mayView=*/o < kernel.numInputs);
       }
       for (auto [reg, loop] : kernel.indexRegisters)
         for (int64_t k = 0; k < lanesOf(reg, lanes); ++k)

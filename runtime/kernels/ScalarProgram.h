@@ -90,9 +90,12 @@ private:
   const float *view = nullptr;
 };
 
-/// Reads `lanes` elements of `t` from `offset`, `stride` apart, into `reg`.
+/// Reads `lanes` elements of `t` from `offset`, `stride` apart, into `reg`;
+/// contiguous f32 ones in place where `mayView` (`t` is not written while
+/// the register is read: an output's init is copied, since another output
+/// of the block may be stored over it first).
 inline void loadLanes(Register &reg, const HostBuffer &t, int64_t offset,
-                      int64_t stride, int64_t lanes) {
+                      int64_t stride, int64_t lanes, bool mayView) {
   reg.own();
   if (stride == 0 && lanes > 1) { // one element on every lane: a fill
     if (reg.isF32() && t.type() == ElementType::F32)
@@ -105,11 +108,15 @@ inline void loadLanes(Register &reg, const HostBuffer &t, int64_t offset,
   }
   if (reg.isF32() && t.type() == ElementType::F32) {
     const float *p = t.as<float>() + offset;
-    if (stride == 1)
+    if (stride == 1 && mayView)
       return reg.viewF32(p);
     float *s = reg.s();
-    for (int64_t k = 0; k < lanes; ++k)
-      s[k] = p[k * stride];
+    if (stride == 1) // a loop, not memmove: vectorised for the CPU path
+      for (int64_t k = 0; k < lanes; ++k)
+        s[k] = p[k];
+    else
+      for (int64_t k = 0; k < lanes; ++k)
+        s[k] = p[k * stride];
   } else if (reg.isF32()) {
     float *s = reg.s();
     for (int64_t k = 0; k < lanes; ++k)

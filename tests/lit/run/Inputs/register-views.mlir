@@ -86,3 +86,43 @@ func.func @unaligned_ref(%x: tensor<262151xf32>, %b: tensor<262144xf32>) -> (ten
   } -> (tensor<8x262144xf32>, tensor<8x262144xf32>)
   return %y#0, %y#1 : tensor<8x262144xf32>, tensor<8x262144xf32>
 }
+
+// Two outputs, the second yielding the first's init: the block's first
+// output is stored over that init (its own buffer, the init dying here)
+// before the second is, so the init must not be read in place.
+func.func @init_yielded(%a: tensor<300xf32>, %x: tensor<300xf32>) -> (tensor<300xf32>, tensor<300xf32>) {
+  %e = tensor.empty() : tensor<300xf32>
+  %acc = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<300xf32>) outs(%e : tensor<300xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %q = arith.mulf %p, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<300xf32>
+  %e2 = tensor.empty() : tensor<300xf32>
+  %r:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<300xf32>) outs(%acc, %e2 : tensor<300xf32>, tensor<300xf32>) {
+  ^bb0(%y: f32, %o0: f32, %o1: f32):
+    %n = arith.addf %y, %o0 : f32
+    linalg.yield %n, %o0 : f32, f32
+  } -> (tensor<300xf32>, tensor<300xf32>)
+  return %r#0, %r#1 : tensor<300xf32>, tensor<300xf32>
+}
+
+// The same with the outputs' order swapped: the init is stored last.
+func.func @init_yielded_ref(%a: tensor<300xf32>, %x: tensor<300xf32>) -> (tensor<300xf32>, tensor<300xf32>) {
+  %e = tensor.empty() : tensor<300xf32>
+  %acc = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<300xf32>) outs(%e : tensor<300xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %q = arith.mulf %p, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<300xf32>
+  %e2 = tensor.empty() : tensor<300xf32>
+  %r:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<300xf32>) outs(%e2, %acc : tensor<300xf32>, tensor<300xf32>) {
+  ^bb0(%y: f32, %o1: f32, %o0: f32):
+    %n = arith.addf %y, %o0 : f32
+    linalg.yield %o0, %n : f32, f32
+  } -> (tensor<300xf32>, tensor<300xf32>)
+  return %r#1, %r#0 : tensor<300xf32>, tensor<300xf32>
+}
