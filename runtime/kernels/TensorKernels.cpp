@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 
@@ -486,19 +487,16 @@ static llvm::Expected<Step> buildConcat(Operation *op, KernelContext &ctx) {
   });
 }
 
-/// Flat index of `indices` (slots) in a tensor of `shape`; 0 with
-/// `inBounds` false where one is out of bounds (whose flat index could
-/// overflow).
-static int64_t flatIndex(const Frame &frame, llvm::ArrayRef<unsigned> indices,
-                         llvm::ArrayRef<int64_t> shape, bool &inBounds) {
+/// Flat index of `indices` (slots) in a tensor of `shape`; none where one
+/// is out of bounds (checked first: its flat index could overflow).
+static std::optional<int64_t> flatIndex(const Frame &frame,
+                                        llvm::ArrayRef<unsigned> indices,
+                                        llvm::ArrayRef<int64_t> shape) {
   int64_t flat = 0;
-  inBounds = true;
   for (auto [slot, size] : llvm::zip_equal(indices, shape)) {
     int64_t i = frame.slots[slot].i;
-    if (i < 0 || i >= size) {
-      inBounds = false;
-      return 0;
-    }
+    if (i < 0 || i >= size)
+      return std::nullopt;
     flat = flat * size + i;
   }
   return flat;
@@ -514,14 +512,13 @@ static llvm::Expected<Step> buildExtract(Operation *op, KernelContext &ctx) {
   std::string outOfBounds = opErrorText(op, "indices out of bounds");
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostBuffer &in = *frame.slots[source].tensor;
-    bool inBounds;
-    int64_t flat = flatIndex(frame, indices, in.shape(), inBounds);
-    if (!inBounds)
+    std::optional<int64_t> flat = flatIndex(frame, indices, in.shape());
+    if (!flat)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      outOfBounds);
     frame.slots[result] = isFloat(in.type())
-                              ? RValue::ofFloat(in.getFloat(flat))
-                              : RValue::ofInt(in.getInt(flat));
+                              ? RValue::ofFloat(in.getFloat(*flat))
+                              : RValue::ofInt(in.getInt(*flat));
     return llvm::Error::success();
   });
 }
@@ -537,9 +534,8 @@ static llvm::Expected<Step> buildInsert(Operation *op, KernelContext &ctx) {
   std::string outOfBounds = opErrorText(op, "indices out of bounds");
   return Step([=](Frame &frame, DeviceContext &) -> llvm::Error {
     const HostBuffer &into = *frame.slots[dest].tensor;
-    bool inBounds;
-    int64_t flat = flatIndex(frame, indices, into.shape(), inBounds);
-    if (!inBounds)
+    std::optional<int64_t> flat = flatIndex(frame, indices, into.shape());
+    if (!flat)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      outOfBounds);
     auto out = std::make_shared<HostBuffer>(into.type(),
@@ -547,9 +543,9 @@ static llvm::Expected<Step> buildInsert(Operation *op, KernelContext &ctx) {
     std::memcpy(out->data(), into.data(), into.sizeInBytes());
     const RValue &v = frame.slots[scalar];
     if (isFloat(into.type()))
-      out->setFloat(flat, v.f);
+      out->setFloat(*flat, v.f);
     else
-      out->setInt(flat, v.i);
+      out->setInt(*flat, v.i);
     frame.slots[result] = RValue::ofTensor(out);
     return llvm::Error::success();
   });
