@@ -219,11 +219,14 @@ LogicalResult mlir::spmd::partitionReturn(Operation *op, Partitioner &p) {
     FailureOr<std::optional<Layout>> layout = p.resultLayout(function, i);
     if (failed(layout))
       return failure();
-    if (!*layout) {
+    auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+    if (!*layout && (!type || !type.hasStaticShape())) {
       locals.push_back(p.current(value));
       continue;
     }
-    FailureOr<Value> local = p.get(op, value, (*layout)->second);
+    // A result without a sharding is whole, as the function's type says.
+    FailureOr<Value> local = p.get(
+        op, value, *layout ? (*layout)->second : p.replicated(type).second);
     if (failed(local))
       return failure();
     locals.push_back(*local);

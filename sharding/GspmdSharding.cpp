@@ -287,6 +287,63 @@ struct StrideRange {
 };
 } // namespace
 
+/// The transposed iota an explicit device list spells, as (reshape, perm),
+/// when it is one: `0,4,1,5,2,6,3,7` is `<=[2,4]T(1,0)`. Positions are
+/// split into runs from the minor end: a run of `size` positions steps the
+/// device by one `stride`; the list is an iota when every device is the
+/// sum of its position's run digits times their strides and the strides,
+/// sorted, are those of one mixed radix.
+static bool explicitIotaForm(llvm::ArrayRef<int64_t> devices,
+                             std::vector<int64_t> &reshape,
+                             std::vector<int64_t> &perm) {
+  int64_t n = devices.size();
+  if (n == 0 || devices[0] != 0)
+    return false;
+  std::vector<StrideRange> runs; // minor first, in position order
+  for (int64_t block = 1; block < n;) {
+    int64_t stride = devices[block];
+    int64_t size = 1;
+    while (block * size < n && devices[block * size] == stride * size)
+      ++size;
+    while ((n / block) % size)
+      --size;
+    if (size == 1)
+      return false;
+    runs.push_back({stride, size});
+    block *= size;
+  }
+  // Every position's device from its digits.
+  for (int64_t pos = 0; pos < n; ++pos) {
+    int64_t rest = pos, device = 0;
+    for (StrideRange r : runs) {
+      device += rest % r.size * r.stride;
+      rest /= r.size;
+    }
+    if (device != devices[pos])
+      return false;
+  }
+  std::vector<size_t> byStride(runs.size());
+  std::iota(byStride.begin(), byStride.end(), 0);
+  llvm::sort(byStride, [&](size_t a, size_t b) {
+    return runs[a].stride > runs[b].stride;
+  });
+  int64_t expected = 1;
+  for (size_t i : llvm::reverse(byStride)) {
+    if (runs[i].stride != expected)
+      return false;
+    expected *= runs[i].size;
+  }
+  // Reshape: major stride first; perm: the runs in position order, major
+  // first, as reshape dimensions.
+  reshape.clear();
+  perm.clear();
+  for (size_t i : byStride)
+    reshape.push_back(runs[i].size);
+  for (size_t r = runs.size(); r-- > 0;)
+    perm.push_back(llvm::find(byStride, r) - byStride.begin());
+  return true;
+}
+
 /// The iota order of `s` as (reshape, perm), when it has one.
 static bool iotaForm(const GspmdSharding &s, std::vector<int64_t> &reshape,
                      std::vector<int64_t> &perm) {
@@ -295,12 +352,12 @@ static bool iotaForm(const GspmdSharding &s, std::vector<int64_t> &reshape,
     perm = s.iotaPerm;
     return true;
   }
-  for (int64_t i = 0, e = s.devices.size(); i < e; ++i)
-    if (s.devices[i] != i)
-      return false;
-  reshape = {static_cast<int64_t>(s.devices.size())};
-  perm = {0};
-  return true;
+  if (s.devices.size() == 1) {
+    reshape = {1};
+    perm = {0};
+    return true;
+  }
+  return explicitIotaForm(s.devices, reshape, perm);
 }
 
 /// For each tile dimension of `s`, the stride ranges (major to minor) of

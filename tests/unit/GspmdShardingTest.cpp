@@ -6,6 +6,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <numeric>
+
 using namespace spmd;
 
 static GspmdSharding parse(llvm::StringRef text) {
@@ -154,10 +157,73 @@ TEST(GspmdSharding, CommonMeshRefinesIotaOrders) {
   }
 }
 
+/// `s` with its device order written out as a list.
+static std::string explicitForm(const GspmdSharding &s) {
+  std::string text = "{devices=[";
+  for (auto [i, size] : llvm::enumerate(s.tileShape))
+    text += (i ? "," : "") + std::to_string(size);
+  text += "]";
+  for (auto [i, device] : llvm::enumerate(s.devices))
+    text += (i ? "," : "") + std::to_string(device);
+  return text + (s.lastTileDimReplicate ? " last_tile_dim_replicate}" : "}");
+}
+
+// An explicit list that spells a transposed iota shares the common mesh as
+// the iota form does (importers write either; two meshes kept the
+// tensors apart: "relates tensors sharded on different meshes").
+TEST(GspmdSharding, ExplicitListsOfIotaOrdersShareTheCommonMesh) {
+  const std::vector<std::vector<int64_t>> reshapes = {
+      {8}, {2, 4}, {4, 2}, {2, 2, 2}, {2, 3, 2}, {3, 4}, {2, 2, 3}};
+  int checked = 0;
+  for (const auto &reshape : reshapes) {
+    std::vector<int64_t> perm(reshape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    int64_t n = 1;
+    for (int64_t size : reshape)
+      n *= size;
+    do {
+      std::string order = "<=[";
+      for (auto [i, size] : llvm::enumerate(reshape))
+        order += (i ? "," : "") + std::to_string(size);
+      order += "]T(";
+      for (auto [i, d] : llvm::enumerate(perm))
+        order += (i ? "," : "") + std::to_string(d);
+      order += ")";
+      for (int64_t rows : {int64_t(1), int64_t(2), n}) {
+        if (n % rows)
+          continue;
+        GspmdSharding iota =
+            parse("{devices=[" + std::to_string(rows) + "," +
+                  std::to_string(n / rows) + "]" + order + "}");
+        GspmdSharding list = parse(explicitForm(iota));
+        SCOPED_TRACE(iota.str() + " as " + list.str());
+        std::vector<unsigned> ranks = {2, 2};
+        // Tiles that cut an iota dimension unevenly have no common mesh
+        // in either form.
+        auto iotaOnly =
+            GspmdSharding::toSpmdCommon({iota, iota}, ranks, "mesh");
+        if (!iotaOnly) {
+          llvm::consumeError(iotaOnly.takeError());
+          continue;
+        }
+        ++checked;
+        auto both = GspmdSharding::toSpmdCommon({iota, list}, ranks, "mesh");
+        ASSERT_TRUE(bool(both)) << llvm::toString(both.takeError());
+        auto &[mesh, common] = *both;
+        EXPECT_EQ(common[0].str(), common[1].str());
+        auto [own, ownSharding] = llvm::cantFail(list.toSpmd(2, "mesh"));
+        expectSameLayout(common[1], mesh, ownSharding, own, {24, 24});
+      }
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  EXPECT_GT(checked, 40);
+}
+
 TEST(GspmdSharding, CommonMeshFailures) {
   std::vector<unsigned> ranks = {2, 2};
+  // 0,3,1,2 is no transposed iota (0,2,1,3 is <=[2,2]T(1,0)).
   auto explicitList = GspmdSharding::toSpmdCommon(
-      {parse("{devices=[2,2]0,2,1,3}"), parse("{devices=[2,2]<=[4]}")}, ranks,
+      {parse("{devices=[2,2]0,3,1,2}"), parse("{devices=[2,2]<=[4]}")}, ranks,
       "mesh");
   ASSERT_FALSE(bool(explicitList));
   EXPECT_NE(llvm::toString(explicitList.takeError()).find("not an iota order"),

@@ -22,14 +22,31 @@ func.func @common(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"},
 
 // -----
 
+// An explicit device list that spells a transposed iota (0,4,1,5,2,6,3,7 is
+// <=[2,4]T(1,0)) shares the common mesh with the iota forms: two meshes
+// kept the operands of one matmul apart.
+// CHECK: spmd.mesh @mesh = <["axis0"=2, "axis1"=4]>
+// CHECK-NOT: spmd.mesh
+// CHECK-LABEL: func.func @explicit_iota
+// CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{"axis1"}, {}]>}
+// CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{}, {"axis1"}]>}
+// CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{"axis1"}, {"axis0"}]>}
+func.func @explicit_iota(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[4,1,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}"},
+                         %b: tensor<8x8xf32> {mhlo.sharding = "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"},
+                         %c: tensor<8x8xf32> {mhlo.sharding = "{devices=[4,2]0,4,1,5,2,6,3,7}"}) {
+  return
+}
+
+// -----
+
 // An explicit device list that is no iota order gets a mesh of its own
 // with those device ids.
-// CHECK-DAG: spmd.mesh @mesh = <["t0"=2, "t1"=2], device_ids=[0, 2, 1, 3]>
+// CHECK-DAG: spmd.mesh @mesh = <["t0"=2, "t1"=2], device_ids=[0, 3, 1, 2]>
 // CHECK-DAG: spmd.mesh @mesh_1 = <["t0"=4]>
 // CHECK-LABEL: func.func @explicit
 // CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{"t0"}, {"t1"}]>}
 // CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh_1, [{"t0"}]>}
-func.func @explicit(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,2]0,2,1,3}"},
+func.func @explicit(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,2]0,3,1,2}"},
                     %b: tensor<8xf32> {mhlo.sharding = "{devices=[4]0,1,2,3}"}) {
   return
 }
@@ -62,13 +79,13 @@ func.func @bad_rank(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2,2]<=[4]}"}) 
 // A non-iota device order with replicated and maximal operands: all on the
 // one mesh of the tiled sharding (a mesh of their own would keep them from
 // meeting in the add).
-// CHECK: spmd.mesh @mesh = <["t0"=2, "t1"=2], device_ids=[0, 2, 1, 3]>
+// CHECK: spmd.mesh @mesh = <["t0"=2, "t1"=2], device_ids=[0, 3, 1, 2]>
 // CHECK-NOT: spmd.mesh
 // CHECK-LABEL: func.func @non_iota_with_replicated
 // CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{"t0"}, {"t1"}]>}
 // CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
 // CHECK-SAME: {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
-func.func @non_iota_with_replicated(%a: tensor<8x6xf32> {mhlo.sharding = "{devices=[2,2]0,2,1,3}"},
+func.func @non_iota_with_replicated(%a: tensor<8x6xf32> {mhlo.sharding = "{devices=[2,2]0,3,1,2}"},
                                     %b: tensor<8x6xf32> {mhlo.sharding = "{replicated}"},
                                     %c: tensor<8x6xf32> {mhlo.sharding = "{maximal device=0}"}) -> tensor<8x6xf32> {
   %s = arith.addf %a, %b : tensor<8x6xf32>
