@@ -489,6 +489,19 @@ static void evaluateSelect(const Lanes &l) {
     each(l.d.i, l.b.i, l.c.i);
 }
 
+// One rounding, as math.fma asks (f32 lanes too: a product rounded to f32
+// before the sum is another value).
+static void evaluateFma(const Lanes &l) {
+  assert(l.a.isF32() == l.d.isF32() && l.b.isF32() == l.d.isF32() &&
+         l.c.isF32() == l.d.isF32() && "math.fma has one type");
+  auto each = [&](auto *d, const auto *x, const auto *y, const auto *z) {
+    for (int64_t k = 0; k < l.n; ++k)
+      d[k] = std::fma(x[k], y[k], z[k]);
+  };
+  l.d.isF32() ? each(l.d.s(), l.a.s(), l.b.s(), l.c.s())
+              : each(l.d.f, l.a.f, l.b.f, l.c.f);
+}
+
 // Float lanes are read and written where their kind keeps them (f32 in s,
 // others in f): each helper runs `f` over the lanes in the arrays of the
 // registers' kinds, so f32 ops compute in f32.
