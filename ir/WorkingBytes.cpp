@@ -1,6 +1,7 @@
 //===- WorkingBytes.cpp - Buffers a kernel allocates besides results ------===//
 
 #include "ir/WorkingBytes.h"
+#include "ir/ContractionLayout.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -92,22 +93,25 @@ static bool hasStoredWeights(linalg::LinalgOp op) {
          isMemoryEffectFree(producer);
 }
 
-/// The multiply-adds of contraction `op` with operands of `operandShapes`
-/// (each loop's size read from the first operand indexed by it).
-static int64_t multiplyAdds(linalg::LinalgOp op,
-                            ArrayRef<ArrayRef<int64_t>> operandShapes) {
-  SmallVector<int64_t> loops(op.getNumLoops(), 0);
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    for (auto [r, result] : llvm::enumerate(map.getResults()))
-      if (auto dim = dyn_cast<AffineDimExpr>(result);
-          dim && !loops[dim.getPosition()])
-        loops[dim.getPosition()] = operandShapes[operand.getOperandNumber()][r];
-  }
-  int64_t macs = 1;
-  for (int64_t size : loops)
-    macs = ShapedType::isDynamic(size) ? 0 : macs * size;
-  return macs;
+/// The dense copies the GEMM makes of the operands of an f32 or f64
+/// contraction that are no matrices where they lie (ir/ContractionLayout.h).
+static int64_t denseCopyBytes(linalg::LinalgOp op,
+                              ArrayRef<ArrayRef<int64_t>> operandShapes) {
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!element.isF32() && !element.isF64())
+    return 0;
+  std::optional<Contraction> c = contractionLayout(op, operandShapes);
+  if (!c)
+    return 0;
+  int64_t bytes = 0;
+  auto add = [&](const Packing &view, int64_t rows, int64_t cols) {
+    if (!view.matrix(rows, cols))
+      bytes += view.elements() * (element.getIntOrFloatBitWidth() / 8);
+  };
+  add(c->a, c->m, c->k);
+  add(c->b, c->k, c->n);
+  add(c->c, c->m, c->n);
+  return bytes;
 }
 
 int64_t mlir::spmd::workingBytes(Operation *op,
@@ -130,25 +134,50 @@ int64_t mlir::spmd::workingBytes(Operation *op,
     return im2colBytes(conv, operandShapes[0], operandShapes[1],
                        resultShapes[0], false);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp) ||
+      int64_t(operandShapes.size()) != op->getNumOperands())
+    return 0;
+  return denseCopyBytes(linalgOp, operandShapes) +
+         matmulLibraryBytes(linalgOp, operandShapes);
+}
+
+int64_t
+mlir::spmd::matmulLibraryBytes(Operation *op,
+                               ArrayRef<ArrayRef<int64_t>> operandShapes) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (linalgOp && isF32(op) && linalg::isaContractionOpInterface(linalgOp) &&
       hasStoredWeights(linalgOp) &&
-      int64_t(operandShapes.size()) == op->getNumOperands() &&
-      multiplyAdds(linalgOp, operandShapes) >= kMatmulMinMacs)
-    return kMatmulLibraryBytes;
+      int64_t(operandShapes.size()) == op->getNumOperands())
+    if (std::optional<Contraction> c =
+            contractionLayout(linalgOp, operandShapes);
+        c && c->batch * c->m * c->n * c->k >= kMatmulMinMacs)
+      return kMatmulLibraryBytes;
   return 0;
 }
 
-int64_t mlir::spmd::workingBytes(Operation *op) {
-  SmallVector<ArrayRef<int64_t>> operands, results;
+/// The shapes of `op`'s operands and results, when all are ranked.
+static bool shapesOf(Operation *op, SmallVector<ArrayRef<int64_t>> &operands,
+                     SmallVector<ArrayRef<int64_t>> &results) {
   for (Type type : op->getOperandTypes())
     if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank())
       operands.push_back(shaped.getShape());
     else
-      return 0;
+      return false;
   for (Type type : op->getResultTypes())
     if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank())
       results.push_back(shaped.getShape());
     else
-      return 0;
-  return workingBytes(op, operands, results);
+      return false;
+  return true;
+}
+
+int64_t mlir::spmd::workingBytes(Operation *op) {
+  SmallVector<ArrayRef<int64_t>> operands, results;
+  return shapesOf(op, operands, results) ? workingBytes(op, operands, results)
+                                         : 0;
+}
+
+int64_t mlir::spmd::matmulLibraryBytes(Operation *op) {
+  SmallVector<ArrayRef<int64_t>> operands, results;
+  return shapesOf(op, operands, results) ? matmulLibraryBytes(op, operands) : 0;
 }

@@ -26,6 +26,12 @@ int64_t workingBytes(Operation *op, ArrayRef<ArrayRef<int64_t>> operandShapes,
 /// The same for `op` as it is (a local op, whose types are its shapes).
 int64_t workingBytes(Operation *op);
 
+/// The part of a contraction's working bytes that oneDNN's matmul may use
+/// as scratchpad (0: the contraction does not run there).
+int64_t matmulLibraryBytes(Operation *op,
+                           ArrayRef<ArrayRef<int64_t>> operandShapes);
+int64_t matmulLibraryBytes(Operation *op);
+
 } // namespace mlir::spmd
 
 #endif // SPMD_IR_WORKINGBYTES_H

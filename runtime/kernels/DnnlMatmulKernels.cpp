@@ -184,7 +184,7 @@ static llvm::Error run(const DnnlMatmul &mm, const HostBuffer &a,
 /// The kernel state of contraction `op`, when it is one GEMM of f32 with a
 /// constant B, and oneDNN has brgemm code for it.
 static std::shared_ptr<DnnlMatmul> prepare(linalg::LinalgOp op) {
-  int64_t workingBytes = mlir::spmd::workingBytes(op);
+  int64_t workingBytes = mlir::spmd::matmulLibraryBytes(op);
   if (workingBytes == 0)
     return nullptr;
   std::optional<Contraction> c = contractionOf(op);
@@ -197,11 +197,11 @@ static std::shared_ptr<DnnlMatmul> prepare(linalg::LinalgOp op) {
   mm->contraction = *c;
   // Views only: the data pointers are each call's.
   std::optional<GemmOperand<const float>> a =
-      c->a.matrix<const float>(nullptr, c->m, c->k);
+      matrixOf<const float>(c->a, nullptr, c->m, c->k);
   std::optional<GemmOperand<const float>> b =
-      c->b.matrix<const float>(nullptr, c->k, c->n);
+      matrixOf<const float>(c->b, nullptr, c->k, c->n);
   std::optional<GemmOperand<const float>> out =
-      c->c.matrix<const float>(nullptr, c->m, c->n);
+      matrixOf<const float>(c->c, nullptr, c->m, c->n);
   if (!a || !b || !out || out->transposed)
     return nullptr;
   mm->a = *a, mm->c = *out;

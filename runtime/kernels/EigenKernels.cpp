@@ -153,17 +153,19 @@ template <typename T> struct Matrices {
 };
 } // namespace
 
-/// `view`'s matrices where they lie, unless transposed ones are refused;
-/// else packed densely in `scratch`.
+/// `view`'s matrices where they lie, else packed densely in `scratch`.
 template <typename T>
 static Matrices<T> matrices(const Packing &view, T *data, int64_t rows,
-                            int64_t cols, std::optional<HostBuffer> &scratch,
-                            bool rowMajorOnly) {
-  std::optional<GemmOperand<T>> inPlace = view.matrix(data, rows, cols);
-  if (inPlace && !(rowMajorOnly && inPlace->transposed))
+                            int64_t cols, std::optional<HostBuffer> &scratch) {
+  if (std::optional<GemmOperand<T>> inPlace = matrixOf(view, data, rows, cols))
     return {*inPlace, &view, 0};
   return {GemmOperand<T>{dense(view, data, scratch), cols}, nullptr,
           rows * cols};
+}
+
+/// The same matrix read as its transpose.
+template <typename T> static GemmOperand<T> transposeOf(GemmOperand<T> m) {
+  return {m.data, m.ld, !m.transposed};
 }
 
 template <typename T>
@@ -172,12 +174,20 @@ static void contract(const Contraction &c, const HostBuffer &a,
                      KernelThreads threads) {
   std::optional<HostBuffer> scratchA, scratchB, scratchC;
   // Inputs are only read: their GemmOperand is of const T.
-  auto ma = matrices<const T>(c.a, a.as<T>(), c.m, c.k, scratchA, false);
-  auto mb = matrices<const T>(c.b, b.as<T>(), c.k, c.n, scratchB, false);
-  auto mc = matrices<T>(c.c, out.as<T>(), c.m, c.n, scratchC,
-                        /*rowMajorOnly=*/true);
-  for (int64_t i = 0; i < c.batch; ++i)
-    gemm<T>(ma.at(i), mb.at(i), mc.at(i), c.m, c.k, c.n, accumulate, threads);
+  auto ma = matrices<const T>(c.a, a.as<T>(), c.m, c.k, scratchA);
+  auto mb = matrices<const T>(c.b, b.as<T>(), c.k, c.n, scratchB);
+  auto mc = matrices<T>(c.c, out.as<T>(), c.m, c.n, scratchC);
+  for (int64_t i = 0; i < c.batch; ++i) {
+    GemmOperand<T> ci = mc.at(i);
+    // GEMMs write row-major C: a transposed one is C^T = B^T A^T, written
+    // where it lies (a dense copy of it was memory the model did not
+    // price).
+    if (ci.transposed)
+      gemm<T>(transposeOf(mb.at(i)), transposeOf(ma.at(i)), transposeOf(ci),
+              c.n, c.k, c.m, accumulate, threads);
+    else
+      gemm<T>(ma.at(i), mb.at(i), ci, c.m, c.k, c.n, accumulate, threads);
+  }
   if (scratchC)
     copyView<T, false>(c.c, out.as<T>(), mc.first.data);
 }
@@ -188,89 +198,9 @@ void contractF32(const Contraction &c, const HostBuffer &a, const HostBuffer &b,
 }
 
 std::optional<Contraction> contractionOf(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !op.hasPureTensorSemantics() || !isMulAddBody(*op.getBlock()))
+  if (!op.hasPureTensorSemantics() || !isMulAddBody(*op.getBlock()))
     return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims))
-    return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return std::nullopt;
-  // Every loop is of exactly one kind, used by exactly the operands of its
-  // kind (a loop only A reads would be a sum the GEMM does not do).
-  AffineMap mapA = op.getMatchingIndexingMap(&op->getOpOperand(0)),
-            mapB = op.getMatchingIndexingMap(&op->getOpOperand(1)),
-            mapC = op.getMatchingIndexingMap(&op->getOpOperand(2));
-  auto iterators = op.getIteratorTypesArray();
-  auto uses = [&](ArrayRef<unsigned> loops, bool inA, bool inB, bool inC,
-                  utils::IteratorType kind) {
-    return llvm::all_of(loops, [&](unsigned l) {
-      return mapA.isFunctionOfDim(l) == inA && mapB.isFunctionOfDim(l) == inB &&
-             mapC.isFunctionOfDim(l) == inC && iterators[l] == kind;
-    });
-  };
-  auto parallel = utils::IteratorType::parallel;
-  if (dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
-          ranges.size() ||
-      !uses(dims->batch, true, true, true, parallel) ||
-      !uses(dims->m, true, false, true, parallel) ||
-      !uses(dims->n, false, true, true, parallel) ||
-      !uses(dims->k, true, true, false, utils::IteratorType::reduction))
-    return std::nullopt;
-  // Element strides of an operand per loop (maps are projected
-  // permutations).
-  auto stridesOf =
-      [&](OpOperand &operand) -> std::optional<std::vector<int64_t>> {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation())
-      return std::nullopt;
-    ArrayRef<int64_t> shape =
-        llvm::cast<RankedTensorType>(operand.get().getType()).getShape();
-    std::vector<int64_t> perLoop(ranges.size(), 0);
-    int64_t stride = 1;
-    for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
-      perLoop[map.getDimPosition(r)] = stride;
-      stride *= shape[r];
-    }
-    return perLoop;
-  };
-  auto view = [&](OpOperand &operand,
-                  std::initializer_list<ArrayRef<unsigned>> groups)
-      -> std::optional<Packing> {
-    std::optional<std::vector<int64_t>> strides = stridesOf(operand);
-    if (!strides)
-      return std::nullopt;
-    Packing p;
-    for (ArrayRef<unsigned> group : groups)
-      for (unsigned loop : group) {
-        p.sizes.push_back(ranges[loop]);
-        p.strides.push_back((*strides)[loop]);
-      }
-    return p;
-  };
-  Contraction c;
-  for (unsigned l : dims->batch)
-    c.batch *= ranges[l];
-  for (unsigned l : dims->m)
-    c.m *= ranges[l];
-  for (unsigned l : dims->n)
-    c.n *= ranges[l];
-  for (unsigned l : dims->k)
-    c.k *= ranges[l];
-  auto a = view(op->getOpOperand(0), {dims->batch, dims->m, dims->k});
-  auto b = view(op->getOpOperand(1), {dims->batch, dims->k, dims->n});
-  auto out = view(op->getOpOperand(2), {dims->batch, dims->m, dims->n});
-  if (!a || !b || !out)
-    return std::nullopt;
-  c.a = *a, c.b = *b, c.c = *out;
-  for (Packing *p : {&c.a, &c.b, &c.c})
-    p->batchLoops = dims->batch.size();
-  c.a.rowLoops = c.c.rowLoops = dims->m.size();
-  c.b.rowLoops = dims->k.size();
-  c.isF32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
-  return c;
+  return mlir::spmd::contractionLayout(op);
 }
 
 std::optional<KernelBuilder> contractionKernel(Operation *op) {

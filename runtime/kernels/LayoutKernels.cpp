@@ -260,7 +260,7 @@ static void permute(const T *in, llvm::ArrayRef<int64_t> inStride,
 
 template <typename T>
 static void run(const Movement &m, const void *input, void *output,
-                std::optional<HostBuffer> &scratch, KernelThreads threads) {
+                KernelThreads threads) {
   const T *in = static_cast<const T *>(input);
   T *out = static_cast<T *>(output);
   size_t rank = m.outShape.size();
@@ -291,21 +291,13 @@ static void run(const Movement &m, const void *input, void *output,
       permute(in, keptStride, kept, out, threads);
     return;
   }
-  const T *ordered = in;
-  if (!inOrder) {
-    int64_t count = 1;
-    for (int64_t s : kept)
-      count *= s;
-    scratch.emplace(m.elementBytes == 8   ? ElementType::I64
-                    : m.elementBytes == 4 ? ElementType::I32
-                    : m.elementBytes == 2 ? ElementType::I16
-                                          : ElementType::I8,
-                    std::vector<int64_t>{count}, Init::None);
-    permute(in, keptStride, kept, scratch->as<T>(), threads);
-    ordered = scratch->as<T>();
-  }
-  // Broadcast: every output row is a row of the ordered input or one of
-  // its elements repeated.
+  // A broadcast that also transposes: every element gathered where it
+  // lies, broadcast dimensions read with stride 0 (a permuted copy of the
+  // input first was memory the model did not price).
+  if (!inOrder)
+    return permute(in, keptStride, m.outShape, out, threads);
+  // Broadcast: every output row is a row of the input or one of its
+  // elements repeated.
   std::vector<int64_t> from = stridesOf(kept), to = stridesOf(m.outShape);
   for (size_t j = 0; j < rank; ++j)
     if (kept[j] == 1)
@@ -318,9 +310,9 @@ static void run(const Movement &m, const void *input, void *output,
     for (size_t d = 0; d < idx.size(); ++d)
       f += idx[d] * from[d], t += idx[d] * to[d];
     if (from[rank - 1] == 0)
-      std::fill(out + t, out + t + width, ordered[f]);
+      std::fill(out + t, out + t + width, in[f]);
     else
-      std::memcpy(out + t, ordered + f, width * sizeof(T));
+      std::memcpy(out + t, in + f, width * sizeof(T));
   });
 }
 
@@ -375,17 +367,16 @@ std::optional<KernelBuilder> layoutKernel(Operation *op) {
       Output::Uninitialized,
       [m = *movement](llvm::ArrayRef<const HostBuffer *> in, HostBuffer &out,
                       const DeviceContext &ctx) {
-        std::optional<HostBuffer> scratch;
         const void *from = in[0]->data();
         switch (m.elementBytes) {
         case 1:
-          return run<uint8_t>(m, from, out.data(), scratch, ctx.threads);
+          return run<uint8_t>(m, from, out.data(), ctx.threads);
         case 2:
-          return run<uint16_t>(m, from, out.data(), scratch, ctx.threads);
+          return run<uint16_t>(m, from, out.data(), ctx.threads);
         case 4:
-          return run<uint32_t>(m, from, out.data(), scratch, ctx.threads);
+          return run<uint32_t>(m, from, out.data(), ctx.threads);
         default:
-          return run<uint64_t>(m, from, out.data(), scratch, ctx.threads);
+          return run<uint64_t>(m, from, out.data(), ctx.threads);
         }
       });
 }

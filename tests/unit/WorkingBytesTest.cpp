@@ -51,6 +51,35 @@ protected:
            ") outs(%c : " + c + ") -> " + c + "\n  return %r : " + c + "\n}\n";
   }
 
+  /// The working bytes of the multiply-add generic over loops (m1, m2, n,
+  /// k) of 4 x 5 x 3 x 6 whose operands are read through `mapA`, `mapB`
+  /// and `mapC` and have types `a`, `b` and `c`.
+  int64_t ofContraction(const std::string &mapA, const std::string &a,
+                        const std::string &mapB, const std::string &b,
+                        const std::string &mapC, const std::string &c) {
+    std::string source =
+        "func.func @f(%a: " + a + ", %b: " + b + ", %c: " + c + ") -> " + c +
+        " {\n  %r = linalg.generic {indexing_maps = [affine_map<(m1, m2, n, "
+        "k) -> " +
+        mapA + ">, affine_map<(m1, m2, n, k) -> " + mapB +
+        ">, affine_map<(m1, m2, n, k) -> " + mapC +
+        ">], iterator_types = [\"parallel\", \"parallel\", \"parallel\", "
+        "\"reduction\"]} ins(%a, %b : " +
+        a + ", " + b + ") outs(%c : " + c +
+        ") {\n  ^bb0(%x: f32, %y: f32, %o: f32):\n"
+        "    %p = arith.mulf %x, %y : f32\n"
+        "    %s = arith.addf %o, %p : f32\n"
+        "    linalg.yield %s : f32\n  } -> " +
+        c + "\n  return %r : " + c + "\n}\n";
+    module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module);
+    if (!module)
+      return -1;
+    Operation *generic = nullptr;
+    module->walk([&](linalg::GenericOp op) { generic = op; });
+    return mlir::spmd::workingBytes(generic);
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
@@ -116,5 +145,26 @@ TEST_F(WorkingBytesTest, OtherWeightsAndSmallProductsPriceNothing) {
                             transposingGeneric("    %n = arith.negf %p : f32\n"
                                                "    linalg.yield %n : f32\n"))),
             0);
+}
+// The GEMM reads and writes operands where they lie, as matrices with a
+// leading dimension, maybe transposed; others it copies densely, and the
+// plan prices those copies (a budget was exceeded by a copy of C).
+TEST_F(WorkingBytesTest, ContractionsPriceTheirDenseCopies) {
+  // Rows (m1, m2) of A, B and C each one stride: nothing copied. C is
+  // transposed: the GEMM writes C^T = B^T A^T where it lies.
+  EXPECT_EQ(ofContraction("(m1, m2, k)", "tensor<4x5x6xf32>", "(k, n)",
+                          "tensor<6x3xf32>", "(n, m1, m2)",
+                          "tensor<3x4x5xf32>"),
+            0);
+  // A's rows m1 and m2 lie apart (k between them): A is copied.
+  EXPECT_EQ(ofContraction("(m1, k, m2)", "tensor<4x6x5xf32>", "(k, n)",
+                          "tensor<6x3xf32>", "(m1, m2, n)",
+                          "tensor<4x5x3xf32>"),
+            4 * 6 * 5 * 4);
+  // So do C's: C is copied (and A is not).
+  EXPECT_EQ(ofContraction("(m1, m2, k)", "tensor<4x5x6xf32>", "(k, n)",
+                          "tensor<6x3xf32>", "(m1, n, m2)",
+                          "tensor<4x3x5xf32>"),
+            4 * 3 * 5 * 4);
 }
 } // namespace

@@ -171,3 +171,36 @@ func.func @matmul_zero_ref(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tens
   } -> tensor<64x80xf32>
   return %0 : tensor<64x80xf32>
 }
+// A transposed output from a zero fill, large enough for the library GEMM:
+// computed as C^T = B^T A^T where C lies (the GEMM wrote a dense copy).
+// B is also transposed, A is a batch of one.
+func.func @transposed_out_large(%a: tensor<1x40x33xf32>, %b: tensor<24x33xf32>) -> tensor<24x40xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x40xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (0, m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<1x40x33xf32>, tensor<24x33xf32>) outs(%c : tensor<24x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<24x40xf32>
+  return %0 : tensor<24x40xf32>
+}
+func.func @transposed_out_large_ref(%a: tensor<1x40x33xf32>, %b: tensor<24x33xf32>) -> tensor<24x40xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x40xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (0, m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<1x40x33xf32>, tensor<24x33xf32>) outs(%c : tensor<24x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %idx0 = linalg.index 0 : index
+    %idx2 = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %xe = tensor.extract %a[%c0, %idx0, %idx2] : tensor<1x40x33xf32>
+    %p = arith.mulf %xe, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<24x40xf32>
+  return %0 : tensor<24x40xf32>
+}

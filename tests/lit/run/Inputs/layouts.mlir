@@ -165,3 +165,49 @@ func.func @transpose_large_f64_ref(%a: tensor<3x600x701xf64>) -> tensor<3x701x60
   } -> tensor<3x701x600xf64>
   return %0 : tensor<3x701x600xf64>
 }
+// Broadcasts whose input is also transposed, large enough for whole tiles
+// and two threads: gathered straight into the output (the input was
+// permuted into a copy first), the broadcast dimension in the middle or
+// innermost.
+func.func @broadcast_transposed_mid(%a: tensor<70x128xf32>) -> tensor<128x9x70xf32> {
+  %e = tensor.empty() : tensor<128x9x70xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (k, i)>, affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<70x128xf32>) outs(%e : tensor<128x9x70xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<128x9x70xf32>
+  return %0 : tensor<128x9x70xf32>
+}
+func.func @broadcast_transposed_mid_ref(%a: tensor<70x128xf32>) -> tensor<128x9x70xf32> {
+  %e = tensor.empty() : tensor<128x9x70xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e : tensor<128x9x70xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %k = linalg.index 2 : index
+    %y = tensor.extract %a[%k, %i] : tensor<70x128xf32>
+    linalg.yield %y : f32
+  } -> tensor<128x9x70xf32>
+  return %0 : tensor<128x9x70xf32>
+}
+func.func @broadcast_transposed_inner(%a: tensor<70x128xf32>) -> tensor<128x70x20xf32> {
+  %e = tensor.empty() : tensor<128x70x20xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, i)>, affine_map<(i, k, j) -> (i, k, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<70x128xf32>) outs(%e : tensor<128x70x20xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<128x70x20xf32>
+  return %0 : tensor<128x70x20xf32>
+}
+func.func @broadcast_transposed_inner_ref(%a: tensor<70x128xf32>) -> tensor<128x70x20xf32> {
+  %e = tensor.empty() : tensor<128x70x20xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e : tensor<128x70x20xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %k = linalg.index 1 : index
+    %y = tensor.extract %a[%k, %i] : tensor<70x128xf32>
+    linalg.yield %y : f32
+  } -> tensor<128x70x20xf32>
+  return %0 : tensor<128x70x20xf32>
+}
