@@ -195,7 +195,19 @@ llvm::Expected<TensorRef> Communicator::run(const CollectiveCall &call,
   if (!all)
     return all.takeError();
   int64_t position = llvm::find(call.group, call.device) - call.group.begin();
-  return collective.combine(std::move(*all), position);
+  TensorRef result = collective.combine(std::move(*all), position);
+  if (llvm::Error err =
+          allCombined(call.key, call.what, call.device, call.group))
+    return std::move(err);
+  return result;
+}
+
+llvm::Error Communicator::allCombined(const std::string &key,
+                                      const std::string &what, int64_t device,
+                                      llvm::ArrayRef<int64_t> group) {
+  if (group.size() == 1)
+    return llvm::Error::success();
+  return exchange(key + "/done", what, device, group, nullptr).takeError();
 }
 
 llvm::Expected<TensorRef>
@@ -206,7 +218,11 @@ Communicator::allReduce(const std::string &key, const std::string &what,
       exchange(key, what, device, group, std::move(local));
   if (!all)
     return all.takeError();
-  return reduce(*all, kind);
+  TensorRef result = reduce(*all, kind);
+  all->clear();
+  if (llvm::Error err = allCombined(key, what, device, group))
+    return std::move(err);
+  return result;
 }
 
 llvm::Expected<TensorRef>
@@ -238,10 +254,8 @@ LocalCommunicator::allReduce(const std::string &key, const std::string &what,
   reduceInto(*inputs, kind, *shared, n * position / members,
              n * (position + 1) / members);
   inputs->clear();
-  if (llvm::Expected<std::vector<TensorRef>> done =
-          exchange(key + "/done", what, device, group, nullptr);
-      !done)
-    return done.takeError();
+  if (llvm::Error err = allCombined(key, what, device, group))
+    return std::move(err);
   return shared;
 }
 

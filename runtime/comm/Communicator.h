@@ -84,6 +84,14 @@ public:
   exchange(const std::string &key, const std::string &what, int64_t device,
            llvm::ArrayRef<int64_t> group, TensorRef local) = 0;
 
+  /// Waits until every member of `group` has called it after a collective
+  /// `key`: each has combined what it received, so the buffers the members
+  /// sent are no longer read. A device then moves on with its input free,
+  /// where the memory plan frees it (its last use is the collective); a
+  /// slower member reading it still kept it counted on the device.
+  llvm::Error allCombined(const std::string &key, const std::string &what,
+                          int64_t device, llvm::ArrayRef<int64_t> group);
+
   /// The reduction of every member's `local`, on every member. By default
   /// each member reduces all the buffers it receives.
   virtual llvm::Expected<TensorRef>
