@@ -97,7 +97,7 @@ static bool hasStoredWeights(linalg::LinalgOp op) {
 /// contraction that are no matrices where they lie (ir/ContractionLayout.h).
 static int64_t denseCopyBytes(linalg::LinalgOp op,
                               ArrayRef<ArrayRef<int64_t>> operandShapes) {
-  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   if (!element.isF32() && !element.isF64())
     return 0;
   std::optional<Contraction> c = contractionLayout(op, operandShapes);
