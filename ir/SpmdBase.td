@@ -53,6 +53,10 @@ def Spmd_Dialect : Dialect {
     /// On arguments and results of partitioned functions: the global type.
     static constexpr ::llvm::StringLiteral kGlobalTypeAttrName =
         "spmd.global_type";
+    /// Written by spmd-test-print-rules on each op with a factor rule: the
+    /// rule as text.
+    static constexpr ::llvm::StringLiteral kShardingRuleAttrName =
+        "spmd.sharding_rule";
 
     /// State the ops' sharding models cache per context (structured ops'
     /// rules). It lives here because external models are freed without

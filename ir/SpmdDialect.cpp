@@ -119,6 +119,12 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                              << "' is a non-negative integer on collectives";
     return success();
   }
+  if (attr.getName() == kShardingRuleAttrName) {
+    if (!llvm::isa<StringAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' is a string";
+    return success();
+  }
   if (attr.getName() == kFactorSplitAttrName) {
     // Its axes are checked against the op's mesh where it is read.
     auto factors = llvm::dyn_cast<ArrayAttr>(attr.getValue());

@@ -10,6 +10,7 @@
 
 #include "ir/Namespaces.h"
 #include "ir/ShardingModels.h"
+#include "ir/SpmdDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -60,7 +61,7 @@ struct TestPrintRules
     Builder builder(&getContext());
     getOperation().walk([&](Operation *op) {
       if (std::optional<OpShardingRule> rule = getShardingRule(op))
-        op->setAttr("spmd.sharding_rule",
+        op->setAttr(SpmdDialect::kShardingRuleAttrName,
                     builder.getStringAttr(describeRule(op, *rule)));
     });
   }
