@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::spmd;
 
@@ -180,7 +182,15 @@ static DimShardingAttr parseDimSharding(AsmParser &parser) {
   llvm::SMLoc loc = parser.getCurrentLocation();
   if (succeeded(parser.parseOptionalKeyword(&keyword))) {
     int64_t value;
-    if (!keyword.consume_front("p") || keyword.getAsInteger(10, value)) {
+    bool isPriority = keyword.consume_front("p") && !keyword.empty() &&
+                      llvm::all_of(keyword, llvm::isDigit);
+    if (isPriority && keyword.getAsInteger(10, value)) {
+      parser.emitError(loc, "priority 'p")
+          << keyword << "' is too large (at most p"
+          << std::numeric_limits<int64_t>::max() << ")";
+      return {};
+    }
+    if (!isPriority) {
       parser.emitError(loc, "expected a priority 'p<N>' after the axes");
       return {};
     }

@@ -156,6 +156,16 @@ func.func @bad_priority(%x: tensor<8xf32>) {
 
 // -----
 
+// A priority beyond int64 is named as too large, not as a missing one.
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+func.func @huge_priority(%x: tensor<8xf32>) {
+  // expected-error @+1 {{priority 'p99999999999999999999' is too large (at most p9223372036854775807)}}
+  %0 = spmd.sharding_constraint %x <@mesh, [{"data"}p99999999999999999999]> : tensor<8xf32>
+  return
+}
+
+// -----
+
 spmd.mesh @mesh = <["data"=2, "model"=4]>
 func.func @bad_reduction(%x: tensor<8xf32>) {
   // expected-error @+1 {{unknown reduction 'mean' (expected sum, max, min, maxnum or minnum)}}
