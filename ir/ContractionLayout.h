@@ -1,5 +1,4 @@
-//===- ContractionLayout.h - A contraction's operands as GEMM matrices -*- C++
-//-*-//
+//===- ContractionLayout.h - Contraction operands as matrices -*- C++ -*-===//
 //
 // A linalg contraction's loops grouped into batch, M, N and K dimensions,
 // and each operand's view in that order: where its matrices lie, or that

@@ -352,11 +352,6 @@ static bool iotaForm(const GspmdSharding &s, std::vector<int64_t> &reshape,
     perm = s.iotaPerm;
     return true;
   }
-  if (s.devices.size() == 1) {
-    reshape = {1};
-    perm = {0};
-    return true;
-  }
   return explicitIotaForm(s.devices, reshape, perm);
 }
 

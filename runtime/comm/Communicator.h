@@ -87,8 +87,8 @@ public:
   /// Waits until every member of `group` has called it after a collective
   /// `key`: each has combined what it received, so the buffers the members
   /// sent are no longer read. A device then moves on with its input free,
-  /// where the memory plan frees it (its last use is the collective); a
-  /// slower member reading it still kept it counted on the device.
+  /// as the memory plan has it (its last use is the collective), rather
+  /// than counted on it while a slower member still reads it.
   llvm::Error allCombined(const std::string &key, const std::string &what,
                           int64_t device, llvm::ArrayRef<int64_t> group);
 

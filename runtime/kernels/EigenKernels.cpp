@@ -129,10 +129,8 @@ template <typename T>
 static T *dense(const Packing &view, T *data,
                 std::optional<HostBuffer> &scratch) {
   using U = std::remove_const_t<T>;
-  int64_t count = 1;
-  for (int64_t s : view.sizes)
-    count *= s;
-  scratch.emplace(elementTypeOf<U>(), std::vector<int64_t>{count}, Init::None);
+  scratch.emplace(elementTypeOf<U>(), std::vector<int64_t>{view.elements()},
+                  Init::None);
   copyView<U, true>(view, const_cast<U *>(data), scratch->as<U>());
   return scratch->as<U>();
 }
@@ -180,8 +178,7 @@ static void contract(const Contraction &c, const HostBuffer &a,
   for (int64_t i = 0; i < c.batch; ++i) {
     GemmOperand<T> ci = mc.at(i);
     // GEMMs write row-major C: a transposed one is C^T = B^T A^T, written
-    // where it lies (a dense copy of it was memory the model did not
-    // price).
+    // where it lies, so no copy of C is made.
     if (ci.transposed)
       gemm<T>(transposeOf(mb.at(i)), transposeOf(ma.at(i)), transposeOf(ci),
               c.n, c.k, c.m, accumulate, threads);

@@ -292,8 +292,8 @@ static void run(const Movement &m, const void *input, void *output,
     return;
   }
   // A broadcast that also transposes: every element gathered where it
-  // lies, broadcast dimensions read with stride 0 (a permuted copy of the
-  // input first was memory the model did not price).
+  // lies, broadcast dimensions read with stride 0, so no permuted copy of
+  // the input is made (working memory the plan does not price).
   if (!inOrder)
     return permute(in, keptStride, m.outShape, out, threads);
   // Broadcast: every output row is a row of the input or one of its
