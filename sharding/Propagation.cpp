@@ -21,8 +21,8 @@ using llvm::SmallVectorImpl;
 bool PropagationGraph::Candidate::strongerThan(const Candidate &other) const {
   if (priority != other.priority)
     return priority < other.priority;
-  if (numElements != other.numElements)
-    return numElements > other.numElements;
+  if (sourceElements != other.sourceElements)
+    return sourceElements > other.sourceElements;
   return position < other.position;
 }
 
@@ -41,8 +41,8 @@ bool PropagationGraph::Candidate::comesBefore(bool reduces,
     return priority < other.priority;
   if (reduces != otherReduces)
     return otherReduces;
-  if (!reduces && numElements != other.numElements)
-    return numElements > other.numElements;
+  if (!reduces && sourceElements != other.sourceElements)
+    return sourceElements > other.sourceElements;
   return position < other.position;
 }
 
@@ -82,10 +82,12 @@ llvm::Error PropagationGraph::setUserSharding(NodeId id,
     Dim dim;
     for (AxisIndex axis : llvm::cantFail(mesh.resolveAxes(dimSharding.axes)))
       dim.axes.push_back(axis);
+    dim.carriers.assign(dim.axes.size(), kUserAxis);
     dim.closed = !dimSharding.open;
     dim.explicitPriority = dimSharding.priority.has_value();
     dim.priority = dimSharding.priority.value_or(0);
     dim.origin = origin;
+    dim.sourceElements = node.numElements;
     node.dims.push_back(std::move(dim));
   }
   auto resolve = [&](const std::vector<std::string> &names) {
@@ -172,8 +174,10 @@ int PropagationGraph::edgeMesh(unsigned edgeIndex) {
 }
 
 MutableArrayRef<SmallVector<PropagationGraph::Candidate, 2>>
-PropagationGraph::collectCandidates(const Edge &edge, const ShardingRule &rule,
+PropagationGraph::collectCandidates(unsigned edgeIndex,
+                                    const ShardingRule &rule,
                                     const DeviceMesh &mesh, int64_t threshold) {
+  const Edge &edge = edges[edgeIndex];
   unsigned numFactors = rule.numFactors();
   // Reused across evaluations: allocating per evaluation dominated them.
   if (candidateScratch.size() < numFactors)
@@ -193,16 +197,21 @@ PropagationGraph::collectCandidates(const Edge &edge, const ShardingRule &rule,
     unsigned position =
         t >= edge.numOperands ? t - edge.numOperands : numResults + t;
     for (auto [d, dim] : llvm::enumerate(node.dims)) {
-      if (dim.axes.empty() || dim.priority > threshold)
+      // Axes this edge carried here echo its own sources: they are no
+      // source of their own.
+      size_t sourced =
+          llvm::find(dim.carriers, edgeIndex) - dim.carriers.begin();
+      if (sourced == 0 || dim.priority > threshold)
         continue;
       const DimFactors &factors = rule.tensors[t][d];
       for (unsigned f : factors)
         projected[f].clear();
-      projectDim(dim.axes, factors, rule.factorSizes, mesh, projected);
+      projectDim(ArrayRef(dim.axes).take_front(sourced), factors,
+                 rule.factorSizes, mesh, projected);
       for (unsigned f : factors)
         if (!projected[f].empty())
-          candidates[f].push_back({projected[f], dim.priority, node.numElements,
-                                   position, dim.origin});
+          candidates[f].push_back({projected[f], dim.priority,
+                                   dim.sourceElements, position, dim.origin});
     }
   }
   return candidates;
@@ -293,8 +302,10 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
   const Edge &edge = edges[edgeIndex];
   const ShardingRule &rule = rules[edge.rule];
   const DeviceMesh &mesh = meshes[meshIndex].second;
-  Node &node = nodes[edge.nodes[t]];
+  NodeId id = edge.nodes[t];
+  Node &node = nodes[id];
   if (node.mesh < 0) {
+    saveForRestart(id);
     node.mesh = meshIndex;
     node.dims.assign(node.shape.size(), Dim());
   }
@@ -311,8 +322,11 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
         !std::equal(dim.axes.begin(), dim.axes.end(), proposed.begin()))
       continue;
     size_t k = old;
-    while (k < proposed.size() && !usesAxis(node, proposed[k], d))
+    while (k < proposed.size() && !usesAxis(node, proposed[k], d) &&
+           !forbidden.contains({id, unsigned(d), proposed[k], edgeIndex}))
       ++k;
+    if (k < proposed.size() && usesAxis(node, proposed[k], d))
+      forbidBlockingCarriage(edgeIndex, t, d, proposed[k], factorAxes);
     if (k == old)
       continue;
     // The factor that gave the first new axis names the source.
@@ -331,14 +345,48 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
                << " through factor "
                << ShardingRule::factorName(factors.front()) << " (p"
                << source->priority << ")\n");
+    saveForRestart(id);
     dim.axes.assign(proposed.begin(), proposed.begin() + k);
+    dim.carriers.resize(k, edgeIndex);
     dim.priority =
         old ? std::min(dim.priority, source->priority) : source->priority;
-    if (!old)
+    if (!old) {
       dim.origin = source->origin;
+      dim.sourceElements = source->sourceElements;
+    }
     grown = true;
   }
   return grown;
+}
+
+void PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
+                                              unsigned d, AxisIndex axis,
+                                              ArrayRef<AxisList> factorAxes) {
+  const Edge &edge = edges[edgeIndex];
+  const ShardingRule &rule = rules[edge.rule];
+  NodeId id = edge.nodes[t];
+  const Node &node = nodes[id];
+  for (auto [other, dim] : llvm::enumerate(node.dims)) {
+    auto held = llvm::find(dim.axes, axis);
+    if (other == d || held == dim.axes.end())
+      continue;
+    size_t i = held - dim.axes.begin();
+    unsigned carrier = dim.carriers[i];
+    AxisList proposed = composeDim(rule.tensors[t][other], factorAxes,
+                                   rule.factorSizes, meshes[node.mesh].second);
+    if (carrier == kUserAxis || (i < proposed.size() && proposed[i] == axis))
+      return;
+    if (forbidden.insert({id, unsigned(other), axis, carrier}).second) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "spmd-propagate: " << edgeName(edgeIndex) << " gives "
+                 << meshes[node.mesh].second.axisName(axis) << " to dim " << d
+                 << " of tensor " << t << ", which " << edgeName(carrier)
+                 << " carried to its dim " << other
+                 << ": the round starts again without that\n");
+      restart = true;
+    }
+    return;
+  }
 }
 
 bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
@@ -355,7 +403,7 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   // Project every visible dimension sharding onto the factors, and merge
   // per factor.
   MutableArrayRef<SmallVector<Candidate, 2>> candidates =
-      collectCandidates(edge, rule, mesh, threshold);
+      collectCandidates(edgeIndex, rule, mesh, threshold);
   unsigned numFactors = rule.numFactors();
   SmallVector<AxisList, 4> factorAxes(numFactors);
   SmallVector<const Candidate *, 4> winner(numFactors, nullptr);
@@ -394,29 +442,56 @@ int64_t PropagationGraph::propagate(PropagationStrategy strategy) {
   thresholds.erase(llvm::unique(thresholds), thresholds.end());
 
   int64_t evaluations = 0;
-  SmallVector<NodeId> changed;
   for (int64_t threshold : thresholds) {
     LLVM_DEBUG(llvm::dbgs() << "spmd-propagate: shardings of priority p"
                             << threshold << " and below\n");
-    std::deque<unsigned> queue;
-    std::vector<bool> queued(edges.size(), true);
-    for (unsigned e = 0; e < edges.size(); ++e)
-      queue.push_back(e);
-    while (!queue.empty()) {
-      unsigned e = queue.front();
-      queue.pop_front();
-      queued[e] = false;
-      changed.clear();
-      ++evaluations;
-      if (!evaluate(e, threshold, strategy, changed))
-        continue;
-      for (NodeId id : changed)
-        for (unsigned next : nodes[id].edges)
-          if (!queued[next]) {
-            queued[next] = true;
-            queue.push_back(next);
-          }
+    for (;;) {
+      restart = false;
+      ++run;
+      savedInRun.clear();
+      evaluations += runRound(threshold, strategy);
+      if (!restart)
+        break;
+      for (SavedNode &saved : savedInRun) {
+        Node &node = nodes[saved.id];
+        node.mesh = saved.mesh;
+        node.dims.assign(saved.dims.begin(), saved.dims.end());
+      }
     }
+  }
+  return evaluations;
+}
+
+void PropagationGraph::saveForRestart(NodeId id) {
+  Node &node = nodes[id];
+  if (node.savedInRun == run)
+    return;
+  node.savedInRun = run;
+  savedInRun.push_back({id, node.mesh, {node.dims.begin(), node.dims.end()}});
+}
+
+int64_t PropagationGraph::runRound(int64_t threshold,
+                                   PropagationStrategy strategy) {
+  int64_t evaluations = 0;
+  SmallVector<NodeId> changed;
+  std::deque<unsigned> queue;
+  std::vector<bool> queued(edges.size(), true);
+  for (unsigned e = 0; e < edges.size(); ++e)
+    queue.push_back(e);
+  while (!queue.empty()) {
+    unsigned e = queue.front();
+    queue.pop_front();
+    queued[e] = false;
+    changed.clear();
+    ++evaluations;
+    if (!evaluate(e, threshold, strategy, changed))
+      continue;
+    for (NodeId id : changed)
+      for (unsigned next : nodes[id].edges)
+        if (!queued[next]) {
+          queued[next] = true;
+          queue.push_back(next);
+        }
   }
   return evaluations;
 }

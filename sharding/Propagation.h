@@ -23,6 +23,11 @@
 //   weights is gathered); then the one whose source comes first (results,
 //   then operands left to right). Need-replication factors are never
 //   sharded; permutation factors propagate only with `aggressive`.
+// - These rules hold whatever order the wants arrive in. Shardings only
+//   grow within a round, so an axis carried to a tensor before a stronger
+//   want for it reached an op of that tensor would block the op's choice;
+//   the round then restarts from its start with that carriage forbidden
+//   (each restart forbids something new, so rounds end).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,8 +38,10 @@
 #include "sharding/TensorSharding.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
+#include <tuple>
 
 namespace spmd {
 
@@ -99,12 +106,18 @@ public:
   llvm::ArrayRef<unsigned> meshConflicts() const { return meshConflictEdges; }
 
 private:
+  static constexpr unsigned kUserAxis = ~0u;
   struct Dim {
     llvm::SmallVector<AxisIndex, 2> axes;
+    /// Per axis, the edge that carried it here (kUserAxis: written).
+    llvm::SmallVector<unsigned, 2> carriers;
     bool closed = false;
     bool explicitPriority = false; // written as p<N> by the user
     int64_t priority = 0;
     int origin = kNoOrigin;
+    /// The size of the tensor the user wrote the sharding on: a carried
+    /// sharding is as strong as its source.
+    int64_t sourceElements = 0;
   };
   struct Node {
     llvm::SmallVector<int64_t, 4> shape;
@@ -115,6 +128,7 @@ private:
     llvm::SmallVector<AxisIndex, 2> replicated, partial;
     ReductionKind partialKind = ReductionKind::Sum;
     llvm::SmallVector<unsigned, 4> edges;
+    unsigned savedInRun = 0; // see saveForRestart
   };
   struct Edge {
     Edge(unsigned rule, llvm::SmallVector<NodeId> nodes, unsigned numOperands)
@@ -127,7 +141,7 @@ private:
   struct Candidate {
     AxisList axes;
     int64_t priority;
-    int64_t numElements;
+    int64_t sourceElements;
     unsigned position; // results first, then operands left to right
     int origin;
 
@@ -135,6 +149,10 @@ private:
     bool comesBefore(bool reduces, const Candidate &other,
                      bool otherReduces) const;
   };
+  /// An axis an edge may not carry to a dimension of a node: the edge
+  /// carried it once and later gave it up.
+  using Forbidden = std::tuple<NodeId, unsigned, AxisIndex, unsigned>;
+
   /// evaluate()'s candidates per factor, kept between calls.
   std::vector<llvm::SmallVector<Candidate, 2>> candidateScratch;
 
@@ -150,7 +168,7 @@ private:
   /// Per factor of `rule`, what the dimension shardings of `edge`'s tensors
   /// of priority <= `threshold` say about it (in candidateScratch).
   llvm::MutableArrayRef<llvm::SmallVector<Candidate, 2>>
-  collectCandidates(const Edge &edge, const ShardingRule &rule,
+  collectCandidates(unsigned edge, const ShardingRule &rule,
                     const DeviceMesh &mesh, int64_t threshold);
   /// The axes factor `f` takes from its (non-empty) `candidates`, into
   /// `axes`; returns the candidate that names the source.
@@ -169,6 +187,17 @@ private:
   bool growDims(unsigned edge, unsigned t, int meshIndex,
                 llvm::ArrayRef<AxisList> factorAxes,
                 llvm::ArrayRef<const Candidate *> winner);
+  /// When the axis `edge` gives to dimension `d` of its tensor `t` is
+  /// held by another dimension of that tensor that an edge carried it to
+  /// (not the user), forbids that carriage and asks for a restart.
+  void forbidBlockingCarriage(unsigned edge, unsigned t, unsigned d,
+                              AxisIndex axis,
+                              llvm::ArrayRef<AxisList> factorAxes);
+  /// Keeps the state `node` had when this run started, once per run.
+  void saveForRestart(NodeId node);
+  /// Runs the worklist of the round of priority `threshold` to a
+  /// fixpoint; returns the number of edge evaluations.
+  int64_t runRound(int64_t threshold, PropagationStrategy strategy);
   /// The name of `edge` in traces.
   std::string edgeName(unsigned edge) const;
   bool usesAxis(const Node &node, AxisIndex axis, unsigned exceptDim) const;
@@ -182,6 +211,18 @@ private:
   std::vector<ShardingRule> rules;
   llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> rulesByHash;
   std::vector<unsigned> meshConflictEdges;
+  llvm::DenseSet<Forbidden> forbidden;
+  /// Whether this run of a round forbade a carriage: the round then runs
+  /// again from the state it started in.
+  bool restart = false;
+  /// Runs so far, and the state before this run of each node it changed.
+  unsigned run = 0;
+  struct SavedNode {
+    NodeId id;
+    int mesh;
+    std::vector<Dim> dims;
+  };
+  std::vector<SavedNode> savedInRun;
   std::function<std::string(unsigned)> edgeNamer;
 };
 

@@ -205,6 +205,52 @@ TEST_F(Propagation, TheOpsOwnResultShardingDecides) {
   EXPECT_EQ(result(b), "<@mesh, [{\"y\"}]>");
 }
 
+/// A matmul c = a * b whose k wants y (from a) and whose n wants y from a
+/// tensor three elementwise ops below c: the tie-break (n leaves no partial
+/// results) must hold whether the matmul or the chain is visited first.
+TEST_F(Propagation, AWantFromDownstreamDecidesAsIfItCameFirst) {
+  for (bool chainFirst : {false, true}) {
+    graph = PropagationGraph({{"mesh", llvm::cantFail(DeviceMesh::create(
+                                           {"x", "y", "z"}, {2, 4, 2}))}});
+    NodeId a = graph.addNode({8, 16}), b = graph.addNode({16, 32});
+    NodeId chain[4];
+    for (NodeId &node : chain)
+      node = graph.addNode({8, 32});
+    user(a, {open({}), open({"y"})});
+    user(chain[3], {open({}), closed({"y"})});
+    auto addChain = [&] {
+      for (int i = 0; i < 3; ++i)
+        elementwise({8, 32}, {chain[i], chain[i + 1]});
+    };
+    if (chainFirst)
+      addChain();
+    matmul(a, b, chain[0], 8, 16, 32);
+    if (!chainFirst)
+      addChain();
+    graph.propagate(PropagationStrategy::Aggressive);
+    EXPECT_EQ(result(b), "<@mesh, [{}, {\"y\"}]>") << chainFirst;
+    EXPECT_EQ(result(chain[0]), "<@mesh, [{}, {\"y\"}]>") << chainFirst;
+  }
+}
+
+/// The larger source wins an axis two factors want even when its want
+/// reaches the op through tensors as small as the other's: the sizes that
+/// count are those of the tensors the user annotated.
+TEST_F(Propagation, ACarriedWantIsAsStrongAsItsSource) {
+  NodeId small = graph.addNode({8, 16}), w = graph.addNode({16, 4096}),
+         c = graph.addNode({8, 4096}), d = graph.addNode({8, 4096}),
+         big = graph.addNode({8, 4096});
+  user(small, {open({"y"}), open({})});
+  user(big, {open({}), open({"y"})});
+  matmul(small, w, c, 8, 16, 4096);
+  elementwise({8, 4096}, {c, d});
+  // As a sharding_constraint ties its input to its result: operands only.
+  graph.addEdge(ShardingRule::identity({8, 4096}, 2), {d, big}, 2);
+  graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(w), "<@mesh, [{}, {\"y\"}]>");
+  EXPECT_EQ(result(d), "<@mesh, [{}, {\"y\"}]>");
+}
+
 TEST_F(Propagation, PriorityBeatsPositionForAnAxis) {
   // a is the first operand and the larger, but b's priority is lower.
   NodeId a = graph.addNode({64, 4}), b = graph.addNode({4, 8}),

@@ -1,11 +1,9 @@
-// Known gap, an expected failure: the documented tie-breaks for an axis two
-// factors of an op want do not hold when one of the wants arrives from
-// downstream after the op was first visited. Shardings only grow, so an
-// operand sharded from the upstream want keeps it after the op's factor
-// gives the axis up (found by an adversarial run; numbers stay right, the
-// partitioner reshards, but the layouts contradict
-// docs/sharding-semantics.md and move more bytes).
-// XFAIL: *
+// The documented tie-breaks for an axis two factors of an op want hold
+// when one of the wants arrives from downstream after the op was first
+// visited (a function result, a later constraint): the round restarts
+// without the carriage that blocked the op's choice (found by an
+// adversarial run, where the layouts contradicted
+// docs/sharding-semantics.md and moved more bytes; numbers were right).
 // RUN: spmd-opt %s --spmd-propagate -split-input-file | FileCheck %s
 
 // "model" wanted on k (by %a) and on n (by the result): n keeps it, as it
