@@ -99,19 +99,39 @@ double evaluate(const ShardingProblem &problem,
   return cost;
 }
 
-static llvm::Error noFit(const ShardingProblem &problem) {
-  // Budgets of 2^63 bytes or more do not convert to int64 (nor do they
-  // bound anything).
-  std::string budget =
-      problem.memoryBudget < 0x1p63
-          ? std::to_string(int64_t(problem.memoryBudget))
-          : (problem.memoryBudget == 0x1p63 ? std::to_string(INT64_MAX)
-                                            : std::to_string(
-                                                  problem.memoryBudget));
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "no choice of shardings fits the memory budget of " + budget +
-          " bytes per device");
+/// `bytes` as a whole number: budgets of 2^63 bytes or more do not convert
+/// to int64 (nor do they bound anything).
+static std::string bytesText(double bytes) {
+  bytes = std::ceil(bytes);
+  if (bytes < 0x1p63)
+    return std::to_string(int64_t(bytes));
+  return bytes == 0x1p63 ? std::to_string(INT64_MAX) : std::to_string(bytes);
+}
+
+namespace {
+/// The smallest budget some choice fits: the peak of the leanest choice
+/// found, and whether none smaller fits (else `bound`: none below fits).
+struct LeastPeak {
+  double found;
+  bool proven;
+  double bound;
+};
+} // namespace
+
+static llvm::Error noFit(const ShardingProblem &problem,
+                         const LeastPeak &least) {
+  std::string message = "no choice of shardings fits the memory budget of " +
+                        bytesText(problem.memoryBudget) + " bytes per device";
+  if (least.proven)
+    message +=
+        "; the smallest that fits is " + bytesText(least.found) + " bytes";
+  else
+    message +=
+        "; " + bytesText(least.found) +
+        " bytes fit (the time limit passed before the solver proved that "
+        "none smaller does; none below " +
+        bytesText(std::floor(least.bound)) + " does)";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
 /// The time `seconds` from `start`, or never for limits beyond what a
@@ -143,6 +163,7 @@ solveExhaustively(const ShardingProblem &problem, double timeLimitSeconds) {
   std::vector<unsigned> choice(n, 0);
   ShardingSolution best;
   best.cost = std::numeric_limits<double>::infinity();
+  double leastPeak = std::numeric_limits<double>::infinity();
   for (uint64_t tried = 1;; ++tried) {
     // The clock is read now and then: a choice is tried in microseconds.
     if (tried % 1024 == 0 && std::chrono::steady_clock::now() > deadline) {
@@ -159,6 +180,7 @@ solveExhaustively(const ShardingProblem &problem, double timeLimitSeconds) {
                          .count();
       return best;
     }
+    leastPeak = std::min(leastPeak, peakMemory(problem, choice));
     double cost = evaluate(problem, choice);
     if (cost < best.cost) {
       best.cost = cost;
@@ -172,7 +194,7 @@ solveExhaustively(const ShardingProblem &problem, double timeLimitSeconds) {
       break;
   }
   if (!std::isfinite(best.cost))
-    return noFit(problem);
+    return noFit(problem, {leastPeak, true, leastPeak});
   best.bound = best.cost;
   best.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -427,10 +449,12 @@ static void addEdgePairs(const ShardingProblem &problem, const CostScale &scale,
 }
 
 /// A row per live set: the bytes its choices decide stay within the budget
-/// less its fixed bytes.
+/// less its fixed bytes. With a `peak` column, they stay within it instead
+/// (bytes and peak in units of `unit` bytes).
 static void addMemoryRows(const ShardingProblem &problem,
-                          IntegerProgram &program) {
-  if (!std::isfinite(problem.memoryBudget))
+                          IntegerProgram &program, int peak = -1,
+                          double unit = 1) {
+  if (peak < 0 && !std::isfinite(problem.memoryBudget))
     return;
   for (const ShardingProblem::LiveSet &live : problem.liveSets) {
     // A node's values and terms add up in its columns' coefficients; a
@@ -447,11 +471,14 @@ static void addMemoryRows(const ShardingProblem &problem,
     for (const ShardingProblem::EdgeTerm &term : live.edgeTerms)
       for (size_t i = 0; i < term.bytes.size(); ++i)
         bytes[program.edgeFirst[term.edge] + int(i)] += term.bytes[i];
-    int row = program.addRow(-std::numeric_limits<double>::max(),
-                             problem.memoryBudget - live.fixedBytes);
+    double room = peak < 0 ? problem.memoryBudget - live.fixedBytes
+                           : -live.fixedBytes / unit;
+    int row = program.addRow(-std::numeric_limits<double>::max(), room);
     for (auto [col, coef] : bytes)
       if (coef != 0)
-        program.entries.push_back({row, col, coef});
+        program.entries.push_back({row, col, coef / unit});
+    if (peak >= 0)
+      program.entries.push_back({row, peak, -1.0});
   }
 }
 
@@ -519,13 +546,53 @@ static std::vector<unsigned> cbcChoice(const ShardingProblem &problem,
   return choice;
 }
 
+/// The smallest budget some choice fits, as CBC finds it by `deadline`
+/// (from the leanest choice of each node): the same program with the peak
+/// of the live sets as its objective, and no costs.
+static LeastPeak leastPeak(const ShardingProblem &problem,
+                           std::chrono::steady_clock::time_point deadline) {
+  std::vector<unsigned> lean = leanestChoice(problem, liveSetsByNode(problem));
+  LeastPeak least{peakMemory(problem, lean), false, 0};
+  if (std::chrono::steady_clock::now() >= deadline)
+    return least;
+  // Bytes in units of the leanest peak, so CBC's absolute tolerances
+  // apply to numbers near 1.
+  double unit = least.found > 0 ? least.found : 1;
+  CostScale free{0, 0};
+  IntegerProgram program;
+  addNodeChoices(problem, free, program);
+  addEdgePairs(problem, free, program);
+  int peak = program.addColumn(1, false);
+  program.upper[peak] = std::numeric_limits<double>::max();
+  addMemoryRows(problem, program, peak, unit);
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_Model *m = model.get();
+  setLimits(m, deadline);
+  loadProgram(m, program);
+  startFrom(m, program, lean);
+  Cbc_solve(m);
+  const double *values = Cbc_getColSolution(m);
+  if (values && Cbc_numberSavedSolutions(m) > 0) {
+    // The exact peak of the choice found, not CBC's within its tolerance.
+    double found = peakMemory(problem, cbcChoice(problem, program, values));
+    least.found = std::min(least.found, found);
+  }
+  least.proven = Cbc_isProvenOptimal(m);
+  least.bound = least.proven
+                    ? least.found
+                    : std::max(0.0, Cbc_getBestPossibleObjValue(m) * unit);
+  return least;
+}
+
 llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                                               double timeLimitSeconds) {
   assert(isWellFormed(problem) && "a consistent problem");
   auto began = std::chrono::steady_clock::now();
   if (problem.nodes.empty()) {
-    if (peakMemory(problem, {}) > problem.memoryBudget)
-      return noFit(problem);
+    double peak = peakMemory(problem, {});
+    if (peak > problem.memoryBudget)
+      return noFit(problem, {peak, true, peak});
     return ShardingSolution();
   }
   llvm::Expected<CostScale> scale = costScale(problem);
@@ -570,7 +637,7 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
           "the auto-sharding solver found no solution within its time limit "
           "of " +
               std::to_string(timeLimitSeconds) + " s");
-    return noFit(problem);
+    return noFit(problem, leastPeak(problem, deadline));
   }
   ShardingSolution solution;
   solution.status = Cbc_isProvenOptimal(m)

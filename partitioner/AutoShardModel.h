@@ -117,17 +117,20 @@ double peakMemory(const ShardingProblem &problem,
                   const std::vector<unsigned> &choice);
 
 /// The integer program solved by CBC. Fails when no choice fits the budget
-/// or the time limit ends the search before any choice is found, and on
-/// costs that are not finite. `timeLimitSeconds` bounds the greedy start
+/// (the error then names the smallest budget one fits, from the same
+/// program with the peak as its objective, within what is left of the
+/// time limit) or the time limit ends the search before any choice is found,
+/// and on costs that are not finite. `timeLimitSeconds` bounds the greedy start
 /// and CBC's search; at 0 (or once the greedy start has used it up) the
 /// greedy choice is the answer, with status TimeLimit.
 llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
                                               double timeLimitSeconds);
 
 /// Every choice tried; the first of the cheapest in lexicographic order.
-/// Fails when none fits the budget, or when there are more than
-/// kMaxEnumerated choices. Past `timeLimitSeconds`, the best choice so far
-/// is the answer (status TimeLimit), or it fails if none fits yet.
+/// Fails when none fits the budget (naming the smallest one fits), or when
+/// there are more than kMaxEnumerated choices. Past `timeLimitSeconds`, the
+/// best choice so far is the answer (status TimeLimit), or it fails if none
+/// fits yet.
 llvm::Expected<ShardingSolution> solveExhaustively(
     const ShardingProblem &problem,
     double timeLimitSeconds = std::numeric_limits<double>::infinity());

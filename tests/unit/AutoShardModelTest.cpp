@@ -81,6 +81,17 @@ TEST(AutoShardModel, CbcEqualsExhaustiveEnumeration) {
                   b = llvm::toString(cbc.takeError());
       EXPECT_EQ(a, b);
       EXPECT_NE(a.find("fits the memory budget"), std::string::npos) << a;
+      // The smallest budget it names fits, and one byte less does not.
+      size_t at = a.find("the smallest that fits is ");
+      ASSERT_NE(at, std::string::npos) << a;
+      double least = std::stod(a.substr(at + 26));
+      p.memoryBudget = least;
+      EXPECT_TRUE(bool(solveExhaustively(p))) << a;
+      p.memoryBudget = least - 1;
+      llvm::Expected<ShardingSolution> below = solveExhaustively(p);
+      EXPECT_FALSE(bool(below)) << a;
+      if (!below)
+        llvm::consumeError(below.takeError());
       continue;
     }
     EXPECT_EQ(cbc->status, ShardingSolution::Status::Optimal);
@@ -170,7 +181,27 @@ TEST(AutoShardModel, BudgetChangesTheChoice) {
   ASSERT_FALSE(bool(none));
   EXPECT_EQ(llvm::toString(none.takeError()),
             "no choice of shardings fits the memory budget of 1999 bytes per "
-            "device");
+            "device; the smallest that fits is 2000 bytes");
+}
+
+TEST(AutoShardModel, NoFitNamesTheSmallestBudget) {
+  // Each node's leanest strategy alone (0, then 0) needs a 1000-byte copy
+  // between them: 1190 bytes. Node 1's other strategy needs none: 200.
+  ShardingProblem p;
+  p.nodes = {{{1.0, 1.0}}, {{1.0, 1.0}}};
+  p.values = {{0, {100, 150}}, {1, {90, 100}}};
+  p.edges = {{0, 1, {0, 0, 0, 0}}};
+  ShardingProblem::LiveSet live{{0, 1}, 0};
+  live.edgeTerms = {{0, {1000, 0, 1000, 1000}}};
+  p.liveSets = {live};
+  p.memoryBudget = 150;
+  for (bool exhaustive : {false, true}) {
+    auto none = exhaustive ? solveExhaustively(p) : solveWithCbc(p, 10);
+    ASSERT_FALSE(bool(none));
+    EXPECT_EQ(llvm::toString(none.takeError()),
+              "no choice of shardings fits the memory budget of 150 bytes per "
+              "device; the smallest that fits is 200 bytes");
+  }
 }
 
 TEST(AutoShardModel, CostsTooSmallToScaleByTheirInverse) {
