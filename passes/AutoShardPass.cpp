@@ -401,11 +401,15 @@ mlir::spmd::autoShardModule(ModuleOp module,
   Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(
                          std::chrono::duration<double>(settings.timeLimit));
+  // Every function is tried, so a budget no plan fits is reported (with
+  // the smallest that fits) for each function it is too small for.
   llvm::json::Array functions;
+  bool failedAny = false;
   for (auto function : module.getOps<func::FuncOp>())
-    if (!function.isExternal() &&
-        failed(shard(function, settings, deadline, functions)))
-      return failure();
+    if (!function.isExternal())
+      failedAny |= failed(shard(function, settings, deadline, functions));
+  if (failedAny)
+    return failure();
   return llvm::json::Value(
       llvm::json::Object{{"auto_shard", std::move(functions)}});
 }

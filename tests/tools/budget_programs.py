@@ -12,7 +12,9 @@ Usage:
       matmuls whose weights are gathered, contractions with pending
       results, dense constant weights) with budgets from a quarter to three times the peak of their
       unbudgeted plan, and checks each as above. A budget no
-      plan fits (the pass says so) is not an excess. Prints one line per
+      plan fits (the pass says so) is not an excess; the smallest budget
+      the refusal names is then checked as above, and one byte less must
+      be refused. Prints one line per
       excess and a summary `N programs, E excesses, F failures`.
   budget_programs.py emit KIND [--seed S]
       prints the program of KIND that `generate` would draw with seed S.
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,7 +46,11 @@ def check_file(spmd_opt, spmd_run, path, budget, workdir, name):
          '-o', plan], capture_output=True, text=True, timeout=300)
     if opt.returncode != 0:
         if 'fits the memory budget' in opt.stderr:
-            return 'nofit', 'budget=%d' % budget
+            # One error per function the budget is too small for.
+            named = re.findall(r'the smallest that fits is (\d+) bytes',
+                               opt.stderr)
+            return 'nofit', 'budget=%d smallest=%s' % (
+                budget, max(map(int, named)) if named else 'unnamed')
         return 'fail', 'spmd-opt: ' + opt.stderr.strip()[-400:]
     run = subprocess.run([spmd_run, plan, '--check', '--report=' + report],
                          capture_output=True, text=True, timeout=600)
@@ -228,6 +235,26 @@ def unbudgeted_peak(spmd_opt, spmd_run, path, workdir, name):
         return max(json.load(f)['peak_buffer_bytes'])
 
 
+def check_smallest(args, path, nofit_detail, workdir, name):
+    """A refused budget names the smallest that fits: the plan for that
+    budget must keep it, and one byte less must be refused."""
+    named = re.search(r'smallest=(\d+)', nofit_detail)
+    if not named:
+        return 'fail', 'no smallest budget named: ' + nofit_detail
+    smallest = int(named.group(1))
+    verdict, detail = check_file(args.spmd_opt, args.spmd_run, path,
+                                 smallest, workdir, name)
+    if verdict != 'pass':
+        return verdict if verdict != 'nofit' else 'fail', (
+            'at the smallest budget named, %d: %s' % (smallest, detail))
+    below, below_detail = check_file(args.spmd_opt, args.spmd_run, path,
+                                     smallest - 1, workdir, name)
+    if below != 'nofit':
+        return 'fail', ('one byte below the smallest budget named, %d: %s %s'
+                        % (smallest, below, below_detail))
+    return 'nofit', nofit_detail
+
+
 def main_generate(args):
     workdir = args.workdir or tempfile.mkdtemp(prefix='budget-')
     os.makedirs(workdir, exist_ok=True)
@@ -250,6 +277,9 @@ def main_generate(args):
         budget = int(peak * rng.uniform(0.25, 3.0))
         verdict, detail = check_file(args.spmd_opt, args.spmd_run, path,
                                      budget, workdir, name)
+        if verdict == 'nofit':
+            verdict, detail = check_smallest(args, path, detail, workdir,
+                                             name)
         counts[verdict] += 1
         if verdict in ('excess', 'fail'):
             print('%s %s: %s' % (verdict.upper(), name, detail))
