@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -163,11 +164,14 @@ llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context) {
   return llvm::Error::success();
 }
 
-/// A call of `module` through which a function calls itself, directly or
-/// through others; null if there is none. (Devices run on stacks of fixed
-/// size, and the partitioner gives every function one layout per value.)
-static Operation *recursiveCall(ModuleOp module) {
-  llvm::StringMap<SmallVector<std::pair<llvm::StringRef, Operation *>>> calls;
+namespace {
+/// The calls in each function of a module: callee name and call op.
+using CallMap =
+    llvm::StringMap<SmallVector<std::pair<llvm::StringRef, Operation *>>>;
+} // namespace
+
+static CallMap callsOf(ModuleOp module) {
+  CallMap calls;
   module.walk([&](CallOpInterface call) {
     auto function = call->getParentOfType<func::FuncOp>();
     auto callee = llvm::dyn_cast_if_present<SymbolRefAttr>(
@@ -176,11 +180,22 @@ static Operation *recursiveCall(ModuleOp module) {
       calls[function.getSymName()].push_back(
           {callee.getLeafReference().getValue(), call});
   });
+  return calls;
+}
+
+/// A call through which a function of `roots` or one they call calls
+/// itself, directly or through others; null if there is none. (Devices
+/// run on stacks of fixed size, and the partitioner gives every function
+/// one layout per value.) `reached` gets every function visited.
+static Operation *recursiveCall(const CallMap &calls,
+                                llvm::ArrayRef<llvm::StringRef> roots,
+                                llvm::StringSet<> &reached) {
   // Depth-first, functions on the current path marked.
   llvm::StringMap<int> state; // 1: on the path, 2: done
   std::function<Operation *(llvm::StringRef)> visit =
       [&](llvm::StringRef name) -> Operation * {
     state[name] = 1;
+    reached.insert(name);
     for (auto [callee, call] : calls.lookup(name)) {
       int s = state.lookup(callee);
       if (s == 1)
@@ -192,16 +207,23 @@ static Operation *recursiveCall(ModuleOp module) {
     state[name] = 2;
     return nullptr;
   };
-  for (auto function : module.getOps<func::FuncOp>())
-    if (!state.lookup(function.getSymName()))
-      if (Operation *found = visit(function.getSymName()))
+  for (llvm::StringRef root : roots)
+    if (!state.lookup(root))
+      if (Operation *found = visit(root))
         return found;
   return nullptr;
 }
 
 llvm::Expected<std::unique_ptr<Executable>>
-Executable::compile(ModuleOp module) {
-  if (Operation *call = recursiveCall(module))
+Executable::compile(ModuleOp module, llvm::StringRef entry) {
+  SmallVector<llvm::StringRef> roots;
+  if (!entry.empty())
+    roots.push_back(entry);
+  else
+    for (auto function : module.getOps<func::FuncOp>())
+      roots.push_back(function.getSymName());
+  llvm::StringSet<> reached;
+  if (Operation *call = recursiveCall(callsOf(module), roots, reached))
     return opError(call, "recursive calls are not supported");
   // The kernels of upstream ops, whatever context the module was made in
   // (attached once; a context that has them is left alone).
@@ -212,7 +234,7 @@ Executable::compile(ModuleOp module) {
   for (auto mesh : module.getOps<mlir::spmd::MeshOp>())
     executable->meshes.try_emplace(mesh.getSymName(), mesh.getMesh().toMesh());
   for (auto function : module.getOps<func::FuncOp>()) {
-    if (function.isExternal())
+    if (function.isExternal() || !reached.contains(function.getSymName()))
       continue;
     if (!function.getBody().hasOneBlock())
       return opError(function, mlir::spmd::kSeveralBlocks);

@@ -91,10 +91,12 @@ using KernelBuilder =
 
 class Executable {
 public:
-  /// Compiles every function of `module` (which must outlive nothing: the
-  /// executable keeps no IR).
+  /// Compiles `entry` and the functions it calls, or with no entry every
+  /// function, of `module` (which must outlive nothing: the executable
+  /// keeps no IR). A function the entry never calls may hold ops no
+  /// kernel runs.
   static llvm::Expected<std::unique_ptr<Executable>>
-  compile(mlir::ModuleOp module);
+  compile(mlir::ModuleOp module, llvm::StringRef entry = {});
 
   /// Runs `function` with `args` on the device of `context`.
   llvm::Expected<std::vector<RValue>> run(llvm::StringRef function,

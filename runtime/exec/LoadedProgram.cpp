@@ -350,7 +350,7 @@ LoadedProgram::load(ModuleOp module, llvm::StringRef entryName,
   if (llvm::Error err = program->placeOnProcesses())
     return std::move(err);
   llvm::Expected<std::unique_ptr<Executable>> local =
-      Executable::compile(module);
+      Executable::compile(module, program->entryName);
   if (!local)
     return local.takeError();
   program->local = std::move(*local);
@@ -633,7 +633,7 @@ llvm::Error LoadedProgram::compileReference() {
     return llvm::Error::success();
   }
   llvm::Expected<std::unique_ptr<Executable>> compiled =
-      Executable::compile(*modules->global);
+      Executable::compile(*modules->global, entryName);
   if (!compiled)
     return compiled.takeError();
   global = std::move(*compiled);
@@ -644,7 +644,7 @@ llvm::Error LoadedProgram::compileReference() {
     if (!*module)
       continue;
     llvm::Expected<std::unique_ptr<Executable>> loaded =
-        Executable::compile(**module);
+        Executable::compile(**module, entryName);
     if (loaded)
       *executable = std::move(*loaded);
     else
