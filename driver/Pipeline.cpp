@@ -45,6 +45,7 @@ static void addPhase(OpPassManager &pm, const PipelineOptions &options,
     pm.addPass(createSpmdOptimizeCollectives());
     return;
   case Phase::Fuse:
+    pm.addPass(createSpmdLowerTosa());
     pm.addPass(createSpmdChannelsLast());
     pm.addPass(createSpmdFuseElementwise());
     pm.addPass(createSpmdRaiseLayerNorm());

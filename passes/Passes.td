@@ -179,6 +179,22 @@ def SpmdRaiseLayerNorm : Pass<"spmd-raise-layer-norm", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdLowerTosa : Pass<"spmd-lower-tosa", "mlir::ModuleOp"> {
+  let summary = "Lowers TOSA ops to the linalg, tensor and arith ops the executor runs";
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+  let description = [{
+    Upstream's sharding tests, and TOSA importers, write `tosa` ops, which
+    have no kernels of their own. When the module holds any, this pass runs
+    upstream's `tosa-to-linalg-named`, `tosa-to-linalg`, `tosa-to-tensor`
+    and `tosa-to-arith` on every function; a module without them is left
+    alone at the cost of one walk. First of the Fuse phase, so partitioned
+    programs lower their local ops.
+  }];
+}
+
 def SpmdChannelsLast : Pass<"spmd-channels-last", "mlir::ModuleOp"> {
   let summary = "Computes f32 NCHW convolutions, and the image ops around them, in NHWC";
   let dependentDialects = ["mlir::linalg::LinalgDialect",
