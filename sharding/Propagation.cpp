@@ -18,11 +18,18 @@ using llvm::SmallVectorImpl;
 
 /// Stronger sources win conflicts on a factor: lower priority, larger
 /// tensor, earlier position.
+/// Whether a source of `priority` and `elements` beats one of
+/// `otherPriority` and `otherElements`.
+static bool isStronger(int64_t priority, int64_t elements,
+                       int64_t otherPriority, int64_t otherElements) {
+  return priority != otherPriority ? priority < otherPriority
+                                   : elements > otherElements;
+}
+
 bool PropagationGraph::Candidate::strongerThan(const Candidate &other) const {
-  if (priority != other.priority)
-    return priority < other.priority;
-  if (sourceElements != other.sourceElements)
-    return sourceElements > other.sourceElements;
+  if (priority != other.priority || sourceElements != other.sourceElements)
+    return isStronger(priority, sourceElements, other.priority,
+                      other.sourceElements);
   return position < other.position;
 }
 
@@ -82,10 +89,11 @@ llvm::Error PropagationGraph::setUserSharding(NodeId id,
     Dim dim;
     for (AxisIndex axis : llvm::cantFail(mesh.resolveAxes(dimSharding.axes)))
       dim.axes.push_back(axis);
-    dim.carriers.assign(dim.axes.size(), kUserAxis);
+    dim.carriages.assign(dim.axes.size(), Carriage());
     dim.closed = !dimSharding.open;
     dim.explicitPriority = dimSharding.priority.has_value();
     dim.priority = dimSharding.priority.value_or(0);
+    dim.writtenPriority = dim.priority;
     dim.origin = origin;
     dim.sourceElements = node.numElements;
     node.dims.push_back(std::move(dim));
@@ -197,21 +205,17 @@ PropagationGraph::collectCandidates(unsigned edgeIndex,
     unsigned position =
         t >= edge.numOperands ? t - edge.numOperands : numResults + t;
     for (auto [d, dim] : llvm::enumerate(node.dims)) {
-      // Axes this edge carried here echo its own sources: they are no
-      // source of their own.
-      size_t sourced =
-          llvm::find(dim.carriers, edgeIndex) - dim.carriers.begin();
-      if (sourced == 0 || dim.priority > threshold)
+      if (dim.axes.empty() || dim.priority > threshold)
         continue;
       const DimFactors &factors = rule.tensors[t][d];
       for (unsigned f : factors)
         projected[f].clear();
-      projectDim(ArrayRef(dim.axes).take_front(sourced), factors,
-                 rule.factorSizes, mesh, projected);
+      projectDim(dim.axes, factors, rule.factorSizes, mesh, projected);
       for (unsigned f : factors)
         if (!projected[f].empty())
           candidates[f].push_back({projected[f], dim.priority,
-                                   dim.sourceElements, position, dim.origin});
+                                   dim.sourceElements, position, dim.origin, id,
+                                   unsigned(d)});
     }
   }
   return candidates;
@@ -242,8 +246,12 @@ PropagationGraph::mergeFactor(unsigned edgeIndex, unsigned f,
   }
   const Candidate *winner = strongest;
   if (common == longest->axes.size()) {
+    // Agreeing sources: the strongest of those naming every axis taken.
     axes = longest->axes;
     winner = longest;
+    for (const Candidate &c : candidates)
+      if (c.axes == longest->axes && c.strongerThan(*winner))
+        winner = &c;
   } else if (strategy == PropagationStrategy::Aggressive) {
     axes = strongest->axes;
   } else {
@@ -305,7 +313,6 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
   NodeId id = edge.nodes[t];
   Node &node = nodes[id];
   if (node.mesh < 0) {
-    saveForRestart(id);
     node.mesh = meshIndex;
     node.dims.assign(node.shape.size(), Dim());
   }
@@ -318,23 +325,35 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
     const DimFactors &factors = rule.tensors[t][d];
     AxisList proposed = composeDim(factors, factorAxes, rule.factorSizes, mesh);
     size_t old = dim.axes.size();
-    if (proposed.size() <= old ||
+    if (proposed.size() < old || proposed.empty() ||
         !std::equal(dim.axes.begin(), dim.axes.end(), proposed.begin()))
       continue;
+    // The candidate each proposed axis comes from.
+    auto sourceOf = [&](AxisIndex axis) {
+      for (unsigned f : factors)
+        if (llvm::is_contained(factorAxes[f], axis))
+          return winner[f];
+      llvm_unreachable("a proposed axis comes from a factor some source won");
+    };
+    // A dimension is as strong as the strongest source agreeing with it.
+    const Candidate *support = sourceOf(proposed.front());
+    if (old && isStronger(support->priority, support->sourceElements,
+                          dim.priority, dim.sourceElements)) {
+      dim.priority = support->priority;
+      dim.sourceElements = support->sourceElements;
+      grown = true;
+    }
     size_t k = old;
     while (k < proposed.size() && !usesAxis(node, proposed[k], d) &&
            !forbidden.contains({id, unsigned(d), proposed[k], edgeIndex}))
       ++k;
     if (k < proposed.size() && usesAxis(node, proposed[k], d))
-      forbidBlockingCarriage(edgeIndex, t, d, proposed[k], factorAxes);
+      forbidBlockingCarriage(edgeIndex, t, d, proposed[k],
+                             *sourceOf(proposed[k]));
     if (k == old)
       continue;
     // The factor that gave the first new axis names the source.
-    const Candidate *source = nullptr;
-    for (unsigned f : factors)
-      if (llvm::is_contained(factorAxes[f], proposed[old]))
-        source = winner[f];
-    assert(source && "a new axis comes from a factor some source won");
+    const Candidate *source = sourceOf(proposed[old]);
     LLVM_DEBUG(llvm::dbgs()
                << "spmd-propagate: " << edgeName(edgeIndex) << ": "
                << (t < edge.numOperands ? "operand " : "result ")
@@ -345,9 +364,11 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
                << " through factor "
                << ShardingRule::factorName(factors.front()) << " (p"
                << source->priority << ")\n");
-    saveForRestart(id);
+    for (size_t j = old; j < k; ++j) {
+      const Candidate *from = sourceOf(proposed[j]);
+      dim.carriages.push_back({edgeIndex, from->node, from->dim, round});
+    }
     dim.axes.assign(proposed.begin(), proposed.begin() + k);
-    dim.carriers.resize(k, edgeIndex);
     dim.priority =
         old ? std::min(dim.priority, source->priority) : source->priority;
     if (!old) {
@@ -361,31 +382,58 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
 
 void PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
                                               unsigned d, AxisIndex axis,
-                                              ArrayRef<AxisList> factorAxes) {
-  const Edge &edge = edges[edgeIndex];
-  const ShardingRule &rule = rules[edge.rule];
-  NodeId id = edge.nodes[t];
+                                              const Candidate &want) {
+  NodeId id = edges[edgeIndex].nodes[t];
   const Node &node = nodes[id];
   for (auto [other, dim] : llvm::enumerate(node.dims)) {
     auto held = llvm::find(dim.axes, axis);
     if (other == d || held == dim.axes.end())
       continue;
     size_t i = held - dim.axes.begin();
-    unsigned carrier = dim.carriers[i];
-    AxisList proposed = composeDim(rule.tensors[t][other], factorAxes,
-                                   rule.factorSizes, meshes[node.mesh].second);
-    if (carrier == kUserAxis || (i < proposed.size() && proposed[i] == axis))
+    const Carriage &carriage = dim.carriages[i];
+    // Written axes stay, as do those of earlier rounds; another op's
+    // carriage gives way only to a stronger want.
+    if (carriage.edge == kUserAxis || carriage.round != round ||
+        (carriage.edge != edgeIndex &&
+         !isStronger(want.priority, want.sourceElements, dim.priority,
+                     dim.sourceElements)))
       return;
-    if (forbidden.insert({id, unsigned(other), axis, carrier}).second) {
-      LLVM_DEBUG(llvm::dbgs()
-                 << "spmd-propagate: " << edgeName(edgeIndex) << " gives "
-                 << meshes[node.mesh].second.axisName(axis) << " to dim " << d
-                 << " of tensor " << t << ", which " << edgeName(carrier)
-                 << " carried to its dim " << other
-                 << ": the round starts again without that\n");
-      restart = true;
-    }
+    forbidden.insert({id, unsigned(other), axis, carriage.edge});
+    LLVM_DEBUG(llvm::dbgs()
+               << "spmd-propagate: " << edgeName(edgeIndex) << " gives "
+               << meshes[node.mesh].second.axisName(axis) << " to dim " << d
+               << " of tensor " << t << ": " << edgeName(carriage.edge)
+               << " may no longer carry it to dim " << other << "\n");
+    withdraw(id, other, i);
     return;
+  }
+}
+
+void PropagationGraph::withdraw(NodeId id, unsigned d, size_t from) {
+  SmallVector<std::tuple<NodeId, unsigned, size_t>> pending = {{id, d, from}};
+  while (!pending.empty()) {
+    auto [node, dimIndex, first] = pending.pop_back_val();
+    Dim &dim = nodes[node].dims[dimIndex];
+    if (first >= dim.axes.size())
+      continue;
+    SmallVector<AxisIndex, 2> gone(dim.axes.begin() + first, dim.axes.end());
+    dim.axes.truncate(first);
+    dim.carriages.truncate(first);
+    withdrawn.push_back(node);
+    // The axes carried on from here sit on tensors of this node's edges.
+    for (unsigned e : nodes[node].edges)
+      for (NodeId target : edges[e].nodes) {
+        if (target == kScalar)
+          continue;
+        for (auto [targetDim, to] : llvm::enumerate(nodes[target].dims))
+          for (auto [i, carriage] : llvm::enumerate(to.carriages))
+            if (carriage.edge == e && carriage.node == node &&
+                carriage.dim == dimIndex &&
+                llvm::is_contained(gone, to.axes[i])) {
+              pending.push_back({target, unsigned(targetDim), i});
+              break;
+            }
+      }
   }
 }
 
@@ -445,29 +493,10 @@ int64_t PropagationGraph::propagate(PropagationStrategy strategy) {
   for (int64_t threshold : thresholds) {
     LLVM_DEBUG(llvm::dbgs() << "spmd-propagate: shardings of priority p"
                             << threshold << " and below\n");
-    for (;;) {
-      restart = false;
-      ++run;
-      savedInRun.clear();
-      evaluations += runRound(threshold, strategy);
-      if (!restart)
-        break;
-      for (SavedNode &saved : savedInRun) {
-        Node &node = nodes[saved.id];
-        node.mesh = saved.mesh;
-        node.dims.assign(saved.dims.begin(), saved.dims.end());
-      }
-    }
+    ++round;
+    evaluations += runRound(threshold, strategy);
   }
   return evaluations;
-}
-
-void PropagationGraph::saveForRestart(NodeId id) {
-  Node &node = nodes[id];
-  if (node.savedInRun == run)
-    return;
-  node.savedInRun = run;
-  savedInRun.push_back({id, node.mesh, {node.dims.begin(), node.dims.end()}});
 }
 
 int64_t PropagationGraph::runRound(int64_t threshold,
@@ -484,8 +513,9 @@ int64_t PropagationGraph::runRound(int64_t threshold,
     queued[e] = false;
     changed.clear();
     ++evaluations;
-    if (!evaluate(e, threshold, strategy, changed))
-      continue;
+    evaluate(e, threshold, strategy, changed);
+    changed.append(withdrawn.begin(), withdrawn.end());
+    withdrawn.clear();
     for (NodeId id : changed)
       for (unsigned next : nodes[id].edges)
         if (!queued[next]) {
@@ -516,7 +546,7 @@ TensorSharding PropagationGraph::sharding(NodeId id,
     // Propagated dimensions are written closed; the user's keep their form.
     out.open = node.user && !dim.closed;
     if (dim.explicitPriority)
-      out.priority = dim.priority;
+      out.priority = dim.writtenPriority;
     dims.push_back(std::move(out));
   }
   return TensorSharding(meshes[node.mesh].first, std::move(dims),
@@ -539,7 +569,7 @@ void PropagationGraph::shardingKey(NodeId id, unsigned defaultMesh,
   for (const Dim &dim : node.dims) {
     list(dim.axes);
     key.push_back(node.user && !dim.closed);
-    key.push_back(dim.explicitPriority ? dim.priority : -1);
+    key.push_back(dim.explicitPriority ? dim.writtenPriority : -1);
   }
   list(node.replicated);
   list(node.partial);

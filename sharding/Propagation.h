@@ -23,11 +23,15 @@
 //   weights is gathered); then the one whose source comes first (results,
 //   then operands left to right). Need-replication factors are never
 //   sharded; permutation factors propagate only with `aggressive`.
-// - These rules hold whatever order the wants arrive in. Shardings only
-//   grow within a round, so an axis carried to a tensor before a stronger
-//   want for it reached an op of that tensor would block the op's choice;
-//   the round then restarts from its start with that carriage forbidden
-//   (each restart forbids something new, so rounds end).
+// - These rules hold whatever order the wants arrive in. Each carried
+//   axis remembers the edge that carried it and the dimension it came
+//   from. When an op gives an axis to a dimension of a tensor whose other
+//   dimension holds it by a carriage (not as the user wrote it), and the
+//   op is that carrier or its want is stronger than the carried one
+//   (lower priority, then larger source tensor), the carriage is
+//   forbidden and withdrawn with every axis carried on from it; the
+//   worklist then goes on from there. Each withdrawal forbids something
+//   new, so propagation ends.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,12 +111,21 @@ public:
 
 private:
   static constexpr unsigned kUserAxis = ~0u;
+  /// How an axis came to a dimension: the edge that carried it (kUserAxis
+  /// when written), from which dimension of which node, in which round.
+  struct Carriage {
+    unsigned edge = kUserAxis;
+    NodeId node = 0;
+    unsigned dim = 0;
+    unsigned round = 0;
+  };
   struct Dim {
     llvm::SmallVector<AxisIndex, 2> axes;
-    /// Per axis, the edge that carried it here (kUserAxis: written).
-    llvm::SmallVector<unsigned, 2> carriers;
+    llvm::SmallVector<Carriage, 1> carriages; // one per axis
     bool closed = false;
     bool explicitPriority = false; // written as p<N> by the user
+    int64_t writtenPriority = 0;
+    /// The priority of the dimension as a source.
     int64_t priority = 0;
     int origin = kNoOrigin;
     /// The size of the tensor the user wrote the sharding on: a carried
@@ -128,7 +141,6 @@ private:
     llvm::SmallVector<AxisIndex, 2> replicated, partial;
     ReductionKind partialKind = ReductionKind::Sum;
     llvm::SmallVector<unsigned, 4> edges;
-    unsigned savedInRun = 0; // see saveForRestart
   };
   struct Edge {
     Edge(unsigned rule, llvm::SmallVector<NodeId> nodes, unsigned numOperands)
@@ -144,13 +156,15 @@ private:
     int64_t sourceElements;
     unsigned position; // results first, then operands left to right
     int origin;
+    NodeId node; // the dimension it comes from
+    unsigned dim;
 
     bool strongerThan(const Candidate &other) const;
     bool comesBefore(bool reduces, const Candidate &other,
                      bool otherReduces) const;
   };
-  /// An axis an edge may not carry to a dimension of a node: the edge
-  /// carried it once and later gave it up.
+  /// An axis an edge may not carry to a dimension of a node (node, dim,
+  /// axis, edge): the carriage was withdrawn.
   using Forbidden = std::tuple<NodeId, unsigned, AxisIndex, unsigned>;
 
   /// evaluate()'s candidates per factor, kept between calls.
@@ -187,14 +201,15 @@ private:
   bool growDims(unsigned edge, unsigned t, int meshIndex,
                 llvm::ArrayRef<AxisList> factorAxes,
                 llvm::ArrayRef<const Candidate *> winner);
-  /// When the axis `edge` gives to dimension `d` of its tensor `t` is
-  /// held by another dimension of that tensor that an edge carried it to
-  /// (not the user), forbids that carriage and asks for a restart.
+  /// When the axis `edge` gives to dimension `d` of its tensor `t`, for
+  /// `want`, is held by another dimension of that tensor that an edge
+  /// carried it to in this round, and `edge` is that carrier or `want` is
+  /// stronger, forbids that carriage and withdraws it.
   void forbidBlockingCarriage(unsigned edge, unsigned t, unsigned d,
-                              AxisIndex axis,
-                              llvm::ArrayRef<AxisList> factorAxes);
-  /// Keeps the state `node` had when this run started, once per run.
-  void saveForRestart(NodeId node);
+                              AxisIndex axis, const Candidate &want);
+  /// Removes the axes of dimension `d` of `node` from position `from` on,
+  /// and every axis carried on from them; records the nodes in `withdrawn`.
+  void withdraw(NodeId node, unsigned d, size_t from);
   /// Runs the worklist of the round of priority `threshold` to a
   /// fixpoint; returns the number of edge evaluations.
   int64_t runRound(int64_t threshold, PropagationStrategy strategy);
@@ -212,17 +227,9 @@ private:
   llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> rulesByHash;
   std::vector<unsigned> meshConflictEdges;
   llvm::DenseSet<Forbidden> forbidden;
-  /// Whether this run of a round forbade a carriage: the round then runs
-  /// again from the state it started in.
-  bool restart = false;
-  /// Runs so far, and the state before this run of each node it changed.
-  unsigned run = 0;
-  struct SavedNode {
-    NodeId id;
-    int mesh;
-    std::vector<Dim> dims;
-  };
-  std::vector<SavedNode> savedInRun;
+  /// Nodes whose axes were withdrawn since the worklist last looked.
+  llvm::SmallVector<NodeId> withdrawn;
+  unsigned round = 0;
   std::function<std::string(unsigned)> edgeNamer;
 };
 

@@ -401,3 +401,37 @@ TEST_F(Propagation, LongChainIsLinear) {
   EXPECT_EQ(result(prev), "<@mesh, [{\"x\"}, {}]>");
   EXPECT_LE(evaluations, 3 * kLayers);
 }
+
+TEST_F(Propagation, ALateWantWithdrawsAChainInLinearTime) {
+  // A small source splits the rows of a long chain; the last tensor, as
+  // large as each link but written by the user, wants its columns. The
+  // stronger want walks back up the chain, withdrawing one carriage per
+  // link, without starting the round again each time.
+  const int kLayers = 2000;
+  NodeId small = graph.addNode({64});
+  user(small, {open({"x"})});
+  std::vector<NodeId> chain;
+  for (int i = 0; i <= kLayers; ++i)
+    chain.push_back(graph.addNode({64, 64}));
+  ShardingRule broadcast;
+  unsigned rows = broadcast.addFactor(64, FactorKind::Parallel);
+  unsigned columns = broadcast.addFactor(64, FactorKind::Parallel);
+  broadcast.addTensor({{rows}});
+  broadcast.addTensor({{rows}, {columns}});
+  graph.addEdge(std::move(broadcast), {small, chain[0]}, 1);
+  for (int i = 0; i < kLayers; ++i)
+    elementwise({64, 64}, {chain[i], chain[i + 1]});
+  NodeId last = graph.addNode({64, 128});
+  user(last, {open({}), closed({"x"})});
+  ShardingRule widen;
+  unsigned r = widen.addFactor(64, FactorKind::Parallel);
+  unsigned c = widen.addFactor(64, FactorKind::Parallel);
+  unsigned two = widen.addFactor(2, FactorKind::Parallel);
+  widen.addTensor({{r}, {c}});
+  widen.addTensor({{r}, {c, two}});
+  graph.addEdge(std::move(widen), {chain[kLayers], last}, 1);
+  int64_t evaluations = graph.propagate(PropagationStrategy::Aggressive);
+  EXPECT_EQ(result(chain[1]), "<@mesh, [{}, {\"x\"}]>");
+  EXPECT_EQ(result(chain[kLayers]), "<@mesh, [{}, {\"x\"}]>");
+  EXPECT_LE(evaluations, 8 * kLayers);
+}
