@@ -125,11 +125,11 @@ private:
     bool closed = false;
     bool explicitPriority = false; // written as p<N> by the user
     int64_t writtenPriority = 0;
-    /// The priority of the dimension as a source.
+    /// The dimension's strength as a source: the priority of, and the size
+    /// of the tensor the user wrote, its strongest source (a carried
+    /// sharding is as strong as what it was carried from).
     int64_t priority = 0;
     int origin = kNoOrigin;
-    /// The size of the tensor the user wrote the sharding on: a carried
-    /// sharding is as strong as its source.
     int64_t sourceElements = 0;
   };
   struct Node {
