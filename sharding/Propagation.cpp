@@ -347,9 +347,12 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
     while (k < proposed.size() && !usesAxis(node, proposed[k], d) &&
            !forbidden.contains({id, unsigned(d), proposed[k], edgeIndex}))
       ++k;
-    if (k < proposed.size() && usesAxis(node, proposed[k], d))
-      forbidBlockingCarriage(edgeIndex, t, d, proposed[k],
-                             *sourceOf(proposed[k]));
+    // After a withdrawal this dimension may have lost axes too: the edge,
+    // queued again with the node, grows it then.
+    if (k < proposed.size() && usesAxis(node, proposed[k], d) &&
+        forbidBlockingCarriage(edgeIndex, t, d, proposed[k],
+                               *sourceOf(proposed[k])))
+      continue;
     if (k == old)
       continue;
     // The factor that gave the first new axis names the source.
@@ -380,7 +383,7 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
   return grown;
 }
 
-void PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
+bool PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
                                               unsigned d, AxisIndex axis,
                                               const Candidate &want) {
   NodeId id = edges[edgeIndex].nodes[t];
@@ -397,7 +400,7 @@ void PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
         (carriage.edge != edgeIndex &&
          !isStronger(want.priority, want.sourceElements, dim.priority,
                      dim.sourceElements)))
-      return;
+      return false;
     forbidden.insert({id, unsigned(other), axis, carriage.edge});
     LLVM_DEBUG(llvm::dbgs()
                << "spmd-propagate: " << edgeName(edgeIndex) << " gives "
@@ -405,8 +408,9 @@ void PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
                << " of tensor " << t << ": " << edgeName(carriage.edge)
                << " may no longer carry it to dim " << other << "\n");
     withdraw(id, other, i);
-    return;
+    return true;
   }
+  return false;
 }
 
 void PropagationGraph::withdraw(NodeId id, unsigned d, size_t from) {

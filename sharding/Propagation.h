@@ -204,8 +204,8 @@ private:
   /// When the axis `edge` gives to dimension `d` of its tensor `t`, for
   /// `want`, is held by another dimension of that tensor that an edge
   /// carried it to in this round, and `edge` is that carrier or `want` is
-  /// stronger, forbids that carriage and withdraws it.
-  void forbidBlockingCarriage(unsigned edge, unsigned t, unsigned d,
+  /// stronger, forbids that carriage and withdraws it; whether it did.
+  bool forbidBlockingCarriage(unsigned edge, unsigned t, unsigned d,
                               AxisIndex axis, const Candidate &want);
   /// Removes the axes of dimension `d` of `node` from position `from` on,
   /// and every axis carried on from them; records the nodes in `withdrawn`.
