@@ -45,6 +45,25 @@ TensorFactors rules::dimsExcept(ShardingRule &rule, ArrayRef<int64_t> shape,
   return dims;
 }
 
+std::optional<TensorFactors>
+rules::broadcastDims(ArrayRef<int64_t> operandShape,
+                     ArrayRef<int64_t> resultShape,
+                     const TensorFactors &resultDims) {
+  if (operandShape.size() > resultShape.size())
+    return std::nullopt;
+  size_t offset = resultShape.size() - operandShape.size();
+  TensorFactors dims;
+  for (auto [d, size] : llvm::enumerate(operandShape)) {
+    if (size == resultShape[offset + d])
+      dims.push_back(resultDims[offset + d]);
+    else if (size == 1)
+      dims.push_back({});
+    else
+      return std::nullopt;
+  }
+  return dims;
+}
+
 TensorFactors rules::freeDims(ShardingRule &rule, ArrayRef<int64_t> shape,
                               FactorKind kind) {
   TensorFactors dims;

@@ -45,6 +45,13 @@ void addScalars(ShardingRule &rule, unsigned count);
 /// a tensor's dimensions.
 TensorFactors freeDims(ShardingRule &rule, ArrayRef<int64_t> shape,
                        FactorKind kind = FactorKind::Parallel);
+/// The factors of an operand of `operandShape` broadcast to a result of
+/// `resultShape` with `resultDims`, aligned to the trailing dimensions: a
+/// unit dimension broadcast to a larger one has none. Nullopt when the
+/// shapes do not broadcast.
+std::optional<TensorFactors> broadcastDims(ArrayRef<int64_t> operandShape,
+                                           ArrayRef<int64_t> resultShape,
+                                           const TensorFactors &resultDims);
 /// One factor per dimension of `shape`: `kind` for dimension `dim`,
 /// parallel for the others (a concatenated or normalized dimension).
 TensorFactors dimsExcept(ShardingRule &rule, ArrayRef<int64_t> shape,

@@ -1,4 +1,4 @@
-//===- TosaModels.cpp - tosa ops that are not elementwise -----------------===//
+//===- TosaModels.cpp - tosa ops their traits do not cover ----------------===//
 //
 // Programs written for upstream MLIR's sharding use tosa; its elementwise
 // ops are covered by their traits (TraitRules.cpp).
@@ -62,10 +62,45 @@ struct MatMulModel
     return SmallVector<unsigned>{0, 1};
   }
 };
+
+/// tosa.mul: elementwise over its two inputs, broadcasting unit dimensions;
+/// its shift (a one-element tensor, not elementwise, so the op has no
+/// elementwise trait) is read whole.
+struct MulModel : ShardingOpInterface::ExternalModel<MulModel, tosa::MulOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto mul = llvm::cast<tosa::MulOp>(op);
+    std::optional<SmallVector<int64_t>> shape =
+        rules::staticShape(mul.getResult());
+    if (!shape)
+      return std::nullopt;
+    OpShardingRule rule;
+    TensorFactors resultDims;
+    for (int64_t size : *shape)
+      resultDims.push_back({rule.addFactor(size, FactorKind::Parallel)});
+    for (Value input : {mul.getInput1(), mul.getInput2()}) {
+      std::optional<SmallVector<int64_t>> inputShape =
+          rules::staticShape(input);
+      std::optional<TensorFactors> dims =
+          inputShape ? rules::broadcastDims(*inputShape, *shape, resultDims)
+                     : std::nullopt;
+      if (!dims)
+        return std::nullopt;
+      rule.addTensor(std::move(*dims));
+    }
+    std::optional<SmallVector<int64_t>> shift =
+        rules::staticShape(mul.getShift());
+    if (!shift)
+      return std::nullopt;
+    rule.addTensor(rules::freeDims(rule, *shift, FactorKind::NeedReplication));
+    rule.addTensor(resultDims);
+    return rule;
+  }
+};
 } // namespace
 
 void mlir::spmd::registerTosaModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, tosa::TosaDialect *) {
     tosa::MatMulOp::attachInterface<MatMulModel>(*context);
+    tosa::MulOp::attachInterface<MulModel>(*context);
   });
 }

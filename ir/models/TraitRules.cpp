@@ -44,19 +44,11 @@ static std::optional<OpShardingRule> elementwiseRule(Operation *op) {
       rule.addTensor({});
       continue;
     }
-    if (operandShape->size() > shape->size())
+    std::optional<TensorFactors> dims =
+        rules::broadcastDims(*operandShape, *shape, resultDims);
+    if (!dims)
       return std::nullopt;
-    size_t offset = shape->size() - operandShape->size();
-    TensorFactors dims;
-    for (auto [d, size] : llvm::enumerate(*operandShape)) {
-      if (size == (*shape)[offset + d])
-        dims.push_back(resultDims[offset + d]);
-      else if (size == 1)
-        dims.push_back({});
-      else
-        return std::nullopt;
-    }
-    rule.addTensor(std::move(dims));
+    rule.addTensor(std::move(*dims));
   }
   for (Value result : op->getResults()) {
     if (rules::staticShape(result) != shape)

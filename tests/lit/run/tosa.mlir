@@ -1,9 +1,12 @@
 // TOSA programs (as upstream's sharding tests write them) run: their ops
-// are lowered to linalg, tensor and arith after partitioning. Ops without
-// a sharding rule (tosa.mul, tosa.reduce_sum) stay whole.
+// are lowered to linalg, tensor and arith after partitioning. tosa.mul
+// (whose shift operand keeps it from the elementwise trait) is split like
+// its inputs; ops without a sharding rule (tosa.reduce_sum) stay whole.
 // RUN: spmd-run %s --check | FileCheck %s
 // CHECK: devices=4
 // CHECK: check: PASS
+// RUN: spmd-opt %s --spmd-pipeline 2>&1 | FileCheck %s --check-prefix=LOCAL
+// LOCAL: tosa.mul {{.*}} -> tensor<1x8x6xf32>
 spmd.mesh @mesh = <["data"=2, "model"=2]>
 func.func @main(%x: tensor<2x8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}, {}]>},
                 %w: tensor<2x16x12xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}, {"model"}]>},
