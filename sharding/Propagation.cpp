@@ -413,18 +413,47 @@ bool PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
   return false;
 }
 
+bool PropagationGraph::restrength(NodeId id, unsigned d) {
+  const Node &node = nodes[id];
+  Dim &dim = nodes[id].dims[d];
+  std::optional<std::tuple<int64_t, int64_t, int>> strongest;
+  for (const Carriage &carriage : dim.carriages) {
+    std::tuple<int64_t, int64_t, int> source =
+        carriage.edge == kUserAxis
+            ? std::tuple(dim.writtenPriority, node.numElements, dim.origin)
+            : std::tuple(nodes[carriage.node].dims[carriage.dim].priority,
+                         nodes[carriage.node].dims[carriage.dim].sourceElements,
+                         nodes[carriage.node].dims[carriage.dim].origin);
+    if (!strongest ||
+        isStronger(std::get<0>(source), std::get<1>(source),
+                   std::get<0>(*strongest), std::get<1>(*strongest)))
+      strongest = source;
+  }
+  if (!strongest || (std::get<0>(*strongest) == dim.priority &&
+                     std::get<1>(*strongest) == dim.sourceElements))
+    return false;
+  std::tie(dim.priority, dim.sourceElements, dim.origin) = *strongest;
+  return true;
+}
+
 void PropagationGraph::withdraw(NodeId id, unsigned d, size_t from) {
+  // (node, dim, first axis to remove); past the end: only its strength,
+  // which came from what was withdrawn, is recomputed.
   SmallVector<std::tuple<NodeId, unsigned, size_t>> pending = {{id, d, from}};
   while (!pending.empty()) {
     auto [node, dimIndex, first] = pending.pop_back_val();
     Dim &dim = nodes[node].dims[dimIndex];
-    if (first >= dim.axes.size())
+    SmallVector<AxisIndex, 2> gone(
+        dim.axes.begin() + std::min(first, dim.axes.size()), dim.axes.end());
+    dim.axes.truncate(dim.axes.size() - gone.size());
+    dim.carriages.truncate(dim.axes.size());
+    // Strength an agreeing source added comes back when its edge, queued
+    // again with the node, agrees again.
+    bool weaker = restrength(node, dimIndex);
+    if (gone.empty() && !weaker)
       continue;
-    SmallVector<AxisIndex, 2> gone(dim.axes.begin() + first, dim.axes.end());
-    dim.axes.truncate(first);
-    dim.carriages.truncate(first);
     withdrawn.push_back(node);
-    // The axes carried on from here sit on tensors of this node's edges.
+    // What was carried on from here sits on tensors of this node's edges.
     for (unsigned e : nodes[node].edges)
       for (NodeId target : edges[e].nodes) {
         if (target == kScalar)
@@ -432,9 +461,10 @@ void PropagationGraph::withdraw(NodeId id, unsigned d, size_t from) {
         for (auto [targetDim, to] : llvm::enumerate(nodes[target].dims))
           for (auto [i, carriage] : llvm::enumerate(to.carriages))
             if (carriage.edge == e && carriage.node == node &&
-                carriage.dim == dimIndex &&
-                llvm::is_contained(gone, to.axes[i])) {
-              pending.push_back({target, unsigned(targetDim), i});
+                carriage.dim == dimIndex) {
+              pending.push_back(
+                  {target, unsigned(targetDim),
+                   llvm::is_contained(gone, to.axes[i]) ? i : to.axes.size()});
               break;
             }
       }

@@ -208,8 +208,14 @@ private:
   bool forbidBlockingCarriage(unsigned edge, unsigned t, unsigned d,
                               AxisIndex axis, const Candidate &want);
   /// Removes the axes of dimension `d` of `node` from position `from` on,
-  /// and every axis carried on from them; records the nodes in `withdrawn`.
+  /// and every axis carried on from them, and recomputes the strength of
+  /// the dimensions whose sources those were; records the nodes in
+  /// `withdrawn`.
   void withdraw(NodeId node, unsigned d, size_t from);
+  /// Sets the strength of dimension `d` of `node` to its strongest
+  /// remaining source's (its written axes, the dimensions its carried
+  /// axes came from); whether it changed.
+  bool restrength(NodeId node, unsigned d);
   /// Runs the worklist of the round of priority `threshold` to a
   /// fixpoint; returns the number of edge evaluations.
   int64_t runRound(int64_t threshold, PropagationStrategy strategy);

@@ -145,3 +145,70 @@ func.func @f(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", 
   %u = arith.addf %x, %z : tensor<8x16xf32>
   return %u : tensor<8x16xf32>
 }
+
+// -----
+
+// A withdrawal takes back the strength the withdrawn axes gave: %x's dim
+// 0, written p1, is extended by a p0 "b" that is then withdrawn (a larger
+// p0 source wants "a" on %y's other dimension), and must not act as a p0
+// source afterwards. In round p1 the larger %d then wins %q's dim 1,
+// whether the extension comes before the withdrawal or after it.
+// CHECK-LABEL: func.func @extended_first
+// CHECK-SAME: %arg3: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"a"}]>}
+// CHECK-LABEL: func.func @withdrawn_first
+// CHECK-SAME: %arg3: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"a"}]>}
+spmd.mesh @mesh = <["a"=2, "b"=2]>
+func.func @extended_first(%z: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}p0, {?}]>},
+                %x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}p1, {?}]>},
+                %b: tensor<16x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}p0, {?}]>},
+                %q: tensor<8x16xf32>,
+                %d: tensor<16x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}p1, {?}]>})
+    -> (tensor<8x16xf32>, tensor<8x16x1024xf32>, tensor<8x16xf32>, tensor<8x16x4096xf32>) {
+  %y = arith.negf %z : tensor<8x16xf32>
+  %r = arith.addf %x, %y : tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x16x1024xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j, k)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %b : tensor<8x16xf32>, tensor<16x1024xf32>) outs(%e : tensor<8x16x1024xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16x1024xf32>
+  %v2 = arith.addf %x, %q : tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<8x16x4096xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j, k)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q, %d : tensor<8x16xf32>, tensor<16x4096xf32>) outs(%e2 : tensor<8x16x4096xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16x4096xf32>
+  return %r, %g, %v2, %h : tensor<8x16xf32>, tensor<8x16x1024xf32>, tensor<8x16xf32>, tensor<8x16x4096xf32>
+}
+func.func @withdrawn_first(%z: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", "b"}p0, {?}]>},
+                %x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}p1, {?}]>},
+                %b: tensor<16x1024xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}p0, {?}]>},
+                %q: tensor<8x16xf32>,
+                %d: tensor<16x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}p1, {?}]>})
+    -> (tensor<8x16xf32>, tensor<8x16x1024xf32>, tensor<8x16xf32>, tensor<8x16x4096xf32>) {
+  %y = arith.negf %z : tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x16x1024xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j, k)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %b : tensor<8x16xf32>, tensor<16x1024xf32>) outs(%e : tensor<8x16x1024xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16x1024xf32>
+  %r = arith.addf %x, %y : tensor<8x16xf32>
+  %v2 = arith.addf %x, %q : tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<8x16x4096xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j, k)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q, %d : tensor<8x16xf32>, tensor<16x4096xf32>) outs(%e2 : tensor<8x16x4096xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16x4096xf32>
+  return %r, %g, %v2, %h : tensor<8x16xf32>, tensor<8x16x1024xf32>, tensor<8x16xf32>, tensor<8x16x4096xf32>
+}
