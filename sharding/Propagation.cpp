@@ -372,10 +372,11 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
       dim.carriages.push_back({edgeIndex, from->node, from->dim, round});
     }
     dim.axes.assign(proposed.begin(), proposed.begin() + k);
-    dim.priority =
-        old ? std::min(dim.priority, source->priority) : source->priority;
-    if (!old) {
+    if (!old)
       dim.origin = source->origin;
+    if (!old || isStronger(source->priority, source->sourceElements,
+                           dim.priority, dim.sourceElements)) {
+      dim.priority = source->priority;
       dim.sourceElements = source->sourceElements;
     }
     grown = true;
