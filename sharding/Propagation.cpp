@@ -325,9 +325,6 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
     const DimFactors &factors = rule.tensors[t][d];
     AxisList proposed = composeDim(factors, factorAxes, rule.factorSizes, mesh);
     size_t old = dim.axes.size();
-    if (proposed.size() < old || proposed.empty() ||
-        !std::equal(dim.axes.begin(), dim.axes.end(), proposed.begin()))
-      continue;
     // The candidate each proposed axis comes from.
     auto sourceOf = [&](AxisIndex axis) {
       for (unsigned f : factors)
@@ -335,6 +332,18 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
           return winner[f];
       llvm_unreachable("a proposed axis comes from a factor some source won");
     };
+    // Where the op wants other axes than the dimension holds (not fewer),
+    // a stronger want withdraws what was carried there.
+    size_t differs = std::mismatch(dim.axes.begin(), dim.axes.end(),
+                                   proposed.begin(), proposed.end())
+                         .first -
+                     dim.axes.begin();
+    if (differs < old && differs < proposed.size()) {
+      forbidCarriage(edgeIndex, id, d, differs, *sourceOf(proposed[differs]));
+      continue;
+    }
+    if (proposed.size() < old || proposed.empty())
+      continue;
     // A dimension is as strong as the strongest source agreeing with it.
     const Candidate *support = sourceOf(proposed.front());
     if (old && isStronger(support->priority, support->sourceElements,
@@ -388,30 +397,35 @@ bool PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
                                               unsigned d, AxisIndex axis,
                                               const Candidate &want) {
   NodeId id = edges[edgeIndex].nodes[t];
-  const Node &node = nodes[id];
-  for (auto [other, dim] : llvm::enumerate(node.dims)) {
+  for (auto [other, dim] : llvm::enumerate(nodes[id].dims)) {
     auto held = llvm::find(dim.axes, axis);
-    if (other == d || held == dim.axes.end())
-      continue;
-    size_t i = held - dim.axes.begin();
-    const Carriage &carriage = dim.carriages[i];
-    // Written axes stay, as do those of earlier rounds; another op's
-    // carriage gives way only to a stronger want.
-    if (carriage.edge == kUserAxis || carriage.round != round ||
-        (carriage.edge != edgeIndex &&
-         !isStronger(want.priority, want.sourceElements, dim.priority,
-                     dim.sourceElements)))
-      return false;
-    forbidden.insert({id, unsigned(other), axis, carriage.edge});
-    LLVM_DEBUG(llvm::dbgs()
-               << "spmd-propagate: " << edgeName(edgeIndex) << " gives "
-               << meshes[node.mesh].second.axisName(axis) << " to dim " << d
-               << " of tensor " << t << ": " << edgeName(carriage.edge)
-               << " may no longer carry it to dim " << other << "\n");
-    withdraw(id, other, i);
-    return true;
+    if (other != d && held != dim.axes.end())
+      return forbidCarriage(edgeIndex, id, other, held - dim.axes.begin(),
+                            want);
   }
   return false;
+}
+
+bool PropagationGraph::forbidCarriage(unsigned edgeIndex, NodeId id, unsigned d,
+                                      size_t i, const Candidate &want) {
+  const Dim &dim = nodes[id].dims[d];
+  const Carriage &carriage = dim.carriages[i];
+  // Written axes stay, as do those of earlier rounds; another op's
+  // carriage gives way only to a stronger want.
+  if (carriage.edge == kUserAxis || carriage.round != round ||
+      (carriage.edge != edgeIndex &&
+       !isStronger(want.priority, want.sourceElements, dim.priority,
+                   dim.sourceElements)))
+    return false;
+  AxisIndex axis = dim.axes[i];
+  forbidden.insert({id, d, axis, carriage.edge});
+  LLVM_DEBUG(llvm::dbgs() << "spmd-propagate: " << edgeName(edgeIndex)
+                          << " wants another sharding: "
+                          << edgeName(carriage.edge) << " may no longer carry "
+                          << meshes[nodes[id].mesh].second.axisName(axis)
+                          << " to dim " << d << "\n");
+  withdraw(id, d, i);
+  return true;
 }
 
 bool PropagationGraph::restrength(NodeId id, unsigned d) {

@@ -26,8 +26,9 @@
 // - These rules hold whatever order the wants arrive in. Each carried
 //   axis remembers the edge that carried it and the dimension it came
 //   from. When an op gives an axis to a dimension of a tensor whose other
-//   dimension holds it by a carriage (not as the user wrote it), and the
-//   op is that carrier or its want is stronger than the carried one
+//   dimension holds it by a carriage (not as the user wrote it), or other
+//   axes to a dimension than were carried to it, and the op is that
+//   carrier or its want is stronger than the carried one
 //   (lower priority, then larger source tensor), the carriage is
 //   forbidden and withdrawn with every axis carried on from it; the
 //   worklist then goes on from there. Each withdrawal forbids something
@@ -207,6 +208,11 @@ private:
   /// stronger, forbids that carriage and withdraws it; whether it did.
   bool forbidBlockingCarriage(unsigned edge, unsigned t, unsigned d,
                               AxisIndex axis, const Candidate &want);
+  /// When axis `i` of dimension `d` of `node` was carried there in this
+  /// round, and `edge` is its carrier or `want` is stronger than the
+  /// dimension, forbids that carriage and withdraws it; whether it did.
+  bool forbidCarriage(unsigned edge, NodeId node, unsigned d, size_t i,
+                      const Candidate &want);
   /// Removes the axes of dimension `d` of `node` from position `from` on,
   /// and every axis carried on from them, and recomputes the strength of
   /// the dimensions whose sources those were; records the nodes in

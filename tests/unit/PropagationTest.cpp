@@ -435,3 +435,37 @@ TEST_F(Propagation, ALateWantWithdrawsAChainInLinearTime) {
   EXPECT_EQ(result(chain[kLayers]), "<@mesh, [{}, {\"x\"}]>");
   EXPECT_LE(evaluations, 8 * kLayers);
 }
+
+TEST_F(Propagation, AStrongerLateWantReplacesACarriedSharding) {
+  // c = a + b: a's rows got "x" from a small vector, b's rows get "y" from
+  // a large tensor, later. Aggressive takes the strongest source for the
+  // rows, and a gives up what was carried to it, whichever came first.
+  for (bool largeFirst : {false, true}) {
+    graph = PropagationGraph({{"mesh", llvm::cantFail(DeviceMesh::create(
+                                           {"x", "y", "z"}, {2, 4, 2}))}});
+    NodeId small = graph.addNode({64}), a = graph.addNode({64, 64}),
+           large = graph.addNode({64, 4096}), b = graph.addNode({64, 64}),
+           c = graph.addNode({64, 64});
+    user(small, {open({"x"})});
+    user(large, {open({"y"}), open({})});
+    auto rowsOf = [&](NodeId from, NodeId to, int64_t width) {
+      ShardingRule rule;
+      unsigned rows = rule.addFactor(64, FactorKind::Parallel);
+      unsigned columns = rule.addFactor(width, FactorKind::Parallel);
+      rule.addTensor(width == 64 && from == small
+                         ? TensorFactors{{rows}}
+                         : TensorFactors{{rows}, {columns}});
+      rule.addTensor({{rows}, {}});
+      graph.addEdge(std::move(rule), {from, to}, 1);
+    };
+    if (largeFirst)
+      rowsOf(large, b, 4096);
+    rowsOf(small, a, 64);
+    elementwise({64, 64}, {a, b, c});
+    if (!largeFirst)
+      rowsOf(large, b, 4096);
+    graph.propagate(PropagationStrategy::Aggressive);
+    EXPECT_EQ(result(a), "<@mesh, [{\"y\"}, {}]>") << largeFirst;
+    EXPECT_EQ(result(c), "<@mesh, [{\"y\"}, {}]>") << largeFirst;
+  }
+}
