@@ -74,9 +74,7 @@ struct MulModel : ShardingOpInterface::ExternalModel<MulModel, tosa::MulOp> {
     if (!shape)
       return std::nullopt;
     OpShardingRule rule;
-    TensorFactors resultDims;
-    for (int64_t size : *shape)
-      resultDims.push_back({rule.addFactor(size, FactorKind::Parallel)});
+    TensorFactors resultDims = rules::freeDims(rule, *shape);
     for (Value input : {mul.getInput1(), mul.getInput2()}) {
       std::optional<SmallVector<int64_t>> inputShape =
           rules::staticShape(input);

@@ -34,9 +34,7 @@ static std::optional<OpShardingRule> elementwiseRule(Operation *op) {
     return std::nullopt;
 
   OpShardingRule rule;
-  TensorFactors resultDims;
-  for (int64_t size : *shape)
-    resultDims.push_back({rule.addFactor(size, FactorKind::Parallel)});
+  TensorFactors resultDims = rules::freeDims(rule, *shape);
   for (Value operand : op->getOperands()) {
     std::optional<SmallVector<int64_t>> operandShape =
         rules::staticShape(operand);
