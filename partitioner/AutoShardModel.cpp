@@ -128,9 +128,11 @@ static llvm::Error noFit(const ShardingProblem &problem,
   else
     message +=
         "; " + bytesText(least.found) +
-        " bytes fit (the time limit passed before the solver proved that "
-        "none smaller does; none below " +
-        bytesText(std::floor(least.bound)) + " does)";
+        " bytes fit (the time limit passed before the solver proved "
+        "that none smaller does" +
+        (least.bound > 0
+             ? "; none below " + bytesText(std::floor(least.bound)) + " does)"
+             : std::string(")"));
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 

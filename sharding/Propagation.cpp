@@ -182,10 +182,8 @@ int PropagationGraph::edgeMesh(unsigned edgeIndex) {
 }
 
 MutableArrayRef<SmallVector<PropagationGraph::Candidate, 2>>
-PropagationGraph::collectCandidates(unsigned edgeIndex,
-                                    const ShardingRule &rule,
+PropagationGraph::collectCandidates(const Edge &edge, const ShardingRule &rule,
                                     const DeviceMesh &mesh, int64_t threshold) {
-  const Edge &edge = edges[edgeIndex];
   unsigned numFactors = rule.numFactors();
   // Reused across evaluations: allocating per evaluation dominated them.
   if (candidateScratch.size() < numFactors)
@@ -345,13 +343,8 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
     if (proposed.size() < old || proposed.empty())
       continue;
     // A dimension is as strong as the strongest source agreeing with it.
-    const Candidate *support = sourceOf(proposed.front());
-    if (old && isStronger(support->priority, support->sourceElements,
-                          dim.priority, dim.sourceElements)) {
-      dim.priority = support->priority;
-      dim.sourceElements = support->sourceElements;
-      grown = true;
-    }
+    if (old)
+      grown |= strengthen(dim, *sourceOf(proposed.front()));
     size_t k = old;
     while (k < proposed.size() && !usesAxis(node, proposed[k], d) &&
            !forbidden.contains({id, unsigned(d), proposed[k], edgeIndex}))
@@ -381,16 +374,24 @@ bool PropagationGraph::growDims(unsigned edgeIndex, unsigned t, int meshIndex,
       dim.carriages.push_back({edgeIndex, from->node, from->dim, round});
     }
     dim.axes.assign(proposed.begin(), proposed.begin() + k);
-    if (!old)
+    if (!old) {
       dim.origin = source->origin;
-    if (!old || isStronger(source->priority, source->sourceElements,
-                           dim.priority, dim.sourceElements)) {
       dim.priority = source->priority;
       dim.sourceElements = source->sourceElements;
     }
+    strengthen(dim, *source);
     grown = true;
   }
   return grown;
+}
+
+bool PropagationGraph::strengthen(Dim &dim, const Candidate &source) {
+  if (!isStronger(source.priority, source.sourceElements, dim.priority,
+                  dim.sourceElements))
+    return false;
+  dim.priority = source.priority;
+  dim.sourceElements = source.sourceElements;
+  return true;
 }
 
 bool PropagationGraph::forbidBlockingCarriage(unsigned edgeIndex, unsigned t,
@@ -486,7 +487,7 @@ void PropagationGraph::withdraw(NodeId id, unsigned d, size_t from) {
   }
 }
 
-bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
+void PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
                                 PropagationStrategy strategy,
                                 SmallVectorImpl<NodeId> &changed) {
   const Edge &edge = edges[edgeIndex];
@@ -494,13 +495,13 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   // All tensors of an op must live on one mesh.
   int meshIndex = edgeMesh(edgeIndex);
   if (meshIndex < 0)
-    return false;
+    return;
   const DeviceMesh &mesh = meshes[meshIndex].second;
 
   // Project every visible dimension sharding onto the factors, and merge
   // per factor.
   MutableArrayRef<SmallVector<Candidate, 2>> candidates =
-      collectCandidates(edgeIndex, rule, mesh, threshold);
+      collectCandidates(edge, rule, mesh, threshold);
   unsigned numFactors = rule.numFactors();
   SmallVector<AxisList, 4> factorAxes(numFactors);
   SmallVector<const Candidate *, 4> winner(numFactors, nullptr);
@@ -517,16 +518,10 @@ bool PropagationGraph::evaluate(unsigned edgeIndex, int64_t threshold,
   dropSharedAxes(edgeIndex, rule, mesh, factorAxes, winner);
 
   // Project back onto every tensor; only open dimensions grow.
-  bool any = false;
-  for (auto [t, id] : llvm::enumerate(edge.nodes)) {
-    if (id == kScalar || nodes[id].shape.size() != rule.tensors[t].size())
-      continue;
-    if (growDims(edgeIndex, t, meshIndex, factorAxes, winner)) {
+  for (auto [t, id] : llvm::enumerate(edge.nodes))
+    if (id != kScalar && nodes[id].shape.size() == rule.tensors[t].size() &&
+        growDims(edgeIndex, t, meshIndex, factorAxes, winner))
       changed.push_back(id);
-      any = true;
-    }
-  }
-  return any;
 }
 
 int64_t PropagationGraph::propagate(PropagationStrategy strategy) {

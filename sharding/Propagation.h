@@ -175,7 +175,7 @@ private:
   unsigned internRule(ShardingRule rule);
   /// Propagates through `edge` the dimension shardings of priority <=
   /// `threshold`; appends the nodes that grew to `changed`.
-  bool evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
+  void evaluate(unsigned edge, int64_t threshold, PropagationStrategy strategy,
                 llvm::SmallVectorImpl<NodeId> &changed);
   /// The mesh of every tensor of `edge` that has one; -1 when none has one,
   /// or when they disagree (then the edge is a mesh conflict).
@@ -183,7 +183,7 @@ private:
   /// Per factor of `rule`, what the dimension shardings of `edge`'s tensors
   /// of priority <= `threshold` say about it (in candidateScratch).
   llvm::MutableArrayRef<llvm::SmallVector<Candidate, 2>>
-  collectCandidates(unsigned edge, const ShardingRule &rule,
+  collectCandidates(const Edge &edge, const ShardingRule &rule,
                     const DeviceMesh &mesh, int64_t threshold);
   /// The axes factor `f` takes from its (non-empty) `candidates`, into
   /// `axes`; returns the candidate that names the source.
@@ -202,6 +202,9 @@ private:
   bool growDims(unsigned edge, unsigned t, int meshIndex,
                 llvm::ArrayRef<AxisList> factorAxes,
                 llvm::ArrayRef<const Candidate *> winner);
+  /// Gives `dim` the strength of `source` if it is stronger; whether it
+  /// did.
+  static bool strengthen(Dim &dim, const Candidate &source);
   /// When the axis `edge` gives to dimension `d` of its tensor `t`, for
   /// `want`, is held by another dimension of that tensor that an edge
   /// carried it to in this round, and `edge` is that carrier or `want` is
