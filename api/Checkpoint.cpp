@@ -211,7 +211,8 @@ static Catalog catalogOf(const std::map<std::string, ShardedTensor> &tensors) {
   return catalog;
 }
 
-/// Removes what older saves and unfinished ones left in `dir`.
+/// Removes what older saves and unfinished ones left in `dir`; no save
+/// into it is under way (process 0 holds its lock).
 static void removeStaleFiles(const std::string &dir,
                              const std::string &generation) {
   std::error_code ec;
@@ -219,10 +220,30 @@ static void removeStaleFiles(const std::string &dir,
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    if ((name.starts_with("shards-") && !name.starts_with(current)) ||
-        name.ends_with(".safetensors.tmp") || name == "index.json.tmp")
+    if (detail::isSaveFile(name) &&
+        !(name.starts_with(current) && name.ends_with(".safetensors")))
       llvm::sys::fs::remove(it->path());
   }
+}
+
+/// Process 0: `dir` made and locked in `lock`, so that no other save into
+/// it (whose files this one's would remove) is under way.
+static absl::Status lockFolder(const std::string &dir,
+                               std::optional<FolderLock> &lock) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return absl::InternalError(
+        fmt::format("cannot make the folder '{}': {}", dir, ec.message()));
+  llvm::Expected<std::optional<FolderLock>> acquired =
+      FolderLock::tryAcquire(dir);
+  if (!acquired)
+    return detail::toStatus(acquired.takeError(), absl::StatusCode::kInternal);
+  if (!*acquired)
+    return absl::FailedPreconditionError(fmt::format(
+        "another save into '{}' is under way: saves into one folder must "
+        "not overlap",
+        dir));
+  lock = std::move(*acquired);
+  return absl::OkStatus();
 }
 
 /// Process 0: the index of every process's `lists`, renamed into place.
@@ -271,8 +292,7 @@ writeLocal(const std::string &dir,
           "tensors '{}' and '{}' both give a file entry the name '{}': "
           "rename one",
           it->second, shard.tensor, shard.entry.name));
-  std::string file =
-      fmt::format("shards-{}-{:05}.safetensors", generation, process_index());
+  std::string file = detail::saveFileName(generation, process_index());
   return writeShards(dir, file, shards, list);
 }
 
@@ -283,9 +303,15 @@ save_checkpoint(const std::string &dir,
   if (!generation.ok())
     return generation.status();
   int64_t bytes = detail::globalBytes(tensors);
-  std::string list;
+  std::optional<FolderLock> lock;
   absl::Status status = detail::agree(
-      writeLocal(dir, tensors, *generation, list), "write its shards", bytes);
+      process_index() == 0 ? lockFolder(dir, lock) : absl::OkStatus(),
+      "lock the checkpoint's folder", 0);
+  if (!status.ok())
+    return status;
+  std::string list;
+  status = detail::agree(writeLocal(dir, tensors, *generation, list),
+                         "write its shards", bytes);
   if (!status.ok())
     return status;
   std::vector<std::string> lists{list};

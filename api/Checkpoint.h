@@ -21,6 +21,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,12 +59,16 @@ struct StoredTensor {
 
 using Catalog = std::map<std::string, StoredTensor>;
 
-/// The catalog of `path`: a checkpoint folder, a safetensors file, or a
-/// folder of published weights, shard files named by their paths. Every
-/// tensor's shards are checked to lie in it, to match its type, and to
-/// cover it exactly once.
+using TensorNames = std::set<std::string>;
+
+/// The catalog of the tensors `wanted` names that `path` holds: a
+/// checkpoint folder, a safetensors file, or a folder of published weights,
+/// shard files named by their paths. Only the files holding them are read,
+/// and every one's shards are checked to lie in it, to match its type, and
+/// to cover it exactly once.
 /// An index's save generation in `generation` (empty for other sources).
 absl::StatusOr<Catalog> readCatalog(const std::string &path,
+                                    const TensorNames &wanted,
                                     std::string *generation = nullptr);
 
 /// Every process's outcome of a step on `bytes` bytes (which sets how long
@@ -81,6 +86,17 @@ using LoadTargets = std::map<std::string, std::pair<Mesh, PartitionSpec>>;
 absl::StatusOr<std::map<std::string, ShardedTensor>>
 loadOnThisProcess(const std::string &path, const LoadTargets &targets,
                   std::string *generation = nullptr);
+
+/// The file process `process` writes its shards to in the save
+/// `generation` (13 hex digits).
+std::string saveFileName(llvm::StringRef generation, int process);
+/// Whether `name` is a file a save writes (saveFileName), one of them or the
+/// index unfinished.
+bool isSaveFile(llvm::StringRef name);
+
+/// The code of an error opening `path`: `NotFound` if nothing is there,
+/// else `FailedPrecondition` (a folder or a FIFO where a file should be).
+absl::StatusCode cannotOpen(const std::string &path);
 
 /// `file` in the folder `dir`.
 std::string inFolder(const std::string &dir, llvm::StringRef file);

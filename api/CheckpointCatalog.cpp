@@ -12,6 +12,7 @@
 #include "runtime/exec/LoadedProgram.h"
 #include "runtime/exec/Safetensors.h"
 #include "support/Files.h"
+#include "support/Json.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -32,6 +33,27 @@ std::string inFolder(const std::string &dir, llvm::StringRef file) {
   llvm::SmallString<128> path(dir);
   llvm::sys::path::append(path, file);
   return path.str().str();
+}
+
+std::string saveFileName(llvm::StringRef generation, int process) {
+  return fmt::format("shards-{}-{:05}.safetensors", generation.str(), process);
+}
+
+absl::StatusCode cannotOpen(const std::string &path) {
+  return llvm::sys::fs::exists(path) ? absl::StatusCode::kFailedPrecondition
+                                     : absl::StatusCode::kNotFound;
+}
+
+bool isSaveFile(llvm::StringRef name) {
+  if (name == "index.json.tmp")
+    return true;
+  name.consume_back(".tmp");
+  if (!name.consume_front("shards-") || !name.consume_back(".safetensors"))
+    return false;
+  auto [generation, process] = name.split('-');
+  return generation.size() == 13 &&
+         llvm::all_of(generation, llvm::isHexDigit) && process.size() >= 5 &&
+         llvm::all_of(process, llvm::isDigit);
 }
 
 std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes) {
@@ -172,6 +194,7 @@ absl::Status addShardsFromJson(llvm::StringRef json, Catalog &catalog) {
 /// The tensors of a checkpoint's index `json`, read from `path`.
 static absl::StatusOr<Catalog> catalogFromIndex(const llvm::json::Value &json,
                                                 const std::string &path,
+                                                const TensorNames &wanted,
                                                 std::string *generation) {
   const llvm::json::Object *index = json.getAsObject();
   if (!index || index->getString("format") != "spmd-checkpoint")
@@ -187,6 +210,8 @@ static absl::StatusOr<Catalog> catalogFromIndex(const llvm::json::Value &json,
     *generation = index->getString("generation").value_or("").str();
   Catalog catalog;
   for (const auto &[key, value] : *tensors) {
+    if (!wanted.count(key.str()))
+      continue;
     std::string where = fmt::format("{}: tensor '{}'", path, key.str());
     const llvm::json::Object *object = value.getAsObject();
     std::optional<llvm::StringRef> dtype =
@@ -217,29 +242,32 @@ static absl::StatusOr<Catalog> catalogFromIndex(const llvm::json::Value &json,
 // Safetensors files and hub folders
 //===----------------------------------------------------------------------===//
 
-/// Adds the tensors of the safetensors file `file` (in `dir`) to `catalog`;
-/// with `only`, just those it names.
+/// Adds the tensors `wanted` names of the safetensors file `file` (in
+/// `dir`) to `catalog`.
 static absl::Status addFileTensors(const std::string &dir,
                                    const std::string &file, Catalog &catalog,
-                                   const std::set<std::string> *only) {
+                                   const TensorNames &wanted) {
   std::string path = inFolder(dir, file);
   llvm::Expected<RandomAccessFile> opened =
       RandomAccessFile::open(path, "safetensors file");
   if (!opened)
-    return absl::NotFoundError(
+    return absl::Status(
+        cannotOpen(path),
         fmt::format("{}: {}", path, toString(opened.takeError())));
   llvm::Expected<std::vector<runtime::SafetensorsEntry>> entries =
       runtime::readSafetensorsHeader(*opened);
   if (!entries)
     return toStatus(entries.takeError());
   for (runtime::SafetensorsEntry &entry : *entries) {
-    if (only && !only->count(entry.name))
+    if (!wanted.count(entry.name))
       continue;
+    llvm::Expected<runtime::ElementType> type = runtime::heldType(entry, path);
+    if (!type)
+      return toStatus(type.takeError());
     StoredShard shard{file,        entry.offset,
                       entry.bytes, std::vector<int64_t>(entry.shape.size(), 0),
                       entry.shape, {}};
-    StoredTensor tensor{
-        entry.type, entry.shape, {std::move(shard)}, "", nullptr};
+    StoredTensor tensor{*type, entry.shape, {std::move(shard)}, "", nullptr};
     if (!catalog.emplace(entry.name, std::move(tensor)).second)
       return invalid(
           path, fmt::format("tensor '{}' is in another file too", entry.name));
@@ -258,18 +286,21 @@ static bool isPlainRelative(llvm::StringRef file) {
   return true;
 }
 
-/// The tensors of a hub folder: `index` maps names to files
-/// ("weight_map").
+/// The tensors `wanted` names of a hub folder: `index` maps names to files
+/// ("weight_map"); only their files are read.
 static absl::StatusOr<Catalog> catalogFromHub(const llvm::json::Value &json,
                                               const std::string &dir,
-                                              const std::string &path) {
+                                              const std::string &path,
+                                              const TensorNames &wanted) {
   const llvm::json::Object *index = json.getAsObject();
   const llvm::json::Object *map =
       index ? index->getObject("weight_map") : nullptr;
   if (!map)
     return invalid(path, "no \"weight_map\" object");
-  std::map<std::string, std::set<std::string>> byFile;
+  std::map<std::string, TensorNames> byFile;
   for (const auto &[name, file] : *map) {
+    if (!wanted.count(name.str()))
+      continue;
     std::optional<llvm::StringRef> text = file.getAsString();
     if (!text || !isPlainRelative(*text))
       return invalid(path, fmt::format("tensor '{}': its file is not a "
@@ -279,7 +310,7 @@ static absl::StatusOr<Catalog> catalogFromHub(const llvm::json::Value &json,
   }
   Catalog catalog;
   for (const auto &[file, names] : byFile) {
-    if (absl::Status status = addFileTensors(dir, file, catalog, &names);
+    if (absl::Status status = addFileTensors(dir, file, catalog, names);
         !status.ok())
       return status;
     for (const std::string &name : names)
@@ -416,12 +447,14 @@ static absl::StatusOr<llvm::json::Value> readJson(const std::string &path) {
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
       readRegularFile(path, kMaxIndexBytes, "index");
   if (!text)
-    return absl::NotFoundError(
+    return absl::Status(
+        cannotOpen(path),
         fmt::format("{}: {}", path, toString(text.takeError())));
+  // An index nests 6 levels: object, tensors, tensor, shards, shard, bounds.
   llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*text)->getBuffer());
+      parseJson((*text)->getBuffer(), /*maxDepth=*/16);
   if (!json)
-    return invalid(path, "not JSON: " + toString(json.takeError()));
+    return invalid(path, toString(json.takeError()));
   return std::move(*json);
 }
 
@@ -430,32 +463,32 @@ static bool holdsUnfinishedSave(const std::string &dir) {
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec))
-    if (llvm::StringRef(it->path()).ends_with(".tmp") ||
-        llvm::sys::path::filename(it->path()).starts_with("shards-"))
+    if (isSaveFile(llvm::sys::path::filename(it->path())))
       return true;
   return false;
 }
 
 /// The catalog of a folder, from the first index it holds.
 static absl::StatusOr<Catalog> catalogOfFolder(const std::string &dir,
+                                               const TensorNames &wanted,
                                                std::string *generation) {
   auto inDir = [&](const char *file) { return inFolder(dir, file); };
   if (llvm::sys::fs::exists(inDir(kIndexFile))) {
     absl::StatusOr<llvm::json::Value> json = readJson(inDir(kIndexFile));
     if (!json.ok())
       return json.status();
-    return catalogFromIndex(*json, inDir(kIndexFile), generation);
+    return catalogFromIndex(*json, inDir(kIndexFile), wanted, generation);
   }
   if (llvm::sys::fs::exists(inDir(kHubIndexFile))) {
     absl::StatusOr<llvm::json::Value> json = readJson(inDir(kHubIndexFile));
     if (!json.ok())
       return json.status();
-    return catalogFromHub(*json, dir, inDir(kHubIndexFile));
+    return catalogFromHub(*json, dir, inDir(kHubIndexFile), wanted);
   }
   Catalog catalog;
   if (llvm::sys::fs::exists(inDir(kHubSingleFile))) {
     if (absl::Status status =
-            addFileTensors(dir, kHubSingleFile, catalog, nullptr);
+            addFileTensors(dir, kHubSingleFile, catalog, wanted);
         !status.ok())
       return status;
     return catalog;
@@ -470,24 +503,25 @@ static absl::StatusOr<Catalog> catalogOfFolder(const std::string &dir,
 }
 
 absl::StatusOr<Catalog> readCatalog(const std::string &path,
+                                    const TensorNames &wanted,
                                     std::string *generation) {
   absl::StatusOr<Catalog> catalog;
   // The folder shard files are named in, and the file errors name.
   std::string dir = path, source = path;
   llvm::StringRef file = llvm::sys::path::filename(path);
   if (llvm::sys::fs::is_directory(path)) {
-    catalog = catalogOfFolder(path, generation);
+    catalog = catalogOfFolder(path, wanted, generation);
     for (const char *index : {kHubIndexFile, kIndexFile})
       if (llvm::sys::fs::exists(inFolder(dir, index)))
         source = inFolder(dir, index);
   } else if (file == kIndexFile || file == kHubIndexFile) {
-    // An index named itself: its folder.
-    return readCatalog(llvm::sys::path::parent_path(path).str(), generation);
+    // An index named itself: its folder ("." for a bare name).
+    llvm::StringRef folder = llvm::sys::path::parent_path(path);
+    return readCatalog(folder.empty() ? "." : folder.str(), wanted, generation);
   } else if (llvm::sys::fs::exists(path)) {
     dir = llvm::sys::path::parent_path(path).str();
     catalog = Catalog();
-    if (absl::Status status =
-            addFileTensors(dir, file.str(), *catalog, nullptr);
+    if (absl::Status status = addFileTensors(dir, file.str(), *catalog, wanted);
         !status.ok())
       return status;
   } else {

@@ -68,6 +68,13 @@ private:
   };
   absl::Status readShard(ShardPieces &wanted, const RandomAccessFile &file,
                          FileSet &files, uint64_t &budget);
+  /// Verifies the checksums of the chunks `wanted` meets, those it meets in
+  /// part while `budget` lasts.
+  absl::Status checkChunks(ShardPieces &wanted, const RandomAccessFile &file,
+                           FileSet &files, uint64_t &budget);
+  /// A bool tensor's pieces hold 0s and 1s only; errors name the element.
+  absl::Status checkBools(const ShardPieces &wanted,
+                          const std::string &path) const;
   absl::Status checkChunk(const ShardPieces &wanted, uint64_t chunk,
                           const RandomAccessFile &file, FileSet &files);
 
@@ -88,10 +95,11 @@ FileSet::open(const std::string &path) {
   llvm::Expected<RandomAccessFile> file =
       RandomAccessFile::open(path, "checkpoint file");
   if (!file)
-    return absl::NotFoundError(fmt::format(
-        "{}: {} (the checkpoint is incomplete, or a save replaced it while "
-        "it was loaded)",
-        path, llvm::toString(file.takeError())));
+    return absl::Status(
+        detail::cannotOpen(path),
+        fmt::format("{}: {} (the checkpoint is incomplete, or a save "
+                    "replaced it while it was loaded)",
+                    path, llvm::toString(file.takeError())));
   if (files.size() == kMaxOpen)
     files.pop_back();
   files.push_front(std::move(*file));
@@ -178,10 +186,46 @@ absl::Status TensorRead::readShard(ShardPieces &wanted,
       return absl::DataLossError(
           fmt::format("tensor '{}': {}", name, llvm::toString(std::move(err))));
     files.bytesRead += piece.bytes;
-    if (llvm::Error err = runtime::checkSafetensorsValues(
-            tensor.type, piece.into, piece.bytes, file.path(), name))
-      return detail::toStatus(std::move(err));
   }
+  // Damage reads as damage: bools are checked once the checksums are.
+  if (absl::Status status = checkChunks(wanted, file, files, budget);
+      !status.ok())
+    return status;
+  return checkBools(wanted, file.path());
+}
+
+absl::Status TensorRead::checkBools(const ShardPieces &wanted,
+                                    const std::string &path) const {
+  if (tensor.type != runtime::ElementType::I1)
+    return absl::OkStatus();
+  const StoredShard &shard = *wanted.shard;
+  for (const Piece &piece : wanted.pieces) {
+    std::optional<uint64_t> bad =
+        runtime::firstNonBool(piece.into, piece.bytes);
+    if (!bad)
+      continue;
+    // Its position in the tensor, from its position in the shard.
+    uint64_t inShard = piece.offset + *bad, element = 0;
+    for (size_t d = shard.begin.size(); d-- > 0;) {
+      uint64_t size = shard.end[d] - shard.begin[d];
+      uint64_t index = shard.begin[d] + inShard % size;
+      inShard /= size;
+      uint64_t stride = 1;
+      for (size_t e = d + 1; e < tensor.shape.size(); ++e)
+        stride *= tensor.shape[e];
+      element += index * stride;
+    }
+    return absl::InvalidArgumentError(
+        fmt::format("{}: tensor '{}': element {} is {}, not a bool (0 or 1)",
+                    path, name, element, unsigned(piece.into[*bad])));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TensorRead::checkChunks(ShardPieces &wanted,
+                                     const RandomAccessFile &file,
+                                     FileSet &files, uint64_t &budget) {
+  const StoredShard &shard = *wanted.shard;
   if (shard.checksums.empty())
     return absl::OkStatus();
   // Each chunk the pieces meet: verified if they cover it; else completed
@@ -369,10 +413,19 @@ loadTensor(const std::string &name, const StoredTensor &tensor,
   return placed->wrap(std::move(locals), tensor.type);
 }
 
+/// The tensors `targets` places.
+static detail::TensorNames namesOf(const detail::LoadTargets &targets) {
+  detail::TensorNames names;
+  for (const auto &[name, target] : targets)
+    names.insert(name);
+  return names;
+}
+
 absl::StatusOr<std::map<std::string, ShardedTensor>>
 detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets,
                           std::string *generation) {
-  absl::StatusOr<Catalog> catalog = detail::readCatalog(path, generation);
+  absl::StatusOr<Catalog> catalog =
+      detail::readCatalog(path, namesOf(targets), generation);
   if (!catalog.ok())
     return catalog.status();
   FileSet files;
@@ -403,7 +456,7 @@ detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets,
 /// be read): how long processes wait for each other to load it.
 static int64_t bytesToLoad(const std::string &path,
                            const detail::LoadTargets &targets) {
-  absl::StatusOr<Catalog> catalog = detail::readCatalog(path, nullptr);
+  absl::StatusOr<Catalog> catalog = detail::readCatalog(path, namesOf(targets));
   int64_t bytes = 0;
   if (catalog.ok())
     for (const auto &[name, target] : targets)

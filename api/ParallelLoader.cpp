@@ -96,10 +96,15 @@ void ParallelLoader::State::run() {
       if (stopping)
         return;
     }
-    PlacedBatch batch = absl::InternalError("the batch source threw");
+    PlacedBatch batch = std::nullopt;
     try {
       batch = checked(produce());
+    } catch (const std::exception &e) {
+      batch = absl::InternalError(
+          fmt::format("batch {}: the source threw: {}", produced, e.what()));
     } catch (...) {
+      batch = absl::InternalError(
+          fmt::format("batch {}: the source threw", produced));
     }
     bool last = !batch.ok() || !batch->has_value();
     {

@@ -2,6 +2,7 @@
 
 #include "mesh/MeshConfig.h"
 #include "support/Files.h"
+#include "support/Json.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -268,14 +269,16 @@ spmd::parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
   // JSON is read as YAML below, but YAML's flow syntax is laxer than JSON
   // (it accepts a missing comma), so JSON text is checked strictly first.
   if (text.ltrim().starts_with("{")) {
-    llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+    // A configuration nests 3 levels: the object, a list, a mesh's axes.
+    llvm::Expected<llvm::json::Value> json = parseJson(text, /*maxDepth=*/16);
     if (!json) {
       // json::ParseError prints "[line:column, byte=N]: message".
       std::string message = llvm::toString(json.takeError());
       unsigned line = 0, column = 0;
       llvm::StringRef rest(message);
-      if (rest.consume_front("[") && !rest.consumeInteger(10, line) &&
-          rest.consume_front(":") && !rest.consumeInteger(10, column))
+      if (rest.consume_front("it is not JSON: [") &&
+          !rest.consumeInteger(10, line) && rest.consume_front(":") &&
+          !rest.consumeInteger(10, column))
         rest = rest.split("]: ").second;
       return llvm::make_error<ConfigError>(bufferName.str(), line, column,
                                            "invalid JSON: " + rest.str());

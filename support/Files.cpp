@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,16 +125,22 @@ llvm::Error RandomAccessFile::readAt(uint64_t offset, uint64_t bytes,
     ssize_t got = ::pread(fd, out, std::min<uint64_t>(bytes, 1 << 30), offset);
     if (got < 0 && errno == EINTR)
       continue;
-    if (got <= 0)
+    if (got < 0)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          llvm::formatv("'{0}': {1}", path_,
-                        got < 0 ? lastError()
-                                : llvm::formatv("the file ends at byte {0}, "
-                                                "before byte {1} (it is "
-                                                "truncated)",
-                                                offset, offset + bytes)
-                                      .str()));
+          llvm::formatv("'{0}': {1}", path_, lastError()));
+    if (got == 0) {
+      // Cut short since it was opened: where it ends now.
+      struct stat status;
+      std::string end = ::fstat(fd, &status) == 0
+                            ? "at byte " + std::to_string(status.st_size)
+                            : "early";
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("'{0}': the file ends {1}, before byte {2} (it is "
+                        "truncated)",
+                        path_, end, offset + bytes));
+    }
     out += got;
     offset += got;
     bytes -= got;
@@ -153,6 +160,40 @@ llvm::Error syncDirectory(llvm::StringRef dir) {
   }
   ::close(fd);
   return llvm::Error::success();
+}
+
+llvm::Expected<std::optional<FolderLock>>
+FolderLock::tryAcquire(llvm::StringRef dir) {
+  int fd = ::open(dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("cannot open the folder '{0}': {1}", dir, lastError()));
+  int result;
+  do
+    result = ::flock(fd, LOCK_EX | LOCK_NB);
+  while (result != 0 && errno == EINTR);
+  if (result == 0)
+    return FolderLock(fd);
+  bool held = errno == EWOULDBLOCK;
+  std::string why = lastError();
+  ::close(fd);
+  if (held)
+    return std::nullopt;
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("cannot lock the folder '{0}': {1}", dir, why));
+}
+
+FolderLock &FolderLock::operator=(FolderLock &&o) noexcept {
+  std::swap(fd, o.fd);
+  return *this;
+}
+
+FolderLock::~FolderLock() {
+  // Closing the folder's last descriptor releases the lock.
+  if (fd >= 0)
+    ::close(fd);
 }
 
 llvm::Error

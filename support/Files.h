@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace spmd {
 
@@ -93,6 +94,23 @@ llvm::Error writeAt(int fd, const void *data, uint64_t bytes, uint64_t offset);
 
 /// Syncs folder `dir`, so that the renames and removals in it last.
 llvm::Error syncDirectory(llvm::StringRef dir);
+
+/// An exclusive advisory lock (flock) on a folder, held until destroyed or
+/// the process ends, whichever comes first; it leaves no file behind.
+class FolderLock {
+public:
+  /// The lock on `dir`; none when another open of the folder (in this
+  /// process or another on the machine) holds it. Errors name the folder.
+  static llvm::Expected<std::optional<FolderLock>>
+  tryAcquire(llvm::StringRef dir);
+  FolderLock(FolderLock &&o) noexcept : fd(o.fd) { o.fd = -1; }
+  FolderLock &operator=(FolderLock &&o) noexcept;
+  ~FolderLock();
+
+private:
+  explicit FolderLock(int fd) : fd(fd) {}
+  int fd = -1;
+};
 
 } // namespace spmd
 

@@ -2,6 +2,7 @@
 
 #include "runtime/exec/Safetensors.h"
 #include "support/Files.h"
+#include "support/Json.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -30,6 +31,13 @@ static constexpr DTypeName kDTypeNames[] = {
     {ElementType::I64, "I64"}, {ElementType::Index, "I64"},
 };
 
+/// The format's other dtypes of whole bytes, by width: a file holding
+/// them still loads the tensors it holds of the others.
+static constexpr std::pair<llvm::StringLiteral, unsigned> kUnheldDTypes[] = {
+    {"U8", 1},      {"U16", 2},     {"U32", 4},     {"U64", 8},
+    {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1},
+};
+
 std::optional<llvm::StringRef> safetensorsDType(ElementType type) {
   for (const DTypeName &entry : kDTypeNames)
     if (entry.type == type)
@@ -48,29 +56,8 @@ std::optional<ElementType> fromSafetensorsDType(llvm::StringRef name) {
 /// Files at least twice this large are written by two threads or more.
 static constexpr uint64_t kParallelWriteBytes = uint64_t(64) << 20;
 
-/// The deepest nesting of arrays and objects in `json`: the parser
-/// recurses per level, so a header of a million brackets is refused
-/// before it is parsed.
-static unsigned nestingDepth(llvm::StringRef json) {
-  unsigned depth = 0, deepest = 0;
-  bool inString = false;
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (inString) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
+/// The deepest a header nests (the format needs 3: object, entry, shape).
+static constexpr unsigned kMaxHeaderDepth = 8;
 
 /// `value` as a non-negative integer.
 static std::optional<uint64_t> asCount(const llvm::json::Value &value) {
@@ -94,9 +81,15 @@ parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
   if (!dtype)
     return bad("no \"dtype\" string");
   std::optional<ElementType> type = fromSafetensorsDType(*dtype);
-  if (!type)
-    return bad("dtype \"" + *dtype + "\" is not one this runtime holds");
-  SafetensorsEntry entry{name.str(), *type, {}, 0, 0};
+  std::optional<unsigned> width;
+  if (type)
+    width = elementTypeBytes(*type);
+  for (const auto &[unheld, unheldWidth] : kUnheldDTypes)
+    if (*dtype == unheld)
+      width = unheldWidth;
+  if (!width)
+    return bad("dtype \"" + *dtype + "\" is not one of the format's");
+  SafetensorsEntry entry{name.str(), type, dtype->str(), {}, 0, 0};
   const llvm::json::Array *shape = object->getArray("shape");
   if (!shape)
     return bad("no \"shape\" array");
@@ -120,7 +113,7 @@ parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
   if (!begin || !end || *begin > *end)
     return bad("\"data_offsets\" is not [begin, end] with begin <= end");
   std::optional<uint64_t> bytes =
-      llvm::checkedMulUnsigned(elements, uint64_t(elementTypeBytes(*type)));
+      llvm::checkedMulUnsigned(elements, uint64_t(*width));
   if (!bytes || *bytes != *end - *begin)
     return bad(llvm::formatv(
         "its data_offsets hold {0} bytes, its dtype and "
@@ -138,11 +131,9 @@ parseSafetensorsHeader(llvm::StringRef header, uint64_t fileSize,
                        llvm::StringRef path) {
   if (!header.starts_with("{"))
     return fileError(path, "the header is not a JSON object");
-  if (nestingDepth(header) > 8)
-    return fileError(path, "the header nests more than 8 levels deep");
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(header);
+  llvm::Expected<llvm::json::Value> json = parseJson(header, kMaxHeaderDepth);
   if (!json)
-    return fileError(path, "the header is not JSON: " +
+    return fileError(path, "cannot read the header: " +
                                llvm::toString(json.takeError()));
   const llvm::json::Object *object = json->getAsObject();
   if (!object)
@@ -223,18 +214,31 @@ readSafetensorsHeader(const RandomAccessFile &file) {
   return parseSafetensorsHeader(header, file.size(), file.path());
 }
 
+llvm::Expected<ElementType> heldType(const SafetensorsEntry &entry,
+                                     llvm::StringRef path) {
+  if (entry.type)
+    return *entry.type;
+  return fileError(path, "tensor '" + entry.name + "': dtype \"" + entry.dtype +
+                             "\" is not one this runtime holds");
+}
+
+std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes) {
+  const uint8_t *bad =
+      std::find_if(data, data + bytes, [](uint8_t b) { return b > 1; });
+  if (bad == data + bytes)
+    return std::nullopt;
+  return uint64_t(bad - data);
+}
+
 llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,
                                    uint64_t bytes, llvm::StringRef path,
                                    llvm::StringRef name) {
-  if (type != ElementType::I1)
+  std::optional<uint64_t> bad;
+  if (type != ElementType::I1 || !(bad = firstNonBool(data, bytes)))
     return llvm::Error::success();
-  for (uint64_t i = 0; i < bytes; ++i)
-    if (data[i] > 1)
-      return fileError(path,
-                       llvm::formatv("tensor '{0}': element {1} is {2}, not "
-                                     "a bool (0 or 1)",
-                                     name, i, unsigned(data[i])));
-  return llvm::Error::success();
+  return fileError(path, llvm::formatv("tensor '{0}': element {1} is {2}, not "
+                                       "a bool (0 or 1)",
+                                       name, *bad, unsigned(data[*bad])));
 }
 
 llvm::Expected<std::vector<SafetensorsEntry>>
@@ -257,11 +261,14 @@ parseSafetensors(llvm::StringRef bytes, llvm::StringRef path) {
   auto *base = reinterpret_cast<const uint8_t *>(bytes.data());
   std::vector<std::pair<std::string, HostBuffer>> tensors;
   for (const SafetensorsEntry &entry : *entries) {
+    llvm::Expected<ElementType> type = heldType(entry, path);
+    if (!type)
+      return type.takeError();
     const uint8_t *data = base + entry.offset;
-    if (llvm::Error err = checkSafetensorsValues(entry.type, data, entry.bytes,
-                                                 path, entry.name))
+    if (llvm::Error err =
+            checkSafetensorsValues(*type, data, entry.bytes, path, entry.name))
       return err;
-    HostBuffer tensor(entry.type, entry.shape, Init::None);
+    HostBuffer tensor(*type, entry.shape, Init::None);
     if (entry.bytes)
       std::memcpy(tensor.data(), data, entry.bytes);
     tensors.emplace_back(entry.name, std::move(tensor));

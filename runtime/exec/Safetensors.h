@@ -41,12 +41,22 @@ std::optional<ElementType> fromSafetensorsDType(llvm::StringRef name);
 /// One tensor of a file: its type, shape and where its bytes lie.
 struct SafetensorsEntry {
   std::string name;
-  ElementType type;
+  /// None for a dtype of the format this runtime holds no type for (U8,
+  /// F8_E4M3, ...): its bytes are checked against its shape, and reading
+  /// it is an error (heldType) where it is asked for.
+  std::optional<ElementType> type;
+  /// As the header names it.
+  std::string dtype;
   std::vector<int64_t> shape;
   /// From the start of the file.
   uint64_t offset;
   uint64_t bytes;
 };
+
+/// The type of `entry` of the file at `path`; an error naming both if this
+/// runtime holds no such type.
+llvm::Expected<ElementType> heldType(const SafetensorsEntry &entry,
+                                     llvm::StringRef path);
 
 /// The entries of the file held in `bytes`, in the order of their data,
 /// checked against its size; errors name `path` and the tensor.
@@ -59,6 +69,9 @@ readSafetensorsHeader(const RandomAccessFile &file);
 llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
 parseSafetensors(llvm::StringRef bytes, llvm::StringRef path);
 
+/// The position of the first of `bytes` bytes at `data` that is no bool (0
+/// or 1).
+std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes);
 /// Checks that the bytes of a `type` tensor are values of it (a bool is
 /// 0 or 1); errors name `path` and `name`.
 llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,

@@ -245,6 +245,30 @@ def inputs_by_name(spmd_run, work):
     assert run.returncode == 2 and "truncated" in run.stderr, run.stderr
     print("spmd-run: bad input files refused, naming file and tensor")
 
+    # A tensor of a type the runtime lacks, bound to no argument, is read
+    # past.
+    write_safetensors(inputs, [
+        ("q", "U8", [2], b"\x01\x02"),
+        ("bias", "F32", [4, 3], struct.pack("<12f", *bias)),
+        ("x", "F32", [4, 3], struct.pack("<12f", *x)),
+        ("arg2", "BOOL", [4, 3], flags)])
+    subprocess.run([spmd_run, program, f"--inputs={inputs}", "--check"],
+                   check=True, capture_output=True)
+    # Outputs that cannot be written are refused before the program runs
+    # (no check is printed).
+    folder = os.path.join(work, "a-folder.safetensors")
+    os.makedirs(folder, exist_ok=True)
+    for target, expected in [(folder, "is a folder, not a file"),
+                             (os.path.join(bad, "x.safetensors"),
+                              "is not a folder")]:
+        run = subprocess.run([spmd_run, program, f"--inputs={inputs}",
+                              f"--outputs={target}", "--check"],
+                             capture_output=True, text=True)
+        assert run.returncode == 2 and expected in run.stderr and \
+            "check" not in run.stdout, (target, run.returncode, run.stdout,
+                                        run.stderr)
+    print("spmd-run: unheld types read past; bad outputs refused first")
+
 
 def main():
     api_tests, spmd_run, work = sys.argv[1:4]

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,10 @@
 #include <fstream>
 #include <random>
 #include <regex>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 using spmd::None;
 namespace fs = std::filesystem;
@@ -441,6 +446,18 @@ TEST(Checkpoint, HostileIndexesAreRefusedQuickly) {
               R"({"file": "f.safetensors", "byte_range": [0, 0], )"
               R"("begin": [2, 2], "end": [2, 999998], "checksums": []})"});
   EXPECT_FALSE(load().ok());
+  // Indexes nested 100,000 levels deep overflowed the JSON parser's stack.
+  std::string deep = std::string(100000, '[') + std::string(100000, ']') + "\n";
+  for (const char *index : {"index.json", "model.safetensors.index.json"}) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir + "/" + index) << deep;
+    status = load();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_NE(status.message().find(index), std::string::npos) << status;
+    EXPECT_NE(status.message().find("nests more than"), std::string::npos)
+        << status;
+  }
   fs::remove_all(dir);
 }
 
@@ -509,6 +526,159 @@ TEST(Checkpoint, MisuseIsAnError) {
   EXPECT_FALSE(spmd::save_checkpoint(
                    file, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
                    .ok());
+  fs::remove_all(dir);
+}
+
+/// A safetensors file of `entries` (name, dtype, shape, bytes), written as
+/// the format's spec says.
+struct Entry {
+  std::string name, dtype;
+  std::vector<int64_t> shape;
+  std::string bytes;
+};
+void writePlainFile(const std::string &path,
+                    const std::vector<Entry> &entries) {
+  std::string header = "{", data;
+  for (const Entry &e : entries) {
+    std::string shape;
+    for (int64_t d : e.shape)
+      shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    header += (header.size() > 1 ? "," : "") + ("\"" + e.name + "\":") +
+              "{\"dtype\":\"" + e.dtype + "\",\"shape\":[" + shape +
+              "],\"data_offsets\":[" + std::to_string(data.size()) + "," +
+              std::to_string(data.size() + e.bytes.size()) + "]}";
+    data += e.bytes;
+  }
+  header += "}";
+  std::string length(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    length[i] = char((header.size() >> (8 * i)) & 0xff);
+  std::ofstream(path, std::ios::binary) << length << header << data;
+}
+
+/// A save removes the files of older saves and of unfinished ones, and
+/// nothing else it finds in the folder.
+TEST(Checkpoint, ASaveRemovesOnlyTheFilesSavesWrite) {
+  std::string dir = scratch("stray");
+  fs::create_directories(dir);
+  for (const char *name :
+       {"shards-notes.txt", "export.safetensors.tmp",
+        "shards-x-00000.safetensors", "shards-0123456789abc-00000.safetensors",
+        "shards-0123456789abc-00001.safetensors.tmp", "index.json.tmp"})
+    std::ofstream(dir + "/" + name) << "mine";
+  spmd::HostTensor host = patterned(spmd::DType::F32, {4, 4}, 1);
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
+                  .ok());
+  std::vector<std::string> files = filesIn(dir);
+  for (const char *kept : {"shards-notes.txt", "export.safetensors.tmp",
+                           "shards-x-00000.safetensors"})
+    EXPECT_NE(std::find(files.begin(), files.end(), kept), files.end()) << kept;
+  for (const char *gone :
+       {"shards-0123456789abc-00000.safetensors",
+        "shards-0123456789abc-00001.safetensors.tmp", "index.json.tmp"})
+    EXPECT_EQ(std::find(files.begin(), files.end(), gone), files.end()) << gone;
+  fs::remove_all(dir);
+}
+
+/// Two saves into one folder at once: the second is refused (each would
+/// remove the other's files), and the first stays whole.
+TEST(Checkpoint, OverlappingSavesIntoOneFolderAreRefused) {
+  std::string dir = scratch("overlap");
+  spmd::HostTensor host = patterned(spmd::DType::F32, {4, 4}, 1);
+  auto placed = *spmd::mark_sharding(host, kMesh1, {});
+  ASSERT_TRUE(spmd::save_checkpoint(dir, {{"w", placed}}).ok());
+  // A save under way holds the folder's lock.
+  int held = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  absl::Status refused = spmd::save_checkpoint(dir, {{"v", placed}});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_NE(refused.message().find("another save"), std::string::npos)
+      << refused;
+  ::close(held);
+  expectLoadsAs(dir, {{"w", host}}, kMesh1, {});
+  EXPECT_TRUE(spmd::save_checkpoint(dir, {{"v", placed}}).ok());
+  fs::remove_all(dir);
+}
+
+/// Loading some tensors reads only their files: another file missing, or
+/// holding a type this runtime lacks, is no error unless it is asked for.
+TEST(Checkpoint, ASubsetReadsOnlyWhatItNeeds) {
+  std::string dir = scratch("subset");
+  fs::create_directories(dir);
+  std::string four(16, '\1');
+  writePlainFile(dir + "/a.safetensors", {{"a", "F32", {4}, four},
+                                          {"q", "U8", {4}, "\1\2\3\4"},
+                                          {"f8", "F8_E4M3", {2, 2}, "abcd"}});
+  std::ofstream(dir + "/model.safetensors.index.json")
+      << R"({"metadata": {}, "weight_map": {"a": "a.safetensors",)"
+      << R"( "q": "a.safetensors", "b": "missing.safetensors"}})";
+  auto load = [&](const std::string &path, const std::string &name) {
+    return spmd::load_checkpoint(path, {{name, {kMesh2x4, {"data"}}}});
+  };
+  for (const std::string &path : {dir, dir + "/a.safetensors"}) {
+    auto a = load(path, "a");
+    ASSERT_TRUE(a.ok()) << a.status();
+    auto q = load(path, "q");
+    EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(q.status().message().find("dtype \"U8\" is not one this runtime "
+                                        "holds"),
+              std::string::npos)
+        << q.status();
+  }
+  EXPECT_EQ(load(dir, "b").status().code(), absl::StatusCode::kNotFound);
+  // A dtype the format lacks is refused, whatever is asked for.
+  writePlainFile(dir + "/bad.safetensors",
+                 {{"a", "F32", {4}, four}, {"z", "Q7", {1}, "x"}});
+  auto bad = load(dir + "/bad.safetensors", "a");
+  EXPECT_NE(bad.status().message().find("not one of the format's"),
+            std::string::npos)
+      << bad.status();
+  fs::remove_all(dir);
+}
+
+/// An index named by a bare file name is in the working folder; a folder
+/// where a file should be is the wrong kind of path.
+TEST(Checkpoint, PathsAsUsersGiveThem) {
+  std::string dir = scratch("paths");
+  spmd::HostTensor host = patterned(spmd::DType::F32, {4, 4}, 1);
+  ASSERT_TRUE(spmd::save_checkpoint(
+                  dir, {{"w", *spmd::mark_sharding(host, kMesh1, {})}})
+                  .ok());
+  fs::path cwd = fs::current_path();
+  fs::current_path(dir);
+  auto loaded = spmd::load_checkpoint("index.json", {{"w", {kMesh1, {}}}});
+  fs::current_path(cwd);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  expectSameBits(host, *loaded->at("w").to_host(), "w");
+  std::string shard = shardFileIn(dir);
+  fs::remove(shard);
+  fs::create_directory(shard);
+  auto wrongKind = spmd::load_checkpoint(dir, {{"w", {kMesh1, {}}}});
+  EXPECT_EQ(wrongKind.status().code(), absl::StatusCode::kFailedPrecondition)
+      << wrongKind.status();
+  fs::remove_all(dir);
+}
+
+/// A bool that is neither 0 nor 1 is named by its place in the tensor,
+/// whichever device's piece holds it.
+TEST(Checkpoint, ABadBoolIsNamedByItsElement) {
+  std::string dir = scratch("bools");
+  fs::create_directories(dir);
+  std::string bools(24, '\1');
+  bools[23] = 2;
+  writePlainFile(dir + "/b.safetensors", {{"c", "BOOL", {4, 6}, bools}});
+  for (const spmd::PartitionSpec &spec :
+       {spmd::PartitionSpec{}, spmd::PartitionSpec{"data", "model"},
+        spmd::PartitionSpec{None, "model"}}) {
+    auto loaded = spmd::load_checkpoint(dir + "/b.safetensors",
+                                        {{"c", {kMesh2x4, spec}}});
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(loaded.status().message().find("element 23 is 2"),
+              std::string::npos)
+        << loaded.status();
+  }
   fs::remove_all(dir);
 }
 

@@ -187,11 +187,17 @@ TEST(ParallelLoader, MisuseIsAnError) {
   // A source that throws.
   auto throwing = spmd::ParallelLoader::create(
       []() -> absl::StatusOr<std::optional<spmd::ParallelLoader::Batch>> {
-        throw std::runtime_error("no");
+        throw std::runtime_error("my parser failed at line 7");
       },
       kSharding);
   ASSERT_TRUE(throwing.ok());
-  EXPECT_FALSE(throwing->next().ok());
+  auto thrown = throwing->next();
+  ASSERT_FALSE(thrown.ok());
+  // The exception's text and the batch, not just "threw".
+  EXPECT_NE(thrown.status().message().find(
+                "batch 0: the source threw: my parser failed at line 7"),
+            std::string::npos)
+      << thrown.status();
   EXPECT_FALSE(
       spmd::ParallelLoader::fromFolder("/nonexistent", kSharding).ok());
 }

@@ -446,21 +446,24 @@ public:
           "{0}: no tensor '{1}'{2} for argument {3}", path, byPosition,
           byName.empty() ? "" : " or '" + byName + "'", index));
     const SafetensorsEntry &entry = it->second;
+    llvm::Expected<ElementType> held = heldType(entry, path);
+    if (!held)
+      badInput(llvm::toString(held.takeError()));
     // index arguments read I64 tensors, of the same bytes.
     ElementType type =
         spec.type == ElementType::Index ? ElementType::I64 : spec.type;
-    if (entry.type != type || entry.shape != spec.shape)
+    if (*held != type || entry.shape != spec.shape)
       badInput(llvm::formatv(
           "{0}: tensor '{1}' is {2}[{3}], argument {4} "
           "needs {5}",
-          path, entry.name, elementTypeName(entry.type),
+          path, entry.name, elementTypeName(*held),
           llvm::make_range(entry.shape.begin(), entry.shape.end()), index,
           shapeText(spec)));
     const uint8_t *data =
         reinterpret_cast<const uint8_t *>(file->getBufferStart()) +
         entry.offset;
-    if (llvm::Error err = checkSafetensorsValues(entry.type, data, entry.bytes,
-                                                 path, entry.name))
+    if (llvm::Error err =
+            checkSafetensorsValues(*held, data, entry.bytes, path, entry.name))
       badInput(llvm::toString(std::move(err)));
     return data;
   }
@@ -583,6 +586,27 @@ static double timedRuns(LoadedProgram &program,
   return runTimes[runTimes.size() / 2];
 }
 
+/// Before any run: --outputs can take the results of `program`.
+static void checkOutputs(const LoadedProgram &program) {
+  if (!leads())
+    return;
+  if (!isSafetensorsFile(outputsDir)) {
+    if (!llvm::sys::fs::is_directory(outputsDir))
+      badInput("--outputs: '" + outputsDir + "' is not a folder");
+    return;
+  }
+  llvm::StringRef folder = llvm::sys::path::parent_path(outputsDir);
+  if (!folder.empty() && !llvm::sys::fs::is_directory(folder))
+    badInput("--outputs: '" + folder + "' is not a folder");
+  if (llvm::sys::fs::is_directory(outputsDir))
+    badInput("--outputs: '" + outputsDir + "' is a folder, not a file");
+  for (auto [i, spec] : llvm::enumerate(program.outputs()))
+    if (!safetensorsDType(spec.type))
+      badInput(llvm::formatv("--outputs: result {0} is {1}, a type "
+                             "safetensors has no name for",
+                             i, elementTypeName(spec.type)));
+}
+
 static void writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
   if (isSafetensorsFile(outputsDir)) {
     std::vector<SafetensorsTensor> tensors;
@@ -652,6 +676,8 @@ int main(int argc, char **argv) {
                          std::chrono::steady_clock::now() - compileStart)
                          .count();
 
+  if (!outputsDir.empty())
+    checkOutputs(*program);
   std::vector<std::vector<TensorRef>> perDevice;
   std::vector<HostBuffer> inputs = readInputs(*program, perDevice);
   std::vector<HostBuffer> outputs;
