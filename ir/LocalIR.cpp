@@ -119,3 +119,37 @@ int64_t mlir::spmd::elementBytes(Type type) {
   // takes 2, an i33 8).
   return llvm::PowerOf2Ceil(llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
 }
+
+/// Whether `value`, a ranked tensor, has a dimension of size 0.
+static bool holdsNoElement(Value value) {
+  return llvm::is_contained(
+      llvm::cast<RankedTensorType>(value.getType()).getShape(), 0);
+}
+
+Value mlir::spmd::extractSlice(OpBuilder &b, Location loc,
+                               RankedTensorType resultType, Value source,
+                               ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<OpFoldResult> sizes,
+                               ArrayRef<OpFoldResult> strides) {
+  if (!resultType)
+    resultType = tensor::ExtractSliceOp::inferResultType(
+        llvm::cast<RankedTensorType>(source.getType()), sizes);
+  if (holdsNoElement(source))
+    return tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                   resultType.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, resultType, source, offsets,
+                                        sizes, strides);
+}
+
+Value mlir::spmd::insertSlice(OpBuilder &b, Location loc, Value source,
+                              Value dest, ArrayRef<OpFoldResult> offsets,
+                              ArrayRef<OpFoldResult> sizes,
+                              ArrayRef<OpFoldResult> strides) {
+  if (holdsNoElement(dest)) {
+    auto type = llvm::cast<RankedTensorType>(dest.getType());
+    return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                   type.getElementType());
+  }
+  return tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes,
+                                       strides);
+}

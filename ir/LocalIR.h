@@ -45,6 +45,20 @@ Value keepOnOne(OpBuilder &b, Location loc, Value local, const MeshInfo &mesh,
                 ArrayRef<AxisIndex> axes, TypedAttr identity,
                 int64_t position = 0);
 
+/// `tensor.extract_slice` of `source` (of `resultType`, or inferred from
+/// `sizes` when null); a `tensor.empty` when `source` holds no element,
+/// since upstream's verifier refuses every offset into a dimension of size
+/// 0 ("offset 0 is out-of-bounds: 0 >= 0").
+Value extractSlice(OpBuilder &b, Location loc, RankedTensorType resultType,
+                   Value source, ArrayRef<OpFoldResult> offsets,
+                   ArrayRef<OpFoldResult> sizes,
+                   ArrayRef<OpFoldResult> strides);
+/// `tensor.insert_slice` of `source` into `dest`; a `tensor.empty` when
+/// `dest` holds no element (as extractSlice). Each is an op's result.
+Value insertSlice(OpBuilder &b, Location loc, Value source, Value dest,
+                  ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                  ArrayRef<OpFoldResult> strides);
+
 /// The bytes one element of a tensor element type takes on a device.
 int64_t elementBytes(Type type);
 

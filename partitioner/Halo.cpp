@@ -2,6 +2,7 @@
 
 #include "partitioner/Halo.h"
 
+#include "ir/LocalIR.h"
 #include "ir/Namespaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -40,9 +41,9 @@ static Value cut(OpBuilder &b, Location loc, Value value, int64_t dim,
   offsets[dim] = offset;
   SmallVector<int64_t> shape(type.getShape());
   shape[dim] = size;
-  return tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-      offsets, sizes, strides);
+  return extractSlice(b, loc,
+                      RankedTensorType::get(shape, type.getElementType()),
+                      value, offsets, sizes, strides);
 }
 
 Value mlir::spmd::emitHaloWindow(OpBuilder &b, Location loc, Value local,

@@ -2,6 +2,8 @@
 
 #include "partitioner/Partitioner.h"
 
+#include "ir/LocalIR.h"
+
 #include "ir/Namespaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -18,7 +20,7 @@ static Value truncate(OpBuilder &b, Location loc, Value value, int64_t dim,
   SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t d = 0; d < type.getRank(); ++d)
     sizes.push_back(b.getIndexAttr(d == dim ? size : type.getDimSize(d)));
-  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+  return extractSlice(b, loc, nullptr, value, offsets, sizes, strides);
 }
 
 /// `state` as a sharding attribute (closed dimensions, no partial axes).
@@ -58,8 +60,6 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       shape[step.dim] *= n;
       local = AllGatherOp::create(b, loc, resultType(), local, mesh.symbol,
                                   axes, b.getI64IntegerAttr(step.dim));
-      if (step.truncate)
-        local = truncate(b, loc, local, step.dim, step.truncate);
       break;
     case CollectiveKind::AllSlice:
       shape[step.dim] = llvm::divideCeil(shape[step.dim], n);
@@ -72,8 +72,6 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
       local = AllToAllOp::create(b, loc, resultType(), local, mesh.symbol, axes,
                                  b.getI64IntegerAttr(step.dim),
                                  b.getI64IntegerAttr(step.concatDim));
-      if (step.truncate)
-        local = truncate(b, loc, local, step.concatDim, step.truncate);
       break;
     case CollectiveKind::AllReduce:
       local = AllReduceOp::create(b, loc, type, local, mesh.symbol, axes,
@@ -106,8 +104,16 @@ Value mlir::spmd::emitReshard(OpBuilder &b, Location loc, Value local,
     }
     before = &step.after;
     Operation *collective = local.getDefiningOp();
-    if (step.truncate)
-      collective = collective->getOperand(0).getDefiningOp();
+    // A dimension gathered whole is cut to its size: the padding goes.
+    if (step.truncate) {
+      assert((step.kind == CollectiveKind::AllGather ||
+              step.kind == CollectiveKind::AllToAll) &&
+             "only gathers truncate");
+      local = truncate(b, loc, local,
+                       step.kind == CollectiveKind::AllToAll ? step.concatDim
+                                                             : step.dim,
+                       step.truncate);
+    }
     // Saturated: a count beyond int64 is never wrapped around.
     int64_t bytes =
         byteCount(minBytes).value_or(std::numeric_limits<int64_t>::max());

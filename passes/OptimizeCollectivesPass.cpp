@@ -189,10 +189,10 @@ static void combineAllReduces(Block &block) {
     int64_t offset = 0;
     for (auto [op, n] : llvm::zip_equal(group, sizes)) {
       RankedTensorType type = op.getType();
-      Value part = tensor::ExtractSliceOp::create(
-          b, loc, reduced, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      Value part = extractSlice(b, loc, nullptr, reduced,
+                                ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+                                ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
+                                ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
       SmallVector<ReassociationIndices> all;
       if (type.getRank() > 0) {
         all.emplace_back();

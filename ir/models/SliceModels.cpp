@@ -155,8 +155,8 @@ struct ExtractSliceModel
     }
     auto resultType =
         RankedTensorType::get(resultShape, slice.getType().getElementType());
-    Value cut = tensor::ExtractSliceOp::create(b, loc, resultType, source.local,
-                                               offsets, sizes, strides);
+    Value cut =
+        extractSlice(b, loc, resultType, source.local, offsets, sizes, strides);
     // The holders: the owner's position over the pending axes (every cut
     // split dimension's axes, in order).
     int64_t position = 0;
@@ -198,9 +198,9 @@ struct ExtractSliceModel
       }
       ++r;
     }
-    return tensor::ExtractSliceOp::create(
-        b, op->getLoc(), result, source, offsets, sizes,
-        mapAll(slice.getMixedStrides(), rebuild.mapping()));
+    return extractSlice(b, op->getLoc(), result, source, offsets, sizes,
+                        mapAll(slice.getMixedStrides(), rebuild.mapping()))
+        .getDefiningOp();
   }
 };
 
@@ -362,11 +362,11 @@ struct InsertSliceModel
       sizes.push_back(dropped.test(d)
                           ? size
                           : b.getIndexAttr(sourceLocal.getDimSize(s++)));
-    return tensor::InsertSliceOp::create(
-        b, op->getLoc(), source, rebuild.operand(1),
-        mapAll(insert.getMixedOffsets(), rebuild.mapping()),
-        mapAll(sizes, rebuild.mapping()),
-        mapAll(insert.getMixedStrides(), rebuild.mapping()));
+    return insertSlice(b, op->getLoc(), source, rebuild.operand(1),
+                       mapAll(insert.getMixedOffsets(), rebuild.mapping()),
+                       mapAll(sizes, rebuild.mapping()),
+                       mapAll(insert.getMixedStrides(), rebuild.mapping()))
+        .getDefiningOp();
   }
 };
 
