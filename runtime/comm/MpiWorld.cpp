@@ -22,6 +22,8 @@ namespace spmd::runtime {
 namespace {
 constexpr int kDataTag = 1;
 constexpr int kNoticeTag = 2;
+/// Empty messages of a process that works alone (MpiWorld::aloneFor).
+constexpr int kAliveTag = 3;
 /// Messages are cut into pieces MPI's int counts can address.
 constexpr int64_t kMaxPiece = int64_t(1) << 30;
 } // namespace
@@ -274,6 +276,22 @@ static std::optional<Notice> takeNotice(MPI_Comm control) {
   return Notice{status.MPI_SOURCE, std::move(text)};
 }
 
+/// Whether a process that works alone said it is alive since the last call
+/// (its messages taken).
+static bool takeAlive(MPI_Comm control) {
+  bool alive = false;
+  int flag = 1;
+  MPI_Status status;
+  while (MPI_Iprobe(MPI_ANY_SOURCE, kAliveTag, control, &flag, &status) ==
+             MPI_SUCCESS &&
+         flag) {
+    MPI_Recv(nullptr, 0, MPI_CHAR, status.MPI_SOURCE, kAliveTag, control,
+             MPI_STATUS_IGNORE);
+    alive = true;
+  }
+  return alive;
+}
+
 /// Polls `pending` until every request completes, a notice of a stop
 /// comes, an error is returned, or `timeout` passes.
 static llvm::Error
@@ -328,6 +346,9 @@ waitFor(Pending &pending, MPI_Comm control, std::chrono::milliseconds timeout,
     if (now < nextCheck)
       continue;
     nextCheck = now + std::chrono::milliseconds(1);
+    // The timeout counts from the last sign of a process working alone.
+    if (takeAlive(control))
+      start = now;
     // Another process stopped: it said so before leaving.
     if (std::optional<Notice> notice = takeNotice(control)) {
       // The stopped rank may have waited for one that waits for the rank
@@ -662,6 +683,40 @@ llvm::Expected<bool> MpiWorld::taggedSendsDone(const std::string &what) {
           progressTagged(state->taggedRequests, state->taggedBuffers, what))
     return fail(llvm::toString(std::move(err)));
   return state->taggedRequests.empty();
+}
+
+void MpiWorld::aloneFor(llvm::function_ref<void()> work) {
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finished = false;
+  std::thread beats([&] {
+    std::vector<MPI_Request> sent;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!finished) {
+      for (int64_t r = 0; r < size_; ++r) {
+        MPI_Request request;
+        if (r != rank_ && MPI_Isend(nullptr, 0, MPI_CHAR, int(r), kAliveTag,
+                                    state->control, &request) == MPI_SUCCESS)
+          sent.push_back(request);
+      }
+      int all = 0;
+      MPI_Testall(int(sent.size()), sent.data(), &all, MPI_STATUSES_IGNORE);
+      if (all)
+        sent.clear();
+      done.wait_for(lock, timeout_ / 4, [&] { return finished; });
+    }
+    // Empty sends a dead peer never takes complete on their own.
+    for (MPI_Request &request : sent)
+      if (request != MPI_REQUEST_NULL)
+        MPI_Request_free(&request);
+  });
+  work();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+  }
+  done.notify_all();
+  beats.join();
 }
 
 void MpiWorld::announceStop(const std::string &message) {

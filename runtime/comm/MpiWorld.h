@@ -20,6 +20,7 @@
 #define SPMD_RUNTIME_MPIWORLD_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <chrono>
@@ -134,6 +135,13 @@ public:
   /// `root`'s `text`, on every process (the others' `text` is ignored).
   llvm::Expected<std::string>
   broadcastText(const std::string &text, int64_t root, const std::string &what);
+
+  /// Runs `work`, which makes no MPI call, while a thread tells the other
+  /// processes every quarter of the timeout that this one is alive: their
+  /// waits for it then last as long as `work` does (a check of the whole
+  /// program on one process, say), and no longer than a timeout after this
+  /// process dies.
+  void aloneFor(llvm::function_ref<void()> work);
 
   /// Tells every other process that this one stops with `message`; their
   /// waits then fail naming this rank. Once per process.

@@ -73,4 +73,30 @@ for mode in default recovery; do
     grep -q "rank 0 exit 1" <<<"$out" || fail "rank 0 did not exit 1"
   fi
 done
+# 4. Rank 0's check of the whole program outlasts the timeout: rank 0 says
+#    it is alive meanwhile, so rank 1 waits for the verdict. Killed during
+#    its check (--enable-recovery), rank 1 names it within the timeout
+#    (it waited 30 minutes).
+slow=$here/slow-check.mlir
+out=$(timeout 300 mpirun --oversubscribe -np 2 "$bin" "$slow" \
+  --mesh-config="$here/x_2x2.yaml" --check --mpi-timeout=1 2>&1)
+code=$?
+echo "$out"
+[ $code -eq 0 ] || fail "a check longer than the timeout failed ($code)"
+[ "$(grep -c "check: PASS" <<<"$out")" = 1 ] || fail "no verdict"
+start=$(date +%s)
+out=$(timeout 300 mpirun --oversubscribe --enable-recovery \
+  -np 1 bash -c "\"$bin\" \"$slow\" --mesh-config=\"$here/x_2x2.yaml\" \
+    --check --mpi-timeout=5 > \"$work/rank0.out\" & pid=\$!; \
+    until grep -q run_ms \"$work/rank0.out\"; do sleep 0.1; done; \
+    sleep 0.5; kill -9 \$pid; wait \$pid" : \
+  -np 1 bash -c "\"$bin\" \"$slow\" --mesh-config=\"$here/x_2x2.yaml\" \
+    --check --mpi-timeout=5; echo \"rank 1 exit \$?\"" 2>&1)
+elapsed=$(( $(date +%s) - start ))
+echo "$out" | grep -v "^ *$"
+echo "rank 0 killed in its check: after $elapsed s"
+grep -q "rank 0's check: rank 0 did not answer within 5.00 s" <<<"$out" ||
+  fail "rank 1 did not name rank 0"
+grep -q "rank 1 exit 1" <<<"$out" || fail "rank 1 did not exit 1"
+[ $elapsed -le 60 ] || fail "rank 1 took $elapsed s"
 echo "faults: PASS"

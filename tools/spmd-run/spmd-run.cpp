@@ -164,17 +164,13 @@ static bool leads() { return !world || world->rank() == 0; }
 /// The most timed runs: a mistyped count should not run for ever.
 static constexpr int64_t kMaxIters = 1000000;
 
-/// How long the other processes wait for rank 0's check (it runs the
-/// unpartitioned program alone).
-static constexpr std::chrono::minutes kVerdictWait{30};
-
 /// A process other than rank 0 after the runs: it waits for rank 0's
-/// verdict and ends with it.
+/// verdict and ends with it (rank 0 says it is alive while it checks).
 [[noreturn]] static void finishOtherRank() {
   int code = 0;
   if (check) {
-    llvm::Expected<double> verdict = world->maxOverProcesses(
-        0, "waiting for rank 0's check", kVerdictWait);
+    llvm::Expected<double> verdict =
+        world->maxOverProcesses(0, "waiting for rank 0's check");
     if (!verdict)
       runFailed(llvm::toString(verdict.takeError()));
     code = int(*verdict);
@@ -607,34 +603,32 @@ static void checkOutputs(const LoadedProgram &program) {
                              i, elementTypeName(spec.type)));
 }
 
-static void writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
+static llvm::Error writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
   if (isSafetensorsFile(outputsDir)) {
     std::vector<SafetensorsTensor> tensors;
     for (auto [i, out] : llvm::enumerate(outputs))
       tensors.push_back({"result" + std::to_string(i), out.type(),
                          out.shape().vec(), out.data()});
-    if (llvm::Expected<std::vector<uint64_t>> written =
-            writeSafetensors(outputsDir, tensors);
-        !written)
-      badInput(llvm::toString(written.takeError()));
-    return;
+    return writeSafetensors(outputsDir, tensors).takeError();
   }
   for (auto [i, out] : llvm::enumerate(outputs)) {
     llvm::SmallString<128> path(outputsDir);
     llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
     if (llvm::Error err = writeNpy(path, out))
-      badInput(llvm::toString(std::move(err)));
+      return err;
   }
+  return llvm::Error::success();
 }
 
 /// The check of `outputs` against the unpartitioned program, printed; its
 /// report in `report`. The exit code: 0 if it passes.
-static int checkRun(LoadedProgram &program, llvm::ArrayRef<HostBuffer> inputs,
-                    llvm::ArrayRef<HostBuffer> outputs,
-                    llvm::json::Object &report) {
+static llvm::Expected<int> checkRun(LoadedProgram &program,
+                                    llvm::ArrayRef<HostBuffer> inputs,
+                                    llvm::ArrayRef<HostBuffer> outputs,
+                                    llvm::json::Object &report) {
   llvm::Expected<CheckResult> result = program.check(inputs, outputs);
   if (!result)
-    badInput(llvm::toString(result.takeError()));
+    return result.takeError();
   llvm::outs() << checkSummary(*result);
   report = checkJson(*result);
   return result->pass ? 0 : 1;
@@ -697,17 +691,36 @@ int main(int argc, char **argv) {
   if (world)
     llvm::outs() << " processes=" << world->size();
   llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
-  if (!outputsDir.empty())
-    writeOutputs(outputs);
-
+  // Seen before a check that may take long, even through a pipe.
+  llvm::outs().flush();
+  // Rank 0 alone: the others wait for its verdict meanwhile.
   int exitCode = 0;
   llvm::json::Object checkReport;
-  if (check)
-    exitCode = checkRun(*program, inputs, outputs, checkReport);
+  std::optional<std::string> failed;
+  auto alone = [&] {
+    if (!outputsDir.empty())
+      if (llvm::Error err = writeOutputs(outputs)) {
+        failed = llvm::toString(std::move(err));
+        return;
+      }
+    if (!check)
+      return;
+    llvm::Expected<int> code = checkRun(*program, inputs, outputs, checkReport);
+    if (!code)
+      failed = llvm::toString(code.takeError());
+    else
+      exitCode = *code;
+  };
+  if (world)
+    world->aloneFor(alone);
+  else
+    alone();
+  if (failed)
+    badInput(*failed);
   if (world && check) {
     // Every process ends with the check's verdict.
-    llvm::Expected<double> verdict = world->maxOverProcesses(
-        exitCode, "sharing the check's verdict", kVerdictWait);
+    llvm::Expected<double> verdict =
+        world->maxOverProcesses(exitCode, "sharing the check's verdict");
     if (!verdict)
       runFailed(llvm::toString(verdict.takeError()));
   }
