@@ -47,15 +47,10 @@ absl::StatusOr<bool> detail::sameOnEveryProcess(uint64_t value,
   runtime::MpiWorld *world = mpiProcesses();
   if (!world)
     return true;
-  // The largest and the smallest, in the 52 bits a double holds exactly.
-  double mine = double(value & ((uint64_t(1) << 52) - 1));
-  llvm::Expected<double> most = world->maxOverProcesses(mine, what);
-  if (!most)
-    return toStatus(most.takeError(), absl::StatusCode::kInternal);
-  llvm::Expected<double> least = world->maxOverProcesses(-mine, what);
-  if (!least)
-    return toStatus(least.takeError(), absl::StatusCode::kInternal);
-  return *most == -*least;
+  llvm::Expected<bool> same = world->sameOnEveryProcess(value, what);
+  if (!same)
+    return toStatus(same.takeError(), absl::StatusCode::kInternal);
+  return *same;
 }
 
 } // namespace spmd

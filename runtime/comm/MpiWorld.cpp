@@ -453,6 +453,19 @@ MpiWorld::maxOverProcesses(double value, const std::string &what,
                  [&](std::string text) { return fail(std::move(text)); });
 }
 
+llvm::Expected<bool> MpiWorld::sameOnEveryProcess(uint64_t value,
+                                                  const std::string &what) {
+  // The largest and the smallest, in the 52 bits a double holds exactly.
+  double mine = double(value & ((uint64_t(1) << 52) - 1));
+  llvm::Expected<double> most = maxOverProcesses(mine, what);
+  if (!most)
+    return most.takeError();
+  llvm::Expected<double> least = maxOverProcesses(-mine, what);
+  if (!least)
+    return least.takeError();
+  return *most == -*least;
+}
+
 void MpiWorld::start() {
   // MPI_Init_thread waits for every process (Open MPI exchanges their
   // addresses there) and has no timeout of its own. Who is missing MPI

@@ -129,6 +129,10 @@ public:
   llvm::Expected<double>
   maxOverProcesses(double value, const std::string &what,
                    std::optional<std::chrono::milliseconds> timeout = {});
+  /// Whether every process passed the same `value` (compared in its low 52
+  /// bits), on every process.
+  llvm::Expected<bool> sameOnEveryProcess(uint64_t value,
+                                          const std::string &what);
   /// Every process's `text`, on rank 0 (in rank order); empty elsewhere.
   llvm::Expected<std::vector<std::string>> gatherText(const std::string &text,
                                                       const std::string &what);

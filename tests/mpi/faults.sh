@@ -29,9 +29,12 @@ lines=$(grep "describes 4 processes but 2 were started" <<<"$out")
 
 # 2. Rank 1 exits early.
 start=$(date +%s)
+python3 "$here/../tools/npy_write.py" "$work/inputs" 1 i32:64x16 i32:6x5
 out=$(mpirun --oversubscribe \
-  -np 1 "$bin" "$program" --mesh-config="$config" --iters=1000 : \
-  -np 1 "$bin" "$program" --mesh-config="$config" --inputs="$work/missing" 2>&1)
+  -np 1 "$bin" "$program" --mesh-config="$config" --iters=1000 \
+    --inputs="$work/inputs" : \
+  -np 1 "$bin" "$program" --mesh-config="$config" --iters=1000 \
+    --inputs="$work/missing" 2>&1)
 code=$?
 elapsed=$(( $(date +%s) - start ))
 echo "$out"
@@ -99,4 +102,18 @@ grep -q "rank 0's check: rank 0 did not answer within 5.00 s" <<<"$out" ||
   fail "rank 1 did not name rank 0"
 grep -q "rank 1 exit 1" <<<"$out" || fail "rank 1 did not exit 1"
 [ $elapsed -le 60 ] || fail "rank 1 took $elapsed s"
+# 5. Ranks given different flags (another --seed: other random inputs)
+#    or configs: refused on every rank before anything runs (the seeds
+#    gave a silently wrong result; the configs an MPI rank error).
+for second in "--seed=2 --mesh-config=$config" \
+              "--seed=1 --mesh-config=$here/x_2x2.yaml"; do
+  out=$(timeout 120 mpirun --oversubscribe \
+    -np 1 "$bin" "$program" --mesh-config="$config" --seed=1 --check : \
+    -np 1 "$bin" "$program" --check $second 2>&1)
+  code=$?
+  echo "$out"
+  [ $code -ne 0 ] || fail "ranks given $second ran"
+  [ "$(grep -c "the processes were given different programs" <<<"$out")" = 2 ] ||
+    fail "not every rank named the difference ($second)"
+done
 echo "faults: PASS"

@@ -38,6 +38,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 #include <cmath>
@@ -338,6 +339,36 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
 }
 
 /// The program of the input file, parsed in `context`.
+/// Under mpirun: every process was given the same program, mesh config and
+/// the flags that decide what runs and what is exchanged. Processes given
+/// other ones exchanged garbage (other random inputs, say) or timed out.
+static void checkSameRun(llvm::StringRef program) {
+  if (!world)
+    return;
+  std::string run;
+  llvm::raw_string_ostream os(run);
+  os << llvm::xxh3_64bits(program);
+  if (!meshConfig.empty()) {
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> config =
+        spmd::readRegularFile(meshConfig, spmd::kMaxMeshConfigBytes,
+                              "mesh config");
+    if (config)
+      os << (*config)->getBuffer();
+    else
+      llvm::consumeError(config.takeError()); // reported where it is read
+  }
+  os << '\0' << entry << '\0' << devicesFlag << ' ' << seed << ' ' << iters
+     << ' ' << warmup << ' ' << check << ' ' << inputsDir.empty();
+  llvm::Expected<bool> same =
+      world->sameOnEveryProcess(llvm::xxh3_64bits(run), "comparing the runs");
+  if (!same)
+    runFailed(llvm::toString(same.takeError()));
+  if (!*same)
+    badInput("the processes were given different programs, mesh configs or "
+             "flags (--entry, --devices, --seed, --iters, --warmup, --check, "
+             "--inputs): under mpirun every process runs the same");
+}
+
 static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
@@ -350,6 +381,7 @@ static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context
   if (std::optional<std::string> hazard =
           mlir::spmd::findUpstreamParserHazard((*text)->getBuffer(), inputFile))
     badInput(*hazard);
+  checkSameRun((*text)->getBuffer());
   sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
