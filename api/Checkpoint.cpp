@@ -185,6 +185,8 @@ static absl::Status writeShards(const std::string &dir, const std::string &file,
     shard.stored.offset = offset;
     shard.stored.checksums =
         detail::chunkChecksums(shard.entry.data, shard.stored.bytes);
+    shard.stored.linearSums =
+        detail::chunkLinearSums(shard.entry.data, shard.stored.bytes);
     json.push_back(detail::shardToJson(shard.tensor, shard.stored));
     bytes += shard.stored.bytes;
   }

@@ -46,6 +46,9 @@ struct StoredShard {
   /// xxh3 of each kChecksumChunkBytes chunk of the bytes; empty when the
   /// source has none (a plain safetensors file).
   std::vector<uint64_t> checksums;
+  /// The linearSum of each chunk: processes that each read a part of a
+  /// chunk verify it together. Empty when the source has none.
+  std::vector<uint64_t> linearSums;
 };
 
 struct StoredTensor {
@@ -80,12 +83,27 @@ int64_t globalBytes(const std::map<std::string, ShardedTensor> &tensors);
 
 /// Where load_checkpoint places each tensor.
 using LoadTargets = std::map<std::string, std::pair<Mesh, PartitionSpec>>;
+
+/// Bytes [offset, offset + bytes) of chunk `chunk` of shard `shard` of a
+/// tensor, which a process read but, holding only part of the chunk,
+/// could not verify alone; with what the other processes read of the
+/// chunk, their linear sums add up to the chunk's.
+struct UnverifiedRun {
+  std::string tensor, file;
+  uint64_t shard, chunk, offset, bytes, sum;
+  /// The chunk's size, its linear sum in the index, and where the shard
+  /// starts in its file (for errors).
+  uint64_t chunkBytes, expected, shardOffset;
+};
+
 /// load_checkpoint's work on this process alone: no exchange with the
 /// other processes (so it may run beside programs that exchange).
-/// The save it read in `generation`, as readCatalog gives it.
+/// The save it read in `generation`, as readCatalog gives it; the bytes
+/// read that it could not verify alone added to `unverified` if given.
 absl::StatusOr<std::map<std::string, ShardedTensor>>
 loadOnThisProcess(const std::string &path, const LoadTargets &targets,
-                  std::string *generation = nullptr);
+                  std::string *generation = nullptr,
+                  std::vector<UnverifiedRun> *unverified = nullptr);
 
 /// The file process `process` writes its shards to in the save
 /// `generation` (13 hex digits).
@@ -103,6 +121,15 @@ std::string inFolder(const std::string &dir, llvm::StringRef file);
 
 /// The checksums of `bytes` by chunk.
 std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes);
+/// The sum, modulo 2^64, of each 4-byte little-endian word of a chunk times
+/// a fixed odd weight of its position, over the `bytes` bytes at `data`,
+/// which are bytes [at, at + bytes) of the chunk (the other bytes of their
+/// words taken as 0). Linear: the sums of disjoint parts of a chunk add up
+/// to the chunk's, so processes that each read a part verify it together;
+/// a change of any one word changes it.
+uint64_t linearSum(const uint8_t *data, uint64_t bytes, uint64_t at);
+/// The linearSum of `bytes` by chunk.
+std::vector<uint64_t> chunkLinearSums(const uint8_t *data, uint64_t bytes);
 
 /// A shard as the index holds it, with the tensor it belongs to.
 llvm::json::Value shardToJson(const std::string &tensor,

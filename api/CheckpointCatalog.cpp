@@ -22,6 +22,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
+#include <cstring>
 #include <set>
 
 namespace spmd::detail {
@@ -64,6 +65,54 @@ std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes) {
   return sums;
 }
 
+/// The weights of a chunk's words in its linearSum: odd, drawn once from a
+/// fixed seed (splitmix64), the same for every writer and reader.
+static const std::vector<uint32_t> &wordWeights() {
+  static const std::vector<uint32_t> weights = [] {
+    std::vector<uint32_t> w(kChecksumChunkBytes / 4);
+    uint64_t state = 0x5350'4d44'4c53'554dull;
+    for (uint32_t &weight : w) {
+      uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      weight = uint32_t(z ^ (z >> 31)) | 1;
+    }
+    return w;
+  }();
+  return weights;
+}
+
+uint64_t linearSum(const uint8_t *data, uint64_t bytes, uint64_t at) {
+  assert(at + bytes <= kChecksumChunkBytes && "a part of one chunk");
+  const uint32_t *weights = wordWeights().data();
+  // A byte of a word the part holds in part: its share of the word.
+  auto byteTerm = [&](uint64_t position, uint8_t byte) {
+    return uint64_t(uint32_t(byte) << (8 * (position % 4))) *
+           weights[position / 4];
+  };
+  uint64_t sum = 0, i = 0;
+  for (; i < bytes && (at + i) % 4; ++i)
+    sum += byteTerm(at + i, data[i]);
+  const uint32_t *w = weights + (at + i) / 4;
+  uint64_t words = (bytes - i) / 4;
+  for (uint64_t j = 0; j < words; ++j) {
+    uint32_t word;
+    std::memcpy(&word, data + i + 4 * j, 4);
+    sum += uint64_t(word) * w[j];
+  }
+  for (i += 4 * words; i < bytes; ++i)
+    sum += byteTerm(at + i, data[i]);
+  return sum;
+}
+
+std::vector<uint64_t> chunkLinearSums(const uint8_t *data, uint64_t bytes) {
+  std::vector<uint64_t> sums;
+  for (uint64_t at = 0; at < bytes; at += kChecksumChunkBytes)
+    sums.push_back(
+        linearSum(data + at, std::min(kChecksumChunkBytes, bytes - at), 0));
+  return sums;
+}
+
 //===----------------------------------------------------------------------===//
 // The index
 //===----------------------------------------------------------------------===//
@@ -74,9 +123,12 @@ static llvm::json::Array toJsonArray(const std::vector<int64_t> &values) {
 
 llvm::json::Value shardToJson(const std::string &tensor,
                               const StoredShard &shard) {
-  llvm::json::Array checksums;
-  for (uint64_t sum : shard.checksums)
-    checksums.push_back(fmt::format("{:016x}", sum));
+  auto hex = [](const std::vector<uint64_t> &sums) {
+    llvm::json::Array texts;
+    for (uint64_t sum : sums)
+      texts.push_back(fmt::format("{:016x}", sum));
+    return texts;
+  };
   return llvm::json::Object{
       {"tensor", tensor},
       {"file", shard.file},
@@ -84,7 +136,8 @@ llvm::json::Value shardToJson(const std::string &tensor,
                                        int64_t(shard.offset + shard.bytes)}},
       {"begin", toJsonArray(shard.begin)},
       {"end", toJsonArray(shard.end)},
-      {"checksums", std::move(checksums)},
+      {"checksums", hex(shard.checksums)},
+      {"linear_sums", hex(shard.linearSums)},
   };
 }
 
@@ -152,15 +205,29 @@ static absl::StatusOr<StoredShard> shardFromJson(const llvm::json::Value &v,
   shard.bytes = (*range)[1] - (*range)[0];
   shard.begin = std::move(*begin);
   shard.end = std::move(*end);
-  for (const llvm::json::Value &sum : *sums) {
-    std::optional<llvm::StringRef> hex = sum.getAsString();
-    uint64_t value = 0;
-    if (!hex || hex->size() != 16 || hex->getAsInteger(16, value))
-      return invalid(where, "a checksum is not 16 hexadecimal digits");
-    shard.checksums.push_back(value);
-  }
+  auto read = [&](const llvm::json::Array &texts,
+                  std::vector<uint64_t> &values) {
+    for (const llvm::json::Value &sum : texts) {
+      std::optional<llvm::StringRef> hex = sum.getAsString();
+      uint64_t value = 0;
+      if (!hex || hex->size() != 16 || hex->getAsInteger(16, value))
+        return false;
+      values.push_back(value);
+    }
+    return true;
+  };
+  // Linear sums are optional: checkpoints saved before them have none.
+  const llvm::json::Array *linear = object->getArray("linear_sums");
+  if (!read(*sums, shard.checksums) ||
+      (linear && !read(*linear, shard.linearSums)))
+    return invalid(where, "a checksum is not 16 hexadecimal digits");
   uint64_t chunks =
       (shard.bytes + kChecksumChunkBytes - 1) / kChecksumChunkBytes;
+  if (!shard.linearSums.empty() && shard.linearSums.size() != chunks)
+    return invalid(where,
+                   fmt::format("a shard of {} bytes has {} linear "
+                               "sums, not {}",
+                               shard.bytes, shard.linearSums.size(), chunks));
   if (shard.checksums.size() != chunks)
     return invalid(where,
                    fmt::format("a shard of {} bytes has {} checksums, "

@@ -54,8 +54,9 @@ private:
 /// and verified shard by shard.
 class TensorRead {
 public:
-  TensorRead(const std::string &name, const StoredTensor &tensor)
-      : name(name), tensor(tensor) {}
+  TensorRead(const std::string &name, const StoredTensor &tensor,
+             std::vector<detail::UnverifiedRun> *unverified)
+      : name(name), tensor(tensor), unverified(unverified) {}
   /// Asks for the box [lo, hi) (global) of `shard`, row-major into `into`.
   void request(const StoredShard &shard, llvm::ArrayRef<int64_t> lo,
                llvm::ArrayRef<int64_t> hi, uint8_t *into);
@@ -72,6 +73,9 @@ private:
   /// part while `budget` lasts.
   absl::Status checkChunks(ShardPieces &wanted, const RandomAccessFile &file,
                            FileSet &files, uint64_t &budget);
+  /// The pieces of chunk `chunk` of the shard, left for the processes to
+  /// verify together.
+  void leaveUnverified(const ShardPieces &wanted, uint64_t chunk);
   /// A bool tensor's pieces hold 0s and 1s only; errors name the element.
   absl::Status checkBools(const ShardPieces &wanted,
                           const std::string &path) const;
@@ -80,6 +84,7 @@ private:
 
   const std::string &name;
   const StoredTensor &tensor;
+  std::vector<detail::UnverifiedRun> *unverified;
   std::vector<ShardPieces> shards;
   uint64_t requested = 0;
 };
@@ -252,14 +257,36 @@ absl::Status TensorRead::checkChunks(ShardPieces &wanted,
   }
   llvm::sort(partial);
   for (auto [missing, chunk] : partial) {
-    if (missing > budget)
-      break;
+    if (missing > budget) {
+      leaveUnverified(wanted, chunk);
+      continue;
+    }
     budget -= missing;
     if (absl::Status status = checkChunk(wanted, chunk, file, files);
         !status.ok())
       return status;
   }
   return absl::OkStatus();
+}
+
+void TensorRead::leaveUnverified(const ShardPieces &wanted, uint64_t chunk) {
+  const StoredShard &shard = *wanted.shard;
+  if (!unverified || shard.linearSums.empty())
+    return;
+  constexpr uint64_t kChunk = detail::kChecksumChunkBytes;
+  uint64_t begin = chunk * kChunk, end = std::min(begin + kChunk, shard.bytes);
+  for (const Piece &piece : wanted.pieces) {
+    uint64_t from = std::max(begin, piece.offset);
+    uint64_t to = std::min(end, piece.offset + piece.bytes);
+    if (from >= to)
+      continue;
+    unverified->push_back({name, shard.file,
+                           uint64_t(wanted.shard - tensor.shards.data()), chunk,
+                           from - begin, to - from,
+                           detail::linearSum(piece.into + (from - piece.offset),
+                                             to - from, from - begin),
+                           end - begin, shard.linearSums[chunk], shard.offset});
+  }
 }
 
 /// Verifies chunk `chunk` of the shard: bytes the pieces hold are taken from
@@ -379,14 +406,15 @@ planBox(const StoredTensor &tensor, llvm::ArrayRef<DimSlice> slices,
 /// `tensor` placed on the devices as `target` says, read through `files`.
 static absl::StatusOr<ShardedTensor>
 loadTensor(const std::string &name, const StoredTensor &tensor,
-           const std::pair<Mesh, PartitionSpec> &target, FileSet &files) {
+           const std::pair<Mesh, PartitionSpec> &target, FileSet &files,
+           std::vector<detail::UnverifiedRun> *unverified) {
   absl::StatusOr<detail::Placement> placed =
       detail::placement(target.first, target.second, tensor.shape);
   if (!placed.ok())
     return absl::Status(placed.status().code(),
                         fmt::format("tensor '{}': {}", name,
                                     std::string(placed.status().message())));
-  TensorRead reads(name, tensor);
+  TensorRead reads(name, tensor, unverified);
   std::vector<Landing> landings;
   std::map<std::vector<int64_t>, runtime::TensorRef> planned;
   std::vector<runtime::TensorRef> locals;
@@ -423,7 +451,8 @@ static detail::TensorNames namesOf(const detail::LoadTargets &targets) {
 
 absl::StatusOr<std::map<std::string, ShardedTensor>>
 detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets,
-                          std::string *generation) {
+                          std::string *generation,
+                          std::vector<UnverifiedRun> *unverified) {
   absl::StatusOr<Catalog> catalog =
       detail::readCatalog(path, namesOf(targets), generation);
   if (!catalog.ok())
@@ -439,7 +468,7 @@ detail::loadOnThisProcess(const std::string &path, const LoadTargets &targets,
       break;
     }
     absl::StatusOr<ShardedTensor> tensor =
-        loadTensor(name, stored->second, target, files);
+        loadTensor(name, stored->second, target, files, unverified);
     if (!tensor.ok()) {
       status = tensor.status();
       break;
@@ -466,11 +495,85 @@ static int64_t bytesToLoad(const std::string &path,
   return bytes;
 }
 
+/// `runs` as JSON text, to gather.
+static std::string runsToJson(const std::vector<detail::UnverifiedRun> &runs) {
+  llvm::json::Array array;
+  auto hex = [](uint64_t v) { return fmt::format("{:016x}", v); };
+  for (const detail::UnverifiedRun &r : runs)
+    array.push_back(llvm::json::Array{r.tensor, r.file, hex(r.shard),
+                                      hex(r.chunk), hex(r.offset), hex(r.bytes),
+                                      hex(r.sum), hex(r.chunkBytes),
+                                      hex(r.expected), hex(r.shardOffset)});
+  return llvm::formatv("{0}", llvm::json::Value(std::move(array))).str();
+}
+
+/// Adds the runs of a process's runsToJson text to `runs`.
+static void runsFromJson(llvm::StringRef text,
+                         std::vector<detail::UnverifiedRun> &runs) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  if (!json) {
+    llvm::consumeError(json.takeError());
+    return;
+  }
+  const llvm::json::Array *array = json->getAsArray();
+  for (const llvm::json::Value &v : array ? *array : llvm::json::Array()) {
+    const llvm::json::Array *f = v.getAsArray();
+    if (!f || f->size() != 10)
+      continue;
+    uint64_t n[8];
+    for (int i = 0; i < 8; ++i)
+      (*f)[2 + i].getAsString().value_or("").getAsInteger(16, n[i]);
+    runs.push_back({(*f)[0].getAsString().value_or("").str(),
+                    (*f)[1].getAsString().value_or("").str(), n[0], n[1], n[2],
+                    n[3], n[4], n[5], n[6], n[7]});
+  }
+}
+
+/// Rank 0: each chunk some processes read in parts, verified from their
+/// parts together: those parts, each taken once (processes holding the
+/// same box read the same runs), must cover the chunk exactly, and their
+/// linear sums add up to the index's.
+static absl::Status verifyParts(std::vector<detail::UnverifiedRun> runs) {
+  llvm::sort(
+      runs, [](const detail::UnverifiedRun &a, const detail::UnverifiedRun &b) {
+        return std::tie(a.tensor, a.shard, a.chunk, a.offset, a.bytes) <
+               std::tie(b.tensor, b.shard, b.chunk, b.offset, b.bytes);
+      });
+  for (size_t i = 0; i < runs.size();) {
+    const detail::UnverifiedRun &first = runs[i];
+    uint64_t at = 0, sum = 0;
+    bool exact = true;
+    size_t j = i;
+    for (; j < runs.size() && runs[j].tensor == first.tensor &&
+           runs[j].shard == first.shard && runs[j].chunk == first.chunk;
+         ++j) {
+      const detail::UnverifiedRun &run = runs[j];
+      if (j > i && run.offset == runs[j - 1].offset &&
+          run.bytes == runs[j - 1].bytes)
+        continue; // the same run, read by another process
+      exact &= run.offset == at;
+      at = run.offset + run.bytes;
+      sum += run.sum;
+    }
+    if (exact && at == first.chunkBytes && sum != first.expected) {
+      uint64_t begin =
+          first.shardOffset + first.chunk * detail::kChecksumChunkBytes;
+      return absl::DataLossError(fmt::format(
+          "{}: tensor '{}': bytes [{}, {}) of a shard do not match their "
+          "checksum in the index (the file is corrupted)",
+          first.file, first.tensor, begin, begin + first.chunkBytes));
+    }
+    i = j;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::map<std::string, ShardedTensor>>
 load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
   std::string generation;
+  std::vector<detail::UnverifiedRun> unverified;
   absl::StatusOr<std::map<std::string, ShardedTensor>> loaded =
-      detail::loadOnThisProcess(dir, targets, &generation);
+      detail::loadOnThisProcess(dir, targets, &generation, &unverified);
   runtime::MpiWorld *world = detail::mpiProcesses();
   int64_t bytes = world ? bytesToLoad(dir, targets) : 0;
   absl::Status agreed =
@@ -488,6 +591,20 @@ load_checkpoint(const std::string &dir, const detail::LoadTargets &targets) {
         "the processes loaded different saves of '{}' (a save replaced it "
         "while it was loaded)",
         dir));
+  // Chunks each process read only a part of: verified from all parts.
+  if (world) {
+    llvm::Expected<std::vector<std::string>> all =
+        world->gatherText(runsToJson(unverified), "verifying the checkpoint");
+    if (!all)
+      return detail::toStatus(all.takeError(), absl::StatusCode::kInternal);
+    std::vector<detail::UnverifiedRun> runs;
+    for (const std::string &text : *all)
+      runsFromJson(text, runs);
+    absl::Status verified = detail::agree(
+        verifyParts(std::move(runs)), "verify the chunks read in parts", bytes);
+    if (!verified.ok())
+      return verified;
+  }
   return loaded;
 }
 

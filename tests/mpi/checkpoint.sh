@@ -36,6 +36,21 @@ grep -q '^process 1: NOT_FOUND: .*-00001.safetensors' <<<"$out" &&
   grep -q '^process 0: .*process 1 could not load the checkpoint' <<<"$out" ||
   { echo "expected both processes to fail: $out"; exit 1; }
 grep '^process' <<<"$out"
+# Saved whole by one process, one byte flipped, loaded by 2 processes
+# whose devices split the columns: each reads half of every chunk, so
+# neither can verify a chunk alone; together they do (the load succeeded,
+# holding the flipped byte).
+out=$("$tool" save "$dir" 8 -,- 13 2>&1) || { echo "$out"; exit 1; }
+shard=$(ls "$dir"/shards-*.safetensors)
+size=$(stat -c %s "$shard")
+printf '\x5a' | dd of="$shard" bs=1 seek=$((size - 1000000)) conv=notrunc 2>/dev/null
+if out=$(run_mpi 2 "$tool" verify "$dir" 8 -,a 2>&1); then
+  echo "a load of a corrupted shard split by columns succeeded: $out"; exit 1
+fi
+grep -q 'DATA_LOSS: .*do not match their checksum' <<<"$out" &&
+  [ "$(grep -c '^process [01]:' <<<"$out")" = 2 ] ||
+  { echo "expected both processes to fail, one naming the damage: $out"; exit 1; }
+grep '^process' <<<"$out"
 # Batches saved by 2 processes, fed by a ParallelLoader to 2 processes
 # whose devices split the batch the other way: each reads only its rows.
 out=$(run_mpi 2 "$tool" batches "$work/batches" 2x4 a,b 4 2>&1) || { echo "$out"; exit 1; }
