@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <random>
+#include <thread>
 
 namespace spmd {
 using detail::Catalog;
@@ -174,8 +175,19 @@ static absl::Status writeShards(const std::string &dir, const std::string &file,
   std::vector<runtime::SafetensorsTensor> entries;
   for (const ShardToWrite &shard : shards)
     entries.push_back(shard.entry);
+  // The sums are taken while the file is written and synced: the disk,
+  // not the core, is what a save waits for.
+  std::thread sums([&] {
+    for (ShardToWrite &shard : shards) {
+      shard.stored.checksums =
+          detail::chunkChecksums(shard.entry.data, shard.stored.bytes);
+      shard.stored.linearSums =
+          detail::chunkLinearSums(shard.entry.data, shard.stored.bytes);
+    }
+  });
   llvm::Expected<std::vector<uint64_t>> offsets =
       runtime::writeSafetensors(detail::inFolder(dir, file), entries);
+  sums.join();
   if (!offsets)
     return detail::toStatus(offsets.takeError(), absl::StatusCode::kInternal);
   llvm::json::Array json;
@@ -183,10 +195,6 @@ static absl::Status writeShards(const std::string &dir, const std::string &file,
   for (auto [shard, offset] : llvm::zip(shards, *offsets)) {
     shard.stored.file = file;
     shard.stored.offset = offset;
-    shard.stored.checksums =
-        detail::chunkChecksums(shard.entry.data, shard.stored.bytes);
-    shard.stored.linearSums =
-        detail::chunkLinearSums(shard.entry.data, shard.stored.bytes);
     json.push_back(detail::shardToJson(shard.tensor, shard.stored));
     bytes += shard.stored.bytes;
   }
