@@ -133,7 +133,10 @@ ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
     auto *scalar = llvm::dyn_cast<yaml::ScalarNode>(&entry);
     llvm::SmallString<16> storage;
     int64_t value;
-    if (!scalar || scalar->getValue(storage).getAsInteger(10, value)) {
+    // A quoted "2" is a string, in JSON as in YAML.
+    if (!scalar || scalar->getRawValue().starts_with("\"") ||
+        scalar->getRawValue().starts_with("'") ||
+        scalar->getValue(storage).getAsInteger(10, value)) {
       fail(entry.getSourceRange().Start,
            "'" + key + "' entries must be integers");
       return std::nullopt;
@@ -150,8 +153,29 @@ ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
 
 llvm::Expected<HybridDeviceMesh>
 ConfigReader::read(std::optional<int64_t> expectedProcesses) {
-  yaml::Stream stream(sourceMgr.getMemoryBuffer(1)->getBuffer(), sourceMgr,
-                      /*ShowColors=*/false);
+  llvm::StringRef text = sourceMgr.getMemoryBuffer(1)->getBuffer();
+  // Syntax first, all of it: the parser is lazy, and an unclosed list read
+  // value by value ends in a key it swallowed, a misleading error.
+  {
+    yaml::Stream whole(text, sourceMgr, /*ShowColors=*/false);
+    whole.validate();
+    if (error)
+      return takeError();
+    // One document: a second one would go unread.
+    unsigned documents = 0;
+    yaml::Stream counted(text, sourceMgr, /*ShowColors=*/false);
+    for (yaml::document_iterator d = counted.begin(); d != counted.end(); ++d) {
+      yaml::Node *root = d->getRoot();
+      if (++documents == 2) {
+        fail(root ? root->getSourceRange().Start
+                  : llvm::SMLoc::getFromPointer(text.begin()),
+             "a second document: a mesh config is one");
+        return takeError();
+      }
+      d->skip();
+    }
+  }
+  yaml::Stream stream(text, sourceMgr, /*ShowColors=*/false);
   yaml::document_iterator doc = stream.begin();
   yaml::Node *root = doc == stream.end() ? nullptr : doc->getRoot();
   auto *map = llvm::dyn_cast_or_null<yaml::MappingNode>(root);
