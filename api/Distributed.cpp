@@ -268,13 +268,27 @@ struct GroupAccess {
 absl::Status spawn(std::function<void(int64_t index)> fn,
                    std::optional<int64_t> nprocs) {
   int64_t devices = addressable_device_count();
+  int64_t count = nprocs.value_or(devices);
+  runtime::MpiWorld *world = detail::mpiProcesses();
+  // Processes running other device counts would name other groups and
+  // meet only in timeouts.
+  if (world) {
+    absl::StatusOr<bool> same =
+        detail::sameOnEveryProcess(uint64_t(count), "starting spmd::spawn");
+    if (!same.ok())
+      return same.status();
+    if (!*same)
+      return absl::InvalidArgumentError(
+          "spmd::spawn: the processes run different numbers of devices "
+          "(nprocs " +
+          std::to_string(count) +
+          " here): under mpirun every process passes the same nprocs");
+  }
   if (nprocs && *nprocs != 1 && *nprocs != devices)
     return absl::InvalidArgumentError(
         "spmd::spawn: nprocs is " + std::to_string(*nprocs) +
         "; it must be 1 or this process's device count, " +
         std::to_string(devices));
-  int64_t count = nprocs.value_or(devices);
-  runtime::MpiWorld *world = detail::mpiProcesses();
   // A spawn refused below is no spawn: it takes no number.
   static std::mutex starting;
   static uint64_t started = 0;
