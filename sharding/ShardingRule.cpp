@@ -57,6 +57,18 @@ ShardingRule ShardingRule::reshape(llvm::ArrayRef<int64_t> source,
                                    llvm::ArrayRef<int64_t> result) {
   ShardingRule rule;
   TensorFactors src(source.size()), dst(result.size());
+  // A tensor of no elements: its dimensions match none of the other's.
+  if (llvm::is_contained(source, 0) || llvm::is_contained(result, 0)) {
+    for (auto [sizes, dims] :
+         {std::pair(source, &src), std::pair(result, &dst)})
+      for (auto [d, size] : llvm::enumerate(sizes))
+        if (size != 1)
+          (*dims)[d].push_back(
+              rule.addFactor(size, FactorKind::NeedReplication));
+    rule.addTensor(std::move(src));
+    rule.addTensor(std::move(dst));
+    return rule;
+  }
   size_t i = 0, j = 0;
   // What is left of the current source and result dimensions.
   int64_t restSrc = i < source.size() ? source[i] : 1;
