@@ -84,13 +84,13 @@ int64_t globalBytes(const std::map<std::string, ShardedTensor> &tensors);
 /// Where load_checkpoint places each tensor.
 using LoadTargets = std::map<std::string, std::pair<Mesh, PartitionSpec>>;
 
-/// Bytes [offset, offset + bytes) of chunk `chunk` of shard `shard` of a
-/// tensor, which a process read but, holding only part of the chunk,
-/// could not verify alone; with what the other processes read of the
-/// chunk, their linear sums add up to the chunk's.
+/// Chunk `chunk` of shard `shard` of a tensor, which a process read only
+/// part of and could not verify alone: the `bytes` of it that the process
+/// owns (it is the first holding their boxes), and their linear `sum`.
+/// With the other processes' parts, they add up to the chunk.
 struct UnverifiedRun {
   std::string tensor, file;
-  uint64_t shard, chunk, offset, bytes, sum;
+  uint64_t shard, chunk, bytes, sum;
   /// The chunk's size, its linear sum in the index, and where the shard
   /// starts in its file (for errors).
   uint64_t chunkBytes, expected, shardOffset;

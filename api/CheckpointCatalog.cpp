@@ -216,14 +216,17 @@ static absl::StatusOr<StoredShard> shardFromJson(const llvm::json::Value &v,
     }
     return true;
   };
-  // Linear sums are optional: checkpoints saved before them have none.
-  const llvm::json::Array *linear = object->getArray("linear_sums");
+  // Linear sums are optional (checkpoints saved before them have none),
+  // but if present, they are as checksums are.
+  const llvm::json::Value *linear = object->get("linear_sums");
+  if (linear && !linear->getAsArray())
+    return invalid(where, "\"linear_sums\" is not an array");
   if (!read(*sums, shard.checksums) ||
-      (linear && !read(*linear, shard.linearSums)))
+      (linear && !read(*linear->getAsArray(), shard.linearSums)))
     return invalid(where, "a checksum is not 16 hexadecimal digits");
   uint64_t chunks =
       (shard.bytes + kChecksumChunkBytes - 1) / kChecksumChunkBytes;
-  if (!shard.linearSums.empty() && shard.linearSums.size() != chunks)
+  if (linear && shard.linearSums.size() != chunks)
     return invalid(where,
                    fmt::format("a shard of {} bytes has {} linear "
                                "sums, not {}",

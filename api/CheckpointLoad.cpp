@@ -36,6 +36,9 @@ namespace {
 struct Piece {
   uint64_t offset, bytes;
   uint8_t *into;
+  /// Whether this process is the first holding its box: the one that
+  /// counts it when processes verify a chunk together.
+  bool owned;
 };
 
 /// The files a load reads (a bounded number open at once) and the bytes
@@ -57,9 +60,10 @@ public:
   TensorRead(const std::string &name, const StoredTensor &tensor,
              std::vector<detail::UnverifiedRun> *unverified)
       : name(name), tensor(tensor), unverified(unverified) {}
-  /// Asks for the box [lo, hi) (global) of `shard`, row-major into `into`.
+  /// Asks for the box [lo, hi) (global) of `shard`, row-major into `into`;
+  /// `owned` if this process is the first holding the box.
   void request(const StoredShard &shard, llvm::ArrayRef<int64_t> lo,
-               llvm::ArrayRef<int64_t> hi, uint8_t *into);
+               llvm::ArrayRef<int64_t> hi, uint8_t *into, bool owned);
   absl::Status readAll(FileSet &files);
 
 private:
@@ -73,9 +77,11 @@ private:
   /// part while `budget` lasts.
   absl::Status checkChunks(ShardPieces &wanted, const RandomAccessFile &file,
                            FileSet &files, uint64_t &budget);
-  /// The pieces of chunk `chunk` of the shard, left for the processes to
-  /// verify together.
-  void leaveUnverified(const ShardPieces &wanted, uint64_t chunk);
+  /// The chunks `chunks` (ascending) of the shard, left for the processes
+  /// to verify together: the bytes and linear sum of the pieces this
+  /// process owns in each.
+  void leaveUnverified(const ShardPieces &wanted,
+                       llvm::ArrayRef<uint64_t> chunks);
   /// A bool tensor's pieces hold 0s and 1s only; errors name the element.
   absl::Status checkBools(const ShardPieces &wanted,
                           const std::string &path) const;
@@ -151,14 +157,15 @@ runsOf(const StoredShard &shard, uint64_t width, llvm::ArrayRef<int64_t> lo,
 }
 
 void TensorRead::request(const StoredShard &shard, llvm::ArrayRef<int64_t> lo,
-                         llvm::ArrayRef<int64_t> hi, uint8_t *into) {
+                         llvm::ArrayRef<int64_t> hi, uint8_t *into,
+                         bool owned) {
   auto it = llvm::find_if(
       shards, [&](const ShardPieces &s) { return s.shard == &shard; });
   if (it == shards.end())
     it = shards.insert(shards.end(), {&shard, {}});
   for (auto [offset, bytes] :
        runsOf(shard, runtime::elementTypeBytes(tensor.type), lo, hi)) {
-    it->pieces.push_back({offset, bytes, into});
+    it->pieces.push_back({offset, bytes, into, owned});
     into += bytes;
     requested += bytes;
   }
@@ -256,9 +263,10 @@ absl::Status TensorRead::checkChunks(ShardPieces &wanted,
     }
   }
   llvm::sort(partial);
+  std::vector<uint64_t> left;
   for (auto [missing, chunk] : partial) {
     if (missing > budget) {
-      leaveUnverified(wanted, chunk);
+      left.push_back(chunk);
       continue;
     }
     budget -= missing;
@@ -266,27 +274,39 @@ absl::Status TensorRead::checkChunks(ShardPieces &wanted,
         !status.ok())
       return status;
   }
+  llvm::sort(left);
+  leaveUnverified(wanted, left);
   return absl::OkStatus();
 }
 
-void TensorRead::leaveUnverified(const ShardPieces &wanted, uint64_t chunk) {
+void TensorRead::leaveUnverified(const ShardPieces &wanted,
+                                 llvm::ArrayRef<uint64_t> chunks) {
   const StoredShard &shard = *wanted.shard;
-  if (!unverified || shard.linearSums.empty())
+  if (!unverified || shard.linearSums.empty() || chunks.empty())
     return;
   constexpr uint64_t kChunk = detail::kChecksumChunkBytes;
-  uint64_t begin = chunk * kChunk, end = std::min(begin + kChunk, shard.bytes);
+  // (bytes, sum) per chunk left, from one pass over the pieces (in order).
+  std::vector<std::pair<uint64_t, uint64_t>> parts(chunks.size());
   for (const Piece &piece : wanted.pieces) {
-    uint64_t from = std::max(begin, piece.offset);
-    uint64_t to = std::min(end, piece.offset + piece.bytes);
-    if (from >= to)
+    if (!piece.owned)
       continue;
+    uint64_t end = piece.offset + piece.bytes;
+    for (auto c = llvm::lower_bound(chunks, piece.offset / kChunk);
+         c != chunks.end() && *c * kChunk < end; ++c) {
+      uint64_t from = std::max(*c * kChunk, piece.offset);
+      uint64_t to = std::min((*c + 1) * kChunk, end);
+      auto &[bytes, sum] = parts[c - chunks.begin()];
+      bytes += to - from;
+      sum += detail::linearSum(piece.into + (from - piece.offset), to - from,
+                               from - *c * kChunk);
+    }
+  }
+  for (auto [chunk, part] : llvm::zip(chunks, parts))
     unverified->push_back({name, shard.file,
                            uint64_t(wanted.shard - tensor.shards.data()), chunk,
-                           from - begin, to - from,
-                           detail::linearSum(piece.into + (from - piece.offset),
-                                             to - from, from - begin),
-                           end - begin, shard.linearSums[chunk], shard.offset});
-  }
+                           part.first, part.second,
+                           std::min(kChunk, shard.bytes - chunk * kChunk),
+                           shard.linearSums[chunk], shard.offset});
 }
 
 /// Verifies chunk `chunk` of the shard: bytes the pieces hold are taken from
@@ -348,6 +368,17 @@ struct Landing {
 };
 } // namespace
 
+/// The box `slices` hold (the elements, not the padding): its begins,
+/// then its ends.
+static std::vector<int64_t> boxKey(llvm::ArrayRef<DimSlice> slices) {
+  std::vector<int64_t> key;
+  for (const DimSlice &slice : slices)
+    key.push_back(slice.offset);
+  for (const DimSlice &slice : slices)
+    key.push_back(slice.offset + slice.valid);
+  return key;
+}
+
 /// A device's buffer of `localShape` for the box `slices` of `tensor`,
 /// its padding poisoned: its reads asked of `reads`, what lands after them
 /// added to `landings`. A device holding the box a device before it holds
@@ -356,22 +387,21 @@ static runtime::TensorRef
 planBox(const StoredTensor &tensor, llvm::ArrayRef<DimSlice> slices,
         llvm::ArrayRef<int64_t> localShape,
         std::map<std::vector<int64_t>, runtime::TensorRef> &planned,
-        TensorRead &reads, std::vector<Landing> &landings) {
-  std::vector<int64_t> lo, hi;
-  for (const DimSlice &slice : slices) {
-    lo.push_back(slice.offset);
-    hi.push_back(slice.offset + slice.valid);
-  }
+        const std::map<std::vector<int64_t>, int64_t> &firstHolders,
+        int64_t process, int64_t perProcess, TensorRead &reads,
+        std::vector<Landing> &landings) {
+  std::vector<int64_t> key = boxKey(slices);
+  llvm::ArrayRef<int64_t> lo = llvm::ArrayRef(key).take_front(slices.size());
+  llvm::ArrayRef<int64_t> hi = llvm::ArrayRef(key).take_back(slices.size());
   auto local = std::make_shared<runtime::HostBuffer>(
       tensor.type, std::vector<int64_t>(localShape.begin(), localShape.end()),
       runtime::Init::None);
-  std::vector<int64_t> key = lo;
-  key.insert(key.end(), hi.begin(), hi.end());
   if (auto it = planned.find(key); it != planned.end()) {
     landings.push_back({nullptr, {}, it->second, local});
     return local;
   }
   planned[key] = local;
+  bool owned = firstHolders.at(key) / perProcess == process;
   bool padded = llvm::any_of(
       slices, [](const DimSlice &slice) { return slice.valid < slice.size; });
   if (padded)
@@ -391,13 +421,13 @@ planBox(const StoredTensor &tensor, llvm::ArrayRef<DimSlice> slices,
       continue;
     // The whole box from one shard lands in place; a piece is read into a
     // buffer of its own and copied into its box.
-    if (!padded && from == lo && to == hi) {
-      reads.request(shard, from, to, local->data());
+    if (!padded && llvm::ArrayRef(from) == lo && llvm::ArrayRef(to) == hi) {
+      reads.request(shard, from, to, local->data(), owned);
       continue;
     }
     auto piece = std::make_shared<runtime::HostBuffer>(tensor.type, sizes,
                                                        runtime::Init::None);
-    reads.request(shard, from, to, piece->data());
+    reads.request(shard, from, to, piece->data(), owned);
     landings.push_back({piece, at, nullptr, local});
   }
   return local;
@@ -418,12 +448,18 @@ loadTensor(const std::string &name, const StoredTensor &tensor,
   std::vector<Landing> landings;
   std::map<std::vector<int64_t>, runtime::TensorRef> planned;
   std::vector<runtime::TensorRef> locals;
+  // The first device holding each box, of any process: that process
+  // counts the box when processes verify chunks together.
+  std::map<std::vector<int64_t>, int64_t> firstHolders;
+  for (int64_t device = 0; device < placed->mesh.numDevices(); ++device)
+    firstHolders.try_emplace(boxKey(placed->layout.sliceOf(device)), device);
   for (int64_t device = placed->firstDevice;
        device < placed->firstDevice + placed->numDevices; ++device) {
     runtime::CountedFor counted(device - placed->firstDevice);
     locals.push_back(planBox(tensor, placed->layout.sliceOf(device),
-                             placed->layout.localShape(), planned, reads,
-                             landings));
+                             placed->layout.localShape(), planned, firstHolders,
+                             placed->firstDevice / placed->numDevices,
+                             placed->numDevices, reads, landings));
   }
   if (absl::Status status = reads.readAll(files); !status.ok())
     return status;
@@ -500,10 +536,9 @@ static std::string runsToJson(const std::vector<detail::UnverifiedRun> &runs) {
   llvm::json::Array array;
   auto hex = [](uint64_t v) { return fmt::format("{:016x}", v); };
   for (const detail::UnverifiedRun &r : runs)
-    array.push_back(llvm::json::Array{r.tensor, r.file, hex(r.shard),
-                                      hex(r.chunk), hex(r.offset), hex(r.bytes),
-                                      hex(r.sum), hex(r.chunkBytes),
-                                      hex(r.expected), hex(r.shardOffset)});
+    array.push_back(llvm::json::Array{
+        r.tensor, r.file, hex(r.shard), hex(r.chunk), hex(r.bytes), hex(r.sum),
+        hex(r.chunkBytes), hex(r.expected), hex(r.shardOffset)});
   return llvm::formatv("{0}", llvm::json::Value(std::move(array))).str();
 }
 
@@ -518,44 +553,38 @@ static void runsFromJson(llvm::StringRef text,
   const llvm::json::Array *array = json->getAsArray();
   for (const llvm::json::Value &v : array ? *array : llvm::json::Array()) {
     const llvm::json::Array *f = v.getAsArray();
-    if (!f || f->size() != 10)
+    if (!f || f->size() != 9)
       continue;
-    uint64_t n[8];
-    for (int i = 0; i < 8; ++i)
-      (*f)[2 + i].getAsString().value_or("").getAsInteger(16, n[i]);
+    uint64_t n[7] = {};
+    for (int i = 0; i < 7; ++i)
+      (void)(*f)[2 + i].getAsString().value_or("").getAsInteger(16, n[i]);
     runs.push_back({(*f)[0].getAsString().value_or("").str(),
                     (*f)[1].getAsString().value_or("").str(), n[0], n[1], n[2],
-                    n[3], n[4], n[5], n[6], n[7]});
+                    n[3], n[4], n[5], n[6]});
   }
 }
 
-/// Rank 0: each chunk some processes read in parts, verified from their
-/// parts together: those parts, each taken once (processes holding the
-/// same box read the same runs), must cover the chunk exactly, and their
-/// linear sums add up to the index's.
+/// Rank 0: each chunk that processes read in parts, verified from their
+/// parts together: when the parts (each box counted by the first process
+/// holding it) cover the chunk, their linear sums add up to the index's.
 static absl::Status verifyParts(std::vector<detail::UnverifiedRun> runs) {
   llvm::sort(
       runs, [](const detail::UnverifiedRun &a, const detail::UnverifiedRun &b) {
-        return std::tie(a.tensor, a.shard, a.chunk, a.offset, a.bytes) <
-               std::tie(b.tensor, b.shard, b.chunk, b.offset, b.bytes);
+        return std::tie(a.tensor, a.shard, a.chunk) <
+               std::tie(b.tensor, b.shard, b.chunk);
       });
   for (size_t i = 0; i < runs.size();) {
     const detail::UnverifiedRun &first = runs[i];
-    uint64_t at = 0, sum = 0;
-    bool exact = true;
+    uint64_t bytes = 0, sum = 0;
     size_t j = i;
     for (; j < runs.size() && runs[j].tensor == first.tensor &&
            runs[j].shard == first.shard && runs[j].chunk == first.chunk;
          ++j) {
-      const detail::UnverifiedRun &run = runs[j];
-      if (j > i && run.offset == runs[j - 1].offset &&
-          run.bytes == runs[j - 1].bytes)
-        continue; // the same run, read by another process
-      exact &= run.offset == at;
-      at = run.offset + run.bytes;
-      sum += run.sum;
+      bytes += runs[j].bytes;
+      sum += runs[j].sum;
     }
-    if (exact && at == first.chunkBytes && sum != first.expected) {
+    // Fewer bytes: a process verified the chunk whole by itself.
+    if (bytes == first.chunkBytes && sum != first.expected) {
       uint64_t begin =
           first.shardOffset + first.chunk * detail::kChecksumChunkBytes;
       return absl::DataLossError(fmt::format(

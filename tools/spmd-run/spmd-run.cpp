@@ -339,15 +339,18 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
 }
 
 /// The program of the input file, parsed in `context`.
-/// Under mpirun: every process was given the same program, mesh config and
-/// the flags that decide what runs and what is exchanged. Processes given
-/// other ones exchanged garbage (other random inputs, say) or timed out.
-static void checkSameRun(llvm::StringRef program) {
+/// Under mpirun: every process was given the same program (`programHash`
+/// of its text, `module` parsed), mesh config and the flags that decide
+/// what runs and what is exchanged, as they resolve (`--entry` naming the
+/// default entry is that entry; a seed with `--inputs` draws nothing).
+/// Processes given other ones exchanged garbage (other random inputs, say)
+/// or timed out. `--devices` is checked against each process's share.
+static void checkSameRun(uint64_t programHash, mlir::ModuleOp module) {
   if (!world)
     return;
   std::string run;
   llvm::raw_string_ostream os(run);
-  os << llvm::xxh3_64bits(program);
+  os << programHash << '\0';
   if (!meshConfig.empty()) {
     llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> config =
         spmd::readRegularFile(meshConfig, spmd::kMaxMeshConfigBytes,
@@ -357,16 +360,18 @@ static void checkSameRun(llvm::StringRef program) {
     else
       llvm::consumeError(config.takeError()); // reported where it is read
   }
-  os << '\0' << entry << '\0' << devicesFlag << ' ' << seed << ' ' << iters
-     << ' ' << warmup << ' ' << check << ' ' << inputsDir.empty();
+  mlir::func::FuncOp function = spmd::runtime::findEntry(module, entry);
+  os << '\0' << (function ? function.getSymName() : llvm::StringRef(entry))
+     << '\0' << (inputsDir.empty() ? seed : 0) << ' ' << iters << ' ' << warmup
+     << ' ' << check << ' ' << inputsDir.empty();
   llvm::Expected<bool> same =
       world->sameOnEveryProcess(llvm::xxh3_64bits(run), "comparing the runs");
   if (!same)
     runFailed(llvm::toString(same.takeError()));
   if (!*same)
     badInput("the processes were given different programs, mesh configs or "
-             "flags (--entry, --devices, --seed, --iters, --warmup, --check, "
-             "--inputs): under mpirun every process runs the same");
+             "flags (--entry, --seed, --iters, --warmup, --check, --inputs): "
+             "under mpirun every process runs the same");
 }
 
 static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context) {
@@ -381,14 +386,19 @@ static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context
   if (std::optional<std::string> hazard =
           mlir::spmd::findUpstreamParserHazard((*text)->getBuffer(), inputFile))
     badInput(*hazard);
-  checkSameRun((*text)->getBuffer());
+  uint64_t programHash = llvm::xxh3_64bits((*text)->getBuffer());
   sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
                                             mlir::ParserConfig(&context));
-  if (!module)
-    std::exit(2); // the parser's diagnostics said why
+  if (!module) {
+    // The parser's diagnostics said why; the other processes are told.
+    if (world)
+      world->stop("its program does not parse", 2);
+    std::exit(2);
+  }
   recordArgumentNames(sourceMgr, *module);
+  checkSameRun(programHash, *module);
   return module;
 }
 
