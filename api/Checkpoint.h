@@ -121,13 +121,19 @@ std::string inFolder(const std::string &dir, llvm::StringRef file);
 
 /// The checksums of `bytes` by chunk.
 std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes);
-/// The sum, modulo 2^64, of each 4-byte little-endian word of a chunk times
-/// a fixed odd weight of its position, over the `bytes` bytes at `data`,
-/// which are bytes [at, at + bytes) of the chunk (the other bytes of their
-/// words taken as 0). Linear: the sums of disjoint parts of a chunk add up
-/// to the chunk's, so processes that each read a part verify it together;
-/// a change of any one word changes it.
+/// The prime linear sums are taken modulo.
+inline constexpr uint64_t kLinearSumPrime = (uint64_t(1) << 61) - 1;
+/// The sum, modulo kLinearSumPrime, of each 4-byte little-endian word of a
+/// chunk times a fixed pseudo-random weight of its position (below the
+/// prime, not 0), over the `bytes` bytes at `data`, which are bytes
+/// [at, at + bytes) of the chunk (the other bytes of their words taken as
+/// 0). Linear: the sums of disjoint parts of a chunk add up (addLinearSums)
+/// to the chunk's, so processes that each read a part verify it together.
+/// A change of one word always changes it; other changes leave it equal
+/// with a chance of about 2^-61.
 uint64_t linearSum(const uint8_t *data, uint64_t bytes, uint64_t at);
+/// `a` + `b` modulo kLinearSumPrime.
+uint64_t addLinearSums(uint64_t a, uint64_t b);
 /// The linearSum of `bytes` by chunk.
 std::vector<uint64_t> chunkLinearSums(const uint8_t *data, uint64_t bytes);
 

@@ -65,44 +65,62 @@ std::vector<uint64_t> chunkChecksums(const uint8_t *data, uint64_t bytes) {
   return sums;
 }
 
-/// The weights of a chunk's words in its linearSum: odd, drawn once from a
-/// fixed seed (splitmix64), the same for every writer and reader.
-static const std::vector<uint32_t> &wordWeights() {
-  static const std::vector<uint32_t> weights = [] {
-    std::vector<uint32_t> w(kChecksumChunkBytes / 4);
+/// The weights of a chunk's words in its linearSum: nonzero residues
+/// modulo kLinearSumPrime, drawn once from a fixed seed (splitmix64), the
+/// same for every writer and reader.
+static const std::vector<uint64_t> &wordWeights() {
+  static const std::vector<uint64_t> weights = [] {
+    std::vector<uint64_t> w(kChecksumChunkBytes / 4);
     uint64_t state = 0x5350'4d44'4c53'554dull;
-    for (uint32_t &weight : w) {
+    for (uint64_t &weight : w) {
       uint64_t z = (state += 0x9e3779b97f4a7c15ull);
       z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
       z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      weight = uint32_t(z ^ (z >> 31)) | 1;
+      weight = (z ^ (z >> 31)) % (kLinearSumPrime - 1) + 1;
     }
     return w;
   }();
   return weights;
 }
 
+/// `value` modulo kLinearSumPrime (2^61 - 1: a fold of the high bits).
+static uint64_t reduced(unsigned __int128 value) {
+  uint64_t folded = uint64_t(value & kLinearSumPrime) +
+                    uint64_t((value >> 61) & kLinearSumPrime) +
+                    uint64_t(value >> 122);
+  while (folded >= kLinearSumPrime)
+    folded -= kLinearSumPrime;
+  return folded;
+}
+
+uint64_t addLinearSums(uint64_t a, uint64_t b) {
+  uint64_t sum = a + b; // both below 2^61: no overflow
+  return sum >= kLinearSumPrime ? sum - kLinearSumPrime : sum;
+}
+
 uint64_t linearSum(const uint8_t *data, uint64_t bytes, uint64_t at) {
   assert(at + bytes <= kChecksumChunkBytes && "a part of one chunk");
-  const uint32_t *weights = wordWeights().data();
+  const uint64_t *weights = wordWeights().data();
+  // Each product is below 2^93, so 2^16 words' sum fits 128 bits.
+  unsigned __int128 sum = 0;
   // A byte of a word the part holds in part: its share of the word.
   auto byteTerm = [&](uint64_t position, uint8_t byte) {
-    return uint64_t(uint32_t(byte) << (8 * (position % 4))) *
+    return (unsigned __int128)(uint64_t(byte) << (8 * (position % 4))) *
            weights[position / 4];
   };
-  uint64_t sum = 0, i = 0;
+  uint64_t i = 0;
   for (; i < bytes && (at + i) % 4; ++i)
     sum += byteTerm(at + i, data[i]);
-  const uint32_t *w = weights + (at + i) / 4;
+  const uint64_t *w = weights + (at + i) / 4;
   uint64_t words = (bytes - i) / 4;
   for (uint64_t j = 0; j < words; ++j) {
     uint32_t word;
     std::memcpy(&word, data + i + 4 * j, 4);
-    sum += uint64_t(word) * w[j];
+    sum += (unsigned __int128)word * w[j];
   }
   for (i += 4 * words; i < bytes; ++i)
     sum += byteTerm(at + i, data[i]);
-  return sum;
+  return reduced(sum);
 }
 
 std::vector<uint64_t> chunkLinearSums(const uint8_t *data, uint64_t bytes) {

@@ -297,8 +297,9 @@ void TensorRead::leaveUnverified(const ShardPieces &wanted,
       uint64_t to = std::min((*c + 1) * kChunk, end);
       auto &[bytes, sum] = parts[c - chunks.begin()];
       bytes += to - from;
-      sum += detail::linearSum(piece.into + (from - piece.offset), to - from,
-                               from - *c * kChunk);
+      sum = detail::addLinearSums(
+          sum, detail::linearSum(piece.into + (from - piece.offset), to - from,
+                                 from - *c * kChunk));
     }
   }
   for (auto [chunk, part] : llvm::zip(chunks, parts))
@@ -581,7 +582,7 @@ static absl::Status verifyParts(std::vector<detail::UnverifiedRun> runs) {
            runs[j].shard == first.shard && runs[j].chunk == first.chunk;
          ++j) {
       bytes += runs[j].bytes;
-      sum += runs[j].sum;
+      sum = detail::addLinearSums(sum, runs[j].sum);
     }
     // Fewer bytes: a process verified the chunk whole by itself.
     if (bytes == first.chunkBytes && sum != first.expected) {
