@@ -338,7 +338,6 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
   }
 }
 
-/// The program of the input file, parsed in `context`.
 /// Under mpirun: every process was given the same program (`programHash`
 /// of its text, `module` parsed), mesh config and the flags that decide
 /// what runs and what is exchanged, as they resolve (`--entry` naming the
@@ -374,6 +373,7 @@ static void checkSameRun(uint64_t programHash, mlir::ModuleOp module) {
              "under mpirun every process runs the same");
 }
 
+/// The program of the input file, parsed in `context`.
 static mlir::OwningOpRef<mlir::ModuleOp> parseProgram(mlir::MLIRContext &context) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
