@@ -253,6 +253,15 @@ struct InsertSliceModel
     auto [mesh, state] = *layout;
     ArrayRef<int64_t> dest = insert.getDestType().getShape();
     ArrayRef<int64_t> source = insert.getSourceType().getShape();
+    // Nothing inserted: the destination as it is (the generic below would
+    // read an element of an empty source, though it drops it).
+    if (llvm::is_contained(source, 0)) {
+      FailureOr<Value> localDest = context.get(op, insert.getDest(), state);
+      if (failed(localDest))
+        return failure();
+      context.set(insert.getResult(), {*localDest, mesh, state});
+      return success();
+    }
     llvm::SmallBitVector dropped = insert.getDroppedDims();
     // Per destination dimension: the source dimension it takes, if any,
     // and whether the source covers it whole.
