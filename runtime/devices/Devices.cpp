@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <set>
+#include <map>
 
 #include <sched.h>
 
@@ -99,6 +99,14 @@ ShardedBuffer::ShardedBuffer(std::vector<int64_t> globalShape,
   }
 }
 
+/// Every device's buffer of a tensor whose shards are all in this process.
+static std::vector<TensorRef> localsOf(const ShardedBuffer &tensor) {
+  std::vector<TensorRef> locals;
+  for (const ShardedBuffer::Shard &shard : tensor.localShards())
+    locals.push_back(shard.data);
+  return locals;
+}
+
 llvm::Expected<HostBuffer> ShardedBuffer::toHost() const {
   if (!layout_)
     return HostBuffer(*shards.front().data);
@@ -107,28 +115,53 @@ llvm::Expected<HostBuffer> ShardedBuffer::toHost() const {
         llvm::inconvertibleErrorCode(),
         "the tensor's shards are on several processes: gather them over "
         "the processes");
-  std::vector<TensorRef> locals;
-  for (const Shard &shard : shards)
-    locals.push_back(shard.data);
-  return assemble(locals, *layout_, partialKind_);
+  return assemble(localsOf(*this), *layout_, partialKind_);
+}
+
+std::vector<std::vector<int64_t>> copyHolders(const ShardLayout &layout) {
+  const DeviceMesh &mesh = layout.mesh();
+  // Each shard's holders: the devices with its index that are the first of
+  // their partial group, in order.
+  std::map<llvm::SmallVector<int64_t>, std::vector<int64_t>> holders;
+  std::vector<llvm::SmallVector<int64_t>> order;
+  for (int64_t device = 0; device < mesh.numDevices(); ++device) {
+    if (mesh.groupOf(device, layout.partialAxes()).front() != device)
+      continue;
+    auto [it, inserted] = holders.try_emplace(layout.shardIndex(device));
+    if (inserted)
+      order.push_back(it->first);
+    it->second.push_back(device);
+  }
+  size_t copies = holders.begin()->second.size();
+  assert(llvm::all_of(holders,
+                      [&](const auto &entry) {
+                        return entry.second.size() == copies;
+                      }) &&
+         "every shard has as many copies");
+  std::vector<std::vector<int64_t>> result(copies);
+  for (size_t copy = 0; copy < copies; ++copy)
+    for (const auto &index : order)
+      result[copy].push_back(holders[index][copy]);
+  return result;
 }
 
 llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
-                                    ReductionKind partialKind) {
+                                    ReductionKind partialKind,
+                                    llvm::ArrayRef<int64_t> holders) {
   const DeviceMesh &mesh = layout.mesh();
   std::vector<int64_t> shape(layout.globalShape());
   HostBuffer global(locals[0]->type(), shape);
-  // Each shard is written once: from the first device holding it (in
-  // order) that is the first of its partial group, whose group's buffers
-  // are reduced first.
-  std::set<llvm::SmallVector<int64_t>> written;
-  for (int64_t device = 0; device < mesh.numDevices(); ++device) {
+  std::vector<int64_t> first;
+  if (holders.empty()) {
+    first = copyHolders(layout).front();
+    holders = first;
+  }
+  // Each shard from its holder, whose partial group's buffers are reduced
+  // first.
+  for (int64_t device : holders) {
     llvm::SmallVector<int64_t> partialGroup =
         mesh.groupOf(device, layout.partialAxes());
-    if (partialGroup.front() != device ||
-        !written.insert(layout.shardIndex(device)).second)
-      continue;
     std::vector<TensorRef> parts;
     for (int64_t member : partialGroup)
       parts.push_back(locals[member]);
@@ -144,19 +177,17 @@ llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
   return global;
 }
 
-llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
-                                        MpiWorld *world, bool everywhere) {
-  const std::optional<ShardLayout> &layout = tensor.layout();
-  // Replicated: every device holds all of it.
-  if (!world || !layout)
-    return tensor.toHost();
+/// Every device's buffer of `tensor` on rank 0 (this process's elsewhere,
+/// the others null): each process sends its shards to rank 0.
+static llvm::Expected<std::vector<TensorRef>>
+gatherLocals(const ShardedBuffer &tensor, MpiWorld &world) {
   llvm::ArrayRef<ShardedBuffer::Shard> shards = tensor.localShards();
   ElementType type = shards.front().data->type();
-  llvm::SmallVector<int64_t> shape = layout->localShape();
+  llvm::SmallVector<int64_t> shape = tensor.layout()->localShape();
   std::vector<int64_t> localShape(shape.begin(), shape.end());
-  int64_t rank = world->rank();
-  int64_t devices = layout->mesh().numDevices();
-  int64_t localDevices = devices / world->size();
+  int64_t rank = world.rank();
+  int64_t devices = tensor.layout()->mesh().numDevices();
+  int64_t localDevices = devices / world.size();
   int64_t firstLocal = rank * localDevices;
   std::vector<TensorRef> locals(devices);
   std::vector<Message> messages;
@@ -174,21 +205,35 @@ llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                           locals[device]->sizeInBytes(), false});
     }
   }
-  if (llvm::Error err = world->exchange(0, messages, "gathering a result"))
+  if (llvm::Error err = world.exchange(0, messages, "gathering a result"))
     return std::move(err);
+  return locals;
+}
+
+llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
+                                        MpiWorld *world, bool everywhere) {
+  const std::optional<ShardLayout> &layout = tensor.layout();
+  // Replicated: every device holds all of it.
+  if (!world || !layout)
+    return tensor.toHost();
+  llvm::Expected<std::vector<TensorRef>> locals = gatherLocals(tensor, *world);
+  if (!locals)
+    return locals.takeError();
+  int64_t rank = world->rank();
   HostBuffer global;
   if (rank == 0) {
     llvm::Expected<HostBuffer> assembled =
-        assemble(locals, *layout, tensor.partialKind());
+        assemble(*locals, *layout, tensor.partialKind());
     if (!assembled)
       return assembled.takeError();
     global = std::move(*assembled);
   } else if (everywhere) {
-    global = HostBuffer(type, std::vector<int64_t>(tensor.shape()), Init::None);
+    global = HostBuffer(tensor.localShards().front().data->type(),
+                        std::vector<int64_t>(tensor.shape()), Init::None);
   }
   if (!everywhere)
     return global;
-  messages.clear();
+  std::vector<Message> messages;
   for (int64_t r = 1; r < world->size(); ++r)
     if (rank == 0 || r == rank)
       messages.push_back({rank == 0 ? r : 0, global.data(),
@@ -196,6 +241,40 @@ llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
   if (llvm::Error err = world->exchange(0, messages, "sending a result"))
     return std::move(err);
   return global;
+}
+
+llvm::Expected<std::vector<HostBuffer>>
+gatherCopiesToHost(const ShardedBuffer &tensor, MpiWorld *world) {
+  const std::optional<ShardLayout> &layout = tensor.layout();
+  std::vector<HostBuffer> copies;
+  if (!layout) {
+    // Without a layout every device holds the same buffer.
+    llvm::Expected<HostBuffer> whole = tensor.toHost();
+    if (!whole)
+      return whole.takeError();
+    copies.push_back(std::move(*whole));
+    return copies;
+  }
+  std::vector<TensorRef> locals;
+  if (world && world->size() > 1) {
+    llvm::Expected<std::vector<TensorRef>> gathered =
+        gatherLocals(tensor, *world);
+    if (!gathered)
+      return gathered.takeError();
+    if (world->rank() != 0)
+      return copies;
+    locals = std::move(*gathered);
+  } else {
+    locals = localsOf(tensor);
+  }
+  for (const std::vector<int64_t> &holders : copyHolders(*layout)) {
+    llvm::Expected<HostBuffer> copy =
+        assemble(locals, *layout, tensor.partialKind(), holders);
+    if (!copy)
+      return copy.takeError();
+    copies.push_back(std::move(*copy));
+  }
+  return copies;
 }
 
 llvm::Expected<int64_t> maxLocalDevices() {

@@ -56,6 +56,11 @@ class MpiWorld;
 /// the others get an empty tensor.
 llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                                         MpiWorld *world, bool everywhere);
+/// Every copy of the global tensor (copyHolders), on rank 0 (the other
+/// processes get none; every process calls it). A check compares them all:
+/// a copy no result is taken from is still one the program claims.
+llvm::Expected<std::vector<HostBuffer>>
+gatherCopiesToHost(const ShardedBuffer &tensor, MpiWorld *world);
 
 /// Fills `t` with values no correct partitioned program can depend on:
 /// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
@@ -77,11 +82,19 @@ TensorRef shardFor(const HostBuffer &global, const ShardLayout &layout,
 TensorRef shardFor(const uint8_t *global, ElementType type,
                    const ShardLayout &layout, int64_t device,
                    ReductionKind partialKind);
+/// The devices each copy of a tensor under `layout` is taken from: copy
+/// r takes every shard from the r-th device (in order) holding it, each
+/// device standing for its partial group (it is the group's first). Copy 0
+/// is the tensor a run returns; a tensor replicated over axes of n devices
+/// has n copies, which a correct program makes equal.
+std::vector<std::vector<int64_t>> copyHolders(const ShardLayout &layout);
 /// The global tensor from every device's local buffer (`locals[d]` on
-/// device d): each element from a device holding it; partial axes summed.
+/// device d): each shard from its device in `holders` (one of
+/// copyHolders(layout); copy 0 when empty); partial groups reduced.
 llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
-                                    ReductionKind partialKind);
+                                    ReductionKind partialKind,
+                                    llvm::ArrayRef<int64_t> holders = {});
 
 /// The most devices one process runs when SPMD_MAX_LOCAL_DEVICES is not set
 /// (each reserves a stack and its buffers).

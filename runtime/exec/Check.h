@@ -51,6 +51,10 @@ struct CheckResult {
   /// values overflow depends on the order of the sums, so any result passes
   /// there.
   int64_t overflowed = 0;
+  /// Where a copy of a result other than the first fails (a result
+  /// replicated over devices is checked on every device): which result and
+  /// devices. Empty when every copy passes.
+  std::string copyMismatch;
 };
 
 /// `wide` holds the f64 results of the same program (or is empty) and

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstring>
@@ -693,7 +694,8 @@ static std::vector<TensorSpec> withScales(llvm::ArrayRef<TensorSpec> specs) {
 
 llvm::Expected<CheckResult>
 LoadedProgram::check(llvm::ArrayRef<HostBuffer> args,
-                     llvm::ArrayRef<HostBuffer> outputs) {
+                     llvm::ArrayRef<HostBuffer> outputs,
+                     llvm::ArrayRef<std::vector<HostBuffer>> copies) {
   llvm::Expected<std::vector<HostBuffer>> reference = runGlobal(args);
   if (!reference)
     return reference.takeError();
@@ -728,9 +730,59 @@ LoadedProgram::check(llvm::ArrayRef<HostBuffer> args,
   }
   CheckResult result =
       checkOutputs(outputs, *reference, wide, scales, reductionLength);
+  checkCopies(copies, *reference, wide, scales, result);
   result.wideReference = !wide.empty();
   result.errorScales = bool(scaled);
   return result;
+}
+
+/// "device 3" or "devices 1, 3".
+static std::string deviceList(llvm::ArrayRef<int64_t> devices) {
+  return llvm::formatv("device{0} {1}", devices.size() > 1 ? "s" : "",
+                       llvm::interleaved(devices));
+}
+
+void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<HostBuffer>> copies,
+                                llvm::ArrayRef<HostBuffer> reference,
+                                llvm::ArrayRef<HostBuffer> wide,
+                                llvm::ArrayRef<HostBuffer> scales,
+                                CheckResult &result) const {
+  auto only = [](llvm::ArrayRef<HostBuffer> all, size_t o) {
+    return all.empty() ? llvm::ArrayRef<HostBuffer>() : all.slice(o, 1);
+  };
+  for (auto [o, all] : llvm::enumerate(copies)) {
+    for (size_t copy = 1; copy < all.size(); ++copy) {
+      // Equal copies need no second look (most programs: the same ops on
+      // the same data).
+      if (std::memcmp(all[copy].data(), all[0].data(), all[0].sizeInBytes()) ==
+          0)
+        continue;
+      CheckResult own = checkOutputs(llvm::ArrayRef(all).slice(copy, 1),
+                                     reference.slice(o, 1), only(wide, o),
+                                     only(scales, o), reductionLength);
+      result.maxAbsErr = std::max(result.maxAbsErr, own.maxAbsErr);
+      result.maxRelErr = std::max(result.maxRelErr, own.maxRelErr);
+      result.worst = std::max(result.worst, own.worst);
+      if (own.pass)
+        continue;
+      result.pass = false;
+      if (!result.copyMismatch.empty())
+        continue;
+      std::vector<std::vector<int64_t>> holders =
+          copyHolders(*outputLayouts[o]);
+      bool several = holders[copy].size() > 1;
+      result.copyMismatch = llvm::formatv(
+          "result {0}: its sharding says {1} {2} the same values as {3}, and "
+          "{4} not (a value replicated over an axis differs between devices)",
+          o, deviceList(holders[copy]), several ? "hold" : "holds",
+          deviceList(holders[0]), several ? "they do" : "it does");
+    }
+  }
+}
+
+llvm::Expected<std::vector<HostBuffer>>
+LoadedProgram::copiesOnHost(const ShardedBuffer &tensor) {
+  return gatherCopiesToHost(tensor, world);
 }
 
 } // namespace spmd::runtime

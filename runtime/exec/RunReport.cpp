@@ -26,6 +26,8 @@ std::string checkSummary(const CheckResult &result) {
         "type there (the f64 program does not), so which values overflow "
         "depends on the order of its sums\n",
         result.overflowed);
+  if (!result.copyMismatch.empty())
+    text += "check: " + result.copyMismatch + "\n";
   return text;
 }
 
@@ -37,7 +39,8 @@ llvm::json::Object checkJson(const CheckResult &result) {
                             {"f64_reference", result.wideReference},
                             {"error_scales", result.errorScales},
                             {"unbounded", result.unbounded},
-                            {"overflowed", result.overflowed}};
+                            {"overflowed", result.overflowed},
+                            {"copy_mismatch", result.copyMismatch}};
 }
 
 /// This process's traffic as JSON text, to gather.

@@ -584,11 +584,13 @@ readInputs(const LoadedProgram &program,
 }
 
 /// The `--warmup` runs, then the timed runs: their median in ms; the
-/// outputs of the last in `outputs` (on rank 0). Under MPI the processes
-/// start each run together; a run lasts as long as its slowest process.
+/// outputs of the last in `outputs` (on rank 0), its results on the
+/// devices in `results`. Under MPI the processes start each run together; a
+/// run lasts as long as its slowest process.
 static double timedRuns(LoadedProgram &program,
                         const std::vector<std::vector<TensorRef>> &perDevice,
-                        std::vector<HostBuffer> &outputs) {
+                        std::vector<HostBuffer> &outputs,
+                        std::vector<ShardedBuffer> &results) {
   std::vector<double> runTimes;
   for (int64_t k = 0; k < warmup + iters; ++k) {
     if (world)
@@ -619,6 +621,7 @@ static double timedRuns(LoadedProgram &program,
     }
     if (k >= warmup)
       runTimes.push_back(ms);
+    results = std::move(*out);
   }
   std::sort(runTimes.begin(), runTimes.end());
   return runTimes[runTimes.size() / 2];
@@ -662,13 +665,28 @@ static llvm::Error writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
   return llvm::Error::success();
 }
 
-/// The check of `outputs` against the unpartitioned program, printed; its
-/// report in `report`. The exit code: 0 if it passes.
-static llvm::Expected<int> checkRun(LoadedProgram &program,
-                                    llvm::ArrayRef<HostBuffer> inputs,
-                                    llvm::ArrayRef<HostBuffer> outputs,
-                                    llvm::json::Object &report) {
-  llvm::Expected<CheckResult> result = program.check(inputs, outputs);
+/// Every copy of each result (LoadedProgram::copiesOnHost), on rank 0.
+static std::vector<std::vector<HostBuffer>>
+copiesOf(LoadedProgram &program, llvm::ArrayRef<ShardedBuffer> results) {
+  std::vector<std::vector<HostBuffer>> copies;
+  for (const ShardedBuffer &result : results) {
+    llvm::Expected<std::vector<HostBuffer>> all = program.copiesOnHost(result);
+    if (!all)
+      runFailed(llvm::toString(all.takeError()));
+    copies.push_back(std::move(*all));
+  }
+  return copies;
+}
+
+/// The check of `outputs`, and of every copy of them in `copies`, against
+/// the unpartitioned program, printed; its report in `report`. The exit
+/// code: 0 if it passes.
+static llvm::Expected<int>
+checkRun(LoadedProgram &program, llvm::ArrayRef<HostBuffer> inputs,
+         llvm::ArrayRef<HostBuffer> outputs,
+         llvm::ArrayRef<std::vector<HostBuffer>> copies,
+         llvm::json::Object &report) {
+  llvm::Expected<CheckResult> result = program.check(inputs, outputs, copies);
   if (!result)
     return result.takeError();
   llvm::outs() << checkSummary(*result);
@@ -717,7 +735,13 @@ int main(int argc, char **argv) {
   std::vector<std::vector<TensorRef>> perDevice;
   std::vector<HostBuffer> inputs = readInputs(*program, perDevice);
   std::vector<HostBuffer> outputs;
-  double runMs = timedRuns(*program, perDevice, outputs);
+  std::vector<ShardedBuffer> results;
+  double runMs = timedRuns(*program, perDevice, outputs, results);
+  // Every process sends its shards for the check, before the others stop.
+  std::vector<std::vector<HostBuffer>> copies;
+  if (check)
+    copies = copiesOf(*program, results);
+  results.clear();
   std::vector<int64_t> peaks = program->peakBytesOfLastRun();
   llvm::Expected<llvm::json::Array> mpiReport =
       gatherMpiTraffic(*program, world);
@@ -747,7 +771,8 @@ int main(int argc, char **argv) {
       }
     if (!check)
       return;
-    llvm::Expected<int> code = checkRun(*program, inputs, outputs, checkReport);
+    llvm::Expected<int> code =
+        checkRun(*program, inputs, outputs, copies, checkReport);
     if (!code)
       failed = llvm::toString(code.takeError());
     else
