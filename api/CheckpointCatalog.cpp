@@ -23,6 +23,7 @@
 #include "fmt/ranges.h"
 
 #include <cstring>
+#include <limits>
 #include <set>
 
 namespace spmd::detail {
@@ -193,10 +194,10 @@ countsOf(const llvm::json::Value *value) {
     return std::nullopt;
   std::vector<int64_t> counts;
   for (const llvm::json::Value &v : *array) {
-    std::optional<int64_t> n = v.getAsInteger();
-    if (!n || *n < 0)
+    std::optional<uint64_t> n = jsonCount(v);
+    if (!n || *n > uint64_t(std::numeric_limits<int64_t>::max()))
       return std::nullopt;
-    counts.push_back(*n);
+    counts.push_back(int64_t(*n));
   }
   return counts;
 }

@@ -19,6 +19,13 @@ namespace spmd {
 llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
                                             unsigned maxDepth);
 
+/// `value` as a non-negative integer as the format's writers emit it: `4`,
+/// never `4.0` or `4e0` (which LLVM's getAsInteger accepts, and other
+/// readers of the format refuse).
+inline std::optional<uint64_t> jsonCount(const llvm::json::Value &value) {
+  return value.getAsUINT64();
+}
+
 } // namespace spmd
 
 #endif // SPMD_SUPPORT_JSON_H

@@ -59,14 +59,6 @@ static constexpr uint64_t kParallelWriteBytes = uint64_t(64) << 20;
 /// The deepest a header nests (the format needs 3: object, entry, shape).
 static constexpr unsigned kMaxHeaderDepth = 8;
 
-/// `value` as a non-negative integer.
-static std::optional<uint64_t> asCount(const llvm::json::Value &value) {
-  std::optional<int64_t> n = value.getAsInteger();
-  if (!n || *n < 0)
-    return std::nullopt;
-  return uint64_t(*n);
-}
-
 /// The entry `name` describes in `fields`, its offsets relative to the data.
 static llvm::Expected<SafetensorsEntry>
 parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
@@ -95,7 +87,7 @@ parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
     return bad("no \"shape\" array");
   uint64_t elements = 1;
   for (const llvm::json::Value &dim : *shape) {
-    std::optional<uint64_t> size = asCount(dim);
+    std::optional<uint64_t> size = jsonCount(dim);
     if (!size || *size > uint64_t(std::numeric_limits<int64_t>::max()))
       return bad("a shape entry is not a non-negative integer");
     std::optional<uint64_t> product = llvm::checkedMulUnsigned(elements, *size);
@@ -107,8 +99,8 @@ parseEntry(llvm::StringRef name, const llvm::json::Value &fields,
   const llvm::json::Array *offsets = object->getArray("data_offsets");
   std::optional<uint64_t> begin, end;
   if (offsets && offsets->size() == 2) {
-    begin = asCount((*offsets)[0]);
-    end = asCount((*offsets)[1]);
+    begin = jsonCount((*offsets)[0]);
+    end = jsonCount((*offsets)[1]);
   }
   if (!begin || !end || *begin > *end)
     return bad("\"data_offsets\" is not [begin, end] with begin <= end");

@@ -331,6 +331,9 @@ TEST(Checkpoint, DamageIsAnErrorNamingTheFileAndTensor) {
   expectLoadFails(dir, "w", {"index.json", "'w'", "inside"});
   withIndex(R"("dtype":\s*"F32")", R"("dtype": "F64")");
   expectLoadFails(dir, "w", {"index.json", "'w'"});
+  // A count written as a float.
+  withIndex(R"("end":\s*\[\s*512)", R"("end": [512.0)");
+  expectLoadFails(dir, "w", {"index.json", "'w'"});
   std::ofstream(dir + "/index.json", std::ios::trunc) << "{\"format\": 1";
   expectLoadFails(dir, "w", {"index.json"});
   // A save killed before its index was renamed into place.

@@ -98,6 +98,12 @@ TEST(SafetensorsRobustness, TheFormatsRulesAreChecked) {
   refused(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1, "U8");
   refused(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})", 0,
           "shape");
+  // Integers as the format's writers emit them (Python's json and serde
+  // refuse 2.0 where a count belongs).
+  refused(R"({"a":{"dtype":"F32","shape":[2.0],"data_offsets":[0,8]}})", 8,
+          "shape");
+  refused(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8e0]}})", 8,
+          "data_offsets");
   refused(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],)"
           R"("data_offsets":[0,0]}})",
           0, "2^64");
