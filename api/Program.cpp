@@ -44,6 +44,9 @@ class DiagnosticCapture {
 public:
   explicit DiagnosticCapture(mlir::MLIRContext &context)
       : context(context), handler(&context, [this](mlir::Diagnostic &d) {
+          // A status carries what failed; warnings are not that.
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Warning)
+            return mlir::success();
           append(d);
           for (mlir::Diagnostic &note : d.getNotes())
             append(note);

@@ -17,11 +17,13 @@ using namespace mlir;
 namespace spmd::driver {
 
 /// Runs the passes `build` adds on `module`, errors collected as
-/// runPipeline says.
+/// runPipeline says; warnings go on to the caller's handler (if any).
 static llvm::Error runPasses(ModuleOp module,
                              llvm::function_ref<void(PassManager &)> build) {
   std::string messages;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Warning)
+      return failure();
     if (d.getSeverity() != DiagnosticSeverity::Error)
       return success();
     llvm::raw_string_ostream os(messages);

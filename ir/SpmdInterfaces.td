@@ -38,6 +38,12 @@ def Spmd_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
         piece meets the pieces of the same place.
       }], "::llvm::SmallVector<int64_t, 2>", "getMovedDims", (ins),
       /*methodBody=*/"", /*defaultImplementation=*/"return {};">,
+    InterfaceMethod<[{
+        Whether every member of the group receives the same result whatever
+        its own operand (all_gather, all_reduce, broadcast): a value that
+        differed between the members is the same among them after the op.
+      }], "bool", "givesMembersTheSame", (ins),
+      /*methodBody=*/"", /*defaultImplementation=*/"return false;">,
   ];
 }
 

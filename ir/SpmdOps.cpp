@@ -232,6 +232,10 @@ LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {
 
 LogicalResult AllReduceOp::verifyGroupShapes(int64_t) { return success(); }
 
+bool AllReduceOp::givesMembersTheSame() { return true; }
+bool AllGatherOp::givesMembersTheSame() { return true; }
+bool BroadcastOp::givesMembersTheSame() { return true; }
+
 /// `root` names a position of the group.
 static LogicalResult verifyRoot(Operation *op, int64_t root,
                                 int64_t groupSize) {

@@ -152,7 +152,7 @@ class Spmd_CollectiveOp<string mnemonic, string kind, list<Trait> traits = [],
 }
 
 def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather", [],
-    ["verifyGroupShapes", "getMovedDims"]> {
+    ["verifyGroupShapes", "getMovedDims", "givesMembersTheSame"]> {
   let summary = "Concatenates the group's shards along a dimension";
   let description = [{
     Every device receives the concatenation, in group order, of the
@@ -172,7 +172,8 @@ def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather", [],
 }
 
 def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce", "AllReduce",
-                                         [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>],
+    ["verifyGroupShapes", "givesMembersTheSame"]> {
   let summary = "Reduces the group's operands elementwise";
   let description = [{
     ```mlir
@@ -193,7 +194,8 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce", "AllReduce",
 }
 
 def Spmd_BroadcastOp : Spmd_CollectiveOp<"broadcast", "Broadcast",
-                                         [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>],
+    ["verifyGroupShapes", "givesMembersTheSame"]> {
   let summary = "Every member receives the operand of group position `root`";
   let description = [{
     ```mlir

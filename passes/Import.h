@@ -25,6 +25,11 @@ LogicalResult importGspmdShardings(ModuleOp module);
 /// verifier error, where the constants contradict the op's types.
 LogicalResult importConstantIndices(ModuleOp module);
 
+/// Warns at the yield of each manual region result said to be the same
+/// along a manual axis (its out_sharding leaves it whole there) whose value
+/// may differ along it (passes/ManualReplication.cpp).
+void warnOnDifferingReplicatedResults(ModuleOp module);
+
 } // namespace mlir::spmd
 
 #endif // SPMD_PASSES_IMPORT_H

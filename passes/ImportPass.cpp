@@ -42,7 +42,8 @@ struct ImportPass : mlir::spmd::impl::SpmdImportBase<ImportPass> {
         failed(mlir::spmd::importGspmdShardings(getOperation())) ||
         failed(mlir::spmd::importConstantIndices(getOperation())) ||
         failed(checkLocalOpsAreManual(getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    mlir::spmd::warnOnDifferingReplicatedResults(getOperation());
   }
 };
 } // namespace

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Compile.h"
+#include "ir/Locations.h"
 #include "mesh/MeshConfig.h"
 #include "passes/Dialects.h"
 #include "passes/UpstreamParserGuard.h"
@@ -46,6 +47,7 @@
 #include <cstring>
 #include <random>
 #include <regex>
+#include <set>
 
 using namespace spmd::runtime;
 namespace cl = llvm::cl;
@@ -424,6 +426,17 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
                                     partitioned.print(os);
                                   });
   };
+  // The passes' warnings, once each, by one process.
+  std::set<std::string> warned;
+  mlir::ScopedDiagnosticHandler warnings(
+      module->getContext(), [&](mlir::Diagnostic &d) {
+        std::string text = mlir::spmd::fileLineColPrefix(d.getLocation()) +
+                           "warning: " + d.str();
+        if (d.getSeverity() == mlir::DiagnosticSeverity::Warning && leads() &&
+            warned.insert(text).second)
+          llvm::errs() << text << "\n";
+        return mlir::success();
+      });
   llvm::Expected<std::unique_ptr<LoadedProgram>> compiled =
       spmd::driver::compile(std::move(module), entry, pipeline, dump);
   if (dumpError)
