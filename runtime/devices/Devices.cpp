@@ -145,34 +145,37 @@ std::vector<std::vector<int64_t>> copyHolders(const ShardLayout &layout) {
   return result;
 }
 
+TensorRef heldValue(llvm::ArrayRef<TensorRef> locals, const ShardLayout &layout,
+                    ReductionKind partialKind, int64_t device) {
+  std::vector<TensorRef> parts;
+  for (int64_t member : layout.mesh().groupOf(device, layout.partialAxes()))
+    parts.push_back(locals[member]);
+  TensorRef value = parts.size() > 1 ? reduce(parts, partialKind) : parts[0];
+  std::vector<int64_t> sizes;
+  for (const DimSlice &slice : layout.sliceOf(device))
+    sizes.push_back(slice.valid);
+  if (llvm::ArrayRef<int64_t>(sizes) == value->shape())
+    return value;
+  auto valid = std::make_shared<HostBuffer>(value->type(), sizes, Init::None);
+  std::vector<int64_t> origin(sizes.size(), 0);
+  copyBox(*value, origin, sizes, *valid, origin);
+  return valid;
+}
+
 llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
-                                    ReductionKind partialKind,
-                                    llvm::ArrayRef<int64_t> holders) {
-  const DeviceMesh &mesh = layout.mesh();
+                                    ReductionKind partialKind) {
   std::vector<int64_t> shape(layout.globalShape());
   HostBuffer global(locals[0]->type(), shape);
-  std::vector<int64_t> first;
-  if (holders.empty()) {
-    first = copyHolders(layout).front();
-    holders = first;
-  }
-  // Each shard from its holder, whose partial group's buffers are reduced
-  // first.
-  for (int64_t device : holders) {
-    llvm::SmallVector<int64_t> partialGroup =
-        mesh.groupOf(device, layout.partialAxes());
-    std::vector<TensorRef> parts;
-    for (int64_t member : partialGroup)
-      parts.push_back(locals[member]);
-    TensorRef value = parts.size() > 1 ? reduce(parts, partialKind) : parts[0];
-    std::vector<int64_t> offsets, sizes;
-    for (const DimSlice &slice : layout.sliceOf(device)) {
+  // Each shard from its first holder.
+  std::vector<std::vector<int64_t>> holders = copyHolders(layout);
+  for (int64_t device : holders.front()) {
+    TensorRef value = heldValue(locals, layout, partialKind, device);
+    std::vector<int64_t> offsets;
+    for (const DimSlice &slice : layout.sliceOf(device))
       offsets.push_back(slice.offset);
-      sizes.push_back(slice.valid);
-    }
-    copyBox(*value, std::vector<int64_t>(sizes.size(), 0), sizes, global,
-            offsets);
+    copyBox(*value, std::vector<int64_t>(offsets.size(), 0), value->shape(),
+            global, offsets);
   }
   return global;
 }
@@ -243,38 +246,16 @@ llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
   return global;
 }
 
-llvm::Expected<std::vector<HostBuffer>>
-gatherCopiesToHost(const ShardedBuffer &tensor, MpiWorld *world) {
-  const std::optional<ShardLayout> &layout = tensor.layout();
-  std::vector<HostBuffer> copies;
-  if (!layout) {
-    // Without a layout every device holds the same buffer.
-    llvm::Expected<HostBuffer> whole = tensor.toHost();
-    if (!whole)
-      return whole.takeError();
-    copies.push_back(std::move(*whole));
-    return copies;
-  }
-  std::vector<TensorRef> locals;
-  if (world && world->size() > 1) {
-    llvm::Expected<std::vector<TensorRef>> gathered =
-        gatherLocals(tensor, *world);
-    if (!gathered)
-      return gathered.takeError();
-    if (world->rank() != 0)
-      return copies;
-    locals = std::move(*gathered);
-  } else {
-    locals = localsOf(tensor);
-  }
-  for (const std::vector<int64_t> &holders : copyHolders(*layout)) {
-    llvm::Expected<HostBuffer> copy =
-        assemble(locals, *layout, tensor.partialKind(), holders);
-    if (!copy)
-      return copy.takeError();
-    copies.push_back(std::move(*copy));
-  }
-  return copies;
+llvm::Expected<std::vector<TensorRef>>
+gatherShardsToHost(const ShardedBuffer &tensor, MpiWorld *world) {
+  if (!tensor.layout())
+    return std::vector<TensorRef>();
+  if (!world || world->size() == 1)
+    return localsOf(tensor);
+  llvm::Expected<std::vector<TensorRef>> locals = gatherLocals(tensor, *world);
+  if (!locals || world->rank() == 0)
+    return locals;
+  return std::vector<TensorRef>();
 }
 
 llvm::Expected<int64_t> maxLocalDevices() {

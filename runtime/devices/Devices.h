@@ -56,11 +56,11 @@ class MpiWorld;
 /// the others get an empty tensor.
 llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                                         MpiWorld *world, bool everywhere);
-/// Every copy of the global tensor (copyHolders), on rank 0 (the other
-/// processes get none; every process calls it). A check compares them all:
-/// a copy no result is taken from is still one the program claims.
-llvm::Expected<std::vector<HostBuffer>>
-gatherCopiesToHost(const ShardedBuffer &tensor, MpiWorld *world);
+/// Every device's buffer of `tensor` on rank 0 (the other processes get
+/// none; every process calls it), for a check of all its copies
+/// (copyHolders). Empty for a tensor without a layout: it has one buffer.
+llvm::Expected<std::vector<TensorRef>>
+gatherShardsToHost(const ShardedBuffer &tensor, MpiWorld *world);
 
 /// Fills `t` with values no correct partitioned program can depend on:
 /// NaN, +inf and -inf in turn for floats; the largest, the smallest and 1
@@ -88,13 +88,15 @@ TensorRef shardFor(const uint8_t *global, ElementType type,
 /// is the tensor a run returns; a tensor replicated over axes of n devices
 /// has n copies, which a correct program makes equal.
 std::vector<std::vector<int64_t>> copyHolders(const ShardLayout &layout);
+/// The value device `device` stands for in copyHolders: its local buffer,
+/// reduced over its partial group, without padding (its valid box).
+TensorRef heldValue(llvm::ArrayRef<TensorRef> locals, const ShardLayout &layout,
+                    ReductionKind partialKind, int64_t device);
 /// The global tensor from every device's local buffer (`locals[d]` on
-/// device d): each shard from its device in `holders` (one of
-/// copyHolders(layout); copy 0 when empty); partial groups reduced.
+/// device d): copy 0 of copyHolders, partial groups reduced.
 llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
                                     const ShardLayout &layout,
-                                    ReductionKind partialKind,
-                                    llvm::ArrayRef<int64_t> holders = {});
+                                    ReductionKind partialKind);
 
 /// The most devices one process runs when SPMD_MAX_LOCAL_DEVICES is not set
 /// (each reserves a stack and its buffers).

@@ -2,7 +2,10 @@
 
 #include "runtime/exec/Check.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace spmd::runtime {
@@ -170,6 +173,29 @@ CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
     }
   }
   return result;
+}
+
+bool copiesAgree(const HostBuffer &copy, const HostBuffer &first) {
+  assert(copy.type() == first.type() && copy.shape() == first.shape());
+  if (std::memcmp(copy.data(), first.data(), copy.sizeInBytes()) == 0)
+    return true;
+  ElementType type = copy.type();
+  if (!isFloat(type)) {
+    for (int64_t i = 0; i < copy.numElements(); ++i)
+      if (copy.getInt(i) != first.getInt(i))
+        return false;
+    return true;
+  }
+  double eps = epsilonOf(type), tiny = smallestNormal(type);
+  for (int64_t i = 0; i < copy.numElements(); ++i) {
+    double a = copy.getFloat(i), b = first.getFloat(i);
+    if (a == b || (std::isnan(a) && std::isnan(b)))
+      continue;
+    if (!(std::fabs(a - b) <=
+          4 * eps * std::max({std::fabs(a), std::fabs(b), tiny})))
+      return false;
+  }
+  return true;
 }
 
 } // namespace spmd::runtime

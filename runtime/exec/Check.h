@@ -51,9 +51,9 @@ struct CheckResult {
   /// values overflow depends on the order of the sums, so any result passes
   /// there.
   int64_t overflowed = 0;
-  /// Where a copy of a result other than the first fails (a result
-  /// replicated over devices is checked on every device): which result and
-  /// devices. Empty when every copy passes.
+  /// Where a copy of a result disagrees with the first (copiesAgree; a
+  /// result replicated over devices is checked on every device): which
+  /// result, and the devices whose shards differ. Empty when all agree.
   std::string copyMismatch;
 };
 
@@ -67,6 +67,13 @@ CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
 
 /// `inputs` with every float element replaced by its absolute value.
 std::vector<HostBuffer> absoluteValues(llvm::ArrayRef<HostBuffer> inputs);
+
+/// Whether two copies of one value (devices a sharding says hold the same)
+/// agree: integers equal; floats equal, both NaN, or within four ulps of
+/// the larger (copies of a sum taken in two orders). Not the check's bound
+/// against the reference: that one allows what a reference without an f64
+/// form cannot resolve, and two copies run the same code on the same data.
+bool copiesAgree(const HostBuffer &copy, const HostBuffer &first);
 
 /// The distance between 1 and the next larger value of a float type.
 double epsilonOf(ElementType type);

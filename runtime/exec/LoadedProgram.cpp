@@ -695,7 +695,7 @@ static std::vector<TensorSpec> withScales(llvm::ArrayRef<TensorSpec> specs) {
 llvm::Expected<CheckResult>
 LoadedProgram::check(llvm::ArrayRef<HostBuffer> args,
                      llvm::ArrayRef<HostBuffer> outputs,
-                     llvm::ArrayRef<std::vector<HostBuffer>> copies) {
+                     llvm::ArrayRef<std::vector<TensorRef>> shards) {
   llvm::Expected<std::vector<HostBuffer>> reference = runGlobal(args);
   if (!reference)
     return reference.takeError();
@@ -730,7 +730,7 @@ LoadedProgram::check(llvm::ArrayRef<HostBuffer> args,
   }
   CheckResult result =
       checkOutputs(outputs, *reference, wide, scales, reductionLength);
-  checkCopies(copies, *reference, wide, scales, result);
+  checkCopies(shards, result);
   result.wideReference = !wide.empty();
   result.errorScales = bool(scaled);
   return result;
@@ -742,47 +742,41 @@ static std::string deviceList(llvm::ArrayRef<int64_t> devices) {
                        llvm::interleaved(devices));
 }
 
-void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<HostBuffer>> copies,
-                                llvm::ArrayRef<HostBuffer> reference,
-                                llvm::ArrayRef<HostBuffer> wide,
-                                llvm::ArrayRef<HostBuffer> scales,
+void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<TensorRef>> shards,
                                 CheckResult &result) const {
-  auto only = [](llvm::ArrayRef<HostBuffer> all, size_t o) {
-    return all.empty() ? llvm::ArrayRef<HostBuffer>() : all.slice(o, 1);
-  };
-  for (auto [o, all] : llvm::enumerate(copies)) {
-    for (size_t copy = 1; copy < all.size(); ++copy) {
-      // Equal copies need no second look (most programs: the same ops on
-      // the same data).
-      if (std::memcmp(all[copy].data(), all[0].data(), all[0].sizeInBytes()) ==
-          0)
-        continue;
-      CheckResult own = checkOutputs(llvm::ArrayRef(all).slice(copy, 1),
-                                     reference.slice(o, 1), only(wide, o),
-                                     only(scales, o), reductionLength);
-      result.maxAbsErr = std::max(result.maxAbsErr, own.maxAbsErr);
-      result.maxRelErr = std::max(result.maxRelErr, own.maxRelErr);
-      result.worst = std::max(result.worst, own.worst);
-      if (own.pass)
+  for (auto [o, locals] : llvm::enumerate(shards)) {
+    if (locals.empty() || !outputLayouts[o])
+      continue;
+    const ShardLayout &layout = *outputLayouts[o];
+    std::vector<std::vector<int64_t>> holders = copyHolders(layout);
+    auto value = [&](int64_t device) {
+      return heldValue(locals, layout, outputPartialKinds[o], device);
+    };
+    for (size_t copy = 1; copy < holders.size(); ++copy) {
+      // The holders whose shard disagrees with the first copy's, and those.
+      std::vector<int64_t> differing, first;
+      for (auto [device, firstDevice] : llvm::zip(holders[copy], holders[0]))
+        if (!copiesAgree(*value(device), *value(firstDevice))) {
+          differing.push_back(device);
+          first.push_back(firstDevice);
+        }
+      if (differing.empty())
         continue;
       result.pass = false;
-      if (!result.copyMismatch.empty())
-        continue;
-      std::vector<std::vector<int64_t>> holders =
-          copyHolders(*outputLayouts[o]);
-      bool several = holders[copy].size() > 1;
+      bool several = differing.size() > 1;
       result.copyMismatch = llvm::formatv(
           "result {0}: its sharding says {1} {2} the same values as {3}, and "
           "{4} not (a value replicated over an axis differs between devices)",
-          o, deviceList(holders[copy]), several ? "hold" : "holds",
-          deviceList(holders[0]), several ? "they do" : "it does");
+          o, deviceList(differing), several ? "hold" : "holds",
+          deviceList(first), several ? "they do" : "it does");
+      return;
     }
   }
 }
 
-llvm::Expected<std::vector<HostBuffer>>
-LoadedProgram::copiesOnHost(const ShardedBuffer &tensor) {
-  return gatherCopiesToHost(tensor, world);
+llvm::Expected<std::vector<TensorRef>>
+LoadedProgram::shardsOnHost(const ShardedBuffer &tensor) {
+  return gatherShardsToHost(tensor, world);
 }
 
 } // namespace spmd::runtime

@@ -163,16 +163,17 @@ public:
   /// error scales (passes/ErrorScales.h) where it has an f64 form; where the
   /// scales have no rule for one of its ops, the f64 program on the
   /// absolute values of the inputs gives them.
-  /// `copies[o]`, where given, holds every copy of output o
-  /// (copiesOnHost): each copy is checked too, and the first that fails is
-  /// named by its devices in CheckResult::copyMismatch.
+  /// `shards[o]`, where given, holds every device's buffer of output o
+  /// (shardsOnHost): each copy of it (copyHolders) past the first must agree
+  /// with the first (copiesAgree), and the devices of the first that does
+  /// not are named in CheckResult::copyMismatch.
   llvm::Expected<CheckResult>
   check(llvm::ArrayRef<HostBuffer> args, llvm::ArrayRef<HostBuffer> outputs,
-        llvm::ArrayRef<std::vector<HostBuffer>> copies = {});
-  /// Every copy of a result (runtime/devices/Devices.h copyHolders) on rank 0;
+        llvm::ArrayRef<std::vector<TensorRef>> shards = {});
+  /// Every device's buffer of a result on rank 0 (gatherShardsToHost);
   /// under MPI every process calls it.
-  llvm::Expected<std::vector<HostBuffer>>
-  copiesOnHost(const ShardedBuffer &tensor);
+  llvm::Expected<std::vector<TensorRef>>
+  shardsOnHost(const ShardedBuffer &tensor);
 
   /// The input split over this process's devices, as `run` splits it.
   std::vector<TensorRef> shard(unsigned input, const HostBuffer &global) const;
@@ -182,12 +183,8 @@ public:
 
 private:
   LoadedProgram() = default;
-  /// Each copy of `copies` past the first (check) against the reference's
-  /// outputs, into `result`.
-  void checkCopies(llvm::ArrayRef<std::vector<HostBuffer>> copies,
-                   llvm::ArrayRef<HostBuffer> reference,
-                   llvm::ArrayRef<HostBuffer> wide,
-                   llvm::ArrayRef<HostBuffer> scales,
+  /// The copies of `shards` (check) against their first, into `result`.
+  void checkCopies(llvm::ArrayRef<std::vector<TensorRef>> shards,
                    CheckResult &result) const;
   /// Which of the program's devices this process runs (all without MPI).
   llvm::Error placeOnProcesses();

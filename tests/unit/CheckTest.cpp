@@ -109,6 +109,34 @@ TEST(Check, IntegersMustBeEqual) {
   EXPECT_FALSE(checkOutputs({a}, {b}, {}, {}, 1000).pass);
 }
 
+// Two copies of one value: equal, both NaN, or within four ulps of the
+// larger; integers equal.
+TEST(Check, CopiesAgreeWithinFourUlps) {
+  HostBuffer a(ElementType::F32, {4}), b(ElementType::F32, {4});
+  const double values[] = {1.0, -0.0, std::nan(""), 1e-30};
+  for (int i = 0; i < 4; ++i) {
+    a.setFloat(i, values[i]);
+    b.setFloat(i, values[i]);
+  }
+  b.setFloat(1, 0.0);
+  b.setFloat(2, -std::nan(""));
+  EXPECT_TRUE(copiesAgree(a, b));
+  float ulp = std::nextafter(1.0f, 2.0f) - 1.0f;
+  b.setFloat(0, 1.0 + 4 * ulp);
+  EXPECT_TRUE(copiesAgree(a, b));
+  b.setFloat(0, 1.0 + 6 * ulp);
+  EXPECT_FALSE(copiesAgree(a, b));
+  b.setFloat(0, 1.0);
+  b.setFloat(2, 1.0);
+  EXPECT_FALSE(copiesAgree(a, b));
+  HostBuffer i(ElementType::I8, {1}), j(ElementType::I8, {1});
+  i.setInt(0, 5);
+  j.setInt(0, 5);
+  EXPECT_TRUE(copiesAgree(i, j));
+  j.setInt(0, 6);
+  EXPECT_FALSE(copiesAgree(i, j));
+}
+
 TEST(Check, LargeIntegersMustBeEqualToTheLastBit) {
   HostBuffer a(ElementType::I64, {1}), b(ElementType::I64, {1});
   a.setInt(0, (int64_t(1) << 60) + 1);

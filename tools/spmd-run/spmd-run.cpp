@@ -678,28 +678,29 @@ static llvm::Error writeOutputs(llvm::ArrayRef<HostBuffer> outputs) {
   return llvm::Error::success();
 }
 
-/// Every copy of each result (LoadedProgram::copiesOnHost), on rank 0.
-static std::vector<std::vector<HostBuffer>>
-copiesOf(LoadedProgram &program, llvm::ArrayRef<ShardedBuffer> results) {
-  std::vector<std::vector<HostBuffer>> copies;
+/// Every device's buffer of each result (LoadedProgram::shardsOnHost), on
+/// rank 0.
+static std::vector<std::vector<TensorRef>>
+shardsOf(LoadedProgram &program, llvm::ArrayRef<ShardedBuffer> results) {
+  std::vector<std::vector<TensorRef>> shards;
   for (const ShardedBuffer &result : results) {
-    llvm::Expected<std::vector<HostBuffer>> all = program.copiesOnHost(result);
+    llvm::Expected<std::vector<TensorRef>> all = program.shardsOnHost(result);
     if (!all)
       runFailed(llvm::toString(all.takeError()));
-    copies.push_back(std::move(*all));
+    shards.push_back(std::move(*all));
   }
-  return copies;
+  return shards;
 }
 
-/// The check of `outputs`, and of every copy of them in `copies`, against
-/// the unpartitioned program, printed; its report in `report`. The exit
-/// code: 0 if it passes.
+/// The check of `outputs` against the unpartitioned program, and of the
+/// copies of their `shards` against each other, printed; its report in
+/// `report`. The exit code: 0 if it passes.
 static llvm::Expected<int>
 checkRun(LoadedProgram &program, llvm::ArrayRef<HostBuffer> inputs,
          llvm::ArrayRef<HostBuffer> outputs,
-         llvm::ArrayRef<std::vector<HostBuffer>> copies,
+         llvm::ArrayRef<std::vector<TensorRef>> shards,
          llvm::json::Object &report) {
-  llvm::Expected<CheckResult> result = program.check(inputs, outputs, copies);
+  llvm::Expected<CheckResult> result = program.check(inputs, outputs, shards);
   if (!result)
     return result.takeError();
   llvm::outs() << checkSummary(*result);
@@ -751,9 +752,9 @@ int main(int argc, char **argv) {
   std::vector<ShardedBuffer> results;
   double runMs = timedRuns(*program, perDevice, outputs, results);
   // Every process sends its shards for the check, before the others stop.
-  std::vector<std::vector<HostBuffer>> copies;
+  std::vector<std::vector<TensorRef>> shards;
   if (check)
-    copies = copiesOf(*program, results);
+    shards = shardsOf(*program, results);
   results.clear();
   std::vector<int64_t> peaks = program->peakBytesOfLastRun();
   llvm::Expected<llvm::json::Array> mpiReport =
@@ -785,7 +786,7 @@ int main(int argc, char **argv) {
     if (!check)
       return;
     llvm::Expected<int> code =
-        checkRun(*program, inputs, outputs, copies, checkReport);
+        checkRun(*program, inputs, outputs, shards, checkReport);
     if (!code)
       failed = llvm::toString(code.takeError());
     else

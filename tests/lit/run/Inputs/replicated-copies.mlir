@@ -64,3 +64,52 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   } : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   return %y#0, %y#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+//--- one_device.mlir
+// Only device 3 (a=1, b=1) adds a*b = 1: its copy alone is named, against
+// device 1's, the first holder of the same columns.
+spmd.mesh @mesh = <["a"=2, "b"=2]>
+func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %y = spmd.manual_computation(%x)
+      in_shardings = [<@mesh, [{}, {"b"}]>]
+      out_shardings = [<@mesh, [{}, {"b"}]>]
+      manual_axes = ["a", "b"]
+      (%l: tensor<4x2xf32>) {
+    %ia = spmd.axis_index "a" on @mesh : index
+    %ib = spmd.axis_index "b" on @mesh : index
+    %p = arith.muli %ia, %ib : index
+    %ii = arith.index_cast %p : index to i64
+    %d = arith.sitofp %ii : i64 to f32
+    %e = tensor.empty() : tensor<4x2xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%l : tensor<4x2xf32>) outs(%e : tensor<4x2xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %t = arith.addf %v, %d : f32
+      linalg.yield %t : f32
+    } -> tensor<4x2xf32>
+    spmd.yield %r : tensor<4x2xf32>
+  } : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+//--- forgot_bf16.mlir
+// The missing all_reduce in bf16 over 32 terms per device: the partial
+// sums are far apart, though within what the check allows a bf16 result
+// against a reference it cannot widen. Copies are held to each other.
+spmd.mesh @mesh = <["data"=2, "model"=2]>
+func.func @main(%x: tensor<8x64xbf16>, %w: tensor<64x8xbf16>) -> tensor<8x8xbf16> {
+  %y = spmd.manual_computation(%x, %w)
+      in_shardings = [<@mesh, [{"data"}, {"model"}]>, <@mesh, [{"model"}, {}]>]
+      out_shardings = [<@mesh, [{"data"}, {}]>]
+      manual_axes = ["data", "model"]
+      (%lx: tensor<4x32xbf16>, %lw: tensor<32x8xbf16>) {
+    %zero = arith.constant 0.0 : bf16
+    %e = tensor.empty() : tensor<4x8xbf16>
+    %f = linalg.fill ins(%zero : bf16) outs(%e : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+    %partial = linalg.matmul ins(%lx, %lw : tensor<4x32xbf16>, tensor<32x8xbf16>)
+                             outs(%f : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+    spmd.yield %partial : tensor<4x8xbf16>
+  } : (tensor<8x64xbf16>, tensor<64x8xbf16>) -> tensor<8x8xbf16>
+  return %y : tensor<8x8xbf16>
+}
