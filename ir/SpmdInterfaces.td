@@ -39,11 +39,12 @@ def Spmd_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       }], "::llvm::SmallVector<int64_t, 2>", "getMovedDims", (ins),
       /*methodBody=*/"", /*defaultImplementation=*/"return {};">,
     InterfaceMethod<[{
-        Whether every member of the group receives the same result whatever
-        its own operand (all_gather, all_reduce, broadcast): a value that
-        differed between the members is the same among them after the op.
-      }], "bool", "givesMembersTheSame", (ins),
-      /*methodBody=*/"", /*defaultImplementation=*/"return false;">,
+        The group's axes along which every member receives the same result
+        whatever its own operand: all of them for all_gather, all_reduce
+        and broadcast; for redistribute those its `to` layout leaves whole.
+        Along the others each member may receive its own.
+      }], "::llvm::SmallVector<::llvm::StringRef>", "getAxesMadeSame", (ins),
+      /*methodBody=*/"", /*defaultImplementation=*/"return {};">,
   ];
 }
 

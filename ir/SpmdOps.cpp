@@ -193,8 +193,28 @@ SmallVector<int64_t, 2> AllToAllOp::getMovedDims() {
           static_cast<int64_t>(getConcatDim())};
 }
 /// Its layouts span every dimension.
+/// Every axis of `op`'s group.
+static SmallVector<StringRef> groupAxes(CollectiveOpInterface op) {
+  return llvm::to_vector(op.getAxesAttr().getAsValueRange<StringAttr>());
+}
+
 SmallVector<int64_t, 2> RedistributeOp::getMovedDims() {
   return llvm::to_vector<2>(llvm::seq<int64_t>(0, getGlobalShape().size()));
+}
+
+SmallVector<StringRef> RedistributeOp::getAxesMadeSame() {
+  ::spmd::TensorSharding to = getTo().toTensorSharding();
+  auto used = [&](StringRef axis) {
+    return llvm::is_contained(to.partial, axis) ||
+           llvm::any_of(to.dims, [&](const ::spmd::DimSharding &dim) {
+             return llvm::is_contained(dim.axes, axis);
+           });
+  };
+  SmallVector<StringRef> same;
+  for (StringRef axis : groupAxes(*this))
+    if (!used(axis))
+      same.push_back(axis);
+  return same;
 }
 
 std::optional<OpShardingRule>
@@ -232,9 +252,15 @@ LogicalResult AllGatherOp::verifyGroupShapes(int64_t groupSize) {
 
 LogicalResult AllReduceOp::verifyGroupShapes(int64_t) { return success(); }
 
-bool AllReduceOp::givesMembersTheSame() { return true; }
-bool AllGatherOp::givesMembersTheSame() { return true; }
-bool BroadcastOp::givesMembersTheSame() { return true; }
+SmallVector<StringRef> AllReduceOp::getAxesMadeSame() {
+  return groupAxes(*this);
+}
+SmallVector<StringRef> AllGatherOp::getAxesMadeSame() {
+  return groupAxes(*this);
+}
+SmallVector<StringRef> BroadcastOp::getAxesMadeSame() {
+  return groupAxes(*this);
+}
 
 /// `root` names a position of the group.
 static LogicalResult verifyRoot(Operation *op, int64_t root,

@@ -152,7 +152,7 @@ class Spmd_CollectiveOp<string mnemonic, string kind, list<Trait> traits = [],
 }
 
 def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather", [],
-    ["verifyGroupShapes", "getMovedDims", "givesMembersTheSame"]> {
+    ["verifyGroupShapes", "getMovedDims", "getAxesMadeSame"]> {
   let summary = "Concatenates the group's shards along a dimension";
   let description = [{
     Every device receives the concatenation, in group order, of the
@@ -173,7 +173,7 @@ def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather", "AllGather", [],
 
 def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce", "AllReduce",
     [AllTypesMatch<["input", "result"]>],
-    ["verifyGroupShapes", "givesMembersTheSame"]> {
+    ["verifyGroupShapes", "getAxesMadeSame"]> {
   let summary = "Reduces the group's operands elementwise";
   let description = [{
     ```mlir
@@ -195,7 +195,7 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce", "AllReduce",
 
 def Spmd_BroadcastOp : Spmd_CollectiveOp<"broadcast", "Broadcast",
     [AllTypesMatch<["input", "result"]>],
-    ["verifyGroupShapes", "givesMembersTheSame"]> {
+    ["verifyGroupShapes", "getAxesMadeSame"]> {
   let summary = "Every member receives the operand of group position `root`";
   let description = [{
     ```mlir
@@ -280,7 +280,7 @@ def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all", "AllToAll", [],
 }
 
 def Spmd_RedistributeOp : Spmd_CollectiveOp<"redistribute", "Redistribute", [],
-    ["verifyGroupShapes", "verifyOnMesh", "getMovedDims"]> {
+    ["verifyGroupShapes", "verifyOnMesh", "getMovedDims", "getAxesMadeSame"]> {
   let summary = "Moves a tensor between two layouts of the same mesh";
   let description = [{
     An all-to-all of uneven pieces: every device of the group sends each

@@ -4,109 +4,192 @@
 // axis says every device along it yields the same value; only the first
 // copy is what a run returns. Which manual axes each value of the body may
 // differ along follows from the in_shardings, `axis_index` and the
-// collectives (a sparse forward data-flow analysis, through loops and
-// branches): a yield said to be the same along an axis its value may
-// differ along is warned about, as shard_map's replication check does. A
-// warning, not an error: the analysis cannot see that `x - x` is the same
-// everywhere, and `spmd-run --check` compares the copies themselves.
+// collectives, through loops and branches (a value chosen by a condition,
+// or a trip count, that differs along an axis differs along it too): a
+// yield said to be the same along an axis its value may differ along is
+// warned about, as shard_map's replication check does. A warning, not an
+// error: the analysis cannot see that `x - x` is the same everywhere, and
+// `spmd-run --check` compares the copies themselves.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ir/SpmdOps.h"
 #include "passes/Import.h"
 
-#include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
-#include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
-#include "mlir/Analysis/DataFlow/SparseAnalysis.h"
-#include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
-using namespace mlir::dataflow;
 
 namespace {
 
-/// The manual axes a value may differ along, one bit per position in the
-/// region's manual_axes (at most 64 axes: a mesh has fewer).
-struct Axes {
-  uint64_t bits = 0;
-
-  static Axes join(const Axes &a, const Axes &b) { return {a.bits | b.bits}; }
-  bool operator==(const Axes &other) const { return bits == other.bits; }
-  void print(raw_ostream &os) const { os << bits; }
-};
-
-using AxesLattice = Lattice<Axes>;
-
-class Variance : public SparseForwardDataFlowAnalysis<AxesLattice> {
+/// The manual axes each value of a region's body may differ along, one bit
+/// per position in its manual_axes (a mesh has fewer than 64 axes): the
+/// least fixed point of the rules below, reached by sweeping the body until
+/// nothing grows.
+class Variance {
 public:
-  Variance(DataFlowSolver &solver, mlir::spmd::ManualComputationOp region)
-      : SparseForwardDataFlowAnalysis(solver), region(region) {}
+  explicit Variance(mlir::spmd::ManualComputationOp region) : region(region) {
+    Block &body = region.getBody().front();
+    for (BlockArgument argument : body.getArguments())
+      join(argument,
+           heldBits(region.getInShardings()[argument.getArgNumber()]));
+    do {
+      changed = false;
+      for (Operation &op : body)
+        op.walk<WalkOrder::PreOrder>([&](Operation *inner) { visit(inner); });
+    } while (changed);
+  }
+
+  uint64_t of(Value value) const { return bits.lookup(value); }
 
   /// The bits of `axes` among the region's manual axes.
   uint64_t bitsOf(ArrayRef<StringRef> axes) {
-    uint64_t bits = 0;
+    uint64_t result = 0;
     for (auto [i, axis] :
          llvm::enumerate(region.getManualAxes().getAsValueRange<StringAttr>()))
-      if (llvm::any_of(axes, [&](StringRef named) {
-            // A sub-axis ("x:(2)2") differs along its axis.
-            return named.split(':').first == axis;
-          }))
-        bits |= uint64_t(1) << i;
-    return bits;
+      if (llvm::is_contained(axes, axis))
+        result |= uint64_t(1) << i;
+    return result;
   }
 
-  LogicalResult visitOperation(Operation *op,
-                               ArrayRef<const AxesLattice *> operands,
-                               ArrayRef<AxesLattice *> results) override {
-    uint64_t bits = 0;
-    for (const AxesLattice *operand : operands)
-      bits |= operand->getValue().bits;
-    // A body reads values from around it too (a linalg.generic's scalar).
-    op->walk([&](Operation *inner) {
-      for (Value used : inner->getOperands())
-        if (!op->isAncestor(used.getParentBlock()->getParentOp()))
-          bits |= getLatticeElementFor(getProgramPointAfter(op), used)
-                      ->getValue()
-                      .bits;
-      if (auto index = llvm::dyn_cast<mlir::spmd::AxisIndexOp>(inner))
-        bits |= bitsOf({index.getAxis()});
-      if (auto collective =
-              llvm::dyn_cast<mlir::spmd::CollectiveOpInterface>(inner)) {
-        SmallVector<StringRef> axes(
-            collective.getAxesAttr().getAsValueRange<StringAttr>());
-        if (collective.givesMembersTheSame() && inner == op)
-          bits &= ~bitsOf(axes);
-        else if (!collective.givesMembersTheSame())
-          bits |= bitsOf(axes);
-      }
-    });
-    for (AxesLattice *result : results)
-      propagateIfChanged(result, result->join(Axes{bits}));
-    return success();
-  }
-
-  /// The body's arguments differ along the manual axes their in_sharding
-  /// splits (or leaves partial); any other argument the analysis cannot
-  /// follow may differ along all of them.
-  void setToEntryState(AxesLattice *lattice) override {
-    uint64_t bits = ~uint64_t(0);
-    auto argument = llvm::dyn_cast<BlockArgument>(lattice->getAnchor());
-    if (argument && argument.getOwner()->getParentOp() == region) {
-      ::spmd::TensorSharding sharding =
-          region.manualPart(llvm::cast<mlir::spmd::ShardingAttr>(
-              region.getInShardings()[argument.getArgNumber()]));
-      SmallVector<StringRef> axes(sharding.partial.begin(),
-                                  sharding.partial.end());
-      for (const ::spmd::DimSharding &dim : sharding.dims)
-        axes.append(dim.axes.begin(), dim.axes.end());
-      bits = bitsOf(axes);
-    }
-    propagateIfChanged(lattice, lattice->join(Axes{bits}));
+  /// The bits of the manual axes `sharding` splits a tensor over or leaves
+  /// partial.
+  uint64_t heldBits(Attribute sharding) {
+    ::spmd::TensorSharding manual =
+        region.manualPart(llvm::cast<mlir::spmd::ShardingAttr>(sharding));
+    SmallVector<StringRef> axes(manual.partial.begin(), manual.partial.end());
+    for (const ::spmd::DimSharding &dim : manual.dims)
+      axes.append(dim.axes.begin(), dim.axes.end());
+    return bitsOf(axes);
   }
 
 private:
+  void join(Value value, uint64_t more) {
+    uint64_t &known = bits[value];
+    if ((known | more) != known) {
+      known |= more;
+      changed = true;
+    }
+  }
+
+  void visit(Operation *op) {
+    if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(op))
+      return visitBranch(branch);
+    uint64_t result = 0;
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+    for (OpOperand &operand : op->getOpOperands())
+      // An init the body never reads gives only its shape, the same on
+      // every device.
+      if (!linalgOp || !linalgOp.isDpsInit(&operand) ||
+          linalgOp.payloadUsesValueFromOperand(&operand))
+        result |= of(operand.get());
+    for (Value used : capturedBy(op))
+      result |= of(used);
+    if (auto index = llvm::dyn_cast<mlir::spmd::AxisIndexOp>(op))
+      result |= bitsOf({index.getAxis()});
+    if (auto collective =
+            llvm::dyn_cast<mlir::spmd::CollectiveOpInterface>(op)) {
+      SmallVector<StringRef> group(
+          collective.getAxesAttr().getAsValueRange<StringAttr>());
+      result = (result | bitsOf(group)) & ~bitsOf(collective.getAxesMadeSame());
+    }
+    // A body (a linalg.generic's) sees its operands' and captured values'
+    // axes, and its results whatever it yields.
+    for (Region &body : op->getRegions())
+      for (Block &block : body) {
+        for (BlockArgument argument : block.getArguments())
+          join(argument, result);
+        if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+          for (Value yielded : block.back().getOperands())
+            result |= of(yielded);
+      }
+    for (Value value : op->getResults())
+      join(value, result);
+  }
+
+  /// What a region-branch op passes on (its results, its regions'
+  /// arguments) gets what is passed there, and the axes of what chooses
+  /// the path: its operands no region receives (a condition, a loop's
+  /// bounds) and its terminators' operands no successor receives
+  /// (scf.condition's condition). A loop's index gets only those.
+  void visitBranch(RegionBranchOpInterface branch) {
+    uint64_t control = 0;
+    SmallVector<std::pair<Operation *, SmallVector<RegionSuccessor>>> sources;
+    SmallVector<RegionSuccessor> entries;
+    branch.getSuccessorRegions(RegionBranchPoint::parent(), entries);
+    sources.emplace_back(branch, entries);
+    for (Region &region : branch->getRegions())
+      for (Block &block : region) {
+        auto terminator =
+            llvm::dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+                block.empty() ? nullptr : &block.back());
+        if (!terminator)
+          continue;
+        SmallVector<RegionSuccessor> successors;
+        terminator.getSuccessorRegions(
+            SmallVector<Attribute>(terminator->getNumOperands()), successors);
+        sources.emplace_back(terminator, successors);
+      }
+    for (auto &[source, successors] : sources) {
+      llvm::SmallBitVector passed(source->getNumOperands());
+      for (const RegionSuccessor &successor : successors) {
+        OperandRange operands = passedTo(source, successor);
+        if (operands.empty())
+          continue;
+        unsigned first = operands.getBeginOperandIndex();
+        passed.set(first, first + operands.size());
+        for (auto [operand, input] :
+             llvm::zip(operands, successor.getSuccessorInputs()))
+          join(input, of(operand));
+      }
+      for (OpOperand &operand : source->getOpOperands())
+        if (!passed.test(operand.getOperandNumber()))
+          control |= of(operand.get());
+    }
+    for (Value result : branch->getResults())
+      join(result, control);
+    for (Region &region : branch->getRegions())
+      if (!region.empty())
+        for (BlockArgument argument : region.front().getArguments())
+          join(argument, control);
+  }
+
+  /// The operands `source` (a region-branch op or one of its terminators)
+  /// passes to `successor`.
+  static OperandRange passedTo(Operation *source,
+                               const RegionSuccessor &successor) {
+    if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(source))
+      return branch.getEntrySuccessorOperands(successor);
+    return llvm::cast<RegionBranchTerminatorOpInterface>(source)
+        .getSuccessorOperands(successor);
+  }
+
+  /// The values `op`'s regions read from outside it (a linalg.generic's
+  /// scalar), found once per op.
+  ArrayRef<Value> capturedBy(Operation *op) {
+    auto [it, inserted] = captured.try_emplace(op);
+    if (inserted && op->getNumRegions()) {
+      llvm::SetVector<Value> values;
+      op->walk([&](Operation *inner) {
+        if (inner == op)
+          return;
+        for (Value used : inner->getOperands())
+          if (!op->isAncestor(used.getParentBlock()->getParentOp()))
+            values.insert(used);
+      });
+      it->second = values.takeVector();
+    }
+    return it->second;
+  }
+
   mlir::spmd::ManualComputationOp region;
+  DenseMap<Value, uint64_t> bits;
+  DenseMap<Operation *, SmallVector<Value>> captured;
+  bool changed = false;
 };
 
 } // namespace
@@ -125,28 +208,14 @@ static std::string axisNames(mlir::spmd::ManualComputationOp region,
 /// Warns where a result of `region` is said to be the same along manual
 /// axes its yielded value may differ along.
 static void checkRegion(mlir::spmd::ManualComputationOp region) {
-  DataFlowSolver solver;
-  solver.load<DeadCodeAnalysis>();
-  solver.load<SparseConstantPropagation>();
-  auto *variance = solver.load<Variance>(region);
-  if (failed(solver.initializeAndRun(region)))
-    return;
+  Variance variance(region);
   auto yield =
       llvm::cast<mlir::spmd::YieldOp>(region.getBody().front().getTerminator());
+  uint64_t manual = (uint64_t(1) << region.getManualAxes().size()) - 1;
   for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
-    const AxesLattice *lattice = solver.lookupState<AxesLattice>(value);
-    if (!lattice)
-      continue;
-    ::spmd::TensorSharding sharding = region.manualPart(
-        llvm::cast<mlir::spmd::ShardingAttr>(region.getOutShardings()[i]));
-    SmallVector<StringRef> held(sharding.partial.begin(),
-                                sharding.partial.end());
-    for (const ::spmd::DimSharding &dim : sharding.dims)
-      held.append(dim.axes.begin(), dim.axes.end());
-    uint64_t differing = lattice->getValue().bits & ~variance->bitsOf(held);
-    uint64_t manual =
-        (uint64_t(1) << region.getManualAxes().size()) - 1; // < 64 axes
-    differing &= manual;
+    uint64_t differing = variance.of(value) &
+                         ~variance.heldBits(region.getOutShardings()[i]) &
+                         manual;
     if (!differing)
       continue;
     yield.emitWarning() << "result " << i
@@ -157,7 +226,8 @@ static void checkRegion(mlir::spmd::ManualComputationOp region) {
                            "all_reduce, all_gather or broadcast over it makes "
                            "it the same after what differs (an in_sharding "
                            "that splits it, an axis_index, a collective that "
-                           "gives each member its own part); spmd-run --check "
+                           "gives each member its own part, a branch or loop "
+                           "that such a value steers); spmd-run --check "
                            "compares the copies";
   }
 }

@@ -145,15 +145,29 @@ std::vector<std::vector<int64_t>> copyHolders(const ShardLayout &layout) {
   return result;
 }
 
-TensorRef heldValue(llvm::ArrayRef<TensorRef> locals, const ShardLayout &layout,
-                    ReductionKind partialKind, int64_t device) {
+/// Device `device`'s buffer combined over its partial group (padded).
+static TensorRef groupValue(llvm::ArrayRef<TensorRef> locals,
+                            const ShardLayout &layout,
+                            ReductionKind partialKind, int64_t device) {
   std::vector<TensorRef> parts;
   for (int64_t member : layout.mesh().groupOf(device, layout.partialAxes()))
     parts.push_back(locals[member]);
-  TensorRef value = parts.size() > 1 ? reduce(parts, partialKind) : parts[0];
+  return parts.size() > 1 ? reduce(parts, partialKind) : parts[0];
+}
+
+/// The sizes of the part of device `device`'s buffer inside the tensor.
+static std::vector<int64_t> validSizes(const ShardLayout &layout,
+                                       int64_t device) {
   std::vector<int64_t> sizes;
   for (const DimSlice &slice : layout.sliceOf(device))
     sizes.push_back(slice.valid);
+  return sizes;
+}
+
+TensorRef heldValue(llvm::ArrayRef<TensorRef> locals, const ShardLayout &layout,
+                    ReductionKind partialKind, int64_t device) {
+  TensorRef value = groupValue(locals, layout, partialKind, device);
+  std::vector<int64_t> sizes = validSizes(layout, device);
   if (llvm::ArrayRef<int64_t>(sizes) == value->shape())
     return value;
   auto valid = std::make_shared<HostBuffer>(value->type(), sizes, Init::None);
@@ -170,11 +184,11 @@ llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
   // Each shard from its first holder.
   std::vector<std::vector<int64_t>> holders = copyHolders(layout);
   for (int64_t device : holders.front()) {
-    TensorRef value = heldValue(locals, layout, partialKind, device);
     std::vector<int64_t> offsets;
     for (const DimSlice &slice : layout.sliceOf(device))
       offsets.push_back(slice.offset);
-    copyBox(*value, std::vector<int64_t>(offsets.size(), 0), value->shape(),
+    copyBox(*groupValue(locals, layout, partialKind, device),
+            std::vector<int64_t>(offsets.size(), 0), validSizes(layout, device),
             global, offsets);
   }
   return global;

@@ -107,3 +107,83 @@ func.func @loops(%x: tensor<8xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf
   } : (tensor<8xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   return %y#0, %y#1, %y#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+// A loop's index is the same everywhere when its bounds are; a branch
+// chosen by the device's coordinate is not, whatever its branches yield,
+// nor a while loop whose condition reads the device's own data.
+func.func @control(%w: tensor<4x8xf32>, %v: tensor<4xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<2xf32>) {
+  %y:3 = spmd.manual_computation(%w, %v)
+      in_shardings = [<@mesh, [{}, {}]>, <@mesh, [{"x"}]>]
+      out_shardings = [<@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{}]>]
+      manual_axes = ["x"]
+      (%lw: tensor<4x8xf32>, %lv: tensor<2xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    %ten = arith.constant 10.0 : f32
+    %e = tensor.empty() : tensor<8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    %rows = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %f) -> tensor<8xf32> {
+      %row = tensor.extract_slice %lw[%k, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+      %s = arith.addf %acc, %row : tensor<8xf32>
+      scf.yield %s : tensor<8xf32>
+    }
+    %i = spmd.axis_index "x" on @mesh : index
+    %first = arith.cmpi eq, %i, %c0 : index
+    %picked = scf.if %first -> tensor<8xf32> {
+      scf.yield %rows : tensor<8xf32>
+    } else {
+      %d = arith.addf %rows, %rows : tensor<8xf32>
+      scf.yield %d : tensor<8xf32>
+    }
+    %ones = arith.constant dense<1.0> : tensor<2xf32>
+    %count:2 = scf.while (%cur = %lv, %n = %ones) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+      %x = tensor.extract %cur[%c0] : tensor<2xf32>
+      %go = arith.cmpf olt, %x, %ten : f32
+      scf.condition(%go) %cur, %n : tensor<2xf32>, tensor<2xf32>
+    } do {
+    ^bb0(%c: tensor<2xf32>, %m: tensor<2xf32>):
+      %c2 = arith.addf %c, %ones : tensor<2xf32>
+      %m2 = arith.addf %m, %ones : tensor<2xf32>
+      scf.yield %c2, %m2 : tensor<2xf32>, tensor<2xf32>
+    }
+    // expected-warning @+2 {{result 1 is said to be the same on every device along "x"}}
+    // expected-warning @+1 {{result 2 is said to be the same on every device along "x"}}
+    spmd.yield %rows, %picked, %count#1 : tensor<8xf32>, tensor<8xf32>, tensor<2xf32>
+  } : (tensor<4x8xf32>, tensor<4xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<2xf32>)
+  return %y#0, %y#1, %y#2 : tensor<8xf32>, tensor<8xf32>, tensor<2xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+// A redistribute to a layout that leaves x whole gives every device the
+// whole tensor; a split input written over by a fill is not read.
+func.func @moves(%a: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %y:2 = spmd.manual_computation(%a)
+      in_shardings = [<@mesh, [{"x"}, {}]>]
+      out_shardings = [<@mesh, [{}, {}]>, <@mesh, [{}, {}]>]
+      manual_axes = ["x"]
+      (%la: tensor<4x8xf32>) {
+    %r = spmd.redistribute %la on @mesh axes = ["x"] from <@mesh, [{"x"}, {}]> to <@mesh, [{}, {}]> global_shape = [8, 8] : tensor<4x8xf32> -> tensor<8x8xf32>
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<8x8xf32>
+    %i = spmd.axis_index "x" on @mesh : index
+    %ii = arith.index_cast %i : index to i64
+    %if = arith.sitofp %ii : i64 to f32
+    %own = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                           iterator_types = ["parallel", "parallel"]}
+        ins(%r : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = arith.addf %v, %if : f32
+      linalg.yield %s : f32
+    } -> tensor<8x8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%own : tensor<8x8xf32>) -> tensor<8x8xf32>
+    spmd.yield %r, %f : tensor<8x8xf32>, tensor<8x8xf32>
+  } : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>)
+  return %y#0, %y#1 : tensor<8x8xf32>, tensor<8x8xf32>
+}
