@@ -116,4 +116,24 @@ for second in "--seed=2 --mesh-config=$config" \
   [ "$(grep -c "the processes were given different programs" <<<"$out")" = 2 ] ||
     fail "not every rank named the difference ($second)"
 done
+# 6. Ranks given input files that differ (each reads only its shards, so
+#    they once ran on halves of two tensors): refused on every rank; the
+#    same files in two folders run.
+tools=$here/../tools
+python3 "$tools/npy_write.py" "$work/in1" 1 i32:64x16 i32:6x5 >/dev/null
+python3 "$tools/npy_write.py" "$work/in2" 2 i32:64x16 i32:6x5 >/dev/null
+cp -r "$work/in1" "$work/in1-copy"
+out=$(timeout 120 mpirun --oversubscribe \
+  -np 1 "$bin" "$program" --mesh-config="$config" --inputs="$work/in1" : \
+  -np 1 "$bin" "$program" --mesh-config="$config" --inputs="$work/in2" 2>&1)
+code=$?
+echo "$out"
+[ $code -ne 0 ] || fail "ranks given different input files ran"
+[ "$(grep -c "or input files: under mpirun" <<<"$out")" = 2 ] ||
+  fail "not every rank named the input files"
+out=$(timeout 120 mpirun --oversubscribe \
+  -np 1 "$bin" "$program" --mesh-config="$config" --inputs="$work/in1" : \
+  -np 1 "$bin" "$program" --mesh-config="$config" \
+  --inputs="$work/in1-copy" 2>&1) || {
+  echo "$out"; fail "the same files in two folders did not run"; }
 echo "faults: PASS"

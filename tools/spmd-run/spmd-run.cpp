@@ -346,6 +346,63 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
 /// default entry is that entry; a seed with `--inputs` draws nothing).
 /// Processes given other ones exchanged garbage (other random inputs, say)
 /// or timed out. `--devices` is checked against each process's share.
+/// What `path` holds, cheaply: its size, its first 64 KiB (a safetensors or
+/// .npy header) and 16 pages spread over the rest. Processes that each read
+/// only their shards cannot compare whole files; different files differ
+/// here unless they differ only between the pages.
+static void describeFile(llvm::StringRef path, llvm::raw_ostream &os) {
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(path, size))
+    return; // reported where it is read
+  os << llvm::sys::path::filename(path) << '\0' << size << '\0';
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return llvm::consumeError(file.takeError());
+  auto readAt = [&](uint64_t offset, size_t bytes) {
+    std::string buffer(std::min<uint64_t>(bytes, size - offset), '\0');
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFileSlice(
+        *file, llvm::MutableArrayRef<char>(buffer.data(), buffer.size()),
+        offset);
+    if (read)
+      os << llvm::StringRef(buffer.data(), *read);
+    else
+      llvm::consumeError(read.takeError());
+  };
+  constexpr uint64_t kHead = 64 << 10, kPage = 4096, kPages = 16;
+  readAt(0, kHead);
+  if (size > kHead)
+    for (uint64_t page = 0; page < kPages; ++page)
+      readAt(kHead + (size - kHead) / kPages * page, kPage);
+  llvm::sys::fs::closeFile(*file);
+}
+
+/// The --inputs of this process, described for comparison (describeFile):
+/// the safetensors file, or each .npy file of the folder in name order.
+static std::string describeInputs() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (inputsDir.empty())
+    return text;
+  // This process's own error, not a difference between the processes.
+  if (!llvm::sys::fs::exists(inputsDir))
+    badInput("--inputs: '" + inputsDir + "' does not exist");
+  if (!llvm::sys::fs::is_directory(inputsDir)) {
+    describeFile(inputsDir, os);
+    return text;
+  }
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(inputsDir, ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".npy"))
+      files.push_back(it->path());
+  llvm::sort(files);
+  for (const std::string &file : files)
+    describeFile(file, os);
+  return text;
+}
+
 static void checkSameRun(uint64_t programHash, mlir::ModuleOp module) {
   if (!world)
     return;
@@ -364,15 +421,15 @@ static void checkSameRun(uint64_t programHash, mlir::ModuleOp module) {
   mlir::func::FuncOp function = spmd::runtime::findEntry(module, entry);
   os << '\0' << (function ? function.getSymName() : llvm::StringRef(entry))
      << '\0' << (inputsDir.empty() ? seed : 0) << ' ' << iters << ' ' << warmup
-     << ' ' << check << ' ' << inputsDir.empty();
+     << ' ' << check << ' ' << inputsDir.empty() << '\0' << describeInputs();
   llvm::Expected<bool> same =
       world->sameOnEveryProcess(llvm::xxh3_64bits(run), "comparing the runs");
   if (!same)
     runFailed(llvm::toString(same.takeError()));
   if (!*same)
-    badInput("the processes were given different programs, mesh configs or "
-             "flags (--entry, --seed, --iters, --warmup, --check, --inputs): "
-             "under mpirun every process runs the same");
+    badInput("the processes were given different programs, mesh configs, "
+             "flags (--entry, --seed, --iters, --warmup, --check, --inputs) "
+             "or input files: under mpirun every process runs the same");
 }
 
 /// The program of the input file, parsed in `context`.
