@@ -38,6 +38,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/xxhash.h"
 
@@ -378,7 +379,8 @@ static void describeFile(llvm::StringRef path, llvm::raw_ostream &os) {
 }
 
 /// The --inputs of this process, described for comparison (describeFile):
-/// the safetensors file, or each .npy file of the folder in name order.
+/// the safetensors file, or each argN.npy of the folder (what runs read) in
+/// name order.
 static std::string describeInputs() {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -395,7 +397,8 @@ static std::string describeInputs() {
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(inputsDir, ec), end;
        it != end && !ec; it.increment(ec))
-    if (llvm::StringRef(it->path()).ends_with(".npy"))
+    if (llvm::Regex("^arg[0-9]+\\.npy$")
+            .match(llvm::sys::path::filename(it->path())))
       files.push_back(it->path());
   llvm::sort(files);
   for (const std::string &file : files)
