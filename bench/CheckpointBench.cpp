@@ -24,6 +24,8 @@
 #include <string>
 #include <utility>
 
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -62,7 +64,16 @@ int main(int argc, char **argv) {
   // The meshes' eight devices, virtual ones whatever the cores;
   // SPMD_NUM_DEVICES set by the user wins.
   setenv("SPMD_NUM_DEVICES", "8", /*overwrite=*/0);
-  std::string dir = argc > 1 ? argv[1] : "/tmp/spmd-checkpoint-bench";
+  if (argc > 3 || (argc > 1 && argv[1][0] == '-') ||
+      (argc > 2 && std::atoll(argv[2]) <= 0)) {
+    std::fprintf(stderr, "usage: %s [DIR] [MIB]: saves, loads and copies MIB "
+                         "(512) MiB in a folder it makes in DIR (/tmp)\n",
+                 argv[0]);
+    return 2;
+  }
+  // A folder of its own, removed at the end: DIR itself is the user's.
+  std::string dir = std::string(argc > 1 ? argv[1] : "/tmp") +
+                    "/spmd-checkpoint-bench-" + std::to_string(getpid());
   int64_t mib = argc > 2 ? std::atoll(argv[2]) : 512;
   std::printf("checkpoint bench on %s: %lld MiB of f32 in 8 tensors, %s\n",
               cpuModel().c_str(), (long long)mib, dir.c_str());
@@ -103,12 +114,19 @@ int main(int argc, char **argv) {
       std::exit(1);
     }
   });
-  // The same files, copied by cp on the same disk.
+  // The same files, copied by cp on the same disk (paths quoted for the
+  // shell: DIR may hold spaces).
+  auto quoted = [](const std::string &path) {
+    std::string text = "'";
+    for (char c : path)
+      text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return text + "'";
+  };
   auto copyCommand = [&](bool sync) {
-    std::string command =
-        "rm -rf " + copy + " && cp -r " + checkpoint + " " + copy;
+    std::string command = "rm -rf " + quoted(copy) + " && cp -r " +
+                          quoted(checkpoint) + " " + quoted(copy);
     if (sync)
-      command += " && sync -f " + copy + "/*";
+      command += " && sync -f " + quoted(copy) + "/*";
     return command;
   };
   double cpSync = bestOf3([&] { run(copyCommand(true)); });
