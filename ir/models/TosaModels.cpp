@@ -94,11 +94,73 @@ struct MulModel : ShardingOpInterface::ExternalModel<MulModel, tosa::MulOp> {
     return rule;
   }
 };
+/// The kind a split tosa reduction's partial values combine with.
+static ReductionKind reductionKindOf(tosa::ReduceSumOp) {
+  return ReductionKind::Sum;
+}
+static ReductionKind reductionKindOf(tosa::ReduceProductOp) {
+  return ReductionKind::Prod;
+}
+static ReductionKind reductionKindOf(tosa::ReduceMaxOp op) {
+  return op.getNanMode() == tosa::NanPropagationMode::IGNORE
+             ? ReductionKind::MaxNum
+             : ReductionKind::Max;
+}
+static ReductionKind reductionKindOf(tosa::ReduceMinOp op) {
+  return op.getNanMode() == tosa::NanPropagationMode::IGNORE
+             ? ReductionKind::MinNum
+             : ReductionKind::Min;
+}
+
+/// tosa.reduce_sum, _product, _max and _min: the input's `axis` dimension
+/// is reduced to size 1, the others are parallel. A split axis leaves
+/// pending values, padded with the reduction's identity when uneven.
+template <typename ReduceOp>
+struct ReduceModel
+    : ShardingOpInterface::ExternalModel<ReduceModel<ReduceOp>, ReduceOp> {
+  std::optional<OpShardingRule> getShardingRule(Operation *op) const {
+    auto reduce = llvm::cast<ReduceOp>(op);
+    std::optional<SmallVector<int64_t>> shape =
+        rules::staticShape(reduce.getInput());
+    if (!shape)
+      return std::nullopt;
+    int64_t axis = reduce.getAxis();
+    OpShardingRule rule;
+    TensorFactors input, output;
+    for (auto [dim, size] : llvm::enumerate(*shape)) {
+      bool reduced = int64_t(dim) == axis;
+      unsigned factor = rule.addFactor(size, reduced ? FactorKind::Reduction
+                                                     : FactorKind::Parallel);
+      input.push_back({factor});
+      output.push_back(reduced ? DimFactors() : DimFactors{factor});
+    }
+    rule.addTensor(input);
+    rule.addTensor(output);
+    return rule;
+  }
+
+  std::optional<ReductionKind> getReductionKind(Operation *op, unsigned) const {
+    return reductionKindOf(llvm::cast<ReduceOp>(op));
+  }
+
+  std::optional<SmallVector<unsigned>>
+  getIdentityPaddedOperands(Operation *, ArrayRef<unsigned>) const {
+    return SmallVector<unsigned>{0};
+  }
+};
 } // namespace
 
 void mlir::spmd::registerTosaModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, tosa::TosaDialect *) {
     tosa::MatMulOp::attachInterface<MatMulModel>(*context);
     tosa::MulOp::attachInterface<MulModel>(*context);
+    tosa::ReduceSumOp::attachInterface<ReduceModel<tosa::ReduceSumOp>>(
+        *context);
+    tosa::ReduceProductOp::attachInterface<ReduceModel<tosa::ReduceProductOp>>(
+        *context);
+    tosa::ReduceMaxOp::attachInterface<ReduceModel<tosa::ReduceMaxOp>>(
+        *context);
+    tosa::ReduceMinOp::attachInterface<ReduceModel<tosa::ReduceMinOp>>(
+        *context);
   });
 }

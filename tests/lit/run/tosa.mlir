@@ -1,7 +1,7 @@
 // TOSA programs (as upstream's sharding tests write them) run: their ops
 // are lowered to linalg, tensor and arith after partitioning. tosa.mul
 // (whose shift operand keeps it from the elementwise trait) is split like
-// its inputs; ops without a sharding rule (tosa.reduce_sum) stay whole.
+// its inputs (tosa-reductions.mlir has the reductions).
 // RUN: spmd-run %s --check | FileCheck %s
 // CHECK: devices=4
 // CHECK: check: PASS
