@@ -127,7 +127,13 @@ public:
         return static_cast<uint8_t *>(p);
       }
     }
-    return static_cast<uint8_t *>(std::malloc(std::max<size_t>(size, 1)));
+    // 64-byte aligned, whatever the size: kernels that peel elements up to
+    // an aligned address (Eigen's) round those elements apart from the
+    // rest, so a malloc'd buffer's address would decide the rounding, and
+    // two devices computing one replicated value would differ in it.
+    size_t rounded =
+        (std::max<size_t>(size, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    return static_cast<uint8_t *>(std::aligned_alloc(kAlignment, rounded));
   }
 
   void give(uint8_t *p, size_t size) {
@@ -150,6 +156,7 @@ public:
   }
 
 private:
+  static constexpr size_t kAlignment = 64;
   static constexpr size_t kPooledBytes = 64 << 10;
   static constexpr size_t kHugeBytes = 2 << 20;
   static constexpr size_t kBudgetBytes = size_t(2) << 30;
