@@ -752,11 +752,15 @@ void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<TensorRef>> shards,
     auto value = [&](int64_t device) {
       return heldValue(locals, layout, outputPartialKinds[o], device);
     };
+    std::vector<TensorRef> firstValues;
+    for (int64_t device : holders[0])
+      firstValues.push_back(value(device));
     for (size_t copy = 1; copy < holders.size(); ++copy) {
       // The holders whose shard disagrees with the first copy's, and those.
       std::vector<int64_t> differing, first;
-      for (auto [device, firstDevice] : llvm::zip(holders[copy], holders[0]))
-        if (!copiesAgree(*value(device), *value(firstDevice))) {
+      for (auto [device, firstDevice, firstValue] :
+           llvm::zip(holders[copy], holders[0], firstValues))
+        if (!copiesAgree(*value(device), *firstValue)) {
           differing.push_back(device);
           first.push_back(firstDevice);
         }

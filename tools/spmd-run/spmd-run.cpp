@@ -341,12 +341,6 @@ static void recordArgumentNames(llvm::SourceMgr &sourceMgr,
   }
 }
 
-/// Under mpirun: every process was given the same program (`programHash`
-/// of its text, `module` parsed), mesh config and the flags that decide
-/// what runs and what is exchanged, as they resolve (`--entry` naming the
-/// default entry is that entry; a seed with `--inputs` draws nothing).
-/// Processes given other ones exchanged garbage (other random inputs, say)
-/// or timed out. `--devices` is checked against each process's share.
 /// What `path` holds, cheaply: its size, its first 64 KiB (a safetensors or
 /// .npy header) and 16 pages spread over the rest. Processes that each read
 /// only their shards cannot compare whole files; different files differ
@@ -406,6 +400,13 @@ static std::string describeInputs() {
   return text;
 }
 
+/// Under mpirun: every process was given the same program (`programHash`
+/// of its text, `module` parsed), mesh config, input files (describeInputs)
+/// and the flags that decide what runs and what is exchanged, as they resolve
+/// (`--entry` naming the default entry is that entry; a seed with `--inputs`
+/// draws nothing). Processes given other ones exchanged garbage (other random
+/// inputs, say) or timed out. `--devices` is checked against each process's
+/// share.
 static void checkSameRun(uint64_t programHash, mlir::ModuleOp module) {
   if (!world)
     return;
@@ -490,10 +491,11 @@ compileProgram(mlir::OwningOpRef<mlir::ModuleOp> module) {
   std::set<std::string> warned;
   mlir::ScopedDiagnosticHandler warnings(
       module->getContext(), [&](mlir::Diagnostic &d) {
+        if (d.getSeverity() != mlir::DiagnosticSeverity::Warning || !leads())
+          return mlir::success();
         std::string text = mlir::spmd::fileLineColPrefix(d.getLocation()) +
                            "warning: " + d.str();
-        if (d.getSeverity() == mlir::DiagnosticSeverity::Warning && leads() &&
-            warned.insert(text).second)
+        if (warned.insert(text).second)
           llvm::errs() << text << "\n";
         return mlir::success();
       });
