@@ -16,6 +16,7 @@
 #include "Internal.h"
 
 #include "driver/Compile.h"
+#include "ir/Locations.h"
 #include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
 #include "runtime/devices/Devices.h"
@@ -76,7 +77,11 @@ CacheState &cache() {
   return c;
 }
 
-constexpr llvm::StringLiteral kHeader = "// spmd compiled program v1 ";
+constexpr llvm::StringLiteral kHeader = "// spmd compiled program v2 ";
+/// What marks the lines of an entry's warnings, before its module: the
+/// first line of each warning, and the others (its notes).
+constexpr llvm::StringLiteral kWarningStart = "// warning+ ";
+constexpr llvm::StringLiteral kWarningMore = "// warning| ";
 
 /// The first line of the entry of `key` whose body is `body`.
 std::string headerOf(uint64_t key, llvm::StringRef body) {
@@ -185,9 +190,38 @@ shardingsOf(mlir::func::FuncOp entry, bool results, llvm::StringRef mesh) {
   return shardings;
 }
 
+/// The lines that keep `warnings` in an entry.
+static std::string warningLines(llvm::ArrayRef<std::string> warnings) {
+  std::string lines;
+  for (const std::string &warning : warnings) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(warning).split(parts, '\n');
+    for (auto [i, part] : llvm::enumerate(parts))
+      lines += ((i ? kWarningMore : kWarningStart) + part + "\n").str();
+  }
+  return lines;
+}
+
+/// The warnings at the start of an entry's body; `body` is left at its
+/// module.
+static std::vector<std::string> takeWarnings(llvm::StringRef &body) {
+  std::vector<std::string> warnings;
+  for (;;) {
+    auto [line, rest] = body.split('\n');
+    if (line.consume_front(kWarningStart))
+      warnings.push_back(line.str());
+    else if (!warnings.empty() && line.consume_front(kWarningMore))
+      warnings.back() += ("\n" + line).str();
+    else
+      return warnings;
+    body = rest;
+  }
+}
+
 /// Builds the executable of a partitioned module.
 static absl::StatusOr<std::shared_ptr<Compiled>>
-fromPartitioned(OwnedModule owned, std::string text, const std::string &entry) {
+fromPartitioned(OwnedModule owned, std::string text,
+                std::vector<std::string> warnings, const std::string &entry) {
   mlir::OwningOpRef<mlir::ModuleOp> &module = owned.module;
   // Without a mesh the program runs on one device.
   auto meshes = module->getOps<mlir::spmd::MeshOp>();
@@ -211,6 +245,7 @@ fromPartitioned(OwnedModule owned, std::string text, const std::string &entry) {
   compiled->inputShardings = std::move(inputs);
   compiled->outputShardings = std::move(outputs);
   compiled->partitioned = std::move(text);
+  compiled->warnings = std::move(warnings);
   compiled->program = std::move(*program);
   return compiled;
 }
@@ -238,6 +273,7 @@ readEntry(const std::string &path, uint64_t key, const std::string &entry) {
   auto [header, body] = (*buffer)->getBuffer().split('\n');
   if (header != headerOf(key, body) || body.empty())
     return absl::DataLossError("the entry's header does not match it");
+  std::vector<std::string> warnings = takeWarnings(body);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(body, path),
                                llvm::SMLoc());
@@ -254,7 +290,8 @@ readEntry(const std::string &path, uint64_t key, const std::string &entry) {
             runtime::checkLocalDevices(meshOp.getMesh().toMesh().numDevices() /
                                        std::max<int64_t>(1, world_size())))
       return detail::toStatus(std::move(error));
-  return fromPartitioned(std::move(owned), body.str(), entry);
+  return fromPartitioned(std::move(owned), body.str(), std::move(warnings),
+                         entry);
 }
 
 /// Writes the entry at `path` through a file of a name no one can guess,
@@ -354,20 +391,33 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
   if (!owned.module)
     return absl::InternalError("the program does not print and parse back: " +
                                messages);
-  if (llvm::Error err =
-          driver::runPipeline(*owned.module, driver::PipelineOptions(),
-                              driver::Phase::Import,
-                              driver::Phase::OptimizeCollectives))
-    return toStatus(std::move(err));
+  // The pipeline's errors are its own to collect; its warnings are kept
+  // with the program (Program::warnings).
+  std::vector<std::string> warnings;
+  {
+    mlir::ScopedDiagnosticHandler handler(
+        owned.context.get(), [&](mlir::Diagnostic &d) {
+          if (d.getSeverity() != mlir::DiagnosticSeverity::Warning)
+            return mlir::failure();
+          warnings.push_back(mlir::spmd::describeDiagnostic(d));
+          return mlir::success();
+        });
+    if (llvm::Error err =
+            driver::runPipeline(*owned.module, driver::PipelineOptions(),
+                                driver::Phase::Import,
+                                driver::Phase::OptimizeCollectives))
+      return toStatus(std::move(err));
+  }
   std::string partitioned;
   llvm::raw_string_ostream os(partitioned);
   owned.module->print(os);
+  std::string lines = warningLines(warnings);
   absl::StatusOr<std::shared_ptr<Compiled>> compiled =
-      fromPartitioned(std::move(owned), partitioned, entry);
+      fromPartitioned(std::move(owned), partitioned, std::move(warnings), entry);
   if (!compiled.ok())
     return compiled.status();
   if (!path.empty() && !readonly)
-    writeEntry(path, key, partitioned);
+    writeEntry(path, key, lines + partitioned);
   finish("cache_misses");
   return remember(std::move(*compiled));
 }

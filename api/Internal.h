@@ -185,6 +185,8 @@ struct Compiled {
   std::vector<TensorSharding> inputShardings, outputShardings;
   /// The partitioned module, as text.
   std::string partitioned;
+  /// The compiler's warnings about the program (Program::warnings).
+  std::vector<std::string> warnings;
   /// Runs of one Program at a time (its pools are its own).
   std::mutex running;
 };

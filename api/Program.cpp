@@ -61,22 +61,9 @@ private:
     if (!text.empty())
       text += "\n";
     text += mlir::spmd::fileLineColPrefix(d.getLocation());
-    text += severityName(d.getSeverity());
+    text += mlir::spmd::severityName(d.getSeverity());
     text += ": ";
     text += adviseForTheApi(d.str());
-  }
-  static const char *severityName(mlir::DiagnosticSeverity severity) {
-    switch (severity) {
-    case mlir::DiagnosticSeverity::Error:
-      return "error";
-    case mlir::DiagnosticSeverity::Warning:
-      return "warning";
-    case mlir::DiagnosticSeverity::Note:
-      return "note";
-    case mlir::DiagnosticSeverity::Remark:
-      return "remark";
-    }
-    llvm_unreachable("a severity MLIR does not have");
   }
   /// MLIR's parser advises a flag of its command-line tools, or its FAQ,
   /// for ops of dialects it does not know; an API user needs another way.
@@ -718,6 +705,13 @@ absl::Status Program::compile(const CompileOptions &options) {
 std::string Program::auto_shard_report() const {
   auto lock = detail::lockProgram(state_);
   return state_ ? state_->autoShardReport : "";
+}
+
+std::vector<std::string> Program::warnings() const {
+  auto lock = detail::lockProgram(state_);
+  if (!state_ || !state_->compiled)
+    return {};
+  return state_->compiled->warnings;
 }
 
 absl::StatusOr<std::string> Program::partitioned() const {

@@ -26,16 +26,9 @@ static llvm::Error runPasses(ModuleOp module,
       return failure();
     if (d.getSeverity() != DiagnosticSeverity::Error)
       return success();
-    llvm::raw_string_ostream os(messages);
     if (!messages.empty())
-      os << "\n";
-    os << mlir::spmd::fileLineColPrefix(d.getLocation())
-       << "error: " << d.str();
-    for (const Diagnostic &note : d.getNotes()) {
-      os << "\n";
-      os << mlir::spmd::fileLineColPrefix(note.getLocation())
-         << "note: " << note.str();
-    }
+      messages += "\n";
+    messages += mlir::spmd::describeDiagnostic(d);
     return success();
   });
   PassManager pm(module.getContext());

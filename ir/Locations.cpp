@@ -30,3 +30,26 @@ std::string mlir::spmd::placeOf(Location loc) {
   std::string place = fileLineCol(loc);
   return place.empty() ? "an unknown place" : place;
 }
+
+const char *mlir::spmd::severityName(DiagnosticSeverity severity) {
+  switch (severity) {
+  case mlir::DiagnosticSeverity::Error:
+    return "error";
+  case mlir::DiagnosticSeverity::Warning:
+    return "warning";
+  case mlir::DiagnosticSeverity::Note:
+    return "note";
+  case mlir::DiagnosticSeverity::Remark:
+    return "remark";
+  }
+  llvm_unreachable("a severity MLIR does not have");
+}
+
+std::string mlir::spmd::describeDiagnostic(const Diagnostic &d) {
+  std::string text = fileLineColPrefix(d.getLocation()) +
+                     severityName(d.getSeverity()) + ": " + d.str();
+  for (const Diagnostic &note : d.getNotes())
+    text += "\n" + fileLineColPrefix(note.getLocation()) +
+            severityName(note.getSeverity()) + ": " + note.str();
+  return text;
+}

@@ -13,6 +13,11 @@
 #include "ir/Namespaces.h"
 #include "mlir/IR/Location.h"
 
+namespace mlir {
+class Diagnostic;
+enum class DiagnosticSeverity;
+} // namespace mlir
+
 #include <string>
 
 namespace mlir::spmd {
@@ -24,6 +29,11 @@ std::string fileLineCol(Location loc);
 std::string fileLineColPrefix(Location loc);
 /// `loc` in a name ("'op' at ..."): `file:line:col`, or "an unknown place".
 std::string placeOf(Location loc);
+/// "error", "warning", "note" or "remark".
+const char *severityName(DiagnosticSeverity severity);
+/// `d` as the tools print it, `file:line:col: warning: ...`, each of its
+/// notes on a line of its own after it.
+std::string describeDiagnostic(const Diagnostic &d);
 
 } // namespace mlir::spmd
 

@@ -19,4 +19,14 @@ PY
 done
 "$bin" "$dir" "$layers" | tee /dev/stderr | grep -q "compile: rejected+miss"
 "$bin" "$dir" "$layers" | tee /dev/stderr | grep -q "compile: disk"
+# A program's warnings are kept with its entry: a process that reads it
+# from disk has the same ones.
+rm -rf "$dir"
+first=$("$bin" --warnings "$dir")
+second=$("$bin" --warnings "$dir")
+printf '%s\n%s\n' "$first" "$second" >&2
+warning='<string>:8:5: warning: result 0 is said to be the same on every device along "model"'
+grep -q "compile: miss" <<<"$first" && grep -qF "$warning" <<<"$first"
+grep -q "compile: disk" <<<"$second"
+[ "$(tail -n +2 <<<"$first")" = "$(tail -n +2 <<<"$second")" ]
 echo "cache: PASS"

@@ -11,6 +11,10 @@
 // Rewrites the header of ENTRY (a file KEY.mlir) to match the body it has:
 // an entry changed by someone who recomputes the hash.
 //
+// Usage: spmd-cache-process --warnings CACHE_DIR
+// Compiles a program the compiler warns about: prints "compile: miss|disk"
+// and the program's warnings, one per line.
+//
 //===----------------------------------------------------------------------===//
 
 #include <spmd/spmd.h>
@@ -54,7 +58,7 @@ static int seal(const std::string &path) {
   std::string body = newline == std::string::npos ? "" : all.substr(newline + 1);
   std::string key = path.substr(path.rfind('/') + 1, 16);
   char header[128];
-  std::snprintf(header, sizeof header, "// spmd compiled program v1 %s %016llx\n",
+  std::snprintf(header, sizeof header, "// spmd compiled program v2 %s %016llx\n",
                 key.c_str(), (unsigned long long)llvm::xxh3_64bits(body));
   std::ofstream(path, std::ios::binary | std::ios::trunc) << header << body;
   return 0;
@@ -65,9 +69,42 @@ static int fail(int code, const absl::Status &status) {
   return code;
 }
 
+/// Compiles, with the cache in `dir`, a manual region whose result is
+/// said to be replicated over "model" and is not: prints where the program
+/// came from and its warnings, one per line.
+static int warnings(const std::string &dir) {
+  const char *text = R"mlir(spmd.mesh @mesh = <["model"=2]>
+func.func @partial(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %y = spmd.manual_computation(%x) in_shardings = [<@mesh, [{"model"}]>]
+      out_shardings = [<@mesh, [{}]>] manual_axes = ["model"]
+      (%l: tensor<8xf32>) {
+    %c = tensor.empty() : tensor<16xf32>
+    %i = tensor.insert_slice %l into %c[0] [8] [1] : tensor<8xf32> into tensor<16xf32>
+    spmd.yield %i : tensor<16xf32>
+  } : (tensor<16xf32>) -> tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+)mlir";
+  if (absl::Status s = spmd::initialize_cache(dir); !s.ok())
+    return fail(1, s);
+  auto program = spmd::Program::fromString(text);
+  if (!program.ok())
+    return fail(1, program.status());
+  int64_t disk = spmd::counter_value("disk_cache_hits");
+  if (absl::Status s = program->compile(); !s.ok())
+    return fail(1, s);
+  std::printf("compile: %s\n",
+              spmd::counter_value("disk_cache_hits") > disk ? "disk" : "miss");
+  for (const std::string &warning : program->warnings())
+    std::printf("%s\n", warning.c_str());
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && std::string(argv[1]) == "--seal")
     return seal(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "--warnings")
+    return warnings(argv[2]);
   bool readonly = argc == 4 && std::string(argv[3]) == "--readonly";
   if (argc != 3 && !readonly) {
     std::fprintf(stderr, "usage: %s CACHE_DIR LAYERS [--readonly]\n", argv[0]);

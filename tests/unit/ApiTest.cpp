@@ -121,6 +121,50 @@ TEST(Api, SpecsAreCheckedAgainstTheMeshAndTheTensor) {
             (std::pair<int64_t, int64_t>{2, 3}));
 }
 
+/// A manual region whose result is said to be replicated over "model"
+/// but holds each device's partial product (the sum is missing).
+const char *kPartialSums = R"mlir(
+spmd.mesh @mesh = <["data"=2, "model"=2]>
+func.func @partial_sums(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %y = spmd.manual_computation(%x, %w)
+      in_shardings = [<@mesh, [{"data"}, {"model"}]>, <@mesh, [{"model"}, {}]>]
+      out_shardings = [<@mesh, [{"data"}, {}]>]
+      manual_axes = ["data", "model"]
+      (%lx: tensor<4x8xf32>, %lw: tensor<8x8xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %p = linalg.matmul ins(%lx, %lw : tensor<4x8xf32>, tensor<8x8xf32>)
+                       outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+    spmd.yield %p : tensor<4x8xf32>
+  } : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+)mlir";
+
+TEST(Api, CompileWarningsReachTheProgram) {
+  auto program = spmd::Program::fromString(kPartialSums);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_TRUE(program->warnings().empty()) << "before the first compile";
+  ASSERT_TRUE(program->compile().ok());
+  std::vector<std::string> warnings = program->warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  // Located in the source the program was read from: the yield's line.
+  EXPECT_EQ(warnings[0].rfind("<string>:14:5: warning: result 0 is said to be "
+                              "the same on every device along \"model\"",
+                              0),
+            0u)
+      << warnings[0];
+  // A program compiled again from the cache keeps its warnings.
+  auto again = spmd::Program::fromString(kPartialSums);
+  ASSERT_TRUE(again.ok() && again->compile().ok());
+  EXPECT_EQ(again->warnings(), warnings);
+
+  auto clean = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(clean.ok() && clean->compile().ok());
+  EXPECT_TRUE(clean->warnings().empty());
+}
+
 TEST(Api, ShardedProgramMatchesOneDevice) {
   spmd::HostTensor a = iota({6, 8}), b = iota({8, 5}, 0.02f);
   std::vector<spmd::HostTensor> want = reference(kMatmul, {a, b});
