@@ -8,6 +8,7 @@
 #include "runtime/comm/MpiWorld.h"
 
 #include "fmt/format.h"
+#include "support/Machine.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -167,7 +168,7 @@ int64_t addressable_device_count() {
   llvm::Expected<int64_t> devices = runtime::configuredDevices();
   if (!devices) {
     llvm::consumeError(devices.takeError());
-    return runtime::availableCores();
+    return availableCores();
   }
   return *devices;
 }

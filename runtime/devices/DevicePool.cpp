@@ -3,6 +3,7 @@
 #include "runtime/devices/DevicePool.h"
 #include "runtime/exec/HostBuffer.h"
 
+#include "support/Machine.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -198,8 +199,8 @@ void runWorker(Worker &worker) {
 } // namespace
 
 int64_t defaultDeviceWorkers(int64_t numDevices) {
-  int64_t cores = std::max<unsigned>(std::thread::hardware_concurrency(), 1);
-  return std::clamp<int64_t>(cores, 1, std::max<int64_t>(numDevices, 1));
+  return std::clamp<int64_t>(availableCores(), 1,
+                             std::max<int64_t>(numDevices, 1));
 }
 
 /// Stacks and helper threads kept between runs. Stacks past the first

@@ -5,6 +5,7 @@
 #include "runtime/comm/MpiWorld.h"
 #include "runtime/exec/TensorOps.h"
 
+#include "support/Machine.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -13,8 +14,6 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
-
-#include <sched.h>
 
 using namespace spmd;
 
@@ -285,13 +284,6 @@ llvm::Expected<int64_t> maxLocalDevices() {
                       "{1}]",
                       env, DeviceMesh::kMaxDevices));
   return limit;
-}
-
-int64_t availableCores() {
-  cpu_set_t cores;
-  if (sched_getaffinity(0, sizeof(cores), &cores) == 0)
-    return std::max(1, CPU_COUNT(&cores));
-  return 1;
 }
 
 llvm::Expected<int64_t> configuredDevices() {

@@ -114,8 +114,6 @@ llvm::Error checkLocalDevices(int64_t numDevices);
 /// (its CPU affinity), as other runtimes count CPU devices. An invalid
 /// value is an error naming it.
 llvm::Expected<int64_t> configuredDevices();
-/// The cores the process may run on (its CPU affinity), at least 1.
-int64_t availableCores();
 
 /// Runs `function` of `executable` on devices `firstDevice` ..
 /// `firstDevice + numDevices - 1`, each kernel using up to

@@ -4,6 +4,7 @@
 #include "support/Files.h"
 #include "support/Json.h"
 
+#include "support/Machine.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
@@ -278,9 +279,7 @@ static std::error_code writeData(int fd, llvm::StringRef prefix,
   uint64_t end =
       offsets.empty() ? prefix.size() : offsets.back() + sizes.back();
   unsigned threads = std::clamp<unsigned>(
-      std::min<uint64_t>(std::thread::hardware_concurrency(),
-                         end / kParallelWriteBytes),
-      1, 4);
+      std::min<uint64_t>(availableCores(), end / kParallelWriteBytes), 1, 4);
   std::vector<std::error_code> errors(threads);
   auto writePart = [&](unsigned part) {
     uint64_t from = end * part / threads, to = end * (part + 1) / threads;

@@ -2,6 +2,7 @@
 
 #include "runtime/kernels/Parallel.h"
 #include "runtime/exec/HostBuffer.h"
+#include "support/Machine.h"
 
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/ThreadPool>
@@ -63,8 +64,7 @@ void parallelFor(KernelThreads threads, int64_t n,
 }
 
 int64_t defaultThreadsPerDevice(int64_t devices) {
-  int64_t cores = std::max<unsigned>(std::thread::hardware_concurrency(), 1);
-  return std::max<int64_t>(1, cores / std::max<int64_t>(devices, 1));
+  return std::max<int64_t>(1, availableCores() / std::max<int64_t>(devices, 1));
 }
 
 } // namespace spmd::runtime

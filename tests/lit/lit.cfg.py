@@ -1,6 +1,7 @@
 # lit configuration for the spmd tests. Loaded through lit.site.cfg.py in the
 # build tree, which says where the tools are.
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -33,6 +34,9 @@ if config.spmd_asserts:
     config.available_features.add("asserts")
 if os.path.isdir(os.path.join(config.spmd_shared_dir, "corpus")):
     config.available_features.add("shared")
+# util-linux's taskset, to run a tool on fewer cores.
+if shutil.which("taskset"):
+    config.available_features.add("taskset")
 # The CPU paths this machine runs (`avx512` for tests of what only the
 # AVX-512 path does).
 paths = subprocess.run([os.path.join(config.spmd_tools_dir, "spmd-run"),

@@ -32,6 +32,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
+#include "support/Machine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -829,7 +830,7 @@ int main(int argc, char **argv) {
   // cores the process may run on.
   llvm::outs() << llvm::formatv(
       "compile_ms={0:f3} run_ms={1:f3} devices={2} cores={3}", compileMs, runMs,
-      program->numDevices(), availableCores());
+      program->numDevices(), spmd::availableCores());
   if (world)
     llvm::outs() << " processes=" << world->size();
   llvm::outs() << " cpu_path=" << cpuPathName(cpuPath()) << "\n";
@@ -875,7 +876,7 @@ int main(int argc, char **argv) {
   llvm::json::Object report{{"compile_ms", compileMs},
                             {"run_ms", runMs},
                             {"devices", program->numDevices()},
-                            {"cores", availableCores()},
+                            {"cores", spmd::availableCores()},
                             {"threads_per_device", program->threadsPerDevice()},
                             {"cpu_path", cpuPathName(cpuPath())},
                             {"gemm_isa", gemmKernels().isa},
