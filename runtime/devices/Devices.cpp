@@ -197,13 +197,14 @@ llvm::Expected<HostBuffer> assemble(llvm::ArrayRef<TensorRef> locals,
 /// the others null): each process sends its shards to rank 0.
 static llvm::Expected<std::vector<TensorRef>>
 gatherLocals(const ShardedBuffer &tensor, MpiWorld &world) {
+  // Every process holds as many devices' buffers, all of one shape (a
+  // value without a layout is whole on each).
   llvm::ArrayRef<ShardedBuffer::Shard> shards = tensor.localShards();
   ElementType type = shards.front().data->type();
-  llvm::SmallVector<int64_t> shape = tensor.layout()->localShape();
-  std::vector<int64_t> localShape(shape.begin(), shape.end());
+  std::vector<int64_t> localShape(shards.front().data->shape());
   int64_t rank = world.rank();
-  int64_t devices = tensor.layout()->mesh().numDevices();
-  int64_t localDevices = devices / world.size();
+  int64_t localDevices = shards.size();
+  int64_t devices = localDevices * world.size();
   int64_t firstLocal = rank * localDevices;
   std::vector<TensorRef> locals(devices);
   std::vector<Message> messages;
@@ -261,8 +262,6 @@ llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
 
 llvm::Expected<std::vector<TensorRef>>
 gatherShardsToHost(const ShardedBuffer &tensor, MpiWorld *world) {
-  if (!tensor.layout())
-    return std::vector<TensorRef>();
   if (!world || world->size() == 1)
     return localsOf(tensor);
   llvm::Expected<std::vector<TensorRef>> locals = gatherLocals(tensor, *world);

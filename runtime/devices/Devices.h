@@ -58,7 +58,8 @@ llvm::Expected<HostBuffer> gatherToHost(const ShardedBuffer &tensor,
                                         MpiWorld *world, bool everywhere);
 /// Every device's buffer of `tensor` on rank 0 (the other processes get
 /// none; every process calls it), for a check of all its copies
-/// (copyHolders). Empty for a tensor without a layout: it has one buffer.
+/// (copyHolders). A tensor without a layout (a scalar result, say) is whole
+/// on every device: each buffer is a copy.
 llvm::Expected<std::vector<TensorRef>>
 gatherShardsToHost(const ShardedBuffer &tensor, MpiWorld *world);
 

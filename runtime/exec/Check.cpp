@@ -191,8 +191,10 @@ bool copiesAgree(const HostBuffer &copy, const HostBuffer &first) {
     double a = copy.getFloat(i), b = first.getFloat(i);
     if (a == b || (std::isnan(a) && std::isnan(b)))
       continue;
-    if (!(std::fabs(a - b) <=
-          4 * eps * std::max({std::fabs(a), std::fabs(b), tiny})))
+    // The spacing of the type's values at the larger of the two (below
+    // the normal range, the subnormals' spacing).
+    double larger = std::max({std::fabs(a), std::fabs(b), tiny});
+    if (!(std::fabs(a - b) <= 4 * std::ldexp(eps, std::ilogb(larger))))
       return false;
   }
   return true;

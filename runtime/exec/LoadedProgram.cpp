@@ -745,12 +745,20 @@ static std::string deviceList(llvm::ArrayRef<int64_t> devices) {
 void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<TensorRef>> shards,
                                 CheckResult &result) const {
   for (auto [o, locals] : llvm::enumerate(shards)) {
-    if (locals.empty() || !outputLayouts[o])
+    if (locals.empty())
       continue;
-    const ShardLayout &layout = *outputLayouts[o];
-    std::vector<std::vector<int64_t>> holders = copyHolders(layout);
+    const std::optional<ShardLayout> &layout = outputLayouts[o];
+    // Without a layout (a scalar, say) the value is whole on every device:
+    // each holds a copy.
+    std::vector<std::vector<int64_t>> holders;
+    if (layout)
+      holders = copyHolders(*layout);
+    else
+      for (int64_t device = 0; device < int64_t(locals.size()); ++device)
+        holders.push_back({device});
     auto value = [&](int64_t device) {
-      return heldValue(locals, layout, outputPartialKinds[o], device);
+      return layout ? heldValue(locals, *layout, outputPartialKinds[o], device)
+                    : locals[device];
     };
     std::vector<TensorRef> firstValues;
     for (int64_t device : holders[0])
@@ -769,10 +777,11 @@ void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<TensorRef>> shards,
       result.pass = false;
       bool several = differing.size() > 1;
       result.copyMismatch = llvm::formatv(
-          "result {0}: its sharding says {1} {2} the same values as {3}, and "
-          "{4} not (a value replicated over an axis differs between devices)",
-          o, deviceList(differing), several ? "hold" : "holds",
-          deviceList(first), several ? "they do" : "it does");
+          "result {0}: {1} {2} {3} the same values as {4}, and {5} not (a "
+          "value replicated over an axis differs between devices)",
+          o, layout ? "its sharding says" : "a result without a sharding says",
+          deviceList(differing), several ? "hold" : "holds", deviceList(first),
+          several ? "they do" : "it does");
       return;
     }
   }

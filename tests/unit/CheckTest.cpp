@@ -126,6 +126,14 @@ TEST(Check, CopiesAgreeWithinFourUlps) {
   EXPECT_TRUE(copiesAgree(a, b));
   b.setFloat(0, 1.0 + 6 * ulp);
   EXPECT_FALSE(copiesAgree(a, b));
+  // Ulps are the spacing at the value, not eps times it: at 1.5, 5 ulps
+  // of bf16 (1/128 each) are 3% apart.
+  HostBuffer c(ElementType::BF16, {1}), d(ElementType::BF16, {1});
+  c.setFloat(0, 1.5);
+  d.setFloat(0, 1.5 + 4.0 / 128);
+  EXPECT_TRUE(copiesAgree(c, d));
+  d.setFloat(0, 1.5 + 5.0 / 128);
+  EXPECT_FALSE(copiesAgree(c, d));
   b.setFloat(0, 1.0);
   b.setFloat(2, 1.0);
   EXPECT_FALSE(copiesAgree(a, b));

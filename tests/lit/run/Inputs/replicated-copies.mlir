@@ -113,3 +113,23 @@ func.func @main(%x: tensor<8x64xbf16>, %w: tensor<64x8xbf16>) -> tensor<8x8xbf16
   } : (tensor<8x64xbf16>, tensor<64x8xbf16>) -> tensor<8x8xbf16>
   return %y : tensor<8x8xbf16>
 }
+
+//--- scalar.mlir
+// A scalar result has no sharding: every device returns it, and each
+// device's must be the same. Here it is element 0 of a value that differs.
+spmd.mesh @mesh = <["x"=2]>
+func.func @main(%a: tensor<4xf32>) -> f32 {
+  %y = spmd.manual_computation(%a) in_shardings = [<@mesh, [{}]>]
+      out_shardings = [<@mesh, [{}]>] manual_axes = ["x"] (%l: tensor<4xf32>) {
+    %i = spmd.axis_index "x" on @mesh : index
+    %ii = arith.index_cast %i : index to i64
+    %if = arith.sitofp %ii : i64 to f32
+    %e = tensor.empty() : tensor<4xf32>
+    %f = linalg.fill ins(%if : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %r = arith.addf %l, %f : tensor<4xf32>
+    spmd.yield %r : tensor<4xf32>
+  } : (tensor<4xf32>) -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %s = tensor.extract %y[%c0] : tensor<4xf32>
+  return %s : f32
+}
