@@ -134,12 +134,21 @@ static bool listsEnoughElements(llvm::StringRef statement) {
   if (!type.consume_front("tensor<"))
     return true;
   uint64_t operands = statement.take_front(colon).count('%');
-  SmallVector<llvm::StringRef> parts;
-  type.take_until([](char c) { return c == '>'; }).split(parts, 'x');
+  // The sizes: numbers each followed by `x`; the element type (`index`,
+  // `i32`) after them may hold an `x` of its own.
   SmallVector<uint64_t> sizes;
-  for (llvm::StringRef dim : llvm::ArrayRef(parts).drop_back())
-    if (dim.trim().getAsInteger(10, sizes.emplace_back()))
-      return false; // `?` or garbage: the parser counts it as huge.
+  for (llvm::StringRef rest = type;;) {
+    rest = rest.ltrim();
+    if (rest.starts_with("?"))
+      return false; // The parser counts it as huge.
+    size_t digits = rest.find_first_not_of("0123456789");
+    if (digits == 0 || digits == llvm::StringRef::npos ||
+        !rest.drop_front(digits).ltrim().starts_with("x"))
+      break;
+    if (rest.take_front(digits).getAsInteger(10, sizes.emplace_back()))
+      return false; // Beyond 64 bits: huge too.
+    rest = rest.drop_front(digits).ltrim().drop_front();
+  }
   if (llvm::is_contained(sizes, 0))
     return true;
   uint64_t elements = 1;
