@@ -63,13 +63,15 @@ LocalCommunicator::exchange(const std::string &key, const std::string &what,
   if (!complete) {
     std::string missing;
     llvm::raw_string_ostream os(missing);
+    int64_t count = 0;
     for (size_t i = 0; i < group.size(); ++i)
       if (!meeting->arrived[i])
-        os << (missing.empty() ? "" : ", ") << group[i];
+        os << (count++ ? ", " : "") << group[i];
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "collective " + what + " timed out on device " +
-            std::to_string(device) + ": devices " + missing +
+            std::to_string(device) + ": " +
+            (count > 1 ? "devices " : "device ") + missing +
             " of its group did not arrive");
   }
   std::vector<TensorRef> all = meeting->posted;

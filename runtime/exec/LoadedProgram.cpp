@@ -763,17 +763,20 @@ void LoadedProgram::checkCopies(llvm::ArrayRef<std::vector<TensorRef>> shards,
     std::vector<TensorRef> firstValues;
     for (int64_t device : holders[0])
       firstValues.push_back(value(device));
-    for (size_t copy = 1; copy < holders.size(); ++copy) {
-      // The holders whose shard disagrees with the first copy's, and those.
-      std::vector<int64_t> differing, first;
+    // The holders whose shard disagrees with the first copy's (in every
+    // other copy), and those.
+    std::vector<int64_t> differing, first;
+    for (size_t copy = 1; copy < holders.size(); ++copy)
       for (auto [device, firstDevice, firstValue] :
            llvm::zip(holders[copy], holders[0], firstValues))
         if (!copiesAgree(*value(device), *firstValue)) {
           differing.push_back(device);
-          first.push_back(firstDevice);
+          if (!llvm::is_contained(first, firstDevice))
+            first.push_back(firstDevice);
         }
-      if (differing.empty())
-        continue;
+    if (!differing.empty()) {
+      llvm::sort(differing);
+      llvm::sort(first);
       result.pass = false;
       bool several = differing.size() > 1;
       result.copyMismatch = llvm::formatv(

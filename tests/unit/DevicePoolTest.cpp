@@ -98,7 +98,7 @@ TEST(DevicePool, MissingDeviceTimesOutInsteadOfHanging) {
   });
   ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
   for (int64_t d : {0, 1, 3})
-    EXPECT_NE(errors[d].find("devices 2 of its group did not arrive"),
+    EXPECT_NE(errors[d].find("device 2 of its group did not arrive"),
               std::string::npos)
         << errors[d];
 }
