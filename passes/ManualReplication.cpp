@@ -13,10 +13,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/SpmdDialect.h"
 #include "ir/SpmdOps.h"
 #include "passes/Import.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -33,6 +35,16 @@ namespace {
 class Variance {
 public:
   explicit Variance(mlir::spmd::ManualComputationOp region) : region(region) {
+    // An axis of size 1 holds one device: nothing differs along it.
+    FailureOr<mlir::spmd::MeshAttr> mesh = mlir::spmd::lookupMesh(
+        region, region.getMesh(), [&] { return region.emitError(); });
+    if (succeeded(mesh))
+      for (auto [i, axis] : llvm::enumerate(
+               region.getManualAxes().getAsValueRange<StringAttr>()))
+        for (auto [name, size] :
+             llvm::zip((*mesh).getAxisNames(), (*mesh).getShape()))
+          if (name.getValue() == axis && size > 1)
+            varying |= uint64_t(1) << i;
     Block &body = region.getBody().front();
     for (BlockArgument argument : body.getArguments())
       join(argument,
@@ -46,14 +58,15 @@ public:
 
   uint64_t of(Value value) const { return bits.lookup(value); }
 
-  /// The bits of `axes` among the region's manual axes.
+  /// The bits of `axes` among the region's manual axes (of more than one
+  /// device).
   uint64_t bitsOf(ArrayRef<StringRef> axes) {
     uint64_t result = 0;
     for (auto [i, axis] :
          llvm::enumerate(region.getManualAxes().getAsValueRange<StringAttr>()))
       if (llvm::is_contained(axes, axis))
         result |= uint64_t(1) << i;
-    return result;
+    return result & varying;
   }
 
   /// The bits of the manual axes `sharding` splits a tensor over or leaves
@@ -68,6 +81,22 @@ public:
   }
 
 private:
+  /// Whether `operand` gives its op only its shape, the same on every
+  /// device: the tensor of a tensor.dim, or an init that every step of a
+  /// structured op overwrites and its body never reads (all loops
+  /// parallel, the init's map a permutation; otherwise the op keeps the
+  /// init's elements it does not write).
+  static bool givesOnlyItsShape(OpOperand &operand) {
+    Operation *op = operand.getOwner();
+    if (auto dim = llvm::dyn_cast<tensor::DimOp>(op))
+      return operand.get() == dim.getSource();
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && linalgOp.isDpsInit(&operand) &&
+           !linalgOp.payloadUsesValueFromOperand(&operand) &&
+           linalgOp.getNumLoops() == linalgOp.getNumParallelLoops() &&
+           linalgOp.getMatchingIndexingMap(&operand).isPermutation();
+  }
+
   void join(Value value, uint64_t more) {
     uint64_t &known = bits[value];
     if ((known | more) != known) {
@@ -80,12 +109,8 @@ private:
     if (auto branch = llvm::dyn_cast<RegionBranchOpInterface>(op))
       return visitBranch(branch);
     uint64_t result = 0;
-    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
     for (OpOperand &operand : op->getOpOperands())
-      // An init the body never reads gives only its shape, the same on
-      // every device.
-      if (!linalgOp || !linalgOp.isDpsInit(&operand) ||
-          linalgOp.payloadUsesValueFromOperand(&operand))
+      if (!givesOnlyItsShape(operand))
         result |= of(operand.get());
     for (Value used : capturedBy(op))
       result |= of(used);
@@ -187,6 +212,8 @@ private:
   }
 
   mlir::spmd::ManualComputationOp region;
+  /// The bits of the manual axes of more than one device.
+  uint64_t varying = 0;
   DenseMap<Value, uint64_t> bits;
   DenseMap<Operation *, SmallVector<Value>> captured;
   bool changed = false;

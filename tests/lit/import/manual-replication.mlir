@@ -187,3 +187,61 @@ func.func @moves(%a: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
   } : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>)
   return %y#0, %y#1 : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+// An init the body does not read still gives the elements the op does not
+// write: every step writes element 0 only (an output map that is not onto)
+// or no step runs (a reduction over a dimension of size 0), and the rest
+// is each device's own block.
+func.func @unwritten(%a: tensor<8xf32>, %b: tensor<4xf32>, %z: tensor<4x0xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y:2 = spmd.manual_computation(%a, %b, %z)
+      in_shardings = [<@mesh, [{"x"}]>, <@mesh, [{}]>, <@mesh, [{}, {}]>]
+      out_shardings = [<@mesh, [{}]>, <@mesh, [{}]>]
+      manual_axes = ["x"]
+      (%l: tensor<4xf32>, %lb: tensor<4xf32>, %lz: tensor<4x0xf32>) {
+    %first = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (0)>],
+                             iterator_types = ["parallel"]}
+        ins(%lb : tensor<4xf32>) outs(%l : tensor<4xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    %none = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                            iterator_types = ["parallel", "reduction"]}
+        ins(%lz : tensor<4x0xf32>) outs(%l : tensor<4xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    // expected-warning @+2 {{result 0 is said to be the same on every device along "x"}}
+    // expected-warning @+1 {{result 1 is said to be the same on every device along "x"}}
+    spmd.yield %first, %none : tensor<4xf32>, tensor<4xf32>
+  } : (tensor<8xf32>, tensor<4xf32>, tensor<4x0xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %y#0, %y#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["one"=1, "x"=2]>
+// Nothing differs along an axis of one device, and a block's size is the
+// same on every device: no warning.
+func.func @same_everywhere(%a: tensor<4xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %y:2 = spmd.manual_computation(%a, %b)
+      in_shardings = [<@mesh, [{"one", "x"}]>, <@mesh, [{}]>]
+      out_shardings = [<@mesh, [{}]>, <@mesh, [{}]>]
+      manual_axes = ["one", "x"]
+      (%l: tensor<2xf32>, %lb: tensor<2xf32>) {
+    %i = spmd.axis_index "one" on @mesh : index
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %l, %c0 : tensor<2xf32>
+    %sum = arith.addi %i, %n : index
+    %si = arith.index_cast %sum : index to i64
+    %sf = arith.sitofp %si : i64 to f32
+    %e = tensor.empty() : tensor<2xf32>
+    %f = linalg.fill ins(%sf : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+    %r = arith.mulf %lb, %f : tensor<2xf32>
+    %s = spmd.all_reduce %l on @mesh axes = ["x"] : tensor<2xf32>
+    spmd.yield %r, %s : tensor<2xf32>, tensor<2xf32>
+  } : (tensor<4xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %y#0, %y#1 : tensor<2xf32>, tensor<2xf32>
+}
