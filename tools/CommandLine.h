@@ -16,6 +16,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -152,7 +153,10 @@ inline llvm::Error checkPluginFile(llvm::StringRef path) {
 
 /// Checks the values of the plugin options (`--load-dialect-plugin`,
 /// `--load-pass-plugin`) in `argv` before the command line is parsed, for
-/// tools whose parser loads them as it reads them.
+/// tools whose parser loads them as it reads them: regular files
+/// (checkPluginFile) that load. MLIR's parser says that it ignores a
+/// library it cannot load and goes on, and the program then fails on an
+/// op of a dialect not found, far from the cause.
 inline void checkPluginArguments(int argc, const char *const *argv,
                                  llvm::StringRef tool) {
   for (int i = 1; i < argc; ++i) {
@@ -171,12 +175,17 @@ inline void checkPluginArguments(int argc, const char *const *argv,
         path = argv[i + 1];
       else
         continue;
-      if (llvm::Error error = checkPluginFile(path)) {
-        llvm::errs() << (tool + ": error: " + llvm::toString(std::move(error)) +
-                         "\n")
-                            .str();
-        std::exit(2);
-      }
+      std::string why;
+      if (llvm::Error error = checkPluginFile(path))
+        why = llvm::toString(std::move(error));
+      else if (!llvm::sys::DynamicLibrary::getPermanentLibrary(
+                    path.str().c_str(), &why)
+                    .isValid())
+        why = "cannot load the plugin '" + path.str() + "': " + why;
+      else
+        continue;
+      llvm::errs() << (tool + ": error: " + why + "\n").str();
+      std::exit(2);
     }
   }
 }
