@@ -429,11 +429,11 @@ public:
   std::string auto_shard_report() const;
   /// The compiler's warnings about the program as last compiled (by
   /// compile(), or by run() for the shardings of its inputs), one string
-  /// each: `file:line:col: warning: ...`, its notes on the lines after.
-  /// Empty before the first compile. The program compiles and runs as
-  /// written; a warning names what it may do that its author did not
-  /// mean (a manual region's result said to be replicated that can
-  /// differ between devices, docs/sharding-semantics.md).
+  /// each: `file:line:col: warning: ...` (no place for ops the builder
+  /// made), its notes on the lines after. Empty before the first compile.
+  /// The program compiles and runs as written; a warning names what it may
+  /// do that its author did not mean (a manual region's result said to be
+  /// replicated that can differ between devices, docs/api.md lists them).
   std::vector<std::string> warnings() const;
   /// Runs on all local devices (compiling first if needed).
   absl::StatusOr<std::vector<ShardedTensor>> run(std::vector<Input> inputs);
