@@ -325,6 +325,21 @@ static void writeEntry(const std::string &path, uint64_t key,
     ::unlink(temporary.c_str());
 }
 
+detail::WarningCollector::WarningCollector(mlir::MLIRContext &context,
+                                           std::vector<std::string> &warnings)
+    : context(context),
+      handler(context.getDiagEngine().registerHandler(
+          [&warnings](mlir::Diagnostic &d) {
+            if (d.getSeverity() != mlir::DiagnosticSeverity::Warning)
+              return mlir::failure();
+            warnings.push_back(mlir::spmd::describeDiagnostic(d));
+            return mlir::success();
+          })) {}
+
+detail::WarningCollector::~WarningCollector() {
+  context.getDiagEngine().eraseHandler(handler);
+}
+
 absl::StatusOr<std::shared_ptr<Compiled>>
 detail::cachedCompile(uint64_t key, const std::string &moduleText,
                       const std::string &entry) {
@@ -395,13 +410,7 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
   // with the program (Program::warnings).
   std::vector<std::string> warnings;
   {
-    mlir::ScopedDiagnosticHandler handler(
-        owned.context.get(), [&](mlir::Diagnostic &d) {
-          if (d.getSeverity() != mlir::DiagnosticSeverity::Warning)
-            return mlir::failure();
-          warnings.push_back(mlir::spmd::describeDiagnostic(d));
-          return mlir::success();
-        });
+    WarningCollector collector(*owned.context, warnings);
     if (llvm::Error err =
             driver::runPipeline(*owned.module, driver::PipelineOptions(),
                                 driver::Phase::Import,

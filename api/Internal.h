@@ -226,8 +226,10 @@ struct ProgramState {
   /// made from.
   std::shared_ptr<Compiled> oneDevice;
   uint64_t oneDeviceHash = 0;
-  /// The plan report of the last auto-sharded compile.
+  /// The plan report of the last auto-sharded compile, and the warnings of
+  /// its pipeline (the solver's).
   std::string autoShardReport;
+  std::vector<std::string> autoShardWarnings;
   /// The options of the last compile(options), for compile() and run().
   Program::CompileOptions options;
   /// The first error of the tensor builder.
@@ -281,6 +283,20 @@ void addTime(const std::string &name, double seconds);
 absl::StatusOr<std::shared_ptr<Compiled>>
 cachedCompile(uint64_t key, const std::string &moduleText,
               const std::string &entry);
+
+/// Keeps the warnings `context` emits while it lives, each as the tools
+/// print it (mlir::spmd::describeDiagnostic); other diagnostics go on to
+/// the handlers registered before it.
+class WarningCollector {
+public:
+  WarningCollector(mlir::MLIRContext &context,
+                   std::vector<std::string> &warnings);
+  ~WarningCollector();
+
+private:
+  mlir::MLIRContext &context;
+  uint64_t handler;
+};
 
 } // namespace detail
 } // namespace spmd

@@ -525,7 +525,7 @@ absl::Status Program::clear_sharding(const Value &value) {
 /// keeps what the user marked), printed; the plan report in `report`.
 static absl::StatusOr<std::string>
 autoShardCopy(mlir::ModuleOp source, const Program::CompileOptions &options,
-              std::string &report) {
+              std::string &report, std::vector<std::string> &warnings) {
   mlir::OwningOpRef<mlir::ModuleOp> copy = source.clone();
   if (copy->getOps<mlir::spmd::MeshOp>().empty()) {
     std::optional<Mesh> mesh = get_global_mesh();
@@ -546,6 +546,7 @@ autoShardCopy(mlir::ModuleOp source, const Program::CompileOptions &options,
   pipeline.autoShardReportSink = [&](const llvm::json::Value &plan) {
     report = llvm::formatv("{0:2}", plan).str();
   };
+  detail::WarningCollector collector(*copy->getContext(), warnings);
   if (llvm::Error err = driver::runPipeline(*copy, pipeline,
                                             driver::Phase::Import,
                                             driver::Phase::AutoShard))
@@ -662,9 +663,10 @@ static absl::Status compileProgram(ProgramState &state,
   mlir::ModuleOp module = request.module;
   uint64_t key = request.key;
   std::string report;
+  std::vector<std::string> autoShardWarnings;
   if (options.auto_shard) {
     absl::StatusOr<std::string> sharded =
-        autoShardCopy(module, options, report);
+        autoShardCopy(module, options, report, autoShardWarnings);
     if (!sharded.ok())
       return sharded.status();
     text = std::move(*sharded);
@@ -676,6 +678,7 @@ static absl::Status compileProgram(ProgramState &state,
   state.compiled = std::move(*compiled);
   state.compiledHash = key;
   state.autoShardReport = std::move(report);
+  state.autoShardWarnings = std::move(autoShardWarnings);
   return absl::OkStatus();
 }
 
@@ -711,7 +714,13 @@ std::vector<std::string> Program::warnings() const {
   auto lock = detail::lockProgram(state_);
   if (!state_ || !state_->compiled)
     return {};
-  return state_->compiled->warnings;
+  // Auto-sharding imported the program too: its warnings of the import
+  // are the compile's.
+  std::vector<std::string> warnings = state_->autoShardWarnings;
+  for (const std::string &warning : state_->compiled->warnings)
+    if (!llvm::is_contained(warnings, warning))
+      warnings.push_back(warning);
+  return warnings;
 }
 
 absl::StatusOr<std::string> Program::partitioned() const {

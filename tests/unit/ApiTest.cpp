@@ -163,6 +163,15 @@ TEST(Api, CompileWarningsReachTheProgram) {
   auto clean = spmd::Program::fromString(kMatmul);
   ASSERT_TRUE(clean.ok() && clean->compile().ok());
   EXPECT_TRUE(clean->warnings().empty());
+
+  // Auto-sharding imports the program too: the import's warning once.
+  auto automatic = spmd::Program::fromString(kPartialSums);
+  ASSERT_TRUE(automatic.ok());
+  spmd::Program::CompileOptions options;
+  options.auto_shard = true;
+  absl::Status compiled = automatic->compile(options);
+  ASSERT_TRUE(compiled.ok()) << compiled;
+  EXPECT_EQ(automatic->warnings(), warnings);
 }
 
 TEST(Api, ShardedProgramMatchesOneDevice) {
