@@ -6,10 +6,17 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace spmd {
 
@@ -548,6 +555,141 @@ static std::vector<unsigned> cbcChoice(const ShardingProblem &problem,
   return choice;
 }
 
+namespace {
+/// What a CBC solve found.
+struct CbcResult {
+  /// The columns' values, if CBC saved a solution.
+  std::vector<double> values;
+  bool provenOptimal = false, provenInfeasible = false,
+       secondsLimitReached = false;
+  double bestPossible = 0;
+};
+} // namespace
+
+/// CBC's solve of `program` (from `start`, when given) in this process.
+static CbcResult solveHere(const IntegerProgram &program,
+                           const std::vector<unsigned> *start,
+                           std::chrono::steady_clock::time_point deadline) {
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
+                                                          Cbc_deleteModel);
+  Cbc_Model *m = model.get();
+  setLimits(m, deadline);
+  loadProgram(m, program);
+  if (start)
+    startFrom(m, program, *start);
+  Cbc_solve(m);
+  CbcResult result;
+  const double *values = Cbc_getColSolution(m);
+  if (values && Cbc_numberSavedSolutions(m) > 0)
+    result.values.assign(values, values + program.objective.size());
+  result.provenOptimal = Cbc_isProvenOptimal(m);
+  result.provenInfeasible = Cbc_isProvenInfeasible(m);
+  result.secondsLimitReached = Cbc_isSecondsLimitReached(m);
+  result.bestPossible = Cbc_getBestPossibleObjValue(m);
+  return result;
+}
+
+/// Writes all `size` bytes at `data` to `fd`.
+static bool writeAll(int fd, const void *data, size_t size) {
+  const char *at = static_cast<const char *>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, at, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    at += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+/// Reads `size` bytes from `fd` into `data` by `until`.
+static bool readAll(int fd, void *data, size_t size,
+                    std::chrono::steady_clock::time_point until) {
+  char *at = static_cast<char *>(data);
+  while (size > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    pollfd ready{fd, POLLIN, 0};
+    int polled = ::poll(&ready, 1, int(std::max<int64_t>(0, left.count())));
+    if (polled < 0 && errno == EINTR)
+      continue;
+    if (polled <= 0)
+      return false;
+    ssize_t n = ::read(fd, at, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    at += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+/// CBC's solve of `program` by `deadline`, or nullopt if it did not end
+/// by then. CBC's own limit does not bound its root LP relaxation, which
+/// on large programs ran minutes past it (143 s for a limit of 5 s): the
+/// solve runs in a child process, which is killed a second after the
+/// deadline. (In this process only if no child can be made.)
+static std::optional<CbcResult>
+solveBounded(const IntegerProgram &program, const std::vector<unsigned> *start,
+             std::chrono::steady_clock::time_point deadline) {
+  int pipeFds[2];
+  if (::pipe(pipeFds) != 0)
+    return solveHere(program, start, deadline);
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(pipeFds[0]);
+    ::close(pipeFds[1]);
+    return solveHere(program, start, deadline);
+  }
+  if (child == 0) {
+    // Only this thread lives here: CBC computes, the result goes back, and
+    // the process ends without running the parent's exit handlers.
+    ::close(pipeFds[0]);
+    CbcResult result = solveHere(program, start, deadline);
+    uint64_t count = result.values.size();
+    bool flags[3] = {result.provenOptimal, result.provenInfeasible,
+                     result.secondsLimitReached};
+    bool sent =
+        writeAll(pipeFds[1], flags, sizeof flags) &&
+        writeAll(pipeFds[1], &result.bestPossible,
+                 sizeof result.bestPossible) &&
+        writeAll(pipeFds[1], &count, sizeof count) &&
+        writeAll(pipeFds[1], result.values.data(), count * sizeof(double));
+    ::_exit(sent ? 0 : 1);
+  }
+  ::close(pipeFds[1]);
+  auto until = deadline + std::chrono::seconds(1);
+  CbcResult result;
+  bool flags[3];
+  uint64_t count = 0;
+  bool read = readAll(pipeFds[0], flags, sizeof flags, until) &&
+              readAll(pipeFds[0], &result.bestPossible,
+                      sizeof result.bestPossible, until) &&
+              readAll(pipeFds[0], &count, sizeof count, until) &&
+              count <= program.objective.size();
+  if (read) {
+    result.values.resize(count);
+    read = readAll(pipeFds[0], result.values.data(), count * sizeof(double),
+                   until);
+  }
+  ::close(pipeFds[0]);
+  if (!read)
+    ::kill(child, SIGKILL);
+  int status;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!read)
+    return std::nullopt;
+  result.provenOptimal = flags[0];
+  result.provenInfeasible = flags[1];
+  result.secondsLimitReached = flags[2];
+  return result;
+}
+
 /// The smallest budget some choice fits, as CBC finds it by `deadline`
 /// (from the leanest choice of each node): the same program with the peak
 /// of the live sets as its objective, and no costs.
@@ -567,23 +709,18 @@ static LeastPeak leastPeak(const ShardingProblem &problem,
   int peak = program.addColumn(1, false);
   program.upper[peak] = std::numeric_limits<double>::max();
   addMemoryRows(problem, program, peak, unit);
-  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
-                                                          Cbc_deleteModel);
-  Cbc_Model *m = model.get();
-  setLimits(m, deadline);
-  loadProgram(m, program);
-  startFrom(m, program, lean);
-  Cbc_solve(m);
-  const double *values = Cbc_getColSolution(m);
-  if (values && Cbc_numberSavedSolutions(m) > 0) {
+  std::optional<CbcResult> solved = solveBounded(program, &lean, deadline);
+  if (!solved)
+    return least;
+  if (!solved->values.empty()) {
     // The exact peak of the choice found, not CBC's within its tolerance.
-    double found = peakMemory(problem, cbcChoice(problem, program, values));
+    double found =
+        peakMemory(problem, cbcChoice(problem, program, solved->values.data()));
     least.found = std::min(least.found, found);
   }
-  least.proven = Cbc_isProvenOptimal(m);
-  least.bound = least.proven
-                    ? least.found
-                    : std::max(0.0, Cbc_getBestPossibleObjValue(m) * unit);
+  least.proven = solved->provenOptimal;
+  least.bound =
+      least.proven ? least.found : std::max(0.0, solved->bestPossible * unit);
   return least;
 }
 
@@ -617,23 +754,15 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   addNodeChoices(problem, *scale, program);
   addEdgePairs(problem, *scale, program);
   addMemoryRows(problem, program);
-  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model *)> model(Cbc_newModel(),
-                                                          Cbc_deleteModel);
-  Cbc_Model *m = model.get();
-  setLimits(m, deadline);
-  loadProgram(m, program);
-  if (start)
-    startFrom(m, program, *start);
-  Cbc_solve(m);
-
-  const double *values = Cbc_getColSolution(m);
-  bool found = values && Cbc_numberSavedSolutions(m) > 0;
+  std::optional<CbcResult> solved =
+      solveBounded(program, start ? &*start : nullptr, deadline);
+  bool found = solved && !solved->values.empty();
   // Out of time before CBC found a choice (its status may then read
   // infeasible, which the greedy choice disproves): that one stands.
   if (!found && start)
     return greedySolution(problem, *start, began);
-  if (Cbc_isProvenInfeasible(m) || !found) {
-    if (Cbc_isSecondsLimitReached(m))
+  if (!solved || solved->provenInfeasible || !found) {
+    if (!solved || solved->secondsLimitReached)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "the auto-sharding solver found no solution within its time limit "
@@ -642,14 +771,13 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
     return noFit(problem, leastPeak(problem, deadline));
   }
   ShardingSolution solution;
-  solution.status = Cbc_isProvenOptimal(m)
-                        ? ShardingSolution::Status::Optimal
-                        : ShardingSolution::Status::TimeLimit;
-  solution.choice = cbcChoice(problem, program, values);
+  solution.status = solved->provenOptimal ? ShardingSolution::Status::Optimal
+                                          : ShardingSolution::Status::TimeLimit;
+  solution.choice = cbcChoice(problem, program, solved->values.data());
   solution.cost = evaluate(problem, solution.choice);
   solution.bound = solution.status == ShardingSolution::Status::Optimal
                        ? solution.cost
-                       : scale->unscaled(Cbc_getBestPossibleObjValue(m));
+                       : scale->unscaled(solved->bestPossible);
   solution.seconds = secondsSince(began);
   return solution;
 }
