@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -119,6 +120,26 @@ inline std::string catchStandardError(llvm::function_ref<void()> body) {
 /// line `tool: error: ...` on stderr and exit code 2.
 inline void parseCommandLine(int argc, const char *const *argv,
                              llvm::StringRef overview, llvm::StringRef tool) {
+  // The response files named on the command line, with the reason and the
+  // limit in words (LLVM says only "cannot not open file ...: File too
+  // large"); those they name in turn are held to the same by
+  // detail::ResponseFiles.
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (!arg.consume_front("@"))
+      continue;
+    struct stat status;
+    std::string why;
+    if (::stat(arg.str().c_str(), &status) != 0)
+      why = std::strerror(errno);
+    else if (!S_ISREG(status.st_mode))
+      why = "not a regular file";
+    else if (uint64_t(status.st_size) > kMaxResponseFileBytes)
+      why = "larger than 1 MiB, the most a response file may hold";
+    if (!why.empty())
+      commandLineError(tool, llvm::sys::path::filename(argv[0]),
+                       ("response file '" + arg + "': " + why).str());
+  }
   std::string errors;
   llvm::raw_string_ostream os(errors);
   llvm::IntrusiveRefCntPtr<detail::ResponseFiles> files(
