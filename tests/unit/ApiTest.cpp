@@ -755,8 +755,20 @@ TEST(ApiRobustness, MemoryCacheIsBounded) {
   EXPECT_EQ(spmd::counter_value("cache_hits"), hits + 1);
   for (int n = 1; n <= 64; ++n)
     compile(2000 + n);
+  // The 64 used last are kept, the first of them included.
+  hits = spmd::counter_value("cache_hits");
+  compile(2064);
+  compile(2001);
+  EXPECT_EQ(spmd::counter_value("cache_hits"), hits + 2);
   int64_t misses = spmd::counter_value("cache_misses");
   compile(1000); // dropped by then: compiled again
+  EXPECT_EQ(spmd::counter_value("cache_misses"), misses + 1);
+  // It took the place of the one used longest ago (2002, not 2001).
+  hits = spmd::counter_value("cache_hits");
+  compile(2001);
+  EXPECT_EQ(spmd::counter_value("cache_hits"), hits + 1);
+  misses = spmd::counter_value("cache_misses");
+  compile(2002);
   EXPECT_EQ(spmd::counter_value("cache_misses"), misses + 1);
 }
 
