@@ -8,13 +8,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -459,13 +462,17 @@ static void addEdgePairs(const ShardingProblem &problem, const CostScale &scale,
 
 /// A row per live set: the bytes its choices decide stay within the budget
 /// less its fixed bytes. With a `peak` column, they stay within it instead
-/// (bytes and peak in units of `unit` bytes).
-static void addMemoryRows(const ShardingProblem &problem,
-                          IntegerProgram &program, int peak = -1,
-                          double unit = 1) {
+/// (bytes and peak in units of `unit` bytes). False if `deadline` passed
+/// first (long chains have many large live sets: 57 s for 200 layers).
+static bool addMemoryRows(const ShardingProblem &problem,
+                          IntegerProgram &program,
+                          std::chrono::steady_clock::time_point deadline,
+                          int peak = -1, double unit = 1) {
   if (peak < 0 && !std::isfinite(problem.memoryBudget))
-    return;
+    return true;
   for (const ShardingProblem::LiveSet &live : problem.liveSets) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
     // A node's values and terms add up in its columns' coefficients; a
     // copy between an edge's ends is the edge's pair column.
     std::map<int, double> bytes;
@@ -489,6 +496,7 @@ static void addMemoryRows(const ShardingProblem &problem,
     if (peak >= 0)
       program.entries.push_back({row, peak, -1.0});
   }
+  return true;
 }
 
 /// Loads `program` into `m`, column-major as CBC takes it.
@@ -604,17 +612,22 @@ static bool writeAll(int fd, const void *data, size_t size) {
   return true;
 }
 
-/// Reads `size` bytes from `fd` into `data` by `until`.
+/// Reads `size` bytes from `fd` into `data` by `until`; `late` says
+/// whether it failed for the time.
 static bool readAll(int fd, void *data, size_t size,
-                    std::chrono::steady_clock::time_point until) {
+                    std::chrono::steady_clock::time_point until, bool &late) {
   char *at = static_cast<char *>(data);
   while (size > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
     pollfd ready{fd, POLLIN, 0};
-    int polled = ::poll(&ready, 1, int(std::max<int64_t>(0, left.count())));
-    if (polled < 0 && errno == EINTR)
+    int polled =
+        ::poll(&ready, 1, int(std::clamp<int64_t>(left.count(), 0, INT32_MAX)));
+    // A wait cut at INT32_MAX ms (a limit of days) goes on.
+    if ((polled < 0 && errno == EINTR) ||
+        (polled == 0 && std::chrono::steady_clock::now() < until))
       continue;
+    late = polled == 0;
     if (polled <= 0)
       return false;
     ssize_t n = ::read(fd, at, size);
@@ -632,13 +645,25 @@ static bool readAll(int fd, void *data, size_t size,
 /// by then. CBC's own limit does not bound its root LP relaxation, which
 /// on large programs ran minutes past it (143 s for a limit of 5 s): the
 /// solve runs in a child process, which is killed a second after the
-/// deadline. (In this process only if no child can be made.)
-static std::optional<CbcResult>
+/// deadline. CBC's limit comes earlier (by a quarter of the time, at most
+/// 2 s): it takes a second or two past it to end, and what it found would
+/// be lost. (In this process, unbounded, only if no child can be made.)
+static llvm::Expected<std::optional<CbcResult>>
 solveBounded(const IntegerProgram &program, const std::vector<unsigned> *start,
              std::chrono::steady_clock::time_point deadline) {
+  using Clock = std::chrono::steady_clock;
+  bool never = deadline == Clock::time_point::max();
+  Clock::time_point cbcDeadline =
+      never ? deadline
+            : deadline -
+                  std::min<Clock::duration>(
+                      std::chrono::seconds(2),
+                      std::max<Clock::duration>(Clock::duration::zero(),
+                                                (deadline - Clock::now()) / 4));
   int pipeFds[2];
   if (::pipe(pipeFds) != 0)
     return solveHere(program, start, deadline);
+  pid_t parent = ::getpid();
   pid_t child = ::fork();
   if (child < 0) {
     ::close(pipeFds[0]);
@@ -646,10 +671,19 @@ solveBounded(const IntegerProgram &program, const std::vector<unsigned> *start,
     return solveHere(program, start, deadline);
   }
   if (child == 0) {
-    // Only this thread lives here: CBC computes, the result goes back, and
-    // the process ends without running the parent's exit handlers.
+    // Only this thread lives here. It dies with the parent (killed by its
+    // pid alone, it left CBC computing for minutes), fails as a plain
+    // process (not with the parent's crash reports), and ends without
+    // running the parent's exit handlers.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(1);
+    for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTERM,
+                       SIGINT, SIGQUIT, SIGHUP, SIGPIPE})
+      std::signal(signal, SIG_DFL);
+    std::set_new_handler(nullptr);
     ::close(pipeFds[0]);
-    CbcResult result = solveHere(program, start, deadline);
+    CbcResult result = solveHere(program, start, cbcDeadline);
     uint64_t count = result.values.size();
     bool flags[3] = {result.provenOptimal, result.provenInfeasible,
                      result.secondsLimitReached};
@@ -662,32 +696,43 @@ solveBounded(const IntegerProgram &program, const std::vector<unsigned> *start,
     ::_exit(sent ? 0 : 1);
   }
   ::close(pipeFds[1]);
-  auto until = deadline + std::chrono::seconds(1);
+  Clock::time_point until =
+      never ? deadline : deadline + std::chrono::seconds(1);
   CbcResult result;
   bool flags[3];
   uint64_t count = 0;
-  bool read = readAll(pipeFds[0], flags, sizeof flags, until) &&
+  bool late = false;
+  bool read = readAll(pipeFds[0], flags, sizeof flags, until, late) &&
               readAll(pipeFds[0], &result.bestPossible,
-                      sizeof result.bestPossible, until) &&
-              readAll(pipeFds[0], &count, sizeof count, until) &&
+                      sizeof result.bestPossible, until, late) &&
+              readAll(pipeFds[0], &count, sizeof count, until, late) &&
               count <= program.objective.size();
   if (read) {
     result.values.resize(count);
     read = readAll(pipeFds[0], result.values.data(), count * sizeof(double),
-                   until);
+                   until, late);
   }
   ::close(pipeFds[0]);
   if (!read)
     ::kill(child, SIGKILL);
-  int status;
+  int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!read)
+  if (!read && late)
     return std::nullopt;
+  if (!read)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the auto-sharding solver failed: its process " +
+            (WIFSIGNALED(status)
+                 ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                 : "ended with exit code " +
+                       std::to_string(WEXITSTATUS(status))) +
+            " (CBC ran out of memory or crashed)");
   result.provenOptimal = flags[0];
   result.provenInfeasible = flags[1];
   result.secondsLimitReached = flags[2];
-  return result;
+  return std::optional<CbcResult>(std::move(result));
 }
 
 /// The smallest budget some choice fits, as CBC finds it by `deadline`
@@ -708,19 +753,27 @@ static LeastPeak leastPeak(const ShardingProblem &problem,
   addEdgePairs(problem, free, program);
   int peak = program.addColumn(1, false);
   program.upper[peak] = std::numeric_limits<double>::max();
-  addMemoryRows(problem, program, peak, unit);
-  std::optional<CbcResult> solved = solveBounded(program, &lean, deadline);
-  if (!solved)
+  if (!addMemoryRows(problem, program, deadline, peak, unit))
     return least;
-  if (!solved->values.empty()) {
+  llvm::Expected<std::optional<CbcResult>> solved =
+      solveBounded(program, &lean, deadline);
+  if (!solved) {
+    // Only a bound is lost: the leanest choice's peak stands.
+    llvm::consumeError(solved.takeError());
+    return least;
+  }
+  if (!*solved)
+    return least;
+  const CbcResult &result = **solved;
+  if (!result.values.empty()) {
     // The exact peak of the choice found, not CBC's within its tolerance.
     double found =
-        peakMemory(problem, cbcChoice(problem, program, solved->values.data()));
+        peakMemory(problem, cbcChoice(problem, program, result.values.data()));
     least.found = std::min(least.found, found);
   }
-  least.proven = solved->provenOptimal;
+  least.proven = result.provenOptimal;
   least.bound =
-      least.proven ? least.found : std::max(0.0, solved->bestPossible * unit);
+      least.proven ? least.found : std::max(0.0, result.bestPossible * unit);
   return least;
 }
 
@@ -753,9 +806,15 @@ llvm::Expected<ShardingSolution> solveWithCbc(const ShardingProblem &problem,
   IntegerProgram program;
   addNodeChoices(problem, *scale, program);
   addEdgePairs(problem, *scale, program);
-  addMemoryRows(problem, program);
-  std::optional<CbcResult> solved =
-      solveBounded(program, start ? &*start : nullptr, deadline);
+  // Out of time while building the program: as if CBC found nothing.
+  std::optional<CbcResult> solved;
+  if (addMemoryRows(problem, program, deadline)) {
+    llvm::Expected<std::optional<CbcResult>> bounded =
+        solveBounded(program, start ? &*start : nullptr, deadline);
+    if (!bounded)
+      return bounded.takeError();
+    solved = std::move(*bounded);
+  }
   bool found = solved && !solved->values.empty();
   // Out of time before CBC found a choice (its status may then read
   // infeasible, which the greedy choice disproves): that one stands.
