@@ -1,7 +1,8 @@
 //===- Cache.cpp - Compiled programs in memory and on disk ----------------===//
 //
 // A program is compiled once per distinct text (its shardings included):
-// the key is a hash of that text. On disk an entry is the partitioned
+// the key is a hash of that text (on disk, with the identity of the
+// compiler's build: CompilerIdentity.cpp). On disk an entry is the partitioned
 // module, behind a header holding the key and a hash of the module. An
 // entry is read only as a regular file (never through a link, never a FIFO
 // or a device) of a bounded size, and parsed, verified and checked as a
@@ -378,10 +379,13 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
     return it->second;
   };
 
-  std::string path = directory.empty() ? "" : entryPath(directory, key);
+  // On disk, entries of other builds of the compiler are not this one's.
+  uint64_t diskKey = llvm::xxh3_64bits(
+      fmt::format("{:016x} {:016x}", key, detail::compilerIdentity()));
+  std::string path = directory.empty() ? "" : entryPath(directory, diskKey);
   if (!path.empty())
     if (std::optional<absl::StatusOr<std::shared_ptr<Compiled>>> fromDisk =
-            readEntry(path, key, entry)) {
+            readEntry(path, diskKey, entry)) {
       if (fromDisk->ok()) {
         finish("disk_cache_hits");
         return remember(std::move(**fromDisk));
@@ -426,7 +430,7 @@ detail::cachedCompile(uint64_t key, const std::string &moduleText,
   if (!compiled.ok())
     return compiled.status();
   if (!path.empty() && !readonly)
-    writeEntry(path, key, lines + partitioned);
+    writeEntry(path, diskKey, lines + partitioned);
   finish("cache_misses");
   return remember(std::move(*compiled));
 }

@@ -278,8 +278,13 @@ lockProgram(const std::unique_ptr<ProgramState> &state) {
 void addCounter(const std::string &name, int64_t delta = 1);
 void addTime(const std::string &name, double seconds);
 
+/// What identifies the compiler of this process in on-disk cache keys:
+/// the build ids of spmd's loaded libraries, MLIR's and LLVM's.
+uint64_t compilerIdentity();
+
 /// A compiled program for `key` (a stable hash of the program text), from
-/// memory, then from the on-disk cache, else compiled from `moduleText`.
+/// memory, then from the on-disk cache (entries this build of the compiler
+/// wrote), else compiled from `moduleText`.
 absl::StatusOr<std::shared_ptr<Compiled>>
 cachedCompile(uint64_t key, const std::string &moduleText,
               const std::string &entry);
