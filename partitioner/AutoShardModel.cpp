@@ -12,11 +12,13 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <new>
 #include <optional>
 #include <poll.h>
+#include <stdio_ext.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -678,6 +680,12 @@ solveBounded(const IntegerProgram &program, const std::vector<unsigned> *start,
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent)
       ::_exit(1);
+    // The parent's unwritten stdout was copied into this process: dropped,
+    // lest CBC's messages flush it to the user's stdout a second time. Its
+    // messages go to /dev/null (where there is one).
+    ::__fpurge(stdout);
+    if (int null = ::open("/dev/null", O_WRONLY); null >= 0)
+      ::dup2(null, STDOUT_FILENO);
     for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTERM,
                        SIGINT, SIGQUIT, SIGHUP, SIGPIPE})
       std::signal(signal, SIG_DFL);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <numeric>
 #include <optional>
+#include <unistd.h>
 
 using spmd::None;
 using spmd_test::iota;
@@ -357,6 +358,36 @@ func.func @mlp(%x: tensor<64x256xf32>, %w1: tensor<256x512xf32>,
 // Integers of widths spmd::DType has no name for (i4) run with spmd-run;
 // the API refuses them when compiling, never hands out a tensor whose
 // dtype() it cannot say.
+// The solver runs in a child process, which starts with a copy of the
+// user's unwritten stdout: that copy must never reach the user's output.
+TEST(Api, AutoShardLeavesTheUsersOutputAlone) {
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  absl::Status marked =
+      program->mark_sharding(program->argument(0), mesh2x2(), {"x", None});
+  ASSERT_TRUE(marked.ok()) << marked;
+  spmd::Program::CompileOptions options;
+  options.auto_shard = true;
+  options.memory_budget = 1 << 20;
+  std::fflush(stdout);
+  char path[] = "/tmp/spmd-stdout-XXXXXX";
+  int file = ::mkstemp(path);
+  ASSERT_GE(file, 0);
+  int saved = ::dup(STDOUT_FILENO);
+  ::dup2(file, STDOUT_FILENO);
+  std::printf("not yet written;"); // no newline: stays in stdout's buffer
+  absl::Status compiled = program->compile(options);
+  std::fflush(stdout);
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ::close(file);
+  std::ifstream in(path);
+  std::string written((std::istreambuf_iterator<char>(in)), {});
+  ::unlink(path);
+  EXPECT_TRUE(compiled.ok()) << compiled;
+  EXPECT_EQ(written, "not yet written;");
+}
+
 TEST(Api, IntegersOfOtherWidthsAreRefused) {
   auto program = spmd::Program::fromString(R"(
     spmd.mesh @mesh = <["x"=2]>
