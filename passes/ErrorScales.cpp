@@ -184,6 +184,28 @@ private:
     return x.max(x.abs(interval.lo), x.abs(interval.hi));
   }
 
+  /// The scale of max(a, b), or of min(a, b) unless `max`: the result is
+  /// one of its operands, and carries its error. Where their order is
+  /// certain (further apart than both can move) the winner's scale, else
+  /// the larger scale (the order can flip). A huge or infinite init that
+  /// loses gives its scale to nothing; so does a NaN one where NaN loses
+  /// (`ignoresNaN`: maxnumf, minnumf, whose identity it is).
+  Value winnersScale(Arithmetic &x, bool max, bool ignoresNaN, Value a, Value b,
+                     Value ma, Value mb) {
+    Value reach = x.add(uncertainty(x, ma), uncertainty(x, mb));
+    Value certain =
+        x.compare(arith::CmpFPredicate::OGT, x.abs(x.sub(a, b)), reach);
+    Value aWins = x.compare(
+        max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a, b);
+    Value scale = x.select(certain, x.select(aWins, ma, mb), x.max(ma, mb));
+    if (!ignoresNaN)
+      return scale;
+    auto isNaN = [&](Value v) {
+      return x.compare(arith::CmpFPredicate::UNO, v, v);
+    };
+    return x.select(isNaN(a), mb, x.select(isNaN(b), ma, scale));
+  }
+
   LogicalResult block(Block &block);
   LogicalResult op(Operation *op);
   /// The scale of an arith or math op's result; null if it has no rule.
@@ -298,10 +320,14 @@ Value ErrorScales::elementwise(Operation *op) {
   OpBuilder builder(op->getContext());
   builder.setInsertionPointAfter(op);
   Arithmetic x{builder, op->getLoc(), r.getType()};
-  // Results not computed from floats: the magnitude of the value itself.
-  if (llvm::isa<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp,
-                ml_program::GlobalLoadConstOp>(op))
+  // Results not computed from floats: the magnitude of the value itself,
+  // but for constant infinities, which are exact (a max's -inf init).
+  if (llvm::isa<arith::SIToFPOp, arith::UIToFPOp>(op))
     return x.abs(r);
+  if (llvm::isa<arith::ConstantOp, ml_program::GlobalLoadConstOp>(op))
+    return x.select(
+        x.compare(arith::CmpFPredicate::OEQ, x.abs(r), x.constant(INFINITY)),
+        x.constant(0), x.abs(r));
   SmallVector<Value> m;
   for (Value operand : op->getOperands()) {
     if (!isFloatLike(operand.getType()))
@@ -346,8 +372,15 @@ Value ErrorScales::elementwise(Operation *op) {
       })
       .Case<arith::NegFOp, math::AbsFOp, math::CopySignOp, arith::ExtFOp,
             arith::TruncFOp>([&](auto) { return m[0]; })
-      .Case<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
-            arith::MinNumFOp>([&](auto) { return x.max(m[0], m[1]); })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+            arith::MinNumFOp>([&](auto minMax) {
+        using Op = decltype(minMax);
+        constexpr bool isMax = std::is_same_v<Op, arith::MaximumFOp> ||
+                               std::is_same_v<Op, arith::MaxNumFOp>;
+        constexpr bool ignoresNaN = std::is_same_v<Op, arith::MaxNumFOp> ||
+                                    std::is_same_v<Op, arith::MinNumFOp>;
+        return winnersScale(x, isMax, ignoresNaN, a(0), a(1), m[0], m[1]);
+      })
       .Case<arith::SelectOp>([&](arith::SelectOp select) -> Value {
         return arith::SelectOp::create(builder, op->getLoc(),
                                        select.getCondition(), m[0], m[1]);

@@ -6,14 +6,16 @@
 // propagation, errors taken as independent): each op adds its own
 // rounding |r| to its operands' errors times their factors, in
 // quadrature,
-//   float inputs and constants   m = |x|
+//   float inputs and constants   m = |x| (0 for infinities: exact)
 //   a + b, a - b                 sqrt(r^2 + m_a^2 + m_b^2)
 //   a * b                        sqrt(r^2 + (B m_a)^2 + (A m_b)^2)
 //   a / b                        sqrt(r^2 + (m_a / N)^2 + (r m_b / N)^2)
 //   f(a)                         sqrt(r^2 + (s m_a)^2) (tanh, exp, log,
 //                                sqrt, rsqrt, erf, atan; f'(a) for sin,
 //                                cos, tan and pow)
-//   max, min                     the larger of m_a, m_b
+//   max, min                     the winner's m where the order is
+//                                certain (|a - b| > d_a + d_b), else the
+//                                larger of m_a, m_b
 //   select, layout and tensor    the same op on the scales
 //   ops, control flow, calls
 // where the factors hold over the whole interval a rounding error can

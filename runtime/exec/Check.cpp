@@ -72,6 +72,16 @@ std::vector<HostBuffer> absoluteValues(llvm::ArrayRef<HostBuffer> inputs) {
   return result;
 }
 
+std::vector<HostBuffer> inputErrorScales(llvm::ArrayRef<HostBuffer> inputs) {
+  std::vector<HostBuffer> result = absoluteValues(inputs);
+  for (HostBuffer &t : result)
+    if (isFloat(t.type()))
+      for (int64_t e = 0; e < t.numElements(); ++e)
+        if (std::isinf(t.getFloat(e)))
+          t.setFloat(e, 0);
+  return result;
+}
+
 /// The slack of an element for its error scale: an unbounded scale (a
 /// rounding error there can move the result arbitrarily far) accepts any
 /// finite result, and is counted; NaN gives none.

@@ -68,6 +68,11 @@ CheckResult checkOutputs(llvm::ArrayRef<HostBuffer> outputs,
 /// `inputs` with every float element replaced by its absolute value.
 std::vector<HostBuffer> absoluteValues(llvm::ArrayRef<HostBuffer> inputs);
 
+/// The error scales of a program's inputs (passes/ErrorScales.h): the
+/// absolute values of their floats, 0 for infinities (no rounding makes
+/// one from a finite value here: they are exact).
+std::vector<HostBuffer> inputErrorScales(llvm::ArrayRef<HostBuffer> inputs);
+
 /// Whether two copies of one value (devices a sharding says hold the same)
 /// agree: integers equal; floats equal, both NaN, or within four ulps of
 /// the larger (copies of a sum taken in two orders). Not the check's bound

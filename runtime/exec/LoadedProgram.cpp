@@ -701,9 +701,8 @@ LoadedProgram::check(llvm::ArrayRef<HostBuffer> args,
     return reference.takeError();
   std::vector<HostBuffer> wide, scales;
   if (scaled) {
-    // The inputs' scales are their absolute values.
     std::vector<HostBuffer> all(args.begin(), args.end());
-    for (const HostBuffer &arg : absoluteValues(args))
+    for (const HostBuffer &arg : inputErrorScales(args))
       if (isFloat(arg.type()))
         all.push_back(arg);
     llvm::Expected<std::vector<HostBuffer>> results =

@@ -393,4 +393,33 @@ TEST(CheckProgram, LargeRoundingErrorsPass) {
       });
 }
 
+/// Max and min reductions from -inf, the lowest float, +inf and NaN (the
+/// maxnumf of linalg.softmax) inits, split over 2 devices, every output
+/// element v replaced by v * factor.
+void checkExtremeInits(double factor, Expectation expect) {
+  checkPrograms("extreme-inits.mlir",
+                {"max_from_ninf", "max_from_huge", "min_from_inf", "max_pool"},
+                8, factor, expect);
+  checkPrograms("softmax.mlir", {"middle", "first", "last_rows", "first_ref"},
+                8, factor, expect);
+}
+
+// Such inits lose to every value: each element is checked (before, the
+// init's magnitude, infinite or 3e38, was every element's slack).
+TEST(CheckProgram, MaxesFromExtremeInitsAreChecked) {
+  checkExtremeInits(
+      1, [](const char *entry, unsigned seed, const CheckResult &result) {
+        EXPECT_TRUE(result.pass)
+            << entry << " seed " << seed << " worst " << result.worst;
+        EXPECT_EQ(result.unbounded, 0) << entry << " seed " << seed;
+      });
+}
+
+TEST(CheckProgram, ThousandthOffAfterAMaxFromAnExtremeInitFails) {
+  checkExtremeInits(
+      1.001, [](const char *entry, unsigned seed, const CheckResult &result) {
+        EXPECT_FALSE(result.pass) << entry << " seed " << seed;
+      });
+}
+
 } // namespace
