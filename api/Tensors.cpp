@@ -114,6 +114,15 @@ absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
     return absl::InvalidArgumentError(
         fmt::format("{} bytes given for a tensor of shape [{}] that holds {}",
                     bytes, fmt::join(shape, ", "), elements * width));
+  if (bytes && !data)
+    return absl::InvalidArgumentError(
+        fmt::format("no data given for {} bytes", bytes));
+  if (dtype == DType::I1)
+    if (std::optional<uint64_t> bad =
+            runtime::firstNonBool(static_cast<const uint8_t *>(data), bytes))
+      return absl::InvalidArgumentError(
+          fmt::format("element {} is {}, not a bool (0 or 1)", *bad,
+                      unsigned(static_cast<const uint8_t *>(data)[*bad])));
   HostTensor t(dtype, std::move(shape));
   if (bytes)
     std::memcpy(t.data(), data, bytes);

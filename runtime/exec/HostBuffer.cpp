@@ -6,6 +6,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -201,6 +202,14 @@ ElementType integerElementType(unsigned width) {
 
 static bool isIntegerElementType(ElementType type) {
   return uint8_t(type) > kIntegerElementTypeBase;
+}
+
+std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes) {
+  const uint8_t *bad =
+      std::find_if(data, data + bytes, [](uint8_t b) { return b > 1; });
+  if (bad == data + bytes)
+    return std::nullopt;
+  return uint64_t(bad - data);
 }
 
 int64_t elementTypeBytes(ElementType type) {

@@ -50,6 +50,9 @@ bool isFloat(ElementType type);
 unsigned intWidth(ElementType type);
 /// "f32", "i4", "index", ...: the MLIR spelling.
 llvm::StringRef elementTypeName(ElementType type);
+/// The position of the first of `bytes` bytes at `data` that is no bool
+/// (an i1 is stored as a byte, 0 or 1), if any.
+std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes);
 
 /// Bytes of tensor storage live on each device of one run, and their
 /// peaks. Each run has its own, so runs in one process (two Programs at

@@ -161,6 +161,12 @@ llvm::Expected<HostBuffer> parseNpy(llvm::StringRef bytes,
   if (!view)
     return view.takeError();
   HostBuffer tensor(view->type, view->shape);
+  if (view->type == ElementType::I1)
+    if (std::optional<uint64_t> bad =
+            firstNonBool(view->data, tensor.sizeInBytes()))
+      return fileError(path, llvm::formatv("element {0} is {1}, not a bool "
+                                           "(0 or 1)",
+                                           *bad, unsigned(view->data[*bad])));
   std::memcpy(tensor.data(), view->data, tensor.sizeInBytes());
   return tensor;
 }

@@ -215,14 +215,6 @@ llvm::Expected<ElementType> heldType(const SafetensorsEntry &entry,
                              "\" is not one this runtime holds");
 }
 
-std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes) {
-  const uint8_t *bad =
-      std::find_if(data, data + bytes, [](uint8_t b) { return b > 1; });
-  if (bad == data + bytes)
-    return std::nullopt;
-  return uint64_t(bad - data);
-}
-
 llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,
                                    uint64_t bytes, llvm::StringRef path,
                                    llvm::StringRef name) {

@@ -69,9 +69,6 @@ readSafetensorsHeader(const RandomAccessFile &file);
 llvm::Expected<std::vector<std::pair<std::string, HostBuffer>>>
 parseSafetensors(llvm::StringRef bytes, llvm::StringRef path);
 
-/// The position of the first of `bytes` bytes at `data` that is no bool (0
-/// or 1).
-std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes);
 /// Checks that the bytes of a `type` tensor are values of it (a bool is
 /// 0 or 1); errors name `path` and `name`.
 llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,

@@ -682,6 +682,14 @@ TEST(ApiRobustness, DefaultAndInvalidTensors) {
   spmd::Program built = spmd::Program::build();
   EXPECT_FALSE(built.constant(negative).valid());
   EXPECT_ERROR(built.status(), "invalid tensor shape");
+  // Bools are bytes 0 or 1, as checkpoints and .npy files hold them.
+  const uint8_t flags[] = {0, 1, 2, 1};
+  EXPECT_ERROR(
+      spmd::HostTensor::fromBytes(spmd::DType::I1, {4}, flags, 4).status(),
+      "element 2 is 2, not a bool (0 or 1)");
+  EXPECT_ERROR(
+      spmd::HostTensor::fromBytes(spmd::DType::F32, {2}, nullptr, 8).status(),
+      "no data given for 8 bytes");
 }
 
 TEST(ApiRobustness, ResultsAreMarkedAsResults) {

@@ -45,3 +45,24 @@ TEST(NpyRobustness, MutantsNeverCrash) {
   llvm::sys::fs::remove_directories(dir);
   EXPECT_GT(read, spmd::testing::mutantCount(2000) / 200);
 }
+
+// A bool is a byte, 0 or 1: another byte (from a view cast in NumPy) would
+// read as its low bit here and as true there; it is refused, naming it.
+TEST(NpyRobustness, BoolsOtherThanZeroOrOneAreRefused) {
+  std::string header = "{'descr': '|b1', 'fortran_order': False, "
+                       "'shape': (4,), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) +
+                     char(header.size() & 0xff) + char(header.size() >> 8) +
+                     header;
+  llvm::Expected<HostBuffer> good =
+      parseNpy(file + std::string("\x00\x01\x01\x00", 4), "flags.npy");
+  ASSERT_TRUE(bool(good)) << llvm::toString(good.takeError());
+  EXPECT_EQ(good->getInt(1), 1);
+  llvm::Expected<HostBuffer> bad =
+      parseNpy(file + std::string("\x00\x01\x02\x01", 4), "flags.npy");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_EQ(llvm::toString(bad.takeError()),
+            "flags.npy: element 2 is 2, not a bool (0 or 1)");
+}

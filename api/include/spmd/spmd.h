@@ -209,6 +209,7 @@ public:
     return fromBytes(detail::dtypeOf<T>(), std::move(shape), values.data(),
                      values.size() * sizeof(T));
   }
+  /// `bytes` bytes at `data`, row-major; an I1 element is a byte, 0 or 1.
   static absl::StatusOr<HostTensor> fromBytes(DType dtype,
                                               std::vector<int64_t> shape,
                                               const void *data, size_t bytes);
