@@ -647,6 +647,29 @@ compileText(const std::string &text, const std::string &entry) {
   return compiled;
 }
 
+/// Unimplemented if an argument or result of `entry` has an element type
+/// the API cannot hold: integers are DType's signless ones (the runtime
+/// would run a ui8 as an i8: 200 read back as -56).
+static absl::Status checkElementTypes(mlir::func::FuncOp entry) {
+  if (!entry)
+    return absl::OkStatus(); // compile() names the missing entry
+  for (mlir::Type type : llvm::concat<const mlir::Type>(
+           entry.getArgumentTypes(), entry.getResultTypes())) {
+    auto integer =
+        llvm::dyn_cast<mlir::IntegerType>(mlir::getElementTypeOrSelf(type));
+    if (integer && !integer.isSignless()) {
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      integer.print(os);
+      return absl::UnimplementedError(fmt::format(
+          "the C++ API has no element type {} (its integers are signless: "
+          "i{}; spmd-run runs it)",
+          name, integer.getWidth()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 /// Compiles `request` for `state`, unless it was compiled last time (a
 /// cache hit counted when `countReuse`).
 static absl::Status compileProgram(ProgramState &state,
@@ -659,6 +682,9 @@ static absl::Status compileProgram(ProgramState &state,
       detail::addCounter("cache_hits");
     return absl::OkStatus();
   }
+  if (absl::Status status = checkElementTypes(state.entryFunction());
+      !status.ok())
+    return status;
   std::string text = std::move(request.text);
   mlir::ModuleOp module = request.module;
   uint64_t key = request.key;
@@ -667,8 +693,11 @@ static absl::Status compileProgram(ProgramState &state,
   if (options.auto_shard) {
     absl::StatusOr<std::string> sharded =
         autoShardCopy(module, options, report, autoShardWarnings);
-    if (!sharded.ok())
+    if (!sharded.ok()) {
+      // The report is this compile's, which found no plan.
+      state.autoShardReport = std::move(report);
       return sharded.status();
+    }
     text = std::move(*sharded);
   }
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =

@@ -388,6 +388,25 @@ TEST(Api, AutoShardLeavesTheUsersOutputAlone) {
   EXPECT_EQ(written, "not yet written;");
 }
 
+// The report is the last auto-sharded compile's, also when it failed.
+TEST(Api, AutoShardReportIsTheLastCompiles) {
+  auto program = spmd::Program::fromString(kMatmul);
+  ASSERT_TRUE(program.ok());
+  ASSERT_TRUE(
+      program->mark_sharding(program->argument(0), mesh2x2(), {"x", None})
+          .ok());
+  spmd::Program::CompileOptions options;
+  options.auto_shard = true;
+  options.memory_budget = 1 << 20;
+  ASSERT_TRUE(program->compile(options).ok());
+  EXPECT_NE(program->auto_shard_report().find("1048576"), std::string::npos)
+      << program->auto_shard_report();
+  options.memory_budget = 16;
+  EXPECT_FALSE(program->compile(options).ok());
+  EXPECT_EQ(program->auto_shard_report().find("1048576"), std::string::npos)
+      << program->auto_shard_report();
+}
+
 TEST(Api, IntegersOfOtherWidthsAreRefused) {
   auto program = spmd::Program::fromString(R"(
     spmd.mesh @mesh = <["x"=2]>
@@ -398,6 +417,19 @@ TEST(Api, IntegersOfOtherWidthsAreRefused) {
     })");
   ASSERT_TRUE(program.ok()) << program.status().message();
   EXPECT_ERROR(program->run({}).status(), "no element type i4");
+  // Signed or unsigned integers would run as signless ones: 200 read as -56.
+  auto unsignedBytes = spmd::Program::fromString(R"(
+    func.func @f(%x: tensor<2xui8>) -> tensor<2xui8> {
+      return %x : tensor<2xui8>
+    })");
+  ASSERT_TRUE(unsignedBytes.ok()) << unsignedBytes.status().message();
+  const uint8_t raw[] = {200, 255};
+  auto bytes = spmd::HostTensor::fromBytes(spmd::DType::I8, {2}, raw, 2);
+  ASSERT_TRUE(bytes.ok());
+  absl::Status compiled = unsignedBytes->compile();
+  EXPECT_EQ(compiled.code(), absl::StatusCode::kUnimplemented) << compiled;
+  EXPECT_ERROR(compiled, "no element type ui8");
+  EXPECT_ERROR(unsignedBytes->run({*bytes}).status(), "no element type ui8");
 }
 
 TEST(Api, MisuseReturnsStatuses) {
@@ -450,9 +482,10 @@ TEST(Api, MisuseReturnsStatuses) {
   EXPECT_ERROR(iota({2}).values<int32_t>().status(), "f32");
   // Errors of compilation point into the user's source.
   auto noKernel = spmd::Program::fromString(R"mlir(
-func.func @f(%x: tensor<4xi32>) -> tensor<4xui32> {
+func.func @f(%x: tensor<4xi32>) -> tensor<4xi32> {
   %y = tensor.bitcast %x : tensor<4xi32> to tensor<4xui32>
-  return %y : tensor<4xui32>
+  %z = tensor.bitcast %y : tensor<4xui32> to tensor<4xi32>
+  return %z : tensor<4xi32>
 })mlir");
   ASSERT_TRUE(noKernel.ok());
   EXPECT_ERROR(noKernel->compile(),
