@@ -122,6 +122,16 @@ HybridMesh::HybridMesh(std::vector<int64_t> ici_mesh_shape,
     status_ = detail::toStatus(hybrid.takeError());
     return;
   }
+  // As fromFile: the DCN shape is this run's processes.
+  int64_t processes = 1;
+  for (int64_t size : hybrid->dcnShape())
+    processes *= size;
+  if (processes != world_size()) {
+    status_ = absl::InvalidArgumentError(
+        fmt::format("dcn_mesh_shape describes {} processes but {} were started",
+                    processes, world_size()));
+    return;
+  }
   const DeviceMesh &mesh = hybrid->mesh();
   mesh_shape_.assign(mesh.shape().begin(), mesh.shape().end());
   device_ids_ = mesh.deviceIds();

@@ -2,6 +2,7 @@
 
 #include "sharding/TensorSharding.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -171,8 +172,12 @@ bool TensorSharding::isFullyReplicated() const {
 static void printAxes(llvm::raw_ostream &os,
                       const std::vector<std::string> &axes, bool open) {
   os << '{';
-  llvm::interleaveComma(axes, os,
-                        [&](const std::string &a) { os << '"' << a << '"'; });
+  // Escaped as MLIR prints strings: `str()` parses back.
+  llvm::interleaveComma(axes, os, [&](const std::string &a) {
+    os << '"';
+    llvm::printEscapedString(a, os);
+    os << '"';
+  });
   if (open)
     os << (axes.empty() ? "?" : ", ?");
   os << '}';

@@ -58,6 +58,10 @@ TEST(Api, MeshDescribesItself) {
   spmd::HybridMesh hybrid({1, 4}, {1, 1}, {"data", "model"});
   ASSERT_TRUE(hybrid.status().ok()) << hybrid.status();
   EXPECT_EQ(hybrid.size(), 4);
+  // Its DCN shape is the run's processes, as in a mesh config file.
+  spmd::HybridMesh twoHosts({4}, {2}, {"x"});
+  EXPECT_ERROR(twoHosts.status(),
+               "dcn_mesh_shape describes 2 processes but 1 were started");
   spmd::set_global_mesh(mesh);
   ASSERT_TRUE(spmd::get_global_mesh().has_value());
   EXPECT_EQ(spmd::get_global_mesh()->size(), 8);

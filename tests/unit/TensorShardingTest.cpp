@@ -21,6 +21,9 @@ TEST(TensorSharding, PrintsSpecSyntax) {
   EXPECT_EQ(t.str(), "<@mesh, [{\"data\", ?}p1, {}], replicated={\"model\"}>");
   TensorSharding u("mesh", {{}, {}}, {}, {"model"}, ReductionKind::Max);
   EXPECT_EQ(u.str(), "<@mesh, [{}, {}], partial<max>={\"model\"}>");
+  // Axis names are escaped as MLIR prints strings.
+  TensorSharding quoted("mesh", {{{"a\"b\\c"}, false, {}}});
+  EXPECT_EQ(quoted.str(), "<@mesh, [{\"a\\22b\\\\c\"}]>");
 }
 
 TEST(TensorSharding, FromPartitionSpec) {
