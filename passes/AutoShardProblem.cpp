@@ -96,6 +96,8 @@ private:
   /// The cost of bringing `input` to `target` where an op asks for it.
   void chargeBringing(Value input, const ShardState &target);
   LogicalResult addManualComputation(ManualComputationOp op);
+  /// Holds the buffers alike remade values share between their reads.
+  void holdRemadeBuffers();
   double heldInside(Region &region, unsigned depth);
   /// Where a copy of `operand` read at the current op starts being held.
   unsigned heldFrom(Value operand);
@@ -152,13 +154,15 @@ private:
   /// Bytes no choice changes held over [from, to]: a written layout
   /// resharded into another written one.
   std::vector<std::tuple<unsigned, unsigned, double>> fixedHeld;
-  /// Per recipe of remade values, where the first is read.
-  /// Per remade recipe and local shape: the first and last point it may
-  /// be read at, and its bytes. Alike reads of one local type share one
-  /// buffer, held from the first to the last.
-  std::map<std::pair<size_t, std::vector<int64_t>>,
-           std::tuple<unsigned, unsigned, double>>
-      remadeSpans;
+  /// A read of a remade value: alike remade values of one local type (a
+  /// recipe and a local shape) share one buffer, held from the first read
+  /// that takes it to the last (holdRemadeBuffers).
+  struct RemadeRead {
+    std::pair<size_t, std::vector<int64_t>> type;
+    unsigned at, node, strategy, strategies;
+    double bytes;
+  };
+  std::vector<RemadeRead> remadeReads;
   /// The op being added (its position is where its reads happen).
   Operation *current = nullptr;
   /// After sharing: each node's class, and the edge between two classes.
@@ -359,12 +363,13 @@ void AutoShardProblemBuilder::chargeRead(
     ShardState layout = read(whole);
     double bytes = bytesOf(mesh, operand, layout);
     heldCopy(operand, node, -1, strategies).bytes[s] += bytes;
-    unsigned at = position[current];
-    auto [span, inserted] = remadeSpans.try_emplace(
-        {size_t(recipe(operand)), localShape(mesh, shapeOf(operand), layout)},
-        at, at, bytes);
-    std::get<0>(span->second) = std::min(std::get<0>(span->second), at);
-    std::get<1>(span->second) = std::max(std::get<1>(span->second), at);
+    remadeReads.push_back(
+        {{size_t(recipe(operand)), localShape(mesh, shapeOf(operand), layout)},
+         position[current],
+         node,
+         s,
+         unsigned(strategies),
+         bytes});
   }
 }
 
@@ -1107,6 +1112,30 @@ void AutoShardProblemBuilder::addLiveSets() {
   }
 }
 
+void AutoShardProblemBuilder::holdRemadeBuffers() {
+  std::map<std::pair<size_t, std::vector<int64_t>>, unsigned> lastRead;
+  for (const RemadeRead &r : remadeReads)
+    lastRead[r.type] = std::max(lastRead[r.type], r.at);
+  // A reader whose strategy takes a local type holds its buffer for the
+  // later reads that may take it too: from after its own read (which its
+  // copy covers) to before the last one (which that reader's copy covers).
+  // Each buffer held is charged to one of the readers taking it at least.
+  std::map<std::pair<unsigned, std::pair<size_t, std::vector<int64_t>>>,
+           unsigned>
+      heldFor;
+  for (const RemadeRead &r : remadeReads) {
+    unsigned last = lastRead[r.type];
+    if (r.at + 1 >= last)
+      continue;
+    auto [it, inserted] = heldFor.try_emplace({r.node, r.type}, held.size());
+    if (inserted)
+      held.push_back({r.at + 1, last - 1, r.node, -1,
+                      std::vector<double>(r.strategies, 0)});
+    double &bytes = held[it->second].bytes[r.strategy];
+    bytes = std::max(bytes, r.bytes);
+  }
+}
+
 LogicalResult AutoShardProblemBuilder::build() {
   Block &body = function.getBody().front();
   unsigned p = 0;
@@ -1122,11 +1151,7 @@ LogicalResult AutoShardProblemBuilder::build() {
     else if (failed(addOp(&op)))
       return failure();
   }
-  // A buffer alike reads share, over the points between them (held
-  // whatever the choice: an over-estimate, once per local type).
-  for (auto &[key, span] : remadeSpans)
-    if (std::get<0>(span) < std::get<1>(span))
-      fixedHeld.push_back(span);
+  holdRemadeBuffers();
   LLVM_DEBUG(llvm::dbgs() << "auto-shard: " << nodes.size() << " nodes, "
                           << edges.size() << " edges, " << values.size()
                           << " values\n");
