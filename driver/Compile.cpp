@@ -100,10 +100,10 @@ static uint64_t structuredIterations(ModuleOp module) {
 
 /// `global` in `form`, or null where it has no such form.
 static OwningOpRef<ModuleOp> referenceOf(ModuleOp global, ReferenceForm form,
-                                         double halfWidth) {
+                                         double halfWidth, StringRef entry) {
   OwningOpRef<ModuleOp> module = global.clone();
   if (llvm::Error err = runPasses(*module, [&](PassManager &pm) {
-        buildReferencePipeline(pm, form, halfWidth);
+        buildReferencePipeline(pm, form, halfWidth, entry);
       })) {
     llvm::consumeError(std::move(err));
     return nullptr;
@@ -213,18 +213,19 @@ buildReferences(ModuleOp global, StringRef entry) {
   if (firstRegionMesh(global))
     return buildReplicatedReference(global, entry);
   runtime::ReferenceModules modules;
-  modules.global = referenceOf(global, ReferenceForm::AsWritten, 0);
+  modules.global = referenceOf(global, ReferenceForm::AsWritten, 0, entry);
   if (!modules.global)
     return llvm::createStringError("the unpartitioned program does not "
                                    "compile for a check");
   double epsilon = narrowestEpsilon(global);
   if (epsilon > 0) {
-    modules.wide = referenceOf(global, ReferenceForm::Widened, 0);
+    modules.wide = referenceOf(global, ReferenceForm::Widened, 0, entry);
     if (!modules.wide)
       return modules; // no f64 form: no scales either
   }
   if (structuredIterations(global) <= kMaxScaledIterations)
-    modules.scaled = referenceOf(global, ReferenceForm::ErrorScales, epsilon);
+    modules.scaled =
+        referenceOf(global, ReferenceForm::ErrorScales, epsilon, entry);
   return modules;
 }
 
@@ -256,9 +257,10 @@ compile(OwningOpRef<ModuleOp> module, llvm::StringRef entry,
     // f64 forms) copies every constant of a model three times more.
     facts.longestReduction = longestReduction(*module);
     auto global = std::make_shared<OwningOpRef<ModuleOp>>(module->clone());
-    facts.reference = [global, name = entry.str()] {
-      return buildReferences(**global, name);
-    };
+    facts.reference =
+        [global, name = runtime::findEntry(*module, entry).getSymName().str()] {
+          return buildReferences(**global, name);
+        };
     if (!module->getOps<mlir::spmd::MeshOp>().empty())
       if (llvm::Error err = runPipeline(*module, options, Phase::Propagate,
                                         Phase::OptimizeCollectives))

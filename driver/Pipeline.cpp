@@ -63,11 +63,12 @@ void buildPipeline(OpPassManager &pm, const PipelineOptions &options,
 }
 
 void buildReferencePipeline(OpPassManager &pm, ReferenceForm form,
-                            double halfWidth) {
+                            double halfWidth, StringRef entry) {
   if (form != ReferenceForm::AsWritten)
     pm.addPass(createSpmdWidenFloats());
   if (form == ReferenceForm::ErrorScales)
-    pm.addPass(createSpmdAddErrorScales(SpmdAddErrorScalesOptions{halfWidth}));
+    pm.addPass(createSpmdAddErrorScales(
+        SpmdAddErrorScalesOptions{halfWidth, entry.str()}));
   addPhase(pm, PipelineOptions(), Phase::Fuse);
 }
 

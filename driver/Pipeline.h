@@ -70,9 +70,10 @@ enum class ReferenceForm {
 };
 
 /// Adds the phases making the unpartitioned program the `form` a check
-/// runs; `halfWidth` is the eps of its least precise float type.
+/// runs of `entry` (and the functions it calls); `halfWidth` is the eps of
+/// its least precise float type.
 void buildReferencePipeline(mlir::OpPassManager &pm, ReferenceForm form,
-                            double halfWidth);
+                            double halfWidth, llvm::StringRef entry);
 
 /// Registers `--spmd-pipeline`: the phases from MeshConfig to
 /// OptimizeCollectives, as spmd-run and the API compile.

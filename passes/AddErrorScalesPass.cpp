@@ -35,11 +35,8 @@ struct AddErrorScalesPass
   }
 
   void runOnOperation() override {
-    if (failed(mlir::spmd::addErrorScales(getOperation(), halfWidth))) {
-      getOperation().emitError("the program's error scales have no rule for "
-                               "one of its ops");
+    if (failed(mlir::spmd::addErrorScales(getOperation(), halfWidth, entry)))
       signalPassFailure();
-    }
   }
 };
 } // namespace

@@ -26,6 +26,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -113,8 +115,20 @@ static Range rangeOf(Value v, unsigned depth = 0) {
       .Case<math::TanhOp, math::ErfOp, math::SinOp, math::CosOp>([](auto) {
         return Range{-1, 1};
       })
-      .Case<math::AtanOp>([](auto) {
+      .Case<math::AtanOp, math::AsinOp>([](auto) {
         return Range{-M_PI_2, M_PI_2};
+      })
+      .Case<math::AcosOp>([](auto) {
+        return Range{0, M_PI};
+      })
+      .Case<math::Atan2Op>([](auto) {
+        return Range{-M_PI, M_PI};
+      })
+      .Case<math::ErfcOp>([](auto) {
+        return Range{0, 2};
+      })
+      .Case<math::CoshOp>([](auto) {
+        return Range{1, INFINITY};
       })
       .Case<math::ExpOp, math::Exp2Op, math::SqrtOp, math::RsqrtOp,
             math::AbsFOp>([](auto) {
@@ -433,6 +447,48 @@ Value ErrorScales::elementwise(Operation *op) {
       .Case<math::TanOp>([&](auto) {
         return x.scale(r, {{x.add(x.constant(1), x.mul(r, r)), m[0]}});
       })
+      .Case<math::SinhOp>([&](auto) {
+        return x.scale(
+            r, {{math::CoshOp::create(builder, op->getLoc(), a(0)), m[0]}});
+      })
+      .Case<math::CoshOp>([&](auto) {
+        return x.scale(
+            r, {{math::SinhOp::create(builder, op->getLoc(), a(0)), m[0]}});
+      })
+      // d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+      .Case<math::Atan2Op>([&](auto) {
+        Value norm = x.add(x.mul(a(0), a(0)), x.mul(a(1), a(1)));
+        return x.scale(r,
+                       {{x.div(a(1), norm), m[0]}, {x.div(a(0), norm), m[1]}});
+      })
+      .Case<math::AsinOp, math::AcosOp>([&](auto) {
+        Value root = math::SqrtOp::create(
+            builder, op->getLoc(), x.sub(x.constant(1), x.mul(a(0), a(0))));
+        return chain(x.div(x.constant(1), root), m[0]);
+      })
+      .Case<math::AsinhOp>([&](auto) {
+        Value root = math::SqrtOp::create(
+            builder, op->getLoc(), x.add(x.mul(a(0), a(0)), x.constant(1)));
+        return chain(x.div(x.constant(1), root), m[0]);
+      })
+      .Case<math::AcoshOp>([&](auto) {
+        Value root = math::SqrtOp::create(
+            builder, op->getLoc(), x.sub(x.mul(a(0), a(0)), x.constant(1)));
+        return chain(x.div(x.constant(1), root), m[0]);
+      })
+      .Case<math::AtanhOp>([&](auto) {
+        return chain(
+            x.div(x.constant(1), x.sub(x.constant(1), x.mul(a(0), a(0)))),
+            m[0]);
+      })
+      .Case<math::CbrtOp>([&](auto) {
+        return chain(x.div(x.constant(1.0 / 3), x.mul(r, r)), m[0]);
+      })
+      .Case<math::ErfcOp>([&](auto) {
+        Value gauss = math::ExpOp::create(
+            builder, op->getLoc(), x.mul(x.constant(-1), x.mul(a(0), a(0))));
+        return chain(x.mul(x.constant(M_2_SQRTPI), gauss), m[0]);
+      })
       .Case<math::PowFOp>([&](auto) {
         // d/da = b r / a, d/db = r log|a|.
         Value byBase = x.div(x.mul(a(1), r), a(0));
@@ -588,7 +644,8 @@ LogicalResult ErrorScales::op(Operation *op) {
     return success();
   Value scale = elementwise(op);
   if (!scale)
-    return failure();
+    return op->emitError("the error scales have no rule for '")
+           << op->getName() << "'";
   scales[op->getResult(0)] = bounded(op->getResult(0), scale);
   return success();
 }
@@ -660,12 +717,37 @@ static LogicalResult decomposeSoftmaxes(ModuleOp module) {
 }
 
 namespace mlir::spmd {
-LogicalResult addErrorScales(ModuleOp module, double halfWidth) {
+/// Erases the functions of `module` that `entry` does not reach through
+/// calls.
+static void keepReached(ModuleOp module, StringRef entry) {
+  llvm::StringSet<> reached;
+  SmallVector<StringRef> work{entry};
+  while (!work.empty()) {
+    StringRef name = work.pop_back_val();
+    if (!reached.insert(name).second)
+      continue;
+    if (auto function = module.lookupSymbol<func::FuncOp>(name))
+      function.walk([&](CallOpInterface call) {
+        if (auto callee = llvm::dyn_cast_if_present<SymbolRefAttr>(
+                call.getCallableForCallee()))
+          work.push_back(callee.getLeafReference().getValue());
+      });
+  }
+  for (auto function :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reached.contains(function.getSymName()))
+      function.erase();
+}
+
+LogicalResult addErrorScales(ModuleOp module, double halfWidth,
+                             StringRef entry) {
   // The scales are computed by ops a program need not hold.
   module.getContext()
       ->loadDialect<arith::ArithDialect, linalg::LinalgDialect,
                     math::MathDialect, scf::SCFDialect,
                     tensor::TensorDialect>();
+  if (!entry.empty())
+    keepReached(module, entry);
   if (failed(decomposeSoftmaxes(module)))
     return failure();
   for (auto function :

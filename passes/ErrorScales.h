@@ -11,8 +11,10 @@
 //   a * b                        sqrt(r^2 + (B m_a)^2 + (A m_b)^2)
 //   a / b                        sqrt(r^2 + (m_a / N)^2 + (r m_b / N)^2)
 //   f(a)                         sqrt(r^2 + (s m_a)^2) (tanh, exp, log,
-//                                sqrt, rsqrt, erf, atan; f'(a) for sin,
-//                                cos, tan and pow)
+//                                sqrt, rsqrt, erf, erfc, atan, asin,
+//                                acos, asinh, acosh, atanh, cbrt; f'(a)
+//                                for sin, cos, tan, sinh, cosh, atan2
+//                                and pow)
 //   max, min                     the winner's m where the order is
 //                                certain (|a - b| > d_a + d_b), else the
 //                                larger of m_a, m_b
@@ -52,10 +54,13 @@ namespace mlir::spmd {
 /// widenFloats), also take the scale of each float argument after its own
 /// arguments, and return the scale of each float result after its own
 /// results. `halfWidth` is the eps of the program's least precise float type
-/// before widening (0 for f64 programs: the first-order rules). Fails, leaving
-/// `module` unusable, on an op without a rule (a discontinuous one such as
-/// floor, a user's op) or when the result does not verify.
-mlir::LogicalResult addErrorScales(mlir::ModuleOp module, double halfWidth);
+/// before widening (0 for f64 programs: the first-order rules). With an
+/// `entry`, the functions it does not reach (through calls) are erased
+/// first. Fails, leaving `module` unusable, on an op without a rule (a
+/// discontinuous one such as floor, a user's op: an error names it) or when
+/// the result does not verify.
+mlir::LogicalResult addErrorScales(mlir::ModuleOp module, double halfWidth,
+                                   llvm::StringRef entry = "");
 
 } // namespace mlir::spmd
 

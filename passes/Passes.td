@@ -275,12 +275,17 @@ def SpmdAddErrorScales : Pass<"spmd-add-error-scales", "mlir::ModuleOp"> {
     arguments and returns the scale of each float result after its own
     results (the rules are in passes/ErrorScales.h). `--check` gives each
     element the slack `half-width` times its scale. Fails on an op without
-    a rule (a discontinuous one such as floor, a user's op).
+    a rule (a discontinuous one such as floor, a user's op), naming it.
+    With `entry`, only that function and those it calls are kept: the
+    others may hold ops without a rule.
   }];
   let options = [
     Option<"halfWidth", "half-width", "double", "0",
            "The eps of the program's least precise float type before "
-           "widening (0 for f64 programs: first-order rules)">
+           "widening (0 for f64 programs: first-order rules)">,
+    Option<"entry", "entry", "std::string", "",
+           "Keep only this function and those it calls (default: every "
+           "function)">
   ];
 }
 
