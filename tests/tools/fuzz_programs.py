@@ -1117,7 +1117,9 @@ class Nonlinear:
 
         kind = self.rng.choice(["tanh", "sigmoid", "exp", "exp-tanh", "log",
                                 "ratio", "erf", "rsqrt", "sqrt", "softplus",
-                                "square", "mix", "gate", "divide"] +
+                                "square", "mix", "gate", "divide", "atan",
+                                "asinh", "hyperbolic", "asin", "atan2", "cbrt",
+                                "erfc", "expm1", "log10"] +
                                # steep near 0, where cancelling sums lie
                                ["tanh", "log", "ratio"] * first)
         if kind == "tanh":
@@ -1154,6 +1156,23 @@ class Nonlinear:
             return op("arith.addf %s, %s" % (op("arith.maximumf %s, %s" % (v, c("0.0"))), lg))
         if kind == "square":
             return op("arith.mulf %s, %s" % (v, op("math.tanh %s" % v)))
+        if kind in ("atan", "asinh", "erfc"):
+            return op("math.%s %s" % (kind, v))
+        if kind == "hyperbolic":  # sinh or cosh of a bounded value
+            fn = self.rng.choice(["sinh", "cosh"])
+            return op("math.%s %s" % (fn, op("math.tanh %s" % v)))
+        if kind == "asin":  # asin or acos of 0.9 tanh(x)
+            fn = self.rng.choice(["asin", "acos"])
+            return op("math.%s %s" % (fn, op("arith.mulf %s, %s" % (
+                op("math.tanh %s" % v), c("0.9")))))
+        if kind == "atan2":  # atan2(x, 2 + tanh(other))
+            d = op("arith.addf %s, %s" % (op("math.tanh %s" % other), c("2.0")))
+            return op("math.atan2 %s, %s" % (v, d))
+        if kind in ("cbrt", "log10"):
+            return op("math.%s %s" % (kind, op("arith.addf %s, %s" % (
+                op("math.absf %s" % v), c("0.5")))))
+        if kind == "expm1":
+            return op("math.expm1 %s" % op("arith.negf %s" % op("math.absf %s" % v)))
         if kind == "mix":
             return op("arith.subf %s, %s" % (v, other))
         if kind == "gate":  # v * sigmoid(other), sigmoid as tanh
