@@ -355,6 +355,10 @@ Value ErrorScales::elementwise(Operation *op) {
   auto chain = [&](Value derivative, Value m) {
     return x.scale(r, {{slope(x, op, derivative, m), m}});
   };
+  // The scale of r = f(a) by f'(a) = `derivative` at the value alone.
+  auto atValue = [&](Value derivative) {
+    return x.scale(r, {{derivative, m[0]}});
+  };
   // An exponential's secant over an interval unbounded above grows
   // exponentially with the interval, compounding through each layer: its
   // derivative there.
@@ -432,28 +436,23 @@ Value ErrorScales::elementwise(Operation *op) {
       // Not monotone, or with poles: the secants to the interval's ends
       // can miss the steepest point between them.
       .Case<math::SinOp>([&](auto) {
-        return x.scale(
-            r, {{math::CosOp::create(builder, op->getLoc(), a(0)), m[0]}});
+        return atValue(math::CosOp::create(builder, op->getLoc(), a(0)));
       })
       .Case<math::CosOp>([&](auto) {
-        return x.scale(
-            r, {{math::SinOp::create(builder, op->getLoc(), a(0)), m[0]}});
+        return atValue(math::SinOp::create(builder, op->getLoc(), a(0)));
       })
       .Case<math::AtanOp>([&](auto) {
         return chain(
             x.div(x.constant(1), x.add(x.constant(1), x.mul(a(0), a(0)))),
             m[0]);
       })
-      .Case<math::TanOp>([&](auto) {
-        return x.scale(r, {{x.add(x.constant(1), x.mul(r, r)), m[0]}});
-      })
+      .Case<math::TanOp>(
+          [&](auto) { return atValue(x.add(x.constant(1), x.mul(r, r))); })
       .Case<math::SinhOp>([&](auto) {
-        return x.scale(
-            r, {{math::CoshOp::create(builder, op->getLoc(), a(0)), m[0]}});
+        return atValue(math::CoshOp::create(builder, op->getLoc(), a(0)));
       })
       .Case<math::CoshOp>([&](auto) {
-        return x.scale(
-            r, {{math::SinhOp::create(builder, op->getLoc(), a(0)), m[0]}});
+        return atValue(math::SinhOp::create(builder, op->getLoc(), a(0)));
       })
       // d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
       .Case<math::Atan2Op>([&](auto) {
