@@ -114,6 +114,12 @@ absl::Status initialize_cache(const std::string &path, bool readonly) {
   using llvm::sys::fs::perms;
   struct stat status;
   bool exists = ::stat(path.c_str(), &status) == 0;
+  if (struct stat link;
+      !exists && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+    return absl::FailedPreconditionError(fmt::format(
+        "the cache '{}' is a symbolic link to nothing (its target does not "
+        "exist)",
+        path));
   if (exists && !S_ISDIR(status.st_mode))
     return absl::FailedPreconditionError(
         fmt::format("the cache '{}' exists and is not a directory", path));

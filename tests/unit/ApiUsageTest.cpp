@@ -16,6 +16,7 @@
 #include <thread>
 
 #include <sched.h>
+#include <unistd.h>
 
 using spmd::None;
 using spmd_test::iota;
@@ -347,6 +348,17 @@ TEST(ApiErrors, CodesFollowTheTable) {
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(spmd::initialize_cache("/no/such/cache", /*readonly=*/true).code(),
             absl::StatusCode::kNotFound);
+  // A link to nothing says so (it read as a folder that vanished as it
+  // was made).
+  std::string dangling = ::testing::TempDir() + "/a_link_to_nothing";
+  ::unlink(dangling.c_str());
+  ASSERT_EQ(::symlink("/no/such/target", dangling.c_str()), 0);
+  absl::Status linked = spmd::initialize_cache(dangling);
+  EXPECT_EQ(linked.code(), absl::StatusCode::kFailedPrecondition) << linked;
+  EXPECT_NE(std::string(linked.message()).find("symbolic link to nothing"),
+            std::string::npos)
+      << linked;
+  ::unlink(dangling.c_str());
 }
 
 TEST(ApiErrors, BuiltProgramsHaveNoPlaceToName) {
