@@ -228,8 +228,8 @@ absl::Status TensorRead::checkBools(const ShardPieces &wanted,
       element += index * stride;
     }
     return absl::InvalidArgumentError(
-        fmt::format("{}: tensor '{}': element {} is {}, not a bool (0 or 1)",
-                    path, name, element, unsigned(piece.into[*bad])));
+        fmt::format("{}: tensor '{}': {}", path, name,
+                    runtime::notABool(element, piece.into[*bad])));
   }
   return absl::OkStatus();
 }

@@ -128,8 +128,7 @@ HybridMesh::HybridMesh(std::vector<int64_t> ici_mesh_shape,
     processes *= size;
   if (processes != world_size()) {
     status_ = absl::InvalidArgumentError(
-        fmt::format("dcn_mesh_shape describes {} processes but {} were started",
-                    processes, world_size()));
+        processCountMismatch(processes, world_size()));
     return;
   }
   const DeviceMesh &mesh = hybrid->mesh();

@@ -625,49 +625,43 @@ compileRequest(const ProgramState &state,
   return request;
 }
 
-/// The program `text` compiled (through the cache) for entry `entry`,
-/// unless the API lacks the element type of an input or result:
-/// spmd::DType has the usual integer widths only (spmd-run runs the
-/// others).
-static absl::StatusOr<std::shared_ptr<detail::Compiled>>
-compileText(const std::string &text, const std::string &entry) {
-  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + entry), text,
-                            entry);
-  if (!compiled.ok())
-    return compiled.status();
-  const runtime::LoadedProgram &program = *(*compiled)->program;
-  for (llvm::ArrayRef<runtime::TensorSpec> specs :
-       {program.inputs(), program.outputs()})
-    for (const runtime::TensorSpec &spec : specs)
-      if (!detail::fromRuntime(spec.type))
-        return absl::UnimplementedError(
-            fmt::format("the C++ API has no element type {} (spmd-run runs it)",
-                        runtime::elementTypeName(spec.type).str()));
-  return compiled;
-}
-
 /// Unimplemented if an argument or result of `entry` has an element type
-/// the API cannot hold: integers are DType's signless ones (the runtime
-/// would run a ui8 as an i8: 200 read back as -56).
+/// the API cannot hold: DType has the usual integer widths only, signless
+/// (the runtime would run a ui8 as an i8: 200 read back as -56); spmd-run
+/// runs the others.
 static absl::Status checkElementTypes(mlir::func::FuncOp entry) {
   if (!entry)
-    return absl::OkStatus(); // compile() names the missing entry
+    return absl::OkStatus(); // compiling names the missing entry
   for (mlir::Type type : llvm::concat<const mlir::Type>(
            entry.getArgumentTypes(), entry.getResultTypes())) {
-    auto integer =
-        llvm::dyn_cast<mlir::IntegerType>(mlir::getElementTypeOrSelf(type));
-    if (integer && !integer.isSignless()) {
-      std::string name;
-      llvm::raw_string_ostream os(name);
-      integer.print(os);
-      return absl::UnimplementedError(fmt::format(
-          "the C++ API has no element type {} (its integers are signless: "
-          "i{}; spmd-run runs it)",
-          name, integer.getWidth()));
+    mlir::Type element = mlir::getElementTypeOrSelf(type);
+    llvm::Expected<runtime::ElementType> held = runtime::elementTypeOf(element);
+    if (!held) {
+      llvm::consumeError(held.takeError()); // compiling says why
+      continue;
     }
+    auto integer = llvm::dyn_cast<mlir::IntegerType>(element);
+    if (detail::fromRuntime(*held) && (!integer || integer.isSignless()))
+      continue;
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    element.print(os);
+    return absl::UnimplementedError(fmt::format(
+        "the C++ API has no element type {} (spmd-run runs it)", name));
   }
   return absl::OkStatus();
+}
+
+/// The program `text` compiled (through the cache) for entry `entry` (the
+/// function `function` of the program), unless the API lacks the element
+/// type of an input or result.
+static absl::StatusOr<std::shared_ptr<detail::Compiled>>
+compileText(const std::string &text, const std::string &entry,
+            mlir::func::FuncOp function) {
+  if (absl::Status status = checkElementTypes(function); !status.ok())
+    return status;
+  return detail::cachedCompile(llvm::xxh3_64bits(text + "\n@" + entry), text,
+                               entry);
 }
 
 /// Compiles `request` for `state`, unless it was compiled last time (a
@@ -682,9 +676,6 @@ static absl::Status compileProgram(ProgramState &state,
       detail::addCounter("cache_hits");
     return absl::OkStatus();
   }
-  if (absl::Status status = checkElementTypes(state.entryFunction());
-      !status.ok())
-    return status;
   std::string text = std::move(request.text);
   mlir::ModuleOp module = request.module;
   uint64_t key = request.key;
@@ -701,7 +692,7 @@ static absl::Status compileProgram(ProgramState &state,
     text = std::move(*sharded);
   }
   absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      compileText(text, state.entry);
+      compileText(text, state.entry, state.entryFunction());
   if (!compiled.ok())
     return compiled.status();
   state.compiled = std::move(*compiled);
@@ -989,8 +980,8 @@ static absl::Status compileForOneDevice(ProgramState &state) {
           *copy, pipeline, driver::Phase::Import, driver::Phase::Import))
     return detail::toStatus(std::move(err),
                             absl::StatusCode::kFailedPrecondition);
-  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled =
-      compileText(printWithLocations(*copy), state.entry);
+  absl::StatusOr<std::shared_ptr<detail::Compiled>> compiled = compileText(
+      printWithLocations(*copy), state.entry, state.entryFunction());
   if (!compiled.ok())
     return compiled.status();
   state.oneDevice = std::move(*compiled);

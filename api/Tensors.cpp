@@ -121,8 +121,7 @@ absl::StatusOr<HostTensor> HostTensor::fromBytes(DType dtype,
     if (std::optional<uint64_t> bad =
             runtime::firstNonBool(static_cast<const uint8_t *>(data), bytes))
       return absl::InvalidArgumentError(
-          fmt::format("element {} is {}, not a bool (0 or 1)", *bad,
-                      unsigned(static_cast<const uint8_t *>(data)[*bad])));
+          runtime::notABool(*bad, static_cast<const uint8_t *>(data)[*bad]));
   HostTensor t(dtype, std::move(shape));
   if (bytes)
     std::memcpy(t.data(), data, bytes);

@@ -151,6 +151,13 @@ ConfigReader::readSizes(yaml::Node *node, llvm::StringRef key) {
   return sizes;
 }
 
+std::string spmd::processCountMismatch(int64_t described, int64_t started) {
+  return llvm::formatv("'dcn_mesh_shape' describes {0} processes but {1} "
+                       "were started",
+                       described, started)
+      .str();
+}
+
 llvm::Expected<HybridDeviceMesh>
 ConfigReader::read(std::optional<int64_t> expectedProcesses) {
   llvm::StringRef text = sourceMgr.getMemoryBuffer(1)->getBuffer();
@@ -276,9 +283,7 @@ ConfigReader::read(std::optional<int64_t> expectedProcesses) {
   if (expectedProcesses) {
     if (*processes != *expectedProcesses) {
       fail(dcn ? keyLocs["dcn_mesh_shape"] : mapLoc,
-           llvm::formatv("'dcn_mesh_shape' describes {0} processes but {1} "
-                         "were started",
-                         *processes, *expectedProcesses));
+           processCountMismatch(*processes, *expectedProcesses));
       return takeError();
     }
   }

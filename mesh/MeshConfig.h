@@ -43,6 +43,10 @@ llvm::Expected<HybridDeviceMesh>
 parseMeshConfig(llvm::StringRef text, llvm::StringRef bufferName,
                 std::optional<int64_t> expectedProcesses = std::nullopt);
 
+/// Why a DCN shape of `described` processes does not fit a run of
+/// `started`: prod(dcn_mesh_shape) is the run's process count.
+std::string processCountMismatch(int64_t described, int64_t started);
+
 /// Configuration files are small; larger ones are refused unread.
 constexpr uint64_t kMaxMeshConfigBytes = 1 << 20;
 

@@ -212,6 +212,12 @@ std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes) {
   return uint64_t(bad - data);
 }
 
+std::string notABool(uint64_t element, uint8_t value) {
+  return llvm::formatv("element {0} is {1}, not a bool (0 or 1)", element,
+                       unsigned(value))
+      .str();
+}
+
 int64_t elementTypeBytes(ElementType type) {
   switch (type) {
   case ElementType::F64:

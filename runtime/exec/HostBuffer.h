@@ -53,6 +53,8 @@ llvm::StringRef elementTypeName(ElementType type);
 /// The position of the first of `bytes` bytes at `data` that is no bool
 /// (an i1 is stored as a byte, 0 or 1), if any.
 std::optional<uint64_t> firstNonBool(const uint8_t *data, uint64_t bytes);
+/// "element 2 is 5, not a bool (0 or 1)": what refuses such a byte.
+std::string notABool(uint64_t element, uint8_t value);
 
 /// Bytes of tensor storage live on each device of one run, and their
 /// peaks. Each run has its own, so runs in one process (two Programs at

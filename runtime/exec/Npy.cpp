@@ -164,9 +164,7 @@ llvm::Expected<HostBuffer> parseNpy(llvm::StringRef bytes,
   if (view->type == ElementType::I1)
     if (std::optional<uint64_t> bad =
             firstNonBool(view->data, tensor.sizeInBytes()))
-      return fileError(path, llvm::formatv("element {0} is {1}, not a bool "
-                                           "(0 or 1)",
-                                           *bad, unsigned(view->data[*bad])));
+      return fileError(path, notABool(*bad, view->data[*bad]));
   std::memcpy(tensor.data(), view->data, tensor.sizeInBytes());
   return tensor;
 }

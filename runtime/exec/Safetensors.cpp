@@ -221,9 +221,8 @@ llvm::Error checkSafetensorsValues(ElementType type, const uint8_t *data,
   std::optional<uint64_t> bad;
   if (type != ElementType::I1 || !(bad = firstNonBool(data, bytes)))
     return llvm::Error::success();
-  return fileError(path, llvm::formatv("tensor '{0}': element {1} is {2}, not "
-                                       "a bool (0 or 1)",
-                                       name, *bad, unsigned(data[*bad])));
+  return fileError(path,
+                   "tensor '" + name + "': " + notABool(*bad, data[*bad]));
 }
 
 llvm::Expected<std::vector<SafetensorsEntry>>

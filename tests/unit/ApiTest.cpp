@@ -61,7 +61,7 @@ TEST(Api, MeshDescribesItself) {
   // Its DCN shape is the run's processes, as in a mesh config file.
   spmd::HybridMesh twoHosts({4}, {2}, {"x"});
   EXPECT_ERROR(twoHosts.status(),
-               "dcn_mesh_shape describes 2 processes but 1 were started");
+               "'dcn_mesh_shape' describes 2 processes but 1 were started");
   spmd::set_global_mesh(mesh);
   ASSERT_TRUE(spmd::get_global_mesh().has_value());
   EXPECT_EQ(spmd::get_global_mesh()->size(), 8);
