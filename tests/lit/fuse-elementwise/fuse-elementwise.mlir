@@ -118,6 +118,73 @@ func.func @constant_weight(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// Permuted copies of constants of any rank and element type become
+// constants: output element (a, b, c) is input element (b, c, a) in both
+// functions below, whichever map permutes.
+// CHECK-LABEL: func.func @permuted_output
+// CHECK: arith.constant dense<{{\[\[\[0, 4, 8\], \[12, 16, 20\]\], \[\[1, 5, 9\], \[13, 17, 21\]\], \[\[2, 6, 10\], \[14, 18, 22\]\], \[\[3, 7, 11\], \[15, 19, 23\]\]\]}}> : tensor<4x2x3xi32>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @permuted_input
+// CHECK: arith.constant dense<{{\[\[\[0, 4, 8\], \[12, 16, 20\]\], \[\[1, 5, 9\], \[13, 17, 21\]\], \[\[2, 6, 10\], \[14, 18, 22\]\], \[\[3, 7, 11\], \[15, 19, 23\]\]\]}}> : tensor<4x2x3xi32>
+// CHECK-NOT: linalg.generic
+#in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
+func.func @permuted_output() -> tensor<4x2x3xi32> {
+  %c = arith.constant dense<[[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], [[12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<2x3x4xi32>
+  %e = tensor.empty() : tensor<4x2x3xi32>
+  %p = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c : tensor<2x3x4xi32>) outs(%e : tensor<4x2x3xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    linalg.yield %x : i32
+  } -> tensor<4x2x3xi32>
+  return %p : tensor<4x2x3xi32>
+}
+#perm = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+func.func @permuted_input() -> tensor<4x2x3xi32> {
+  %c = arith.constant dense<[[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], [[12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<2x3x4xi32>
+  %e = tensor.empty() : tensor<4x2x3xi32>
+  %p = linalg.generic {indexing_maps = [#perm, #in], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c : tensor<2x3x4xi32>) outs(%e : tensor<4x2x3xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    linalg.yield %x : i32
+  } -> tensor<4x2x3xi32>
+  return %p : tensor<4x2x3xi32>
+}
+
+// CHECK-LABEL: func.func @transposed_kinds
+// CHECK-DAG: arith.constant dense<1.500000e+00> : tensor<3x2xf16>
+// CHECK-DAG: arith.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xbf16>
+// CHECK-DAG: arith.constant dense<{{\[\[}}true, false], [true, false]]> : tensor<2x2xi1>
+// CHECK-NOT: linalg.generic
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#i = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed_kinds() -> (tensor<3x2xf16>, tensor<2x2xbf16>, tensor<2x2xi1>) {
+  %h = arith.constant dense<1.5> : tensor<2x3xf16>
+  %b = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xbf16>
+  %p = arith.constant dense<[[true, true], [false, false]]> : tensor<2x2xi1>
+  %eh = tensor.empty() : tensor<3x2xf16>
+  %eb = tensor.empty() : tensor<2x2xbf16>
+  %ep = tensor.empty() : tensor<2x2xi1>
+  %th = linalg.generic {indexing_maps = [#t, #i], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<2x3xf16>) outs(%eh : tensor<3x2xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    linalg.yield %x : f16
+  } -> tensor<3x2xf16>
+  %tb = linalg.generic {indexing_maps = [#t, #i], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<2x2xbf16>) outs(%eb : tensor<2x2xbf16>) {
+  ^bb0(%x: bf16, %o: bf16):
+    linalg.yield %x : bf16
+  } -> tensor<2x2xbf16>
+  %tp = linalg.generic {indexing_maps = [#t, #i], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<2x2xi1>) outs(%ep : tensor<2x2xi1>) {
+  ^bb0(%x: i1, %o: i1):
+    linalg.yield %x : i1
+  } -> tensor<2x2xi1>
+  return %th, %tb, %tp : tensor<3x2xf16>, tensor<2x2xbf16>, tensor<2x2xi1>
+}
+
+// -----
+
 // A transposed weight stored as a resource blob (as torch-mlir writes
 // weights) is not folded: the copy is fused into the matmul, which reads
 // the blob where it lies, transposed, so the executor still sees a
