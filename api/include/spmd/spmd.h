@@ -578,7 +578,8 @@ public:
   /// Waits (at most the timeout) until it completed; its outcome.
   absl::Status wait();
   /// Whether it completed (an irecv whose message arrived is completed
-  /// here, its tensor filled).
+  /// here, its tensor filled). A failed one has completed too, as in
+  /// torch.distributed: wait() then returns its error.
   bool is_completed();
 
 private:
