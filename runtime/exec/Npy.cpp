@@ -138,13 +138,15 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
     shapeText = rest;
   }
   // The header may promise anything: the data it promises must be in the
-  // file before anything is allocated.
+  // file before anything is allocated. Bytes beyond it (which NumPy
+  // ignores) are refused too: they mean a header that lost a dimension or
+  // names a narrower type than was written.
   std::optional<int64_t> expected = elementTypeBytes(*type);
   for (int64_t size : shape)
     if (expected)
       expected = llvm::checkedMul(*expected, size);
   size_t data = offset + headerLength;
-  if (!expected || uint64_t(*expected) > bytes.size() - data)
+  if (!expected || uint64_t(*expected) != bytes.size() - data)
     return fileError(path,
                      llvm::formatv("holds {0} bytes of data, but its header "
                                    "promises {1}",

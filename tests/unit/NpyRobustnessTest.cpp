@@ -66,3 +66,24 @@ TEST(NpyRobustness, BoolsOtherThanZeroOrOneAreRefused) {
   EXPECT_EQ(llvm::toString(bad.takeError()),
             "flags.npy: element 2 is 2, not a bool (0 or 1)");
 }
+
+// Data longer than the header's shape (a header that lost a dimension, or
+// names a narrower type than was written) is refused, as is data shorter.
+TEST(NpyRobustness, DataOfAnotherSizeThanTheHeaderSaysIsRefused) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (2,), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) +
+                     char(header.size() & 0xff) + char(header.size() >> 8) +
+                     header;
+  ASSERT_TRUE(bool(parseNpy(file + std::string(8, '\0'), "x.npy")));
+  for (size_t bytes : {4, 9, 16}) {
+    llvm::Expected<HostBuffer> bad =
+        parseNpy(file + std::string(bytes, '\0'), "x.npy");
+    ASSERT_FALSE(bool(bad)) << bytes;
+    EXPECT_EQ(llvm::toString(bad.takeError()),
+              "x.npy: holds " + std::to_string(bytes) +
+                  " bytes of data, but its header promises 8");
+  }
+}
