@@ -11,6 +11,7 @@
 
 #include "passes/ErrorScales.h"
 
+#include "ir/ModuleCalls.h"
 #include "ir/Namespaces.h"
 #include "ir/SpmdOps.h"
 #include "passes/RepeatedMatrix.h"
@@ -26,8 +27,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Interfaces/CallInterfaces.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -719,19 +718,7 @@ namespace mlir::spmd {
 /// Erases the functions of `module` that `entry` does not reach through
 /// calls.
 static void keepReached(ModuleOp module, StringRef entry) {
-  llvm::StringSet<> reached;
-  SmallVector<StringRef> work{entry};
-  while (!work.empty()) {
-    StringRef name = work.pop_back_val();
-    if (!reached.insert(name).second)
-      continue;
-    if (auto function = module.lookupSymbol<func::FuncOp>(name))
-      function.walk([&](CallOpInterface call) {
-        if (auto callee = llvm::dyn_cast_if_present<SymbolRefAttr>(
-                call.getCallableForCallee()))
-          work.push_back(callee.getLeafReference().getValue());
-      });
-  }
+  llvm::StringSet<> reached = reachedFrom(callsOf(module), {entry});
   for (auto function :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (!reached.contains(function.getSymName()))

@@ -4,6 +4,7 @@
 #include "runtime/kernels/KernelInterface.h"
 
 #include "ir/Locations.h"
+#include "ir/ModuleCalls.h"
 #include "ir/RegionFlow.h"
 #include "ir/SpmdOps.h"
 
@@ -164,24 +165,7 @@ llvm::Error runSteps(const Steps &steps, Frame &frame, DeviceContext &context) {
   return llvm::Error::success();
 }
 
-namespace {
-/// The calls in each function of a module: callee name and call op.
-using CallMap =
-    llvm::StringMap<SmallVector<std::pair<llvm::StringRef, Operation *>>>;
-} // namespace
-
-static CallMap callsOf(ModuleOp module) {
-  CallMap calls;
-  module.walk([&](CallOpInterface call) {
-    auto function = call->getParentOfType<func::FuncOp>();
-    auto callee = llvm::dyn_cast_if_present<SymbolRefAttr>(
-        call.getCallableForCallee());
-    if (function && callee)
-      calls[function.getSymName()].push_back(
-          {callee.getLeafReference().getValue(), call});
-  });
-  return calls;
-}
+using mlir::spmd::CallMap;
 
 /// A call through which a function of `roots` or one they call calls
 /// itself, directly or through others; null if there is none. (Devices
@@ -223,7 +207,8 @@ Executable::compile(ModuleOp module, llvm::StringRef entry) {
     for (auto function : module.getOps<func::FuncOp>())
       roots.push_back(function.getSymName());
   llvm::StringSet<> reached;
-  if (Operation *call = recursiveCall(callsOf(module), roots, reached))
+  if (Operation *call =
+          recursiveCall(mlir::spmd::callsOf(module), roots, reached))
     return opError(call, "recursive calls are not supported");
   // The kernels of upstream ops, whatever context the module was made in
   // (attached once; a context that has them is left alone).
