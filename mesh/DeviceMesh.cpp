@@ -171,7 +171,7 @@ SmallVector<int64_t> DeviceMesh::groupOf(int64_t device,
   // Every run computes the groups of its collectives on each device, so
   // members are stepped to by strides (a group may hold thousands).
   SmallVector<int64_t> strides(rank());
-  for (int64_t axis = rank() - 1, stride = 1; axis >= 0; --axis) {
+  for (int64_t axis = int64_t(rank()) - 1, stride = 1; axis >= 0; --axis) {
     strides[axis] = stride;
     stride *= shape_[axis];
   }
