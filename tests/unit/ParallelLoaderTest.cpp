@@ -295,4 +295,40 @@ TEST(ParallelLoader, FromAFolderOfBatchFiles) {
   fs::remove_all(dir);
 }
 
+// A bool is a byte, 0 or 1, in .npy batches as in every other way in: a
+// 2 would read as true or false depending on the code reading it.
+TEST(ParallelLoader, NpyBatchBoolsOtherThanZeroOrOneAreRefused) {
+  fs::path dir = fs::temp_directory_path() /
+                 ("spmd-loader-" + std::to_string(std::random_device()()));
+  fs::create_directories(dir);
+  auto writeBools = [&](const std::string &name, const std::string &bytes) {
+    std::string header =
+        "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+    std::ofstream out(dir / name, std::ios::binary);
+    uint16_t length = header.size();
+    out << "\x93NUMPY\x01" << '\0';
+    out.write(reinterpret_cast<const char *>(&length), 2);
+    out << header << bytes;
+  };
+  writeBools("a.npy", std::string("\x00\x01\x00\x01", 4));
+  writeBools("b.npy", std::string("\x00\x01\x02\x01", 4));
+  auto loader =
+      spmd::ParallelLoader::fromFolder(dir.string(), {{kMesh, {"data"}}}, 1);
+  ASSERT_TRUE(loader.ok()) << loader.status();
+  auto good = loader->next();
+  ASSERT_TRUE(good.ok()) << good.status();
+  auto flags = (**good)[0].to_host();
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(std::memcmp(flags->data(), "\x00\x01\x00\x01", 4), 0);
+  auto bad = loader->next();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      bad.status().message().find("b.npy: element 2 is 2, not a bool (0 or 1)"),
+      std::string::npos)
+      << bad.status();
+  fs::remove_all(dir);
+}
+
 } // namespace
