@@ -733,41 +733,55 @@ absl::Status all_reduce(dist::ReduceOp op, std::vector<HostTensor> &inputs,
   if (!c.ok())
     return c.status();
   // The groups must be the same on every device and hold each device at
-  // most once: their text is part of the call the members compare.
-  std::string problem, text;
+  // most once: their text is part of the call the members compare. A
+  // device in two groups would meet members that meet elsewhere: such
+  // groups fail on every device at once, before any meeting.
+  std::string text;
   std::vector<int64_t> seen;
   std::vector<int64_t> mine;
+  auto refuse = [&](const std::string &problem) {
+    return note(*c, absl::InvalidArgumentError(
+                        "spmd::xm::all_reduce on device " +
+                        std::to_string(c->rank) + ": " + problem));
+  };
   for (const std::vector<int64_t> &g : groups) {
     text += ProcessGroups::groupName(g);
     for (int64_t r : g) {
       if (r < 0 || r >= c->session->groups.worldSize())
-        problem =
-            "rank " + std::to_string(r) + " of the groups is out of range";
-      else if (llvm::is_contained(seen, r))
-        problem = "rank " + std::to_string(r) + " is in two groups";
+        return refuse("rank " + std::to_string(r) +
+                      " of the groups is out of range");
+      if (llvm::is_contained(seen, r))
+        return refuse("rank " + std::to_string(r) + " is in two groups");
       seen.push_back(r);
     }
     if (llvm::is_contained(g, c->rank))
       mine = g;
   }
   if (!groups.empty() && mine.empty())
-    return note(*c, absl::InvalidArgumentError("spmd::xm::all_reduce: device " +
-                                               std::to_string(c->rank) +
-                                               " is in none of the groups"));
+    return refuse("device " + std::to_string(c->rank) +
+                  " is in none of the groups");
   dist::Group group;
   if (!groups.empty())
     group = detail::GroupAccess::make(mine);
+  // Named whole when short; else by a hash, which the members compare.
+  constexpr size_t kGroupsTextShown = 120;
   std::string more =
       groups.empty() ? ""
-                     : ", groups " + std::to_string(llvm::xxh3_64bits(text));
+      : text.size() <= kGroupsTextShown
+          ? ", groups " + text
+          : ", groups #" + std::to_string(llvm::xxh3_64bits(text));
+  // An integer input with a scale fails the first call, on every member,
+  // before any input is reduced.
+  std::string misuse;
+  for (const HostTensor &t : inputs)
+    if (misuse.empty() && scale != 1.0 && t.status().ok() &&
+        !runtime::isFloat(bufferOf(t).type()))
+      misuse = "scale " + std::to_string(scale) + " given for " +
+               describe(bufferOf(t)) + " (integers are not scaled)";
   for (HostTensor &t : inputs) {
     absl::StatusOr<GroupCall> call = collective("xm::all_reduce", group, {&t});
     if (!call.ok())
       return call.status();
-    std::string misuse = problem;
-    if (misuse.empty() && scale != 1.0 && !runtime::isFloat(bufferOf(t).type()))
-      misuse = "scale " + std::to_string(scale) + " given for " +
-               describe(bufferOf(t)) + " (integers are not scaled)";
     if (absl::Status s = dist::allReduceIn(*call, t, op, more, misuse); !s.ok())
       return s;
     HostBuffer &reduced = detail::TensorStorage::mutableOf(t);

@@ -901,6 +901,51 @@ TEST(DistFound, XmGroupsMustAgreeAndNotOverlap) {
     EXPECT_TRUE(mentions(s, "rank 1 is in two groups")) << s;
 }
 
+// Groups in which a device appears twice fail on every device at once:
+// the first group's members do not wait for a member that meets in
+// another, and the next collective finds every device there.
+TEST(DistFound, OverlappingXmGroupsFailEverywhereAtOnce) {
+  auto start = std::chrono::steady_clock::now();
+  Misuse m = misuse(4, [](int64_t) -> absl::Status {
+    std::vector<HostTensor> t = {HostTensor(DType::F32, {1})};
+    absl::Status overlap =
+        xm::all_reduce(dist::ReduceOp::SUM, t, 1.0, {{0, 1}, {1, 2, 3}});
+    if (!mentions(overlap, "rank 1 is in two groups"))
+      return absl::InternalError("overlap: " + overlap.ToString());
+    HostTensor one = *HostTensor::fromVector<float>({1}, {1.0f});
+    if (absl::Status s = dist::all_reduce(one); !s.ok())
+      return s;
+    if (one.at(0) != 4)
+      return absl::InternalError("reduced to " + std::to_string(one.at(0)));
+    return absl::OkStatus();
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(s.ok()) << s;
+  EXPECT_LT(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count(),
+      1.5)
+      << "a device waited for the timeout";
+}
+
+// A scale with an integer input fails before any input is reduced.
+TEST(DistFound, AnXmAllReduceThatFailsLeavesItsInputsAlone) {
+  Misuse m = misuse(2, [](int64_t) -> absl::Status {
+    std::vector<HostTensor> t = {*HostTensor::fromVector<float>({1}, {2.0f}),
+                                 *HostTensor::fromVector<int32_t>({1}, {3})};
+    absl::Status s = xm::all_reduce(dist::ReduceOp::SUM, t, 0.5);
+    if (!mentions(s, "integers are not scaled"))
+      return absl::InternalError("scaled integers: " + s.ToString());
+    if (t[0].at(0) != 2.0 || t[1].at(0) != 3)
+      return absl::InternalError("inputs changed to " +
+                                 std::to_string(t[0].at(0)) + ", " +
+                                 std::to_string(t[1].at(0)));
+    return absl::OkStatus();
+  });
+  for (const absl::Status &s : m.seen)
+    EXPECT_TRUE(s.ok()) << s;
+}
+
 TEST(DistFound, ManyDevicesOnFewCoresWaitWhileTheProcessMovesOn) {
   // 64 devices computing 100 ms each before one all_reduce: the last start
   // seconds after the first waits, longer than the 2 s timeout, but some
