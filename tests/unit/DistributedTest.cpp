@@ -930,13 +930,14 @@ TEST(DistFound, OverlappingXmGroupsFailEverywhereAtOnce) {
 
 // A scale with an integer input fails before any input is reduced.
 TEST(DistFound, AnXmAllReduceThatFailsLeavesItsInputsAlone) {
-  Misuse m = misuse(2, [](int64_t) -> absl::Status {
-    std::vector<HostTensor> t = {*HostTensor::fromVector<float>({1}, {2.0f}),
+  Misuse m = misuse(2, [](int64_t rank) -> absl::Status {
+    float mine = float(rank + 1); // reduced and scaled: 1.5 on both
+    std::vector<HostTensor> t = {*HostTensor::fromVector<float>({1}, {mine}),
                                  *HostTensor::fromVector<int32_t>({1}, {3})};
     absl::Status s = xm::all_reduce(dist::ReduceOp::SUM, t, 0.5);
     if (!mentions(s, "integers are not scaled"))
       return absl::InternalError("scaled integers: " + s.ToString());
-    if (t[0].at(0) != 2.0 || t[1].at(0) != 3)
+    if (t[0].at(0) != mine || t[1].at(0) != 3)
       return absl::InternalError("inputs changed to " +
                                  std::to_string(t[0].at(0)) + ", " +
                                  std::to_string(t[1].at(0)));
