@@ -256,6 +256,30 @@ static absl::Status lockFolder(const std::string &dir,
   return absl::OkStatus();
 }
 
+/// Whether every file the shards of `catalog` lie in is in `dir` as this
+/// process sees it, and long enough. Processes given folders that are not
+/// one shared folder (node-local paths) write their files elsewhere: an
+/// index naming them would replace a good checkpoint with a broken one.
+static absl::Status checkFilesVisible(const std::string &dir,
+                                      const Catalog &catalog) {
+  std::map<std::string, uint64_t> needed;
+  for (const auto &[name, tensor] : catalog)
+    for (const StoredShard &shard : tensor.shards)
+      needed[shard.file] =
+          std::max(needed[shard.file], shard.offset + shard.bytes);
+  for (const auto &[file, bytes] : needed) {
+    uint64_t size = 0;
+    std::string path = detail::inFolder(dir, file);
+    if (llvm::sys::fs::file_size(path, size) || size < bytes)
+      return absl::FailedPreconditionError(fmt::format(
+          "'{}', written by another process, is not in the folder as "
+          "process 0 sees it: every process must save into one shared "
+          "folder (the checkpoint already there is kept)",
+          path));
+  }
+  return absl::OkStatus();
+}
+
 /// Process 0: the index of every process's `lists`, renamed into place.
 static absl::Status writeIndex(
     const std::string &dir, const std::map<std::string, ShardedTensor> &tensors,
@@ -265,6 +289,8 @@ static absl::Status writeIndex(
     if (absl::Status status = detail::addShardsFromJson(list, catalog);
         !status.ok())
       return status;
+  if (absl::Status visible = checkFilesVisible(dir, catalog); !visible.ok())
+    return visible;
   llvm::json::Value index = detail::indexToJson(catalog, generation);
   if (llvm::Error err = writeFileDurably(
           detail::inFolder(dir, detail::kIndexFile), "checkpoint index",

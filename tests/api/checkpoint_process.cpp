@@ -16,7 +16,9 @@
 // device ids row-major), or with a trailing T, its ids column-major (processes
 // then split the last axis); SPEC has one entry per dimension: an axis, several
 // joined by
-// '+' (two at most), or '-' for none. Under mpirun every process runs it.
+// '+' (two at most), or '-' for none. Under mpirun every process runs it;
+// a DIR holding "%p" names another folder per process ("" on process 0,
+// "-P" on process P), as node-local paths would.
 //
 //===----------------------------------------------------------------------===//
 
@@ -227,6 +229,11 @@ int main(int argc, char **argv) {
   if (argc < 5)
     fail("usage: save DIR MESH SPEC STEP [--repeat] | verify DIR MESH SPEC");
   std::string mode = argv[1], dir = argv[2];
+  if (size_t at = dir.find("%p"); at != std::string::npos)
+    dir.replace(at, 2,
+                spmd::process_index() == 0
+                    ? ""
+                    : "-" + std::to_string(spmd::process_index()));
   spmd::Mesh mesh = meshOf(argv[3]);
   spmd::PartitionSpec spec = specOf(argv[4]);
   if (mode == "save" && argc >= 6)

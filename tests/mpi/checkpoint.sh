@@ -51,6 +51,18 @@ grep -q 'DATA_LOSS: .*do not match their checksum' <<<"$out" &&
   [ "$(grep -c '^process [01]:' <<<"$out")" = 2 ] ||
   { echo "expected both processes to fail, one naming the damage: $out"; exit 1; }
 grep '^process' <<<"$out"
+# Processes saving into folders that are not one shared folder (as
+# node-local paths are) fail, and the checkpoint already there stays.
+out=$(run_mpi 2 "$tool" save "$dir" 2x4 a,b 15 2>&1) || { echo "$out"; exit 1; }
+if out=$(run_mpi 2 "$tool" save "$dir%p" 2x4 a,b 17 2>&1); then
+  echo "a save into folders that are not shared succeeded: $out"; exit 1
+fi
+grep -q '^process 0: FAILED_PRECONDITION: .*every process must save into one shared folder' <<<"$out" &&
+  grep -q '^process 1: .*process 0 could not write the checkpoint' <<<"$out" ||
+  { echo "expected both processes to fail: $out"; exit 1; }
+grep '^process' <<<"$out"
+out=$(run_mpi 2 "$tool" verify "$dir" 2x4 a,b 2>&1) || { echo "$out"; exit 1; }
+expect 15 "$out"
 # Batches saved by 2 processes, fed by a ParallelLoader to 2 processes
 # whose devices split the batch the other way: each reads only its rows.
 out=$(run_mpi 2 "$tool" batches "$work/batches" 2x4 a,b 4 2>&1) || { echo "$out"; exit 1; }
