@@ -5,7 +5,10 @@
 #include "runtime/comm/MpiWorld.h"
 #include "sharding/ShardLayout.h"
 
+#include "llvm/Support/xxhash.h"
+
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 #include <cstring>
 
@@ -204,6 +207,20 @@ absl::StatusOr<HostTensor> ShardedTensor::to_host() const {
   if (!storage_)
     return absl::FailedPreconditionError(
         "the tensor holds nothing (it was never placed on devices)");
+  // Processes that placed it differently (another spec or mesh on one)
+  // would assemble pieces of different tensors.
+  std::string placed = fmt::format(
+      "{} {} {} [{}]", storage_->mesh.str(), storage_->sharding.str(),
+      int(storage_->dtype), fmt::join(storage_->shape, ","));
+  absl::StatusOr<bool> same = detail::sameOnEveryProcess(
+      llvm::xxh3_64bits(placed), "gathering a tensor");
+  if (!same.ok())
+    return same.status();
+  if (!*same)
+    return absl::FailedPreconditionError(
+        "the processes placed this tensor differently (another mesh, "
+        "partition spec or shape on some): under mpirun every process "
+        "places it alike");
   llvm::Expected<runtime::HostBuffer> whole = runtime::gatherToHost(
       storage_->tensor, detail::mpiProcesses(), /*everywhere=*/true);
   if (!whole)

@@ -70,6 +70,25 @@ int runOnEveryDevice(bool placed, bool badShape) {
               seconds, out.ok() ? "ran" : out.status().ToString().c_str());
   return out.ok() ? 1 : 0;
 }
+/// Places a tensor on a 2x2 mesh split over "x" on process 0 and over "y"
+/// on the others, then gathers it.
+int gatherOtherPlacements() {
+  spmd::Mesh mesh({0, 1, 2, 3}, {2, 2}, {"x", "y"});
+  spmd::HostTensor host(spmd::DType::F32, {16});
+  auto placed =
+      spmd::mark_sharding(host, mesh, {spmd::process_index() == 0 ? "x" : "y"});
+  if (!placed.ok())
+    return 1;
+  auto start = std::chrono::steady_clock::now();
+  auto whole = placed->to_host();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  std::printf("process %lld: %.1f s: %s\n", (long long)spmd::process_index(),
+              seconds,
+              whole.ok() ? "gathered" : whole.status().ToString().c_str());
+  return whole.ok() ? 1 : 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -85,6 +104,10 @@ int main(int argc, char **argv) {
            std::to_string(spmd::process_index() + 1).c_str(), 1);
     return runOnEveryDevice(/*placed=*/true, /*badShape=*/false);
   }
-  std::fprintf(stderr, "usage: %s queries|bad-input|other-counts\n", argv[0]);
+  if (argc == 2 && std::strcmp(argv[1], "other-placements") == 0)
+    return gatherOtherPlacements();
+  std::fprintf(stderr,
+               "usage: %s queries|bad-input|other-counts|other-placements\n",
+               argv[0]);
   return 2;
 }

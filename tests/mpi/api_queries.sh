@@ -2,7 +2,8 @@
 # The C++ API under mpirun -np 2 (2 devices each): torch_xla's runtime
 # queries per process; run() given a wrong input on one process only, or
 # on meshes the processes built from device counts of their own: both
-# processes fail at once (no MPI timeout), with the same message.
+# processes fail at once (no MPI timeout), with the same message. So do
+# processes gathering a tensor each placed with another spec.
 #   api_queries.sh SPMD_QUERIES_PROCESS
 set -euo pipefail
 source "$(dirname "$0")/mpirun.sh"
@@ -31,4 +32,6 @@ expect_failures bad-input \
   'INVALID_ARGUMENT: process 1: input 0 is f32[8, 5] but the program takes f32[8, 4]'
 expect_failures other-counts \
   'FAILED_PRECONDITION: the processes would run different programs for @f'
+expect_failures other-placements \
+  'FAILED_PRECONDITION: the processes placed this tensor differently'
 echo "api queries: PASS"
