@@ -112,6 +112,9 @@ private:
   /// it must end up in `target`.
   void chargeWrite(Value value, unsigned node, ArrayRef<ShardState> layouts,
                    const ShardState &target);
+  /// Bytes a reshard of `value` into a pinned layout holds besides its
+  /// result.
+  double reshardHeld(Value value, const ShardState &from, const ShardState &to);
   double reshard(Value value, const ShardState &from, const ShardState &to);
   /// What makes `remade`, whatever its type: remade values made alike are
   /// merged (CSE) where their local types agree, whatever their layouts.
@@ -478,11 +481,22 @@ void AutoShardProblemBuilder::chargeCapturedReads(
   }
 }
 
+/// The result of the reshard is the pinned value, held as such: the steps
+/// before it (and a reduce_scatter's pieces) are held here.
 void AutoShardProblemBuilder::chargeWrite(Value value, unsigned node,
                                           ArrayRef<ShardState> layouts,
                                           const ShardState &target) {
-  for (size_t s = 0; s < layouts.size(); ++s)
+  for (size_t s = 0; s < layouts.size(); ++s) {
     nodes[node].cost[s] += reshard(value, layouts[s], target);
+    if (!(layouts[s] == target))
+      heldCopy(value, node, -1, layouts.size()).bytes[s] +=
+          reshardHeld(value, layouts[s], target);
+  }
+}
+
+double AutoShardProblemBuilder::reshardHeld(Value value, const ShardState &from,
+                                            const ShardState &to) {
+  return std::max(0.0, copyBytes(value, from, to) - bytesOf(mesh, value, to));
 }
 
 llvm::hash_code AutoShardProblemBuilder::recipe(Value remade) {
@@ -681,8 +695,13 @@ void AutoShardProblemBuilder::chargeBringing(Value input,
   if (auto it = result.free.find(input); it != result.free.end()) {
     auto [node, layouts] = it->second;
     chargeWrite(input, node, layouts, target);
-  } else if (auto it = result.pinned.find(input); it != result.pinned.end())
+  } else if (auto it = result.pinned.find(input); it != result.pinned.end()) {
     result.fixedSeconds += reshard(input, it->second, target);
+    if (!(it->second == target)) {
+      unsigned at = current ? position[current] : 0;
+      fixedHeld.push_back({at, at, reshardHeld(input, it->second, target)});
+    }
+  }
 }
 
 /// A manual region's boundary is fixed: operands are brought to the
@@ -792,6 +811,25 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
     }
     return false;
   });
+  // Results the user wrote are what the op computes: the partitioner takes
+  // no split that would make them in another layout (and reshard them).
+  auto written =
+      op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
+  if (written) {
+    for (OpResult value : op->getResults()) {
+      ShardingAttr sharding = written.getShardings()[value.getResultNumber()];
+      if (!sharding)
+        continue;
+      llvm::Expected<ShardState> target =
+          toState(mesh, sharding.toTensorSharding());
+      if (!target)
+        return op->emitError("cannot auto-shard around this sharding: ")
+               << llvm::toString(target.takeError());
+      llvm::erase_if(strategies, [&](const OpStrategy &s) {
+        return !(s.tensors[numOperands + value.getResultNumber()] == *target);
+      });
+    }
+  }
   if (strategies.empty()) {
     chargeUnknown(op);
     return success();
@@ -820,8 +858,6 @@ LogicalResult AutoShardProblemBuilder::addOp(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && readsTables)
     chargeCapturedReads(linalgOp, node, strategies, rule->factorSizes);
   chargeWorkingBytes(op, node, strategies);
-  auto written =
-      op->getAttrOfType<ShardingPerValueAttr>(SpmdDialect::kShardingAttrName);
   for (OpResult value : op->getResults()) {
     std::vector<ShardState> layouts;
     for (OpStrategy &s : strategies)
@@ -855,17 +891,18 @@ void AutoShardProblemBuilder::addReturn(Operation *op) {
       unsigned at = position[op];
       if (auto it = result.free.find(operand); it != result.free.end()) {
         auto [node, layouts] = it->second;
-        chargeWrite(operand, node, layouts, *target);
-        for (auto [s, layout] : llvm::enumerate(layouts))
+        for (auto [s, layout] : llvm::enumerate(layouts)) {
+          nodes[node].cost[s] += reshard(operand, layout, *target);
           if (!(layout == *target))
             heldCopy(operand, node, -1, layouts.size()).bytes[s] +=
                 copyBytes(operand, layout, *target);
+        }
       } else if (auto it = result.pinned.find(operand);
                  it != result.pinned.end()) {
         result.fixedSeconds += reshard(operand, it->second, *target);
         if (!(it->second == *target))
           fixedHeld.push_back(
-              {at, at, copyBytes(operand, it->second, *target)});
+              {heldFrom(operand), at, copyBytes(operand, it->second, *target)});
       }
       continue;
     }
