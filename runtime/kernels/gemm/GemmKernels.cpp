@@ -44,10 +44,11 @@ void gemm(GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
           int64_t m, int64_t k, int64_t n, bool accumulate) {
   View<Matrix<T, Eigen::RowMajor>> C(c.data, m, n, Eigen::OuterStride<>(c.ld));
   auto product = [&](const auto &A, const auto &B) {
-    if (accumulate)
-      C.noalias() += A * B;
-    else
-      C.noalias() = A * B;
+    // Eigen's product of small matrices starts each sum at its first
+    // term: -0.0 where every product is, though a +0.0 init gives +0.0.
+    if (!accumulate)
+      C.setZero();
+    C.noalias() += A * B;
   };
   // A row-major view of a transposed operand is a column-major one.
   auto withB = [&](const auto &A) {

@@ -60,3 +60,33 @@ func.func @partial_input(%c: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// A +0.0 init plus products that are all -0.0 is +0.0 (arith's order):
+// 1 / C is +inf everywhere. (Eigen's f64 product of small matrices starts
+// each sum at its first term, and gave -0.0 where every product was.)
+func.func @zero_products() -> tensor<5x7xf64> {
+  %a = arith.constant dense<[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                             [-0.0, -0.0, -0.0, -0.0, -0.0, -0.0],
+                             [-0.0, -0.0, -0.0, -0.0, -0.0, -0.0],
+                             [-0.0, -0.0, -0.0, -0.0, -0.0, -0.0],
+                             [-0.0, -0.0, -0.0, -0.0, -0.0, -0.0]]> : tensor<5x6xf64>
+  %b = arith.constant dense<[[1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0],
+                             [1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0],
+                             [1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0],
+                             [1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0],
+                             [1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0],
+                             [1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0]]> : tensor<6x7xf64>
+  %z = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<5x7xf64>
+  %f = linalg.fill ins(%z : f64) outs(%e : tensor<5x7xf64>) -> tensor<5x7xf64>
+  %c = linalg.matmul ins(%a, %b : tensor<5x6xf64>, tensor<6x7xf64>)
+                     outs(%f : tensor<5x7xf64>) -> tensor<5x7xf64>
+  %q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<5x7xf64>) outs(%e : tensor<5x7xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %one = arith.constant 1.0 : f64
+    %d = arith.divf %one, %x : f64
+    linalg.yield %d : f64
+  } -> tensor<5x7xf64>
+  return %q : tensor<5x7xf64>
+}
