@@ -288,6 +288,36 @@ static void expectSoftmaxWithin4Ulp(const std::vector<float> &row,
     expectWithin4Ulp(out[i], std::exp(double(row[i] - top)) / sum, row[i]);
 }
 
+// Just above the smallest normal float Eigen's erf passed through
+// subnormals and was 23 ulp off (at 1.2e-38): tiny lanes are libm's on
+// every path, each within 4 ulp without absolute slack.
+TEST(CpuPath, VectorMathOfTinyNumbersOnEveryPath) {
+  PathGuard guard;
+  const std::pair<MathFunction, double (*)(double)> functions[] = {
+      {MathFunction::Erf, [](double x) { return std::erf(x); }},
+      {MathFunction::Tanh, [](double x) { return std::tanh(x); }},
+      {MathFunction::Sin, [](double x) { return std::sin(x); }},
+      {MathFunction::Log1p, [](double x) { return std::log1p(x); }},
+      {MathFunction::Exp, [](double x) { return std::exp(x); }},
+      {MathFunction::Cos, [](double x) { return std::cos(x); }},
+  };
+  std::vector<float> x;
+  for (double v = 1.1754944e-38; v < 1e-25; v *= 1.37)
+    x.insert(x.end(), {float(v), -float(v)});
+  for (CpuPath path : kPaths) {
+    if (!setCpuPath(path))
+      continue;
+    for (auto [fn, reference] : functions) {
+      SCOPED_TRACE(cpuPathName(path).str() + " function " +
+                   std::to_string(int(fn)));
+      std::vector<float> y(x.size());
+      gemmKernels().mathF32[size_t(fn)](x.data(), y.data(), x.size());
+      for (size_t i = 0; i < x.size(); ++i)
+        expectWithin4Ulp(y[i], reference(x[i]), x[i]);
+    }
+  }
+}
+
 // Where exp leaves the normal floats (-87.3 to -103.9) and under it (0):
 // Eigen's AVX2 and SSE exp clamp at -88.7, and gave exp(-100) = 2.9e-39
 // and exp(-1e4) = 2.9e-39, in math bodies and in softmax rows (masked

@@ -63,23 +63,27 @@ void gemm(GemmOperand<const T> a, GemmOperand<const T> b, GemmOperand<T> c,
     withB(view<T, Eigen::RowMajor>(a, m, k));
 }
 
-/// Whether x is a normal finite number, from its exponent bits (one
-/// vectorised integer compare, where float compares would be scalar).
-inline bool isNormalFinite(float x) {
+/// Whether x is finite and at least 2^-100 in magnitude, from its exponent
+/// bits (one vectorised integer compare, where float compares would be
+/// scalar). Below, Eigen's functions may pass through subnormals: its erf
+/// was 23 ulp off at 1.2e-38.
+inline bool isWellInRange(float x) {
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   uint32_t exponent = (bits >> 23) & 0xff;
-  return exponent - 1 < 0xfe; // not 0 (zero, subnormal), not 0xff (inf, NaN)
+  constexpr uint32_t kLowest = 127 - 100;
+  return exponent - kLowest < 0xff - kLowest; // not below, not inf or NaN
 }
 
 /// y = f(x) over n f32 lanes by Eigen's vectorised functions at this
 /// library's vector width (`Fn::lanes` calls one on an array). Eigen's
 /// take normal finite numbers: its logs read a subnormal as the smallest
-/// normal, its tanh clamps NaN away. And they are exact only for normal
-/// results (Eigen's AVX2 and SSE exp clamped at -88.7, giving exp(-100) as
-/// 2.9e-39; exp has its own lanes below). So lanes holding or giving
-/// anything else (0, subnormals, infinities, NaN: rare in practice,
-/// counted in one vector pass) are computed again by libm (`Fn::one`).
+/// normal, its tanh clamps NaN away. And they are exact only for results
+/// well above the subnormals (Eigen's AVX2 and SSE exp clamped at -88.7,
+/// giving exp(-100) as 2.9e-39; exp has its own lanes below). So lanes
+/// holding or giving anything else (0, tiny numbers, infinities, NaN:
+/// rare in practice, counted in one vector pass) are computed again by
+/// libm (`Fn::one`).
 /// x and y may be one array.
 template <typename Fn> void lanesF32(const float *x, float *y, int64_t n) {
   constexpr int64_t kChunk = 256;
@@ -91,9 +95,9 @@ template <typename Fn> void lanesF32(const float *x, float *y, int64_t n) {
         Fn::lanes(Eigen::Map<const Eigen::ArrayXf>(in, m));
     int special = 0;
     for (int64_t k = 0; k < m; ++k)
-      special += int(!isNormalFinite(in[k])) | int(!isNormalFinite(y[i + k]));
+      special += int(!isWellInRange(in[k])) | int(!isWellInRange(y[i + k]));
     for (int64_t k = 0; special && k < m; ++k)
-      if (!isNormalFinite(in[k]) || !isNormalFinite(y[i + k]))
+      if (!isWellInRange(in[k]) || !isWellInRange(y[i + k]))
         y[i + k] = Fn::one(in[k]);
   }
 }
