@@ -1,9 +1,9 @@
 //===- DestinationStep.h - Kernels of single-result linalg ops --*- C++ -*-===//
 //
 // The step shared by the specialised kernels of linalg ops with inputs,
-// one init and one result: it makes the output (a copy of the init when
-// the kernel accumulates into it, else uninitialised), runs the kernel on
-// the inputs and stores the result.
+// one init and one result: it makes the output (the init itself where it
+// dies here, else a copy of it when the kernel accumulates into it, else
+// a fresh buffer), runs the kernel on the inputs and stores the result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +11,6 @@
 #define SPMD_RUNTIME_KERNELS_DESTINATIONSTEP_H
 
 #include "runtime/exec/Executable.h"
-
-#include <cstring>
 
 namespace spmd::runtime {
 
@@ -28,12 +26,12 @@ KernelBuilder destinationKernel(Output output, Compute compute) {
       inputs.push_back(context.slot(op->getOperand(i)));
     unsigned init = context.slot(op->getOperands().back()),
              result = context.slot(op->getResult(0));
+    // Taken, the init (its only use is this op's) holds the output: no
+    // second buffer of its size beside it (a transpose into an empty).
+    bool initDies = context.mayTake(op, op->getOperands().back());
     return Step([=](Frame &frame, DeviceContext &ctx) -> llvm::Error {
-      const HostBuffer &start = *frame.slots[init].tensor;
-      auto out = std::make_shared<HostBuffer>(
-          start.type(), std::vector<int64_t>(start.shape()), Init::None);
-      if (output == Output::CopyOfInit)
-        std::memcpy(out->data(), start.data(), start.sizeInBytes());
+      TensorRef out = takeForWriting(frame.slots[init], initDies,
+                                     output == Output::CopyOfInit);
       std::vector<const HostBuffer *> in;
       for (unsigned slot : inputs)
         in.push_back(frame.slots[slot].tensor.get());
