@@ -50,6 +50,7 @@ static void addPhase(OpPassManager &pm, const PipelineOptions &options,
     pm.addPass(createSpmdFuseElementwise());
     pm.addPass(createSpmdRaiseLayerNorm());
     pm.addPass(createSpmdFuseConvolutions());
+    pm.addPass(createSpmdSinkRemade());
     return;
   }
   llvm_unreachable("a phase without passes");

@@ -161,6 +161,18 @@ def SpmdFuseElementwise : Pass<"spmd-fuse-elementwise", "mlir::ModuleOp"> {
   }];
 }
 
+def SpmdSinkRemade : Pass<"spmd-sink-remade", "mlir::ModuleOp"> {
+  let summary = "Moves each tensor every device makes itself to its first reader";
+  let description = [{
+    An empty tensor, a fill of a scalar, a splat: tensors made from scalars
+    only (see `isRemadePerDevice`) move to just before the first op of
+    their block that reads them. The executor makes each buffer where its
+    op stands, so a fill written early would be held beside buffers that
+    die before its reader; auto-sharding's memory model holds it from its
+    first reader. `spmd-run` runs it on the programs it executes.
+  }];
+}
+
 def SpmdRaiseLayerNorm : Pass<"spmd-raise-layer-norm", "mlir::ModuleOp"> {
   let summary = "Makes the linalg ops of an f32 layer norm one spmd.layer_norm";
   let dependentDialects = ["mlir::spmd::SpmdDialect"];
