@@ -60,7 +60,8 @@ static std::optional<double> parseByteSize(StringRef text) {
   // overflows, are refused rather than wrapped).
   if (!(number * scale < AutoShardSettings::kBudgetLimit))
     return std::nullopt;
-  return number * scale;
+  // The whole bytes it holds: a plan's peak is a whole number of bytes.
+  return std::floor(number * scale);
 }
 
 namespace {
