@@ -247,7 +247,8 @@ llvm::Error ScalarProgramBuilder::compileScalarOp(Operation &op) {
       op.getNumResults() == 1 ? decode(op) : std::nullopt;
   if (!decoded)
     return fail(&op, "'" + op.getName().getStringRef() +
-                         "' is not supported in kernel bodies");
+                         "' is not an op the elementwise kernels run "
+                         "(docs/cli.md lists those they do)");
   // Operands an op lacks name its first: every instruction then reads a, b
   // and c (reads()).
   Instruction inst{decoded->first, newRegister(op.getResult(0))};
