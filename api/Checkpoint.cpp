@@ -236,13 +236,29 @@ static void removeStaleFiles(const std::string &dir,
   }
 }
 
+/// `dir` and the folders above it made where missing: FailedPrecondition
+/// where something else (a file) is in the way, else Internal.
+static absl::Status makeFolder(const std::string &dir) {
+  // create_directories takes a file that is there as made.
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec && llvm::sys::fs::is_directory(dir))
+    return absl::OkStatus();
+  if (!ec)
+    ec = std::make_error_code(std::errc::not_a_directory);
+  bool inTheWay = detail::fileErrorCode(dir, /*folder=*/true) ==
+                  absl::StatusCode::kFailedPrecondition;
+  return absl::Status(
+      inTheWay ? absl::StatusCode::kFailedPrecondition
+               : absl::StatusCode::kInternal,
+      fmt::format("cannot make the folder '{}': {}", dir, ec.message()));
+}
+
 /// Process 0: `dir` made and locked in `lock`, so that no other save into
 /// it (whose files this one's would remove) is under way.
 static absl::Status lockFolder(const std::string &dir,
                                std::optional<FolderLock> &lock) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return absl::InternalError(
-        fmt::format("cannot make the folder '{}': {}", dir, ec.message()));
+  if (absl::Status made = makeFolder(dir); !made.ok())
+    return made;
   llvm::Expected<std::optional<FolderLock>> acquired =
       FolderLock::tryAcquire(dir);
   if (!acquired)
@@ -305,9 +321,8 @@ static absl::Status
 writeLocal(const std::string &dir,
            const std::map<std::string, ShardedTensor> &tensors,
            const std::string &generation, std::string &list) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return absl::InternalError(
-        fmt::format("cannot make the folder '{}': {}", dir, ec.message()));
+  if (absl::Status made = makeFolder(dir); !made.ok())
+    return made;
   std::vector<ShardToWrite> shards;
   for (const auto &[name, tensor] : tensors) {
     // Names are JSON strings, and keys of safetensors headers.

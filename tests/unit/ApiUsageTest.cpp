@@ -346,6 +346,13 @@ TEST(ApiErrors, CodesFollowTheTable) {
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(spmd::initialize_cache(file, /*readonly=*/true).code(),
             absl::StatusCode::kFailedPrecondition);
+  // A checkpoint saved where a file is.
+  spmd::Mesh one({0}, {1}, {"x"});
+  auto placed =
+      spmd::mark_sharding(spmd::HostTensor(spmd::DType::F32, {2}), one, {"x"});
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(spmd::save_checkpoint(file, {{"w", *placed}}).code(),
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(spmd::initialize_cache("/no/such/cache", /*readonly=*/true).code(),
             absl::StatusCode::kNotFound);
   // A link to nothing says so (it read as a folder that vanished as it
