@@ -46,16 +46,22 @@ TEST(NpyRobustness, MutantsNeverCrash) {
   EXPECT_GT(read, spmd::testing::mutantCount(2000) / 200);
 }
 
+/// The magic, version and header of a version 1.0 .npy file of `descr`
+/// and `shape` (NumPy's spelling), padded as NumPy pads it.
+static std::string npyHeader(const std::string &descr,
+                             const std::string &shape) {
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) +
+         char(header.size() >> 8) + header;
+}
+
 // A bool is a byte, 0 or 1: another byte (from a view cast in NumPy) would
 // read as its low bit here and as true there; it is refused, naming it.
 TEST(NpyRobustness, BoolsOtherThanZeroOrOneAreRefused) {
-  std::string header = "{'descr': '|b1', 'fortran_order': False, "
-                       "'shape': (4,), }";
-  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string file = std::string("\x93NUMPY\x01\x00", 8) +
-                     char(header.size() & 0xff) + char(header.size() >> 8) +
-                     header;
+  std::string file = npyHeader("|b1", "(4,)");
   llvm::Expected<HostBuffer> good =
       parseNpy(file + std::string("\x00\x01\x01\x00", 4), "flags.npy");
   ASSERT_TRUE(bool(good)) << llvm::toString(good.takeError());
@@ -70,13 +76,7 @@ TEST(NpyRobustness, BoolsOtherThanZeroOrOneAreRefused) {
 // Data longer than the header's shape (a header that lost a dimension, or
 // names a narrower type than was written) is refused, as is data shorter.
 TEST(NpyRobustness, DataOfAnotherSizeThanTheHeaderSaysIsRefused) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, "
-                       "'shape': (2,), }";
-  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string file = std::string("\x93NUMPY\x01\x00", 8) +
-                     char(header.size() & 0xff) + char(header.size() >> 8) +
-                     header;
+  std::string file = npyHeader("<f4", "(2,)");
   ASSERT_TRUE(bool(parseNpy(file + std::string(8, '\0'), "x.npy")));
   for (size_t bytes : {4, 9, 16}) {
     llvm::Expected<HostBuffer> bad =
