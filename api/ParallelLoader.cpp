@@ -206,16 +206,6 @@ placeBatchFile(const std::string &path,
         runtime::parseNpyHeader((*file)->getBuffer(), path);
     if (!view)
       return detail::toStatus(view.takeError());
-    // Every byte of a bool batch is checked, not only this process's: the
-    // processes then refuse it alike.
-    uint64_t elements = 1;
-    for (int64_t size : view->shape)
-      elements *= uint64_t(size); // the header's promise, checked
-    if (view->type == runtime::ElementType::I1)
-      if (std::optional<uint64_t> bad =
-              runtime::firstNonBool(view->data, elements))
-        return absl::InvalidArgumentError(fmt::format(
-            "{}: {}", path, runtime::notABool(*bad, view->data[*bad])));
     absl::StatusOr<ShardedTensor> placed =
         detail::place(view->data, view->type, view->shape, sharding[0].first,
                       sharding[0].second);

@@ -153,8 +153,13 @@ llvm::Expected<NpyView> parseNpyHeader(llvm::StringRef bytes,
                                    bytes.size() - data,
                                    expected ? std::to_string(*expected)
                                             : std::string("more than 2^63")));
-  return NpyView{*type, std::move(shape),
-                 reinterpret_cast<const uint8_t *>(bytes.data()) + data};
+  const auto *values = reinterpret_cast<const uint8_t *>(bytes.data()) + data;
+  // A bool is a byte, 0 or 1: another would read as true or false
+  // depending on who reads it.
+  if (*type == ElementType::I1)
+    if (std::optional<uint64_t> bad = firstNonBool(values, *expected))
+      return fileError(path, notABool(*bad, values[*bad]));
+  return NpyView{*type, std::move(shape), values};
 }
 
 llvm::Expected<HostBuffer> parseNpy(llvm::StringRef bytes,
@@ -163,10 +168,6 @@ llvm::Expected<HostBuffer> parseNpy(llvm::StringRef bytes,
   if (!view)
     return view.takeError();
   HostBuffer tensor(view->type, view->shape);
-  if (view->type == ElementType::I1)
-    if (std::optional<uint64_t> bad =
-            firstNonBool(view->data, tensor.sizeInBytes()))
-      return fileError(path, notABool(*bad, view->data[*bad]));
   std::memcpy(tensor.data(), view->data, tensor.sizeInBytes());
   return tensor;
 }

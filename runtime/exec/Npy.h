@@ -30,7 +30,8 @@ llvm::Expected<HostBuffer>
 readNpy(llvm::StringRef path,
         uint64_t maxDataBytes = std::numeric_limits<int64_t>::max());
 /// The header of the .npy file `bytes` and where its data starts (in
-/// `bytes`, which must outlive the view); the data is checked to be there.
+/// `bytes`, which must outlive the view); the data is checked to be there,
+/// exactly as long as the header says, and bools to be 0 or 1.
 struct NpyView {
   ElementType type;
   std::vector<int64_t> shape;
